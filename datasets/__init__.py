@@ -1,0 +1,1 @@
+"""Synthetic table scenes, the project's own demo deck, and the evaluation splits."""

@@ -1,0 +1,27 @@
+"""Where the outside data lives: ``../shared`` beside the project, or a path given by option."""
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+PROJECT_ROOT = Path(__file__).resolve().parent.parent
+
+
+def shared_dir(override: str | os.PathLike | None = None) -> Path | None:
+    """The shared data folder, or None where there is none.
+
+    Order: an explicit path, the HANADEALER_SHARED environment variable, ``../shared`` beside the
+    project checkout, ``../shared`` beside the working directory.
+    """
+    candidates = []
+    if override:
+        candidates.append(Path(override))
+    if os.environ.get("HANADEALER_SHARED"):
+        candidates.append(Path(os.environ["HANADEALER_SHARED"]))
+    candidates += [PROJECT_ROOT.parent / "shared", Path.cwd().parent / "shared"]
+    for c in candidates:
+        if (c / "cards.csv").is_file():
+            return c.resolve()
+    if override:
+        raise FileNotFoundError(f"no shared data folder at {override} (it must hold cards.csv)")
+    return None

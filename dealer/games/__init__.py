@@ -1,0 +1,137 @@
+"""Game registry and the contract every game module fulfils.
+
+A game is data plus small pure functions: its deck, its house-rule options (with the defaults of
+RULES.md §10), its table layout, and ``settle(round, house) -> result``. ``settle_round`` is the one
+entry point used by the CLI, the web page and the ledger.
+"""
+from __future__ import annotations
+
+import importlib
+import math
+from collections import Counter
+from dataclasses import dataclass, field
+from fractions import Fraction
+from typing import Any, Callable, Mapping
+
+# Game name (as in the round file) -> module that defines ``GAME``. Imported lazily so one broken
+# game cannot stop the others from loading.
+_MODULES: dict[str, str] = {
+    "batta-maki": "dealer.games.batta_maki",
+    "atosaki": "dealer.games.batta_maki",
+    "koikoi-atosaki": "dealer.games.batta_maki",
+    "mutsu-wari": "dealer.games.batta_maki",
+    "hankan": "dealer.games.hankan",
+    "shoniban": "dealer.games.hankan",
+    "otoroku": "dealer.games.otoroku",
+    "kabu-tsukuri": "dealer.games.kabu_tsukuri",
+    "echobo": "dealer.games.echobo",
+    "kakeya-toranpu": "dealer.games.kakeya",
+}
+
+GAME_NAMES: tuple[str, ...] = tuple(_MODULES)
+
+
+class RoundError(ValueError):
+    """Bad round input. The message is one line naming the problem (shown to the dealer as is)."""
+
+
+@dataclass(frozen=True)
+class HouseOption:
+    name: str
+    default: Any
+    choices: tuple[Any, ...] | None = None  # allowed values; None: use ``check``
+    check: Callable[[Any], bool] | None = None
+    doc: str = ""
+
+    def validate(self, value: Any) -> Any:
+        if self.choices is not None:
+            # bool is an int in Python: do not let True stand for 1 or the reverse
+            ok = any(value == c and type(value) is type(c) or
+                     (isinstance(c, float) and isinstance(value, int) and not isinstance(value, bool) and value == c)
+                     for c in self.choices)
+            if not ok:
+                allowed = ", ".join(repr(c) for c in self.choices)
+                raise RoundError(f"house option {self.name!r} cannot be {value!r} (allowed: {allowed})")
+        elif self.check is not None and not self.check(value):
+            raise RoundError(f"house option {self.name!r} cannot be {value!r} ({self.doc})")
+        return value
+
+
+@dataclass(frozen=True)
+class ZoneSpec:
+    """One place on the table where the game puts cards (a row, a hand, the dealer's card, a trick)."""
+    name: str                 # as used in the round file: 'saki', 'ato', 'shi-e', a seat name, 'dealer'
+    cards: int | None         # how many cards it holds when complete (None: it varies)
+    label_en: str
+    label_ja: str
+    scored: bool = True       # False for rows that are shown but do not take part (Hankan's Shi-e)
+    group: str | None = None  # e.g. the Kabu-Tsukuri player a row belongs to
+
+
+@dataclass(frozen=True)
+class Game:
+    name: str
+    title_en: str
+    title_ja: str
+    options: tuple[HouseOption, ...]
+    # house -> card id -> how many copies the deck holds (0 or absent: not in this game's deck)
+    deck: Callable[[Mapping[str, Any]], Counter]
+    # setup (the round file, or just its seats/players) -> zones, in table order
+    layout: Callable[[Mapping[str, Any]], list[ZoneSpec]]
+    # (round, resolved house options) -> result dict; pure; raises RoundError on bad input
+    settle: Callable[[Mapping[str, Any], Mapping[str, Any]], dict]
+    card_kind: str = "hanafuda"  # or 'western' (Kakeya Toranpu)
+    bet_targets: Callable[[Mapping[str, Any]], list[str]] | None = None
+    notes: tuple[str, ...] = field(default_factory=tuple)
+
+    def resolve_house(self, house: Mapping[str, Any] | None) -> dict[str, Any]:
+        """Every option with its value: given ones validated, omitted ones at their default."""
+        if house is None:
+            house = {}
+        if not isinstance(house, Mapping):
+            raise RoundError("'house' must be an object of house-rule options")
+        known = {o.name: o for o in self.options}
+        for key in house:
+            if key not in known:
+                names = ", ".join(known) or "none"
+                raise RoundError(f"unknown house option {key!r} for {self.name} (options: {names})")
+        return {name: (opt.validate(house[name]) if name in house else opt.default)
+                for name, opt in known.items()}
+
+
+def get_game(name: object) -> Game:
+    if name not in _MODULES:
+        raise RoundError(f"unknown game {name!r} (games: {', '.join(GAME_NAMES)})")
+    module = importlib.import_module(_MODULES[name])
+    games = getattr(module, "GAMES", None) or {module.GAME.name: module.GAME}
+    return games[name]
+
+
+def settle_round(round_: Mapping[str, Any]) -> dict:
+    """Score and settle one round document (the JSON of ``hanadealer settle``)."""
+    if not isinstance(round_, Mapping):
+        raise RoundError("a round must be a JSON object")
+    if "game" not in round_:
+        raise RoundError("missing field 'game'")
+    game = get_game(round_["game"])
+    house = game.resolve_house(round_.get("house"))
+    return game.settle(round_, house)
+
+
+# --- money -----------------------------------------------------------------------------------
+# Amounts are exact fractions inside the engine so that settlement conserves chips exactly;
+# they become JSON numbers only at the edge.
+
+def parse_amount(value: Any, what: str) -> Fraction:
+    """A positive, finite number (bet, share, ante); anything else is a RoundError naming ``what``."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or (
+            isinstance(value, float) and not math.isfinite(value)):
+        raise RoundError(f"{what} must be a positive number, not {value!r}")
+    if value <= 0:
+        raise RoundError(f"{what} must be a positive number, not {value!r}")
+    return Fraction(value).limit_denominator(10**6) if isinstance(value, float) else Fraction(value)
+
+
+def to_json_amount(x: Fraction | int) -> int | float:
+    x = Fraction(x)
+    return int(x) if x.denominator == 1 else round(float(x), 6)

@@ -1,0 +1,1 @@
+"""The ``hanadealer`` command: one entry point for every part of the product."""

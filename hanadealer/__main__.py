@@ -1,0 +1,5 @@
+import sys
+
+from hanadealer.cli import main
+
+sys.exit(main())

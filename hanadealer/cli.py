@@ -1,0 +1,50 @@
+"""``hanadealer`` command line. Each sub-command lives with the package it belongs to; this module
+only dispatches, importing a package when its command is used (so ``settle`` never loads OpenCV)."""
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+
+# command -> module with ``register(subparsers)`` that adds it and sets ``func`` (returns exit code)
+COMMANDS = {
+    "settle": "dealer.cli",
+    "deck": "datasets.cli",
+    "synth": "datasets.cli",
+    "bench-synth": "datasets.cli",
+    "recognise": "vision.cli",
+    "bench-vision": "vision.cli",
+    "serve": "webui.cli",
+    "bench-latency": "webui.cli",
+}
+
+
+def build_parser(only: str | None = None) -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="hanadealer", description=__doc__.splitlines()[0])
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
+    for module_name in dict.fromkeys(m for c, m in COMMANDS.items() if only in (None, c)):
+        try:
+            importlib.import_module(module_name).register(sub)
+        except ImportError as exc:  # a part not installed: say so instead of failing every command
+            name = [c for c, m in COMMANDS.items() if m == module_name]
+            for c in name:
+                p = sub.add_parser(c, help=f"(unavailable: {exc})")
+                p.set_defaults(func=lambda args, exc=exc: _unavailable(exc))
+    return parser
+
+
+def _unavailable(exc: Exception) -> int:
+    print(f"hanadealer: this command is unavailable: {exc}", file=sys.stderr)
+    return 2
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    # Load only the module of the command asked for, so a fast command stays fast.
+    only = argv[0] if argv and argv[0] in COMMANDS else None
+    args = build_parser(only).parse_args(argv)
+    return int(args.func(args) or 0)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

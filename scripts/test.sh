@@ -1,0 +1,19 @@
+#!/usr/bin/env bash
+# Install everything the test suite needs, then run it. Works on a fresh machine with Python 3.11:
+# a virtual environment in .venv, the project with its test and training extras, and Debian's
+# Chromium for the browser test (installed with apt-get when missing, as root or through sudo).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+PYTHON=${PYTHON:-python3}
+[ -x .venv/bin/python ] || "$PYTHON" -m venv .venv
+.venv/bin/python -m pip install -q --disable-pip-version-check -e '.[test,train]'
+if ! command -v chromium >/dev/null 2>&1; then
+    if [ "$(id -u)" = 0 ]; then SUDO=; elif command -v sudo >/dev/null 2>&1; then SUDO=sudo; else SUDO=none; fi
+    if [ "$SUDO" != none ] && command -v apt-get >/dev/null 2>&1; then
+        $SUDO apt-get update -qq
+        DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq chromium >/dev/null
+    else
+        echo "note: chromium is not installed and cannot be installed here; the browser test will be skipped" >&2
+    fi
+fi
+exec .venv/bin/python -m pytest "$@"

@@ -1,0 +1,1 @@
+"""From camera frames to detections to stable table rows."""
