@@ -1,0 +1,85 @@
+"""Validation shared by every game: cards against the game's deck, bets against its targets."""
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Any, Iterable, Mapping
+
+from dealer.cards import is_card, nearest_ids
+from dealer.games import RoundError, parse_amount
+
+
+def require(round_: Mapping[str, Any], key: str, kind: type | tuple[type, ...], what: str | None = None):
+    """round_[key], which must exist and be of ``kind``; else a RoundError naming the field."""
+    if key not in round_:
+        raise RoundError(f"missing field {key!r}")
+    value = round_[key]
+    if not isinstance(value, kind) or isinstance(value, bool) and bool not in (kind if isinstance(kind, tuple) else (kind,)):
+        raise RoundError(f"field {key!r} must be {what or _kind_name(kind)}, not {value!r}")
+    return value
+
+
+def _kind_name(kind) -> str:
+    names = {list: "a list", dict: "an object", str: "a string", int: "an integer"}
+    kinds = kind if isinstance(kind, tuple) else (kind,)
+    return " or ".join(names.get(k, k.__name__) for k in kinds)
+
+
+def check_hanafuda_card(card: Any, where: str) -> str:
+    """A known hanafuda card id, or a RoundError that names the place and suggests the nearest ids."""
+    if not is_card(card):
+        near = nearest_ids(card)
+        hint = f" (did you mean {', '.join(near)}?)" if near else ""
+        raise RoundError(f"unknown card {card!r} in {where}{hint}")
+    return card
+
+
+def check_deck_usage(placed: Iterable[tuple[str, str]], deck: Counter, game: str) -> None:
+    """``placed``: (card id, where) pairs. Each card must be in the game's deck, and no card may appear
+    more often than the deck holds copies of it (a card dealt twice with one deck)."""
+    seen: Counter = Counter()
+    for card, where in placed:
+        if deck.get(card, 0) <= 0:
+            raise RoundError(f"card {card!r} in {where} is not in the deck of {game}")
+        seen[card] += 1
+        if seen[card] > deck[card]:
+            copies = "once" if deck[card] == 1 else f"{deck[card]} times"
+            raise RoundError(f"card {card!r} is dealt more than {copies} (again in {where})")
+
+
+@dataclass(frozen=True)
+class Bet:
+    player: str
+    on: Any          # a row name, a card id, a month, … as the game has it
+    amount: Fraction
+
+
+def parse_bets(round_: Mapping[str, Any], targets: Iterable[Any], *, required: bool = True) -> list[Bet]:
+    """The round's ``bets``: each an object with a non-empty ``player``, an ``on`` among ``targets``
+    and a positive ``amount``."""
+    if "bets" not in round_:
+        if required:
+            raise RoundError("missing field 'bets'")
+        return []
+    raw = round_["bets"]
+    if not isinstance(raw, list):
+        raise RoundError(f"field 'bets' must be a list, not {raw!r}")
+    allowed = list(targets)
+    bets = []
+    for i, b in enumerate(raw):
+        if not isinstance(b, Mapping):
+            raise RoundError(f"bet {i + 1} must be an object with player, on and amount")
+        for key in ("player", "on", "amount"):
+            if key not in b:
+                raise RoundError(f"bet {i + 1} is missing field {key!r}")
+        player = b["player"]
+        if not isinstance(player, str) or not player.strip():
+            raise RoundError(f"bet {i + 1}: player must be a non-empty name, not {player!r}")
+        if player == "dealer":
+            raise RoundError(f"bet {i + 1}: 'dealer' is the bank, not a player name")
+        if b["on"] not in allowed or isinstance(b["on"], bool):
+            raise RoundError(f"bet {i + 1} is on {b['on']!r}, which does not exist in this game "
+                             f"(choose from {', '.join(map(str, allowed))})")
+        bets.append(Bet(player, b["on"], parse_amount(b["amount"], f"bet {i + 1} amount")))
+    return bets

@@ -1,0 +1,28 @@
+"""Quad geometry shared by the detector, the scene generator and the tracker."""
+from __future__ import annotations
+
+import cv2
+import numpy as np
+
+# Card crops are upright portrait images of the card's proportions (54 x 87 mm).
+CROP_WIDTH = 64
+CROP_HEIGHT = 96
+
+
+def warp_card(frame: np.ndarray, quad, width: int = CROP_WIDTH, height: int = CROP_HEIGHT) -> np.ndarray:
+    """The card inside ``quad`` (top-left first, clockwise) warped to an upright width x height crop."""
+    src = np.asarray(quad, dtype=np.float32).reshape(4, 2)
+    dst = np.array([[0, 0], [width - 1, 0], [width - 1, height - 1], [0, height - 1]], dtype=np.float32)
+    m = cv2.getPerspectiveTransform(src, dst)
+    return cv2.warpPerspective(frame, m, (width, height), flags=cv2.INTER_LINEAR,
+                               borderMode=cv2.BORDER_REPLICATE)
+
+
+def rotate_quad(quad, quarter_turns: int) -> np.ndarray:
+    """The same quad with its starting corner moved ``quarter_turns`` corners clockwise."""
+    q = np.asarray(quad, dtype=np.float32).reshape(4, 2)
+    return np.roll(q, -quarter_turns, axis=0)
+
+
+def quad_area(quad) -> float:
+    return float(abs(cv2.contourArea(np.asarray(quad, dtype=np.float32).reshape(4, 2))))
