@@ -1,0 +1,220 @@
+"""The dealer's ledger: every confirmed round, the players' balances and the open session, in SQLite.
+
+One file, WAL mode, ``synchronous=FULL``; each confirmed round is written in ONE transaction (the
+round row and its per-player entries together), so killing the process at any moment leaves either
+the whole round or none of it. The open session (game, house rules, players, pending bets and
+corrections) is kept in the same file so a restarted server resumes where it stopped.
+
+Amounts are stored as exact fractions (text ``"p/q"``) so balances add up without rounding.
+No imports from ``vision/`` or ``webui/``: the ledger only knows rounds, players and money.
+"""
+from __future__ import annotations
+
+import csv
+import io
+import json
+import sqlite3
+from contextlib import closing
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from fractions import Fraction
+from pathlib import Path
+from typing import Any, Callable, Iterator, Mapping
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS meta (
+    key   TEXT PRIMARY KEY,
+    value TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS rounds (
+    id            INTEGER PRIMARY KEY AUTOINCREMENT,
+    time          TEXT NOT NULL,
+    game          TEXT NOT NULL,
+    rule_version  TEXT NOT NULL,
+    round_json    TEXT NOT NULL,
+    result_json   TEXT NOT NULL,
+    cards_json    TEXT NOT NULL,   -- recognised and corrected cards, per zone
+    snapshot_jpeg BLOB
+);
+CREATE TABLE IF NOT EXISTS entries (
+    round_id INTEGER NOT NULL REFERENCES rounds(id),
+    player   TEXT NOT NULL,
+    amount   TEXT NOT NULL,        -- exact fraction 'p/q' or 'p'
+    PRIMARY KEY (round_id, player)
+);
+"""
+
+
+class LedgerError(RuntimeError):
+    """The ledger file cannot be used (the message says why)."""
+
+
+@dataclass(frozen=True)
+class RoundRecord:
+    id: int
+    time: str
+    game: str
+    rule_version: str
+    round: dict
+    result: dict
+    cards: list
+    has_snapshot: bool
+
+    def to_json(self) -> dict:
+        return {"id": self.id, "time": self.time, "game": self.game, "rule_version": self.rule_version,
+                "round": self.round, "result": self.result, "cards": self.cards,
+                "has_snapshot": self.has_snapshot}
+
+
+def _fraction(value: Any) -> Fraction:
+    if isinstance(value, bool) or not isinstance(value, (int, float, str, Fraction)):
+        raise ValueError(f"amount must be a number, not {value!r}")
+    return Fraction(value).limit_denominator(10**6) if isinstance(value, float) else Fraction(value)
+
+
+def _number(x: Fraction) -> int | float:
+    return int(x) if x.denominator == 1 else round(float(x), 6)
+
+
+class Ledger:
+    """Open (or create) the ledger at ``path``. Each call opens its own connection, so one Ledger
+    is safe to share between the web server's threads."""
+
+    def __init__(self, path: str | Path):
+        self.path = Path(path)
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            with closing(self._connect()) as db:
+                mode = db.execute("PRAGMA journal_mode=WAL").fetchone()[0]
+                if mode.lower() != "wal":
+                    raise LedgerError(f"{self.path}: the ledger needs WAL mode, got {mode!r}")
+                with db:
+                    db.executescript(SCHEMA)
+        except sqlite3.DatabaseError as exc:
+            raise LedgerError(f"cannot open the ledger {self.path}: {exc}") from None
+
+    def _connect(self) -> sqlite3.Connection:
+        db = sqlite3.connect(self.path, timeout=30, isolation_level=None)
+        db.execute("PRAGMA synchronous=FULL")  # a confirmed round survives a power cut too
+        db.execute("PRAGMA foreign_keys=ON")
+        db.isolation_level = ""  # back to implicit transactions, committed by ``with db``
+        return db
+
+    # --- key/value settings (PIN hash, secret key, the open session) ----------------------------
+    def get_meta(self, key: str) -> str | None:
+        with closing(self._connect()) as db:
+            row = db.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
+        return row[0] if row else None
+
+    def set_meta(self, key: str, value: str) -> None:
+        with closing(self._connect()) as db, db:
+            db.execute("INSERT INTO meta(key, value) VALUES (?, ?) "
+                       "ON CONFLICT(key) DO UPDATE SET value = excluded.value", (key, value))
+
+    def set_meta_once(self, key: str, value: str) -> bool:
+        """Set ``key`` only if it has no value yet (first start); True if this call set it."""
+        with closing(self._connect()) as db, db:
+            cur = db.execute("INSERT OR IGNORE INTO meta(key, value) VALUES (?, ?)", (key, value))
+            return cur.rowcount == 1
+
+    def save_session(self, session: Mapping[str, Any] | None) -> None:
+        """The open session (game, house, players, pending bets...), or None when there is none."""
+        self.set_meta("session", json.dumps(session, sort_keys=True))
+
+    def load_session(self) -> dict | None:
+        raw = self.get_meta("session")
+        return json.loads(raw) if raw else None
+
+    # --- rounds ----------------------------------------------------------------------------------
+    def record_round(self, *, round_: Mapping[str, Any], result: Mapping[str, Any], rule_version: str,
+                     cards: list | None = None, snapshot_jpeg: bytes | None = None,
+                     session: Mapping[str, Any] | None = None, time: str | None = None,
+                     _between: Callable[[], None] | None = None) -> int:
+        """Store one confirmed round and its per-player amounts (``result['net']``) in one
+        transaction; also saves ``session`` (e.g. with the bets cleared) in the same transaction, so
+        a crash can never record the round yet keep its bets pending. Returns the round id."""
+        net = result.get("net")
+        if not isinstance(net, Mapping) or not net:
+            raise ValueError("the result has no 'net' amounts to record")
+        amounts = {str(p): _fraction(a) for p, a in net.items()}
+        when = time or datetime.now(timezone.utc).isoformat(timespec="seconds")
+        with closing(self._connect()) as db, db:
+            cur = db.execute(
+                "INSERT INTO rounds(time, game, rule_version, round_json, result_json, cards_json,"
+                " snapshot_jpeg) VALUES (?, ?, ?, ?, ?, ?, ?)",
+                (when, str(round_.get("game", "")), rule_version, json.dumps(round_, sort_keys=True),
+                 json.dumps(result, sort_keys=True), json.dumps(cards or []),
+                 sqlite3.Binary(snapshot_jpeg) if snapshot_jpeg else None))
+            round_id = cur.lastrowid
+            if _between is not None:  # tests: interrupt between the two halves of the write
+                _between()
+            db.executemany("INSERT INTO entries(round_id, player, amount) VALUES (?, ?, ?)",
+                           [(round_id, p, str(a)) for p, a in amounts.items()])
+            if session is not None:
+                db.execute("INSERT INTO meta(key, value) VALUES ('session', ?) "
+                           "ON CONFLICT(key) DO UPDATE SET value = excluded.value",
+                           (json.dumps(session, sort_keys=True),))
+        return int(round_id)
+
+    def rounds(self, limit: int | None = None) -> list[RoundRecord]:
+        """Confirmed rounds, newest first."""
+        sql = ("SELECT id, time, game, rule_version, round_json, result_json, cards_json,"
+               " snapshot_jpeg IS NOT NULL FROM rounds ORDER BY id DESC")
+        params: tuple = ()
+        if limit is not None:
+            sql += " LIMIT ?"
+            params = (int(limit),)
+        with closing(self._connect()) as db:
+            rows = db.execute(sql, params).fetchall()
+        return [RoundRecord(r[0], r[1], r[2], r[3], json.loads(r[4]), json.loads(r[5]),
+                            json.loads(r[6]), bool(r[7])) for r in rows]
+
+    def get_round(self, round_id: int) -> RoundRecord | None:
+        with closing(self._connect()) as db:
+            r = db.execute("SELECT id, time, game, rule_version, round_json, result_json, cards_json,"
+                           " snapshot_jpeg IS NOT NULL FROM rounds WHERE id = ?", (round_id,)).fetchone()
+        if r is None:
+            return None
+        return RoundRecord(r[0], r[1], r[2], r[3], json.loads(r[4]), json.loads(r[5]),
+                           json.loads(r[6]), bool(r[7]))
+
+    def snapshot(self, round_id: int) -> bytes | None:
+        with closing(self._connect()) as db:
+            r = db.execute("SELECT snapshot_jpeg FROM rounds WHERE id = ?", (round_id,)).fetchone()
+        return bytes(r[0]) if r and r[0] is not None else None
+
+    def round_count(self) -> int:
+        with closing(self._connect()) as db:
+            return int(db.execute("SELECT COUNT(*) FROM rounds").fetchone()[0])
+
+    def balances(self) -> dict[str, int | float]:
+        """Each player's (and the dealer's) running total over every confirmed round."""
+        totals: dict[str, Fraction] = {}
+        with closing(self._connect()) as db:
+            for player, amount in db.execute("SELECT player, amount FROM entries ORDER BY rowid"):
+                totals[player] = totals.get(player, Fraction(0)) + Fraction(amount)
+        return {p: _number(a) for p, a in sorted(totals.items(), key=lambda kv: (kv[0] == "dealer", kv[0]))}
+
+    def export_csv(self) -> str:
+        """One line per player per round: round, time, game, winner, player, amount, corrections."""
+        out = io.StringIO()
+        w = csv.writer(out)
+        w.writerow(["round", "time", "game", "rule_version", "winner", "player", "amount", "corrections"])
+        for rec in reversed(self.rounds()):
+            fixes = "; ".join(f"{c.get('zone')}#{c.get('position')}: {c.get('recognised')} -> "
+                              f"{c.get('card')}" for c in rec.cards if c.get("corrected"))
+            for player, amount in rec.result.get("net", {}).items():
+                w.writerow([rec.id, rec.time, rec.game, rec.rule_version,
+                            json.dumps(rec.result.get("winner"), ensure_ascii=False).strip('"'),
+                            player, amount, fixes])
+        return out.getvalue()
+
+    def integrity(self) -> str:
+        """SQLite's own integrity check ('ok' when the file is sound)."""
+        with closing(self._connect()) as db:
+            return db.execute("PRAGMA integrity_check").fetchone()[0]
+
+    def iter_entries(self) -> Iterator[tuple[int, str, Fraction]]:
+        with closing(self._connect()) as db:
+            for rid, player, amount in db.execute("SELECT round_id, player, amount FROM entries"):
+                yield rid, player, Fraction(amount)

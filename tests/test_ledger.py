@@ -1,0 +1,95 @@
+"""The ledger: one transaction per confirmed round, exact balances, session resume, CSV, crash safety."""
+import csv
+import io
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+from dealer.ledger import Ledger
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def _round(n=1):
+    return ({"game": "batta-maki", "rows": {"saki": ["pine-crane"], "ato": ["plum-chaff-1"]},
+             "bets": [{"player": "Aki", "on": "saki", "amount": 100 * n}]},
+            {"winner": "saki", "scores": {"saki": 1, "ato": 2},
+             "net": {"Aki": 100 * n, "dealer": -100 * n}})
+
+
+def test_wal_mode_and_round_with_entries(tmp_path):
+    led = Ledger(tmp_path / "ledger.sqlite")
+    with led._connect() as db:
+        assert db.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+    r, res = _round()
+    cards = [{"zone": "saki", "position": 1, "recognised": "pine-chaff-1", "card": "pine-crane", "corrected": True}]
+    rid = led.record_round(round_=r, result=res, rule_version="0.1.0", cards=cards, snapshot_jpeg=b"\xff\xd8x")
+    rec = led.get_round(rid)
+    assert rec.round == r and rec.result == res and rec.cards == cards and rec.rule_version == "0.1.0"
+    assert led.snapshot(rid) == b"\xff\xd8x"
+    assert led.balances() == {"Aki": 100, "dealer": -100}
+
+
+def test_balances_are_exact_fractions(tmp_path):
+    led = Ledger(tmp_path / "l.sqlite")
+    for _ in range(3):
+        led.record_round(round_={"game": "g"}, result={"net": {"A": 0.1, "dealer": -0.1}}, rule_version="x")
+    assert led.balances() == {"A": 0.3, "dealer": -0.3}
+
+
+def test_session_persists_across_instances(tmp_path):
+    Ledger(tmp_path / "l.sqlite").save_session({"game": "batta-maki", "bets": [{"player": "A"}]})
+    assert Ledger(tmp_path / "l.sqlite").load_session() == {"game": "batta-maki", "bets": [{"player": "A"}]}
+
+
+def test_round_and_session_written_together(tmp_path):
+    led = Ledger(tmp_path / "l.sqlite")
+    led.save_session({"bets": [1]})
+    r, res = _round()
+    led.record_round(round_=r, result=res, rule_version="x", session={"bets": []})
+    assert led.load_session() == {"bets": []}
+
+
+def test_csv_export(tmp_path):
+    led = Ledger(tmp_path / "l.sqlite")
+    for n in (1, 2):
+        r, res = _round(n)
+        led.record_round(round_=r, result=res, rule_version="x")
+    rows = list(csv.DictReader(io.StringIO(led.export_csv())))
+    assert [(x["round"], x["player"], x["amount"]) for x in rows] == [
+        ("1", "Aki", "100"), ("1", "dealer", "-100"), ("2", "Aki", "200"), ("2", "dealer", "-200")]
+    assert rows[0]["winner"] == "saki"
+
+
+def test_a_result_without_net_is_refused(tmp_path):
+    import pytest
+    led = Ledger(tmp_path / "l.sqlite")
+    with pytest.raises(ValueError, match="net"):
+        led.record_round(round_={"game": "g"}, result={"winner": "saki"}, rule_version="x")
+    assert led.round_count() == 0
+
+
+def test_killed_mid_round_leaves_no_partial_round(tmp_path):
+    """A process killed between writing the round row and its entries leaves the ledger as it was."""
+    path = tmp_path / "l.sqlite"
+    led = Ledger(path)
+    r, res = _round()
+    led.record_round(round_=r, result=res, rule_version="x", session={"bets": ["kept"]})
+    script = textwrap.dedent(f"""
+        import os, sys
+        sys.path.insert(0, {str(ROOT)!r})
+        from dealer.ledger import Ledger
+        led = Ledger({str(path)!r})
+        led.record_round(round_={{"game": "g"}}, result={{"net": {{"A": 5, "dealer": -5}}}},
+                         rule_version="x", session={{"bets": []}}, _between=lambda: os._exit(9))
+    """)
+    proc = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 9, proc.stderr
+    led = Ledger(path)
+    assert led.integrity() == "ok"
+    assert led.round_count() == 1
+    assert led.balances() == {"Aki": 100, "dealer": -100}
+    assert led.load_session() == {"bets": ["kept"]}
+    assert {rid for rid, _, _ in led.iter_entries()} == {1}
