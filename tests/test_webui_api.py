@@ -1,0 +1,303 @@
+"""The dealer's page through HTTP (Flask test client) with a scripted table: a full round (bets,
+reveal, correct, settle, confirm) ends in the right ledger; PIN and CSRF are enforced; bad input gets
+a clear message; a new app on the same ledger resumes the session; SSE and MJPEG deliver."""
+import json
+
+import pytest
+
+from dealer.ledger import Ledger
+from webfakes import FakeLiveTable, card_json
+from webui.app import create_app
+
+PIN = "2468"
+
+
+@pytest.fixture
+def batta_maki(monkeypatch):
+    """The rule engine's Batta Maki, or the tests' minimal one where the engine is not installed yet."""
+    try:
+        import dealer.games.batta_maki  # noqa: F401
+    except ImportError:
+        import dealer.games as games
+        monkeypatch.setitem(games._MODULES, "batta-maki", "webfakes")
+
+
+@pytest.fixture
+def live():
+    return FakeLiveTable()
+
+
+@pytest.fixture
+def ledger_path(tmp_path):
+    return tmp_path / "ledger.sqlite"
+
+
+@pytest.fixture
+def app(live, ledger_path, batta_maki):
+    return create_app({"LIVE": live, "LEDGER": str(ledger_path), "PIN": PIN, "TESTING": True})
+
+
+class Dealer:
+    """A test client that has loaded the page (CSRF token) and, unless told not to, logged in."""
+
+    def __init__(self, app, login=True):
+        self.c = app.test_client()
+        self.token = self.c.get("/api/auth").get_json()["csrf"]
+        if login:
+            r = self.post("/api/login", {"pin": PIN})
+            assert r.status_code == 200, r.get_json()
+
+    def post(self, url, body=None, **headers):
+        return self.c.post(url, json=body if body is not None else {},
+                           headers={"X-CSRF-Token": self.token, **headers})
+
+    def get(self, url):
+        return self.c.get(url)
+
+
+SESSION = {"game": "batta-maki", "players": [{"name": "Aki", "colour": "red"}, {"name": "Ben", "colour": "blue"}]}
+SAKI = [(1, "pine-crane"), (2, "plum-chaff-1"), (3, "cherry-curtain")]          # 1+2+3 -> 6
+ATO = [(4, "wisteria-cuckoo"), (5, "iris-bridge"), (6, "clover-boar", True)]    # 4+5+7 -> 6 (a tie) as read
+
+
+def test_full_round_through_the_api_ends_in_the_right_ledger(app, live, ledger_path):
+    d = Dealer(app)
+    assert d.post("/api/session", SESSION).status_code == 200
+    assert d.post("/api/bets", {"player": "Aki", "on": "saki", "amount": 100}).status_code == 201
+    assert d.post("/api/bets", {"player": "Ben", "on": "ato", "amount": 300}).status_code == 201
+    state = d.get("/api/state").get_json()
+    assert state["advice"]["dealer_adds"] == 200 and state["advice"]["on"] == "saki"
+
+    # reveal: Ato still has a card face down
+    live.show({"saki": SAKI, "ato": ATO[:2] + [(6, "back")]})
+    r = d.get("/api/round").get_json()
+    assert r["preview"] is None
+    assert any("face down" in p for p in r["problems"])
+    refused = d.post("/api/settle")
+    assert refused.status_code == 400 and "face down" in refused.get_json()["error"]
+
+    # revealed, but one card is uncertain: shown, never guessed, settle refused
+    live.show({"saki": SAKI, "ato": ATO})
+    r = d.get("/api/round").get_json()
+    ato = [z for z in r["zones"] if z["name"] == "ato"][0]
+    assert [c["uncertain"] for c in ato["cards"]] == [False, False, True]
+    assert ato["label_ja"] == "後"
+    refused = d.post("/api/settle")
+    assert refused.status_code == 400 and "uncertain" in refused.get_json()["error"]
+
+    # the dealer taps it and chooses the right card: Ato 4+5+8 -> 7 beats Saki 6
+    assert d.post("/api/correct", {"track_id": 6, "card": "susuki-moon"}).status_code == 200
+    r = d.get("/api/round").get_json()
+    assert r["problems"] == [] and r["preview"]["winner"] == "ato"
+
+    pending = d.post("/api/settle").get_json()
+    assert pending["result"]["net"] == {"Aki": -100, "Ben": 300, "dealer": -200}
+    assert pending["round"]["rows"] == {"saki": ["pine-crane", "plum-chaff-1", "cherry-curtain"],
+                                        "ato": ["wisteria-cuckoo", "iris-bridge", "susuki-moon"]}
+    assert Ledger(ledger_path).round_count() == 0  # not recorded before the dealer confirms
+
+    wrong = d.post("/api/confirm", {"pending": "not-it"})
+    assert wrong.status_code == 400 and "changed" in wrong.get_json()["error"]
+    ok = d.post("/api/confirm", {"pending": pending["id"]})
+    assert ok.status_code == 200
+    assert ok.get_json()["balances"] == {"Aki": -100, "Ben": 300, "dealer": -200}
+
+    led = Ledger(ledger_path)
+    rec = led.rounds()[0]
+    assert rec.round == pending["round"] and rec.result["net"] == pending["result"]["net"]
+    fixed = [c for c in rec.cards if c["corrected"]]
+    assert [(c["zone"], c["position"], c["recognised"], c["card"]) for c in fixed] == [
+        ("ato", 3, "clover-boar", "susuki-moon")]
+    assert led.snapshot(rec.id).startswith(b"\xff\xd8")
+    assert rec.rule_version.startswith("hanadealer")
+    # the next round starts clean
+    assert d.get("/api/state").get_json()["session"]["bets"] == []
+    csv_text = d.get("/export.csv").get_data(as_text=True)
+    assert "Ben,300" in csv_text and "susuki-moon" in csv_text
+    assert "Aki" in d.get("/history").get_data(as_text=True)
+
+
+def test_a_changed_bet_voids_the_settlement_shown(app, live):
+    d = Dealer(app)
+    d.post("/api/session", SESSION)
+    d.post("/api/bets", {"player": "Aki", "on": "saki", "amount": 100})
+    live.show({"saki": SAKI, "ato": ATO[:2] + [(6, "susuki-moon")]})
+    pending = d.post("/api/settle").get_json()
+    d.post("/api/bets", {"player": "Ben", "on": "ato", "amount": 50})
+    r = d.post("/api/confirm", {"pending": pending["id"]})
+    assert r.status_code == 400 and "settle the round first" in r.get_json()["error"]
+
+
+def test_writes_need_the_pin(app):
+    anon = Dealer(app, login=False)
+    r = anon.post("/api/session", SESSION)
+    assert r.status_code == 401 and "PIN" in r.get_json()["error"]
+    assert anon.post("/api/login", {"pin": "0000"}).status_code == 401
+    assert anon.post("/api/login", {"pin": PIN}).status_code == 200
+    assert anon.post("/api/session", SESSION).status_code == 200
+
+
+def test_wrong_pins_lock_out_for_a_while(app):
+    anon = Dealer(app, login=False)
+    for _ in range(5):
+        assert anon.post("/api/login", {"pin": "1111"}).status_code == 401
+    r = anon.post("/api/login", {"pin": PIN})
+    assert r.status_code == 429 and "wait" in r.get_json()["error"]
+
+
+def test_pin_is_set_once_at_first_start_and_stored_hashed(live, ledger_path, batta_maki):
+    app = create_app({"LIVE": live, "LEDGER": str(ledger_path), "TESTING": True})
+    d = Dealer(app, login=False)
+    assert d.get("/api/auth").get_json()["pin_set"] is False
+    assert d.post("/api/pin", {"pin": "12"}).status_code == 400
+    assert d.post("/api/pin", {"pin": "97531"}).status_code == 200
+    assert d.post("/api/pin", {"pin": "11111"}).status_code == 409
+    stored = Ledger(ledger_path).get_meta("pin_hash")
+    assert "97531" not in stored and stored.count("$") >= 2
+    assert Dealer(app, login=False).post("/api/login", {"pin": "97531"}).status_code == 200
+
+
+def test_csrf_token_and_origin_are_checked(app):
+    d = Dealer(app)
+    r = d.c.post("/api/session", json=SESSION)  # no token
+    assert r.status_code == 403 and "CSRF" in r.get_json()["error"]
+    r = d.c.post("/api/session", json=SESSION, headers={"X-CSRF-Token": "forged"})
+    assert r.status_code == 403
+    r = d.post("/api/session", SESSION, Origin="http://evil.example")
+    assert r.status_code == 403 and "cross-site" in r.get_json()["error"]
+    assert d.post("/api/session", SESSION, Origin="http://localhost").status_code == 200
+
+
+@pytest.mark.parametrize("body, message", [
+    ({"player": "Zed", "on": "saki", "amount": 10}, "unknown player 'Zed'"),
+    ({"player": "Aki", "on": "middle", "amount": 10}, "cannot be on 'middle'"),
+    ({"player": "Aki", "on": "saki", "amount": -5}, "positive number"),
+    ({"player": "Aki", "on": "saki", "amount": "ten"}, "positive number"),
+    ({"player": "Aki", "on": "saki", "amount": 5000}, "above the table maximum of 1000"),
+])
+def test_bad_bets_are_refused_with_a_clear_message(app, body, message):
+    d = Dealer(app)
+    d.post("/api/session", dict(SESSION, limits={"max_bet": 1000}))
+    r = d.post("/api/bets", body)
+    assert r.status_code == 400 and message in r.get_json()["error"]
+    assert d.get("/api/state").get_json()["session"]["bets"] == []
+
+
+@pytest.mark.parametrize("body, message", [
+    ({"game": "poker", "players": ["A"]}, "unknown game 'poker'"),
+    ({"game": "batta-maki", "players": []}, "at least one player"),
+    ({"game": "batta-maki", "players": ["A", "A"]}, "listed twice"),
+    ({"game": "batta-maki", "players": ["dealer"]}, "the bank"),
+    ({"game": "batta-maki", "players": [{"name": "A", "colour": "mauve"}]}, "chip colour"),
+    ({"game": "batta-maki", "players": ["A"], "house": {"fee_model": "huge"}}, "fee_model"),
+])
+def test_bad_sessions_are_refused(app, body, message):
+    r = Dealer(app).post("/api/session", body)
+    assert r.status_code == 400 and message in r.get_json()["error"]
+
+
+def test_bad_corrections_are_refused(app, live):
+    d = Dealer(app)
+    d.post("/api/session", SESSION)
+    live.show({"saki": SAKI})
+    r = d.post("/api/correct", {"track_id": 1, "card": "pine-crain"})
+    assert r.status_code == 400 and "unknown card 'pine-crain'" in r.get_json()["error"]
+    assert "pine-crane" in r.get_json()["error"]  # the nearest id is suggested
+    r = d.post("/api/correct", {"track_id": 99, "card": "pine-crane"})
+    assert r.status_code == 400 and "no card 99" in r.get_json()["error"]
+    r = d.c.post("/api/correct", data="nonsense", headers={"X-CSRF-Token": d.token})
+    assert r.status_code == 400 and "JSON" in r.get_json()["error"]
+
+
+def test_restart_resumes_the_session_and_pending_bets(live, ledger_path, batta_maki):
+    app1 = create_app({"LIVE": live, "LEDGER": str(ledger_path), "PIN": PIN, "TESTING": True})
+    d = Dealer(app1)
+    d.post("/api/session", SESSION)
+    d.post("/api/bets", {"player": "Aki", "on": "saki", "amount": 100})
+    app2 = create_app({"LIVE": live, "LEDGER": str(ledger_path), "TESTING": True})
+    state = Dealer(app2, login=False).get("/api/state").get_json()
+    assert state["session"]["game"] == "batta-maki"
+    assert [(b["player"], b["on"], b["amount"]) for b in state["session"]["bets"]] == [("Aki", "saki", 100)]
+    # the PIN set at the first start still holds
+    assert Dealer(app2, login=False).post("/api/login", {"pin": PIN}).status_code == 200
+    assert live.layout is not None and [z.name for z in live.layout] == ["saki", "ato"]
+
+
+def test_camera_failure_shows_a_banner(app, live):
+    d = Dealer(app)
+    d.post("/api/session", SESSION)
+    live.show({}, status={"camera": "lost", "error": "camera 0 unplugged"})
+    state = d.get("/api/state").get_json()
+    assert state["banner"] == "The camera is lost: camera 0 unplugged"
+
+
+def test_sse_delivers_a_table_change(app, live):
+    d = Dealer(app)
+    d.post("/api/session", SESSION)
+    resp = d.c.get("/events", buffered=False)
+    chunks = iter(resp.response)
+    assert next(chunks).startswith(b"retry:")
+    first = _event(chunks)
+    live.show({"saki": SAKI[:1]})
+    second = _event(chunks)
+    assert second["version"] != first["version"]
+    saki = [z for z in second["zones"] if z["name"] == "saki"][0]
+    assert [c["card"] for c in saki["cards"]] == ["pine-crane"]
+    resp.close()
+
+
+def test_sse_delivers_a_bet_to_a_second_page(app):
+    tablet1, tablet2 = Dealer(app), Dealer(app, login=False)
+    tablet1.post("/api/session", SESSION)
+    resp = tablet2.c.get("/events", buffered=False)
+    chunks = iter(resp.response)
+    next(chunks)
+    _event(chunks)
+    tablet1.post("/api/bets", {"player": "Ben", "on": "ato", "amount": 40})
+    state = _event(chunks)
+    assert [(b["player"], b["amount"]) for b in state["session"]["bets"]] == [("Ben", 40)]
+    resp.close()
+
+
+def _event(chunks):
+    for raw in chunks:
+        text = raw.decode()
+        if text.startswith(":"):
+            continue
+        data = [line[6:] for line in text.splitlines() if line.startswith("data: ")]
+        assert data, text
+        return json.loads(data[0])
+    raise AssertionError("stream ended")
+
+
+def test_mjpeg_serves_frames(app):
+    resp = app.test_client().get("/video.mjpg", buffered=False)
+    assert resp.mimetype == "multipart/x-mixed-replace"
+    chunks = iter(resp.response)
+    part1, part2 = next(chunks), next(chunks)
+    for part in (part1, part2):
+        assert part.startswith(b"--frame\r\nContent-Type: image/jpeg")
+        assert b"\r\n\r\n\xff\xd8" in part
+    assert part1 != part2
+    resp.close()
+
+
+def test_pages_use_no_outside_assets(app):
+    import re
+    c = app.test_client()
+    assets = set()
+    for url in ("/", "/history", "/settings"):
+        resp = c.get(url)
+        html = resp.get_data(as_text=True)
+        assert resp.status_code == 200
+        assert "http://" not in html and "https://" not in html and "//cdn" not in html
+        assets |= set(re.findall(r'(?:src|href)="(/static/[^"]+)"', html))
+    assert {"/static/app.css", "/static/common.js", "/static/table.js", "/static/settings.js"} <= assets
+    for asset in assets:
+        body = c.get(asset).get_data(as_text=True)
+        assert "http://" not in body and "https://" not in body, asset
+
+
+def test_unknown_api_route_is_a_json_error(app):
+    r = app.test_client().get("/api/nothing")
+    assert r.status_code == 404 and "error" in r.get_json()

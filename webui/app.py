@@ -1,0 +1,447 @@
+"""The dealer's page: a Flask application factory with three blueprints.
+
+- ``pages``: the live table, the history (balances, CSV export) and the settings (session, PIN, zones).
+- ``api``: JSON under ``/api``; every POST needs the dealer's PIN (a login cookie) and the page's
+  CSRF token (header ``X-CSRF-Token``), and a cross-site ``Origin`` is refused.
+- ``stream``: ``/events`` (Server-Sent Events: the whole page state on every change, to every open
+  page) and ``/video.mjpg`` (the annotated live image).
+
+``create_app(config)`` takes, besides Flask's own keys: ``LIVE`` (the LiveTable, or any object with
+``snapshot()``, ``wait_for_change(version, timeout)``, ``jpeg()``, ``set_layout()``), ``LEDGER``
+(path of the SQLite ledger), ``PIN`` (sets the PIN on first start), ``ZONES_DIR`` (where drawn
+zones are saved), ``VIDEO_FPS``.
+"""
+from __future__ import annotations
+
+import hmac
+import json
+import secrets
+import threading
+import time
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit
+
+from flask import (Blueprint, Flask, Response, abort, current_app, jsonify, render_template, request,
+                   session, stream_with_context)
+from werkzeug.security import check_password_hash, generate_password_hash
+
+from dealer.cards import all_cards
+from dealer.games import GAME_NAMES, RoundError, get_game
+from dealer.ledger import Ledger
+from webui.round_builder import SUIT_JA, card_label
+from webui.service import CHIP_COLOURS, DealerService, InputError
+
+pages = Blueprint("pages", __name__)
+api = Blueprint("api", __name__, url_prefix="/api")
+stream = Blueprint("stream", __name__)
+
+PIN_MIN, PIN_MAX = 4, 12
+LOCKOUT_AFTER, LOCKOUT_S = 5, 30.0
+
+
+def create_app(config: dict | None = None) -> Flask:
+    app = Flask(__name__)
+    app.config.update(LEDGER="hanadealer-ledger.sqlite", LIVE=None, PIN=None, ZONES_DIR=None,
+                      VIDEO_FPS=10.0, SSE_KEEPALIVE_S=15.0)
+    app.config.update(config or {})
+    live = app.config["LIVE"]
+    if live is None:
+        raise ValueError("create_app needs a LiveTable (config['LIVE'])")
+    ledger = Ledger(app.config["LEDGER"])
+    # The signing key lives in the ledger so a restart keeps the dealer logged in.
+    if not app.config.get("SECRET_KEY"):
+        ledger.set_meta_once("secret_key", secrets.token_hex(32))
+        app.config["SECRET_KEY"] = ledger.get_meta("secret_key")
+    app.config.update(SESSION_COOKIE_HTTPONLY=True, SESSION_COOKIE_SAMESITE="Strict")
+    if app.config["PIN"] and ledger.get_meta("pin_hash") is None:
+        _check_pin_format(str(app.config["PIN"]))
+        ledger.set_meta_once("pin_hash", generate_password_hash(str(app.config["PIN"])))
+    zones_dir = Path(app.config["ZONES_DIR"]) if app.config["ZONES_DIR"] else Path(app.config["LEDGER"]).parent
+    service = DealerService(ledger, live, zones_loader=lambda game: _load_zones(zones_dir, game))
+    app.extensions["hanadealer"] = {"service": service, "ledger": ledger, "live": live,
+                                    "zones_dir": zones_dir, "failures": [0, 0.0],
+                                    "watcher": _TableWatcher(live, service.hub)}
+    app.register_blueprint(pages)
+    app.register_blueprint(api)
+    app.register_blueprint(stream)
+    app.before_request(_guard_writes)
+    app.register_error_handler(InputError, lambda e: (jsonify(error=str(e)), 400))
+    app.register_error_handler(RoundError, lambda e: (jsonify(error=str(e)), 400))
+    app.register_error_handler(404, lambda e: (_err(e, "not found"), 404))
+    app.register_error_handler(405, lambda e: (_err(e, "method not allowed"), 405))
+    app.register_error_handler(Exception, _unexpected)
+    app.context_processor(lambda: {"csrf_token": _csrf_token(), "logged_in": bool(session.get("dealer")),
+                                   "pin_set": ledger.get_meta("pin_hash") is not None})
+    return app
+
+
+def _err(e, default):
+    if request.path.startswith("/api"):
+        return jsonify(error=getattr(e, "description", None) or default)
+    return getattr(e, "description", default)
+
+
+def _unexpected(e):
+    from werkzeug.exceptions import HTTPException
+    if isinstance(e, HTTPException):
+        return (jsonify(error=e.description), e.code) if request.path.startswith("/api") else e
+    current_app.logger.exception("unexpected error")
+    return jsonify(error=f"internal error: {type(e).__name__}: {e}"), 500
+
+
+def _ext() -> dict:
+    return current_app.extensions["hanadealer"]
+
+
+def _service() -> DealerService:
+    return _ext()["service"]
+
+
+class _TableWatcher:
+    """One thread per app turning every LiveTable change into a Hub bump (wakes every SSE stream)."""
+
+    def __init__(self, live, hub):
+        self.live, self.hub = live, hub
+        self._thread: threading.Thread | None = None
+        self._stop = threading.Event()
+        self._lock = threading.Lock()
+
+    def ensure_started(self) -> None:
+        with self._lock:
+            if self._thread is None:
+                self._thread = threading.Thread(target=self._run, name="table-watcher", daemon=True)
+                self._thread.start()
+
+    def stop(self) -> None:
+        self._stop.set()
+
+    def _run(self) -> None:
+        seen = None
+        while not self._stop.is_set():
+            try:
+                if seen is None:
+                    seen = int((self.live.snapshot() or {}).get("version", 0))
+                snap = self.live.wait_for_change(seen, 1.0)
+            except Exception:  # a broken table must not kill the page: retry
+                time.sleep(0.5)
+                continue
+            if snap is not None:
+                seen = int(snap.get("version", 0))
+                self.hub.bump()
+
+
+# --- security -------------------------------------------------------------------------------------
+
+def _csrf_token() -> str:
+    if "csrf" not in session:
+        session["csrf"] = secrets.token_urlsafe(24)
+    return session["csrf"]
+
+
+def _check_pin_format(pin: str) -> str:
+    if not pin.isdigit() or not PIN_MIN <= len(pin) <= PIN_MAX:
+        raise InputError(f"the PIN must be {PIN_MIN} to {PIN_MAX} digits")
+    return pin
+
+
+def _guard_writes():
+    """Every POST: same-origin, a valid CSRF token, and (except to set the PIN or log in) the PIN."""
+    if request.method in ("GET", "HEAD", "OPTIONS"):
+        return None
+    origin = request.headers.get("Origin")
+    if origin and origin != "null":
+        if urlsplit(origin).netloc != request.host:
+            return jsonify(error=f"cross-site request refused (origin {origin})"), 403
+    elif origin == "null":
+        return jsonify(error="cross-site request refused (origin null)"), 403
+    token = request.headers.get("X-CSRF-Token") or request.form.get("csrf_token", "")
+    expected = session.get("csrf")
+    if not expected or not hmac.compare_digest(str(token), expected):
+        return jsonify(error="missing or wrong CSRF token: reload the page"), 403
+    if request.endpoint in ("api.set_pin", "api.login", "api.logout"):
+        return None
+    if not session.get("dealer"):
+        return jsonify(error="the dealer's PIN is needed for this (log in first)"), 401
+    return None
+
+
+def _json_body() -> Any:
+    data = request.get_json(silent=True)
+    if data is None:
+        raise InputError("send a JSON body (Content-Type: application/json)")
+    return data
+
+
+# --- pages ----------------------------------------------------------------------------------------
+
+@pages.get("/")
+def table():
+    return render_template("table.html", page="table")
+
+
+@pages.get("/history")
+def history():
+    ledger = _ext()["ledger"]
+    return render_template("history.html", page="history", rounds=ledger.rounds(limit=200),
+                           balances=ledger.balances())
+
+
+@pages.get("/settings")
+def settings():
+    games = []
+    for name in GAME_NAMES:
+        try:
+            g = get_game(name)
+        except Exception:  # a game not installed yet is left out, not fatal
+            continue
+        games.append({"name": g.name, "title_en": g.title_en, "title_ja": g.title_ja,
+                      "options": [{"name": o.name, "default": o.default,
+                                   "choices": list(o.choices) if o.choices else None, "doc": o.doc}
+                                  for o in g.options]})
+    return render_template("settings.html", page="settings", games=games, colours=CHIP_COLOURS,
+                           session_data=_service().session)
+
+
+@pages.get("/export.csv")
+def export_csv():
+    return Response(_ext()["ledger"].export_csv(), mimetype="text/csv",
+                    headers={"Content-Disposition": "attachment; filename=hanadealer-ledger.csv"})
+
+
+@pages.get("/rounds/<int:round_id>/snapshot.jpg")
+def round_snapshot(round_id: int):
+    data = _ext()["ledger"].snapshot(round_id)
+    if data is None:
+        abort(404, f"round {round_id} has no snapshot")
+    return Response(data, mimetype="image/jpeg")
+
+
+# --- API ------------------------------------------------------------------------------------------
+
+@api.get("/state")
+def state():
+    return jsonify(_service().view())
+
+
+@api.get("/cards")
+def cards():
+    return jsonify([{"id": c.id, "label": card_label(c.id), "month": c.month, "suit": c.suit,
+                     "suit_ja": SUIT_JA.get(c.suit, "")} for c in all_cards()])
+
+
+@api.get("/auth")
+def auth():
+    return jsonify(pin_set=_ext()["ledger"].get_meta("pin_hash") is not None,
+                   logged_in=bool(session.get("dealer")), csrf=_csrf_token())
+
+
+@api.post("/pin")
+def set_pin():
+    data = _json_body()
+    pin = _check_pin_format(str(data.get("pin", "")) if isinstance(data, dict) else "")
+    if not _ext()["ledger"].set_meta_once("pin_hash", generate_password_hash(pin)):
+        return jsonify(error="the PIN is already set"), 409
+    session["dealer"] = True
+    return jsonify(ok=True)
+
+
+@api.post("/login")
+def login():
+    failures = _ext()["failures"]
+    if failures[0] >= LOCKOUT_AFTER and time.monotonic() - failures[1] < LOCKOUT_S:
+        return jsonify(error=f"too many wrong PINs: wait {LOCKOUT_S:.0f} seconds"), 429
+    data = _json_body()
+    pin = str(data.get("pin", "")) if isinstance(data, dict) else ""
+    stored = _ext()["ledger"].get_meta("pin_hash")
+    if stored is None:
+        return jsonify(error="no PIN is set yet: set one first"), 409
+    if not check_password_hash(stored, pin):
+        failures[0] += 1
+        failures[1] = time.monotonic()
+        return jsonify(error="wrong PIN"), 401
+    failures[0] = 0
+    session["dealer"] = True
+    return jsonify(ok=True)
+
+
+@api.post("/logout")
+def logout():
+    session.pop("dealer", None)
+    return jsonify(ok=True)
+
+
+@api.post("/session")
+def start_session():
+    return jsonify(_service().start_session(_json_body()))
+
+
+@api.post("/bets")
+def add_bet():
+    return jsonify(_service().add_bet(_json_body())), 201
+
+
+@api.post("/bets/<bet_id>/remove")
+def remove_bet(bet_id: str):
+    _service().remove_bet(bet_id)
+    return jsonify(ok=True)
+
+
+@api.post("/correct")
+def correct():
+    return jsonify(_service().correct(_json_body()))
+
+
+@api.get("/round")
+def reveal():
+    """The round as revealed so far: zones, cards, what is missing, and the scores once complete."""
+    view = _service().view()
+    return jsonify({k: view.get(k) for k in ("zones", "problems", "preview", "pending", "advice")})
+
+
+@api.post("/settle")
+def settle():
+    return jsonify(_service().settle())
+
+
+@api.post("/settle/cancel")
+def cancel_settle():
+    _service().cancel_settlement()
+    return jsonify(ok=True)
+
+
+@api.post("/confirm")
+def confirm():
+    data = _json_body()
+    round_id = _service().confirm(data.get("pending") if isinstance(data, dict) else None)
+    return jsonify(round=round_id, balances=_ext()["ledger"].balances())
+
+
+@api.get("/rounds")
+def rounds():
+    return jsonify([r.to_json() for r in _ext()["ledger"].rounds(limit=request.args.get("limit", 50, int))])
+
+
+@api.get("/balances")
+def balances():
+    return jsonify(_ext()["ledger"].balances())
+
+
+@api.post("/zones")
+def save_zones():
+    """Zones drawn on the live image: {"zones": [{"name", "points": [[x, y], ...]}]} (frame pixels)."""
+    s = _service()
+    if not s.session:
+        raise InputError("choose the game first: zones belong to its layout")
+    data = _json_body()
+    raw = data.get("zones") if isinstance(data, dict) else None
+    if not isinstance(raw, list):
+        raise InputError("send {'zones': [{'name': ..., 'points': [[x, y], ...]}, ...]}")
+    game = get_game(s.session["game"])
+    from webui.round_builder import layout_setup
+    names = [z.name for z in game.layout(layout_setup(s.session))]
+    clean = []
+    for i, z in enumerate(raw, start=1):
+        if not isinstance(z, dict) or z.get("name") not in names:
+            raise InputError(f"zone {i}: the name must be one of {', '.join(names)}")
+        pts = z.get("points")
+        if (not isinstance(pts, list) or len(pts) < 3 or
+                not all(isinstance(p, list) and len(p) == 2 and
+                        all(isinstance(v, (int, float)) and not isinstance(v, bool) and v >= 0 for v in p)
+                        for p in pts)):
+            raise InputError(f"zone {z['name']}: at least 3 points, each [x, y] in image pixels")
+        clean.append({"name": z["name"], "points": [[float(x), float(y)] for x, y in pts]})
+    path = _zones_path(_ext()["zones_dir"], s.session["game"])
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(clean, indent=1))
+    s._apply_layout()
+    s.hub.bump()
+    return jsonify(saved=len(clean))
+
+
+@api.get("/zones")
+def get_zones():
+    s = _service()
+    if not s.session:
+        return jsonify(zones=[], names=[])
+    from webui.round_builder import layout_setup
+    game = get_game(s.session["game"])
+    path = _zones_path(_ext()["zones_dir"], s.session["game"])
+    zones = json.loads(path.read_text()) if path.exists() else []
+    return jsonify(zones=zones, names=[{"name": z.name, "label": f"{z.label_en} {z.label_ja}"}
+                                       for z in game.layout(layout_setup(s.session))])
+
+
+def _zones_path(zones_dir: Path, game: str) -> Path:
+    return Path(zones_dir) / f"zones-{game}.json"
+
+
+def _load_zones(zones_dir: Path, game: str):
+    """Drawn zones as the LiveTable wants them (vision.zones.TableZone), or None when none are drawn."""
+    path = _zones_path(zones_dir, game)
+    if not path.exists():
+        return None
+    raw = json.loads(path.read_text())
+    try:
+        from vision.zones import TableZone  # the vision side's type; imported only when zones exist
+    except ImportError:
+        return None
+    try:
+        return [TableZone(z["name"], [tuple(p) for p in z["points"]]) for z in raw]
+    except TypeError:
+        return [TableZone(name=z["name"], polygon=[tuple(p) for p in z["points"]]) for z in raw]
+
+
+# --- streams --------------------------------------------------------------------------------------
+
+@stream.get("/events")
+def events():
+    """Server-Sent Events: the whole page state now, then again on every change."""
+    service = _service()
+    _ext()["watcher"].ensure_started()
+    keepalive = float(current_app.config["SSE_KEEPALIVE_S"])
+
+    def gen():
+        seen = None
+        yield "retry: 1000\n\n"
+        while True:
+            version = service.hub.version if seen is None else service.hub.wait(seen, keepalive)
+            if version == seen:
+                yield ": keep-alive\n\n"
+                continue
+            seen = version
+            data = json.dumps(service.view(), separators=(",", ":"))
+            yield f"id: {version}\nevent: state\ndata: {data}\n\n"
+
+    return Response(stream_with_context(gen()), mimetype="text/event-stream",
+                    headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"})
+
+
+@stream.get("/frame.jpg")
+def frame():
+    data = _ext()["live"].jpeg()
+    if not data:
+        abort(503, "no camera image yet")
+    return Response(data, mimetype="image/jpeg", headers={"Cache-Control": "no-store"})
+
+
+@stream.get("/video.mjpg")
+def video():
+    live = _ext()["live"]
+    period = 1.0 / max(float(current_app.config["VIDEO_FPS"]), 0.5)
+
+    def gen():
+        last = None
+        while True:
+            try:
+                data = live.jpeg()
+            except Exception:
+                data = None
+            if data and data is not last:
+                last = data
+                yield (b"--frame\r\nContent-Type: image/jpeg\r\nContent-Length: " +
+                       str(len(data)).encode() + b"\r\n\r\n" + data + b"\r\n")
+            time.sleep(period)
+
+    return Response(gen(), mimetype="multipart/x-mixed-replace; boundary=frame",
+                    headers={"Cache-Control": "no-store"})

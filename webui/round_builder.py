@@ -1,0 +1,256 @@
+"""From the stable table (a LiveTable snapshot) to the round document of ``hanadealer settle``.
+
+The camera reports each card with a face and a confidence; the dealer may have corrected some cards
+by a tap. ``RoundBuilder.build`` turns the cards of each zone into card ids (corrections first),
+checks that every card the game needs is there, face up and sure, and writes the round JSON for the
+game's shape (rows, Otoroku hands, Kabu-Tsukuri rows per player, Echobo's dealer card). Anything that
+stops the round from being settled is a plain sentence in ``problems``; it is never guessed away.
+"""
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Any, Mapping
+
+from dealer.cards import BACK, cards_of_face, get_card, is_card, UnknownCardError
+from dealer.games import Game, RoundError, ZoneSpec
+
+ROW_GAMES = {"batta-maki", "atosaki", "koikoi-atosaki", "mutsu-wari", "hankan", "shoniban"}
+# Kakeya Toranpu is a trick game with western cards: the camera pipeline does not follow tricks.
+NOT_LIVE = {"kakeya-toranpu": "Kakeya Toranpu is a trick game with western cards; the live table "
+                              "cannot follow it (settle it with `hanadealer settle`)"}
+
+
+# --- the snapshot, read defensively -------------------------------------------------------------
+
+def table_zones(snapshot: Mapping[str, Any] | None) -> tuple[dict[str, list[dict]], dict[str, int], list[dict]]:
+    """(zone name -> cards in table order, zone name -> face-down count, unassigned cards).
+
+    Accepts the zones as a mapping (name -> list of cards, or name -> {"cards", "face_down"}) or as
+    a list of {"name", "cards", "face_down"}; a card whose face is ``back`` counts as face down."""
+    zones: dict[str, list[dict]] = {}
+    down: dict[str, int] = {}
+    if not snapshot:
+        return zones, down, []
+    raw = snapshot.get("zones") or {}
+    items = raw.items() if isinstance(raw, Mapping) else (((z.get("name"), z) for z in raw))
+    for name, value in items:
+        if isinstance(value, Mapping):
+            cards = list(value.get("cards") or [])
+            extra = int(value.get("face_down") or value.get("face_down_count") or 0)
+        else:
+            cards, extra = list(value or []), 0
+        up = [c for c in cards if c.get("face") != BACK]
+        zones[str(name)] = up
+        down[str(name)] = extra + (len(cards) - len(up))
+    top_down = snapshot.get("face_down") or {}
+    if isinstance(top_down, Mapping):
+        for name, n in top_down.items():
+            down[str(name)] = max(down.get(str(name), 0), int(n or 0))
+    return zones, down, list(snapshot.get("unassigned") or [])
+
+
+# --- the result of building ---------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class ZoneView:
+    """One zone as the page shows it."""
+    name: str
+    label_en: str
+    label_ja: str
+    expected: int | None
+    scored: bool
+    group: str | None
+    cards: tuple[dict, ...]   # each: track_id, card, face, recognised, confidence, uncertain, corrected
+    face_down: int
+
+    @property
+    def complete(self) -> bool:
+        if self.face_down:
+            return False
+        return len(self.cards) == self.expected if self.expected is not None else bool(self.cards)
+
+    def to_json(self) -> dict:
+        return {"name": self.name, "label_en": self.label_en, "label_ja": self.label_ja,
+                "expected": self.expected, "scored": self.scored, "group": self.group,
+                "cards": list(self.cards), "face_down": self.face_down, "complete": self.complete}
+
+
+@dataclass(frozen=True)
+class BuiltRound:
+    round: dict | None                    # the round document, None while ``problems`` is not empty
+    zones: tuple[ZoneView, ...]
+    problems: tuple[str, ...] = ()
+    cards: tuple[dict, ...] = field(default_factory=tuple)  # recognised/corrected, for the ledger
+
+    @property
+    def ready(self) -> bool:
+        return self.round is not None
+
+
+def zone_title(z: ZoneSpec) -> str:
+    return f"{z.label_en} {z.label_ja}".strip()
+
+
+class RoundBuilder:
+    """``build(snapshot, game, setup, bets, corrections) -> BuiltRound``.
+
+    ``setup``: the session (house, players, seats, share, ante, carry, chosen). ``corrections`` maps a
+    track id (as a string) to the card id the dealer chose for it."""
+
+    def build(self, snapshot: Mapping[str, Any] | None, game: Game, setup: Mapping[str, Any],
+              bets: list[dict], corrections: Mapping[str, str]) -> BuiltRound:
+        if game.name in NOT_LIVE:
+            return BuiltRound(None, (), (NOT_LIVE[game.name],))
+        house = game.resolve_house(setup.get("house"))
+        layout = game.layout(layout_setup(setup))
+        try:
+            deck = Counter(game.deck(house))
+        except Exception:  # a deck that cannot be built should not hide the cards themselves
+            deck = Counter()
+        seen, down, _ = table_zones(snapshot)
+        problems: list[str] = []
+        used: Counter = Counter()
+        views: list[ZoneView] = []
+        ledger_cards: list[dict] = []
+        # corrected cards first, so a guess never takes the copy the dealer named
+        for cards in seen.values():
+            for c in cards:
+                fix = corrections.get(str(c.get("track_id")))
+                if fix:
+                    used[fix] += 1
+        for z in layout:
+            out = []
+            for pos, c in enumerate(seen.get(z.name, []), start=1):
+                fix = corrections.get(str(c.get("track_id")))
+                recognised = _recognised_id(c, deck, used)
+                card = fix or recognised
+                if not fix and recognised:
+                    used[recognised] += 1
+                item = {"track_id": c.get("track_id"), "card": card, "face": c.get("face"),
+                        "recognised": recognised, "confidence": c.get("confidence"),
+                        "uncertain": bool(c.get("uncertain")) and not fix, "corrected": bool(fix),
+                        "position": pos}
+                out.append(item)
+                ledger_cards.append({"zone": z.name, **item})
+                where = f"card {pos} of {zone_title(z)}"
+                if item["uncertain"]:
+                    problems.append(f"{where} is uncertain (looks like {card or c.get('face')}): "
+                                    f"tap it to confirm or correct it")
+                elif card is None:
+                    problems.append(f"{where} was not recognised: tap it to choose the card")
+            view = ZoneView(z.name, z.label_en, z.label_ja, z.cards, z.scored, z.group, tuple(out),
+                            down.get(z.name, 0))
+            views.append(view)
+            if view.face_down:
+                problems.append(f"{zone_title(z)}: {view.face_down} card(s) still face down")
+            elif z.cards is not None and len(out) != z.cards:
+                problems.append(f"{zone_title(z)} has {len(out)} of {z.cards} cards")
+            elif z.cards is None and not out and _needs_cards(game, z):
+                problems.append(f"{zone_title(z)} has no cards yet")
+        if problems:
+            return BuiltRound(None, tuple(views), tuple(problems), tuple(ledger_cards))
+        try:
+            round_ = build_round_document(game, setup, bets, views)
+        except RoundError as exc:
+            return BuiltRound(None, tuple(views), (str(exc),), tuple(ledger_cards))
+        return BuiltRound(round_, tuple(views), (), tuple(ledger_cards))
+
+
+def _needs_cards(game: Game, z: ZoneSpec) -> bool:
+    return z.scored
+
+
+def _recognised_id(c: Mapping[str, Any], deck: Counter, used: Counter) -> str | None:
+    """The card id for what the camera saw. Cards sharing a face (a month's chaff) are told apart
+    only by the deck: take the first copy of that face not yet on the table."""
+    face = c.get("face")
+    card = c.get("card")
+    if face in (None, BACK):
+        return None
+    try:
+        options = [x.id for x in cards_of_face(face)]
+    except UnknownCardError:
+        return card if is_card(card) else None
+    if is_card(card) and card in options:  # the camera's own pick first
+        options.remove(card)
+        options.insert(0, card)
+    for cid in options:
+        if used[cid] < max(deck.get(cid, 0), 1):
+            return cid
+    return options[0]
+
+
+def layout_setup(setup: Mapping[str, Any]) -> dict:
+    """What ``Game.layout`` is given: the seats / players of the session."""
+    names = [p["name"] for p in setup.get("players", [])]
+    seats = list(setup.get("seats") or names)
+    return {"game": setup.get("game"), "seats": seats, "players": names,
+            "rows": {n: [] for n in names}}
+
+
+def build_round_document(game: Game, setup: Mapping[str, Any], bets: list[dict],
+                         zones: list[ZoneView] | tuple[ZoneView, ...]) -> dict:
+    """The round JSON of ``hanadealer settle`` for this game's shape."""
+    ids = {z.name: [c["card"] for c in z.cards] for z in zones}
+    doc: dict[str, Any] = {"game": game.name, "house": dict(setup.get("house") or {}),
+                           "bets": [{"player": b["player"], "on": b["on"], "amount": b["amount"]}
+                                    for b in bets]}
+    if game.name == "otoroku":
+        doc["seats"] = list(setup.get("seats") or [p["name"] for p in setup.get("players", [])])
+        doc["hands"] = {name: cards for name, cards in ids.items() if cards}
+        doc["share"] = setup.get("share", 1)
+        if setup.get("chosen"):
+            doc["chosen"] = list(setup["chosen"])
+    elif game.name == "kabu-tsukuri":
+        rows: dict[str, list[list[str]]] = {}
+        for z in zones:
+            owner = z.group or z.name
+            rows.setdefault(owner, []).append(ids[z.name])
+        doc["rows"] = rows
+        doc["bet"] = setup.get("ante", 1)
+        if setup.get("carry"):
+            doc["carry"] = setup["carry"]
+        if not bets:
+            del doc["bets"]
+    elif game.name == "echobo":
+        dealer = [z for z in zones if z.name == "dealer"] or list(zones[:1])
+        cards = ids[dealer[0].name] if dealer else []
+        if len(cards) != 1:
+            raise RoundError(f"the dealer's card must be one card, the table shows {len(cards)}")
+        doc["dealer_card"] = cards[0]
+    else:
+        doc["rows"] = ids
+    return doc
+
+
+# --- bets ---------------------------------------------------------------------------------------
+
+def bet_targets(game: Game, setup: Mapping[str, Any]) -> list[Any]:
+    """What a bet may be ``on`` in this game."""
+    if game.bet_targets is not None:
+        return list(game.bet_targets(layout_setup(setup) | {"house": setup.get("house") or {}}))
+    layout = game.layout(layout_setup(setup))
+    if game.name == "echobo":
+        house = game.resolve_house(setup.get("house"))
+        return sorted(c for c, n in game.deck(house).items() if n) + list(range(1, 7))
+    if game.name in ("otoroku", "kabu-tsukuri"):
+        return [p["name"] for p in setup.get("players", [])]
+    return [z.name for z in layout if z.scored]
+
+
+def card_label(card_id: str | None) -> str:
+    """'pine-crane' -> 'Pine crane 松' (for the page)."""
+    if not card_id:
+        return "?"
+    try:
+        card = get_card(card_id)
+    except UnknownCardError:
+        return card_id
+    rest = card_id[len(card.suit) + 1:].replace("-", " ") if card_id.startswith(card.suit) else card_id
+    return f"{card.suit.replace('-', ' ').capitalize()} {rest} {SUIT_JA.get(card.suit, '')}".strip()
+
+
+SUIT_JA = {"pine": "松", "plum": "梅", "cherry": "桜", "wisteria": "藤", "iris": "菖蒲", "peony": "牡丹",
+           "clover": "萩", "bush-clover": "萩", "susuki": "芒", "chrysanthemum": "菊", "maple": "紅葉", "willow": "柳",
+           "paulownia": "桐"}

@@ -1,0 +1,415 @@
+"""The dealer's session as one object: game and house rules, players, bets, corrections, the settlement
+waiting for confirmation, and the ledger. The Flask routes only translate HTTP to these methods.
+
+Every write goes to the ledger's session record at once, so a restarted server resumes the same
+session with the same pending bets; a confirmed round is recorded together with the cleared session
+in one transaction.
+"""
+from __future__ import annotations
+
+import re
+import secrets
+import threading
+from dataclasses import asdict, is_dataclass
+from fractions import Fraction
+from importlib import metadata
+from typing import Any, Callable, Mapping
+
+from dealer.cards import is_card, nearest_ids
+from dealer.games import RoundError, get_game, parse_amount, settle_round, to_json_amount
+from dealer.ledger import Ledger
+from webui.round_builder import (RoundBuilder, bet_targets, card_label, layout_setup, table_zones,
+                                 zone_title)
+
+CHIP_COLOURS = ("red", "blue", "green", "black", "white", "yellow", "purple", "orange")
+MAX_PLAYERS = 12
+NAME_RE = re.compile(r"^[\w .'-]{1,24}$")
+
+
+class InputError(ValueError):
+    """Bad input from the page; the message is shown to the dealer as is."""
+
+
+def rule_version(game: str) -> str:
+    try:
+        v = metadata.version("hanadealer")
+    except metadata.PackageNotFoundError:
+        v = "unknown"
+    return f"hanadealer {v} / {game}"
+
+
+class Hub:
+    """A version number that waiting Server-Sent-Event streams wake up on."""
+
+    def __init__(self):
+        self._version = 0
+        self._cond = threading.Condition()
+
+    @property
+    def version(self) -> int:
+        return self._version
+
+    def bump(self) -> int:
+        with self._cond:
+            self._version += 1
+            self._cond.notify_all()
+            return self._version
+
+    def wait(self, seen: int, timeout: float) -> int:
+        with self._cond:
+            self._cond.wait_for(lambda: self._version != seen, timeout=timeout)
+            return self._version
+
+
+class DealerService:
+    def __init__(self, ledger: Ledger, live: Any, *, zones_loader: Callable[[str], Any] | None = None):
+        self.ledger = ledger
+        self.live = live
+        self.hub = Hub()
+        self.builder = RoundBuilder()
+        self.zones_loader = zones_loader
+        self._lock = threading.RLock()
+        self._view_cache: tuple[tuple[int, int], dict] | None = None
+        self.session: dict | None = ledger.load_session()
+        if self.session:
+            self._apply_layout()
+
+    # --- helpers ---------------------------------------------------------------------------------
+    def _save(self) -> None:
+        self.ledger.save_session(self.session)
+        self.hub.bump()
+
+    def _require_session(self) -> dict:
+        if not self.session:
+            raise InputError("no session yet: choose the game and the players first (Settings)")
+        return self.session
+
+    def _game(self):
+        return get_game(self._require_session()["game"])
+
+    def _apply_layout(self) -> None:
+        try:
+            game = get_game(self.session["game"])
+            layout = game.layout(layout_setup(self.session))
+        except Exception:
+            return
+        zones = self.zones_loader(self.session["game"]) if self.zones_loader else None
+        if hasattr(self.live, "set_layout"):
+            self.live.set_layout(layout, zones)
+
+    # --- session ---------------------------------------------------------------------------------
+    def start_session(self, data: Mapping[str, Any]) -> dict:
+        if not isinstance(data, Mapping):
+            raise InputError("the session must be a JSON object with game, house and players")
+        try:
+            game = get_game(data.get("game"))
+            house = game.resolve_house(data.get("house") or {})
+        except RoundError as exc:
+            raise InputError(str(exc)) from None
+        players = self._check_players(data.get("players"))
+        names = [p["name"] for p in players]
+        session = {"game": game.name, "house": {k: v for k, v in (data.get("house") or {}).items()},
+                   "players": players, "bets": [], "corrections": {}, "pending": None,
+                   "limits": self._check_limits(data.get("limits") or {})}
+        if game.name == "otoroku":
+            seats = data.get("seats") or names
+            if not isinstance(seats, list) or set(seats) - set(names) or len(set(seats)) != len(seats):
+                raise InputError("seats must list the players, each once, in turn order")
+            session["seats"] = seats
+            session["share"] = self._amount(data.get("share", 1), "the share")
+        if game.name == "kabu-tsukuri":
+            session["ante"] = self._amount(data.get("ante", 1), "the ante")
+        _ = house  # validated above; the session keeps only what the dealer chose
+        with self._lock:
+            self.session = session
+            self._apply_layout()
+            self._save()
+        return session
+
+    @staticmethod
+    def _amount(value: Any, what: str):
+        try:
+            return to_json_amount(parse_amount(value, what))
+        except RoundError as exc:
+            raise InputError(str(exc)) from None
+
+    def _check_players(self, raw: Any) -> list[dict]:
+        if not isinstance(raw, list) or not raw:
+            raise InputError("add at least one player (a name and a chip colour)")
+        if len(raw) > MAX_PLAYERS:
+            raise InputError(f"at most {MAX_PLAYERS} players")
+        out, seen = [], set()
+        for i, p in enumerate(raw, start=1):
+            if isinstance(p, str):
+                p = {"name": p}
+            if not isinstance(p, Mapping):
+                raise InputError(f"player {i} must have a name and a chip colour")
+            name = str(p.get("name", "")).strip()
+            if not NAME_RE.match(name):
+                raise InputError(f"player {i}: a name is 1-24 letters, digits, spaces or .'- (got {name!r})")
+            if name.lower() == "dealer":
+                raise InputError(f"player {i}: 'dealer' is the bank, not a player name")
+            if name in seen:
+                raise InputError(f"player {name!r} is listed twice")
+            seen.add(name)
+            colour = p.get("colour") or CHIP_COLOURS[(i - 1) % len(CHIP_COLOURS)]
+            if colour not in CHIP_COLOURS:
+                raise InputError(f"player {name!r}: chip colour {colour!r} is not one of "
+                                 f"{', '.join(CHIP_COLOURS)}")
+            out.append({"name": name, "colour": colour})
+        return out
+
+    @staticmethod
+    def _check_limits(raw: Any) -> dict:
+        if not isinstance(raw, Mapping):
+            raise InputError("limits must be an object with min_bet and/or max_bet")
+        out = {}
+        for key in ("min_bet", "max_bet"):
+            if raw.get(key) not in (None, ""):
+                try:
+                    out[key] = to_json_amount(parse_amount(raw[key], key.replace("_", " ")))
+                except RoundError as exc:
+                    raise InputError(str(exc)) from None
+        if "min_bet" in out and "max_bet" in out and out["min_bet"] > out["max_bet"]:
+            raise InputError("the minimum bet is above the maximum bet")
+        return out
+
+    # --- bets ------------------------------------------------------------------------------------
+    def add_bet(self, data: Mapping[str, Any]) -> dict:
+        with self._lock:
+            s = self._require_session()
+            game = self._game()
+            if not isinstance(data, Mapping):
+                raise InputError("a bet is an object with player, on and amount")
+            player = data.get("player")
+            names = [p["name"] for p in s["players"]]
+            if player not in names:
+                raise InputError(f"unknown player {player!r} (players: {', '.join(names)})")
+            on = data.get("on")
+            targets = bet_targets(game, s)
+            if isinstance(on, str) and on.isdigit() and int(on) in targets:
+                on = int(on)
+            if on not in targets or isinstance(on, bool):
+                shown = ", ".join(map(str, targets[:12])) + (" ..." if len(targets) > 12 else "")
+                raise InputError(f"a bet cannot be on {on!r} in {game.name} (choose from {shown})")
+            try:
+                amount = parse_amount(data.get("amount"), "the bet amount")
+            except RoundError as exc:
+                raise InputError(str(exc)) from None
+            limits = s.get("limits") or {}
+            if "min_bet" in limits and amount < Fraction(limits["min_bet"]):
+                raise InputError(f"the bet of {to_json_amount(amount)} is below the table minimum "
+                                 f"of {limits['min_bet']}")
+            if "max_bet" in limits and amount > Fraction(limits["max_bet"]):
+                raise InputError(f"the bet of {to_json_amount(amount)} is above the table maximum "
+                                 f"of {limits['max_bet']}")
+            self._check_house_limits(game, s, player, on)
+            bet = {"id": secrets.token_hex(4), "player": player, "on": on,
+                   "amount": to_json_amount(amount)}
+            s["bets"].append(bet)
+            s["pending"] = None
+            self._save()
+            return bet
+
+    def _check_house_limits(self, game, s, player, on) -> None:
+        house = game.resolve_house(s.get("house"))
+        max_cards = house.get("max_cards")
+        if isinstance(max_cards, int) and not isinstance(max_cards, bool):
+            cards = {b["on"] for b in s["bets"] if b["player"] == player} | {on}
+            if len(cards) > max_cards:
+                raise InputError(f"{player} may bet on at most {max_cards} cards in a round "
+                                 f"(house rule max_cards)")
+
+    def remove_bet(self, bet_id: str) -> None:
+        with self._lock:
+            s = self._require_session()
+            before = len(s["bets"])
+            s["bets"] = [b for b in s["bets"] if b["id"] != bet_id]
+            if len(s["bets"]) == before:
+                raise InputError(f"no bet {bet_id!r} (it may have been removed already)")
+            s["pending"] = None
+            self._save()
+
+    # --- corrections -----------------------------------------------------------------------------
+    def correct(self, data: Mapping[str, Any]) -> dict:
+        with self._lock:
+            s = self._require_session()
+            if not isinstance(data, Mapping) or "track_id" not in data:
+                raise InputError("a correction names the card on the table (track_id) and the right card")
+            track = str(data["track_id"])
+            zones, _, unassigned = table_zones(self.live.snapshot())
+            on_table = {str(c.get("track_id")) for cards in zones.values() for c in cards}
+            on_table |= {str(c.get("track_id")) for c in unassigned}
+            card = data.get("card")
+            if card in (None, ""):
+                s["corrections"].pop(track, None)
+            else:
+                if track not in on_table:
+                    raise InputError(f"there is no card {track} on the table now (it may have been picked up)")
+                if not is_card(card):
+                    near = nearest_ids(card)
+                    hint = f" (did you mean {', '.join(near)}?)" if near else ""
+                    raise InputError(f"unknown card {card!r}{hint}")
+                s["corrections"][track] = card
+            s["pending"] = None
+            self._save()
+            return {"track_id": track, "card": card}
+
+    # --- the round -------------------------------------------------------------------------------
+    def build(self, snapshot: Mapping[str, Any] | None = None):
+        s = self._require_session()
+        snap = self.live.snapshot() if snapshot is None else snapshot
+        return self.builder.build(snap, self._game(), s, s["bets"], s["corrections"])
+
+    def settle(self) -> dict:
+        """Freeze the table as it is now and settle it; the result waits for the dealer's confirm."""
+        with self._lock:
+            s = self._require_session()
+            snap = self.live.snapshot()
+            built = self.build(snap)
+            if not built.ready:
+                raise InputError("cannot settle yet: " + "; ".join(built.problems))
+            try:
+                result = settle_round(built.round)
+            except RoundError as exc:
+                raise InputError(f"cannot settle: {exc}") from None
+            jpeg = None
+            try:
+                jpeg = self.live.jpeg()
+            except Exception:
+                jpeg = None
+            self._pending_jpeg = jpeg
+            s["pending"] = {"id": secrets.token_hex(6), "round": built.round, "result": result,
+                            "cards": list(built.cards)}
+            self._save()
+            return s["pending"]
+
+    def confirm(self, pending_id: Any) -> int:
+        with self._lock:
+            s = self._require_session()
+            pending = s.get("pending")
+            if not pending:
+                raise InputError("nothing to confirm: settle the round first")
+            if pending_id != pending["id"]:
+                raise InputError("the settlement changed since it was shown: check it and confirm again")
+            after = dict(s, bets=[], corrections={}, pending=None)
+            round_id = self.ledger.record_round(
+                round_=pending["round"], result=pending["result"],
+                rule_version=rule_version(s["game"]), cards=pending["cards"],
+                snapshot_jpeg=getattr(self, "_pending_jpeg", None), session=after)
+            self.session = after
+            self._pending_jpeg = None
+            self.hub.bump()
+            return round_id
+
+    def cancel_settlement(self) -> None:
+        with self._lock:
+            s = self._require_session()
+            s["pending"] = None
+            self._save()
+
+    # --- what the page shows ---------------------------------------------------------------------
+    def view(self) -> dict:
+        """Everything the page draws, as one JSON-ready dict (sent on every change)."""
+        snap = self.live.snapshot() or {}
+        key = (self.hub.version, int(snap.get("version", 0) or 0))
+        cached = self._view_cache
+        if cached and cached[0] == key:
+            return cached[1]
+        with self._lock:
+            view = self._make_view(snap)
+            view["version"] = f"{key[0]}.{key[1]}"
+        self._view_cache = (key, view)
+        return view
+
+    def _make_view(self, snap: Mapping[str, Any]) -> dict:
+        status = snap.get("status") or {}
+        view: dict[str, Any] = {"camera": status.get("camera", "ok"), "error": status.get("error"),
+                                "banner": banner(status), "session": None, "zones": [],
+                                "problems": [], "preview": None, "pending": None, "advice": None}
+        s = self.session
+        if not s:
+            view["problems"] = ["no session yet: choose the game and the players (Settings)"]
+            return view
+        game = get_game(s["game"])
+        view["session"] = {"game": s["game"], "title_en": game.title_en, "title_ja": game.title_ja,
+                           "house": game.resolve_house(s.get("house")), "players": s["players"],
+                           "bets": s["bets"], "limits": s.get("limits") or {},
+                           "targets": _target_labels(game, s)}
+        try:
+            built = self.build(snap)
+        except RoundError as exc:
+            view["problems"] = [str(exc)]
+            return view
+        view["zones"] = [dict(z.to_json(), cards=[dict(c, label=card_label(c["card"])) for c in z.cards])
+                         for z in built.zones]
+        view["problems"] = list(built.problems)
+        if built.ready:
+            try:
+                view["preview"] = settle_round(built.round)
+            except RoundError as exc:
+                view["problems"] = [str(exc)]
+        view["pending"] = s.get("pending")
+        view["advice"] = equalise_advice(game, s)
+        _, _, unassigned = table_zones(snap)
+        view["unassigned"] = len(unassigned)
+        return view
+
+
+def banner(status: Mapping[str, Any]) -> str | None:
+    camera = status.get("camera", "ok")
+    error = status.get("error")
+    if camera == "ok" and not error:
+        return None
+    what = {"lost": "The camera is lost", "reconnecting": "Reconnecting to the camera"}.get(
+        camera, "The table cannot be read")
+    return f"{what}: {error}" if error else what
+
+
+def _target_labels(game, s) -> list[dict]:
+    try:
+        targets = bet_targets(game, s)
+        layout = {z.name: z for z in game.layout(layout_setup(s))}
+    except Exception:
+        return []
+    out = []
+    for t in targets:
+        z = layout.get(t) if isinstance(t, str) else None
+        out.append({"on": t, "label": zone_title(z) if z else (card_label(t) if isinstance(t, str) else f"month {t}")})
+    return out
+
+
+def equalise_advice(game, s) -> dict | None:
+    """How much the dealer must add, and where, so that the sides are even. Uses the rule engine's
+    helper (dealer/equalise.py) when it is there; otherwise the plain two-sided rule."""
+    bets = [{"player": b["player"], "on": b["on"], "amount": b["amount"]} for b in s["bets"]]
+    try:
+        from dealer import equalise as eq  # built with the rule engine
+        fn = getattr(eq, "equalise", None) or getattr(eq, "equalise_bets", None)
+        if fn is not None:
+            out = fn(bets) if fn.__code__.co_argcount == 1 else fn(game.name, bets)
+            if is_dataclass(out):
+                out = asdict(out)
+            if isinstance(out, Mapping):
+                return _jsonable(out)
+    except Exception:
+        pass
+    sides = [z.name for z in game.layout(layout_setup(s)) if z.scored]
+    if len(sides) != 2 or game.name not in ("batta-maki", "atosaki", "koikoi-atosaki", "mutsu-wari",
+                                            "shoniban"):
+        return None
+    totals = {side: sum(Fraction(b["amount"]) for b in bets if b["on"] == side) for side in sides}
+    low, high = sorted(sides, key=lambda k: totals[k])
+    diff = totals[high] - totals[low]
+    return {"totals": {k: to_json_amount(v) for k, v in totals.items()},
+            "dealer_adds": to_json_amount(diff), "on": low if diff else None}
+
+
+def _jsonable(x):
+    if isinstance(x, Fraction):
+        return to_json_amount(x)
+    if isinstance(x, Mapping):
+        return {str(k): _jsonable(v) for k, v in x.items()}
+    if isinstance(x, (list, tuple)):
+        return [_jsonable(v) for v in x]
+    return x

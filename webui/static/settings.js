@@ -1,0 +1,120 @@
+// Settings: start a session (game, house rules, players), and draw the table zones on the image.
+"use strict";
+const GAMES = JSON.parse(document.getElementById("games-data").textContent);
+const SESSION = JSON.parse(document.getElementById("session-data").textContent);
+const COLOURS = JSON.parse(document.getElementById("colours-data").textContent);
+const gameSelect = document.getElementById("game");
+
+function renderHouse() {
+  const game = GAMES.find((g) => g.name === gameSelect.value);
+  const box = document.getElementById("house-options");
+  const chosen = (SESSION && SESSION.game === gameSelect.value && SESSION.house) || {};
+  box.replaceChildren(el("legend", {}, "House rules"), ...(game ? game.options : []).map((o) => {
+    const value = o.name in chosen ? chosen[o.name] : o.default;
+    let input;
+    if (o.choices) {
+      input = el("select", {"data-option": o.name},
+        o.choices.map((c) => el("option", {value: JSON.stringify(c), selected: JSON.stringify(c) === JSON.stringify(value) ? "selected" : null}, String(c))));
+    } else {
+      input = el("input", {"data-option": o.name, value: JSON.stringify(value)});
+    }
+    return el("label", {title: o.doc || ""}, o.name, " ", input);
+  }));
+  document.querySelectorAll(".otoroku-only").forEach((n) => { n.hidden = gameSelect.value !== "otoroku"; });
+  document.querySelectorAll(".kabu-only").forEach((n) => { n.hidden = gameSelect.value !== "kabu-tsukuri"; });
+}
+
+function addPlayer(name, colour) {
+  const i = document.querySelectorAll("#players .player").length;
+  const row = el("div", {class: "player row"},
+    el("input", {class: "player-name", value: name || "", placeholder: "name", "aria-label": "player name"}),
+    el("select", {class: "player-colour", "aria-label": "chip colour"},
+      COLOURS.map((c) => el("option", {value: c, selected: c === (colour || COLOURS[i % COLOURS.length]) ? "selected" : null}, c))),
+    el("button", {type: "button", class: "small", onclick: () => row.remove()}, "Remove"));
+  document.getElementById("players").append(row);
+}
+
+gameSelect.addEventListener("change", renderHouse);
+document.getElementById("add-player").addEventListener("click", () => addPlayer());
+document.getElementById("session-form").addEventListener("submit", async (ev) => {
+  ev.preventDefault();
+  const house = {};
+  for (const input of document.querySelectorAll("[data-option]")) {
+    let v = input.value;
+    try { v = JSON.parse(v); } catch (e) { /* a plain string */ }
+    house[input.dataset.option] = v;
+  }
+  const players = [...document.querySelectorAll("#players .player")]
+    .map((r) => ({name: r.querySelector(".player-name").value.trim(), colour: r.querySelector(".player-colour").value}))
+    .filter((p) => p.name);
+  const limits = {};
+  const minB = document.getElementById("min-bet").value, maxB = document.getElementById("max-bet").value;
+  if (minB !== "") limits.min_bet = Number(minB);
+  if (maxB !== "") limits.max_bet = Number(maxB);
+  const body = {game: gameSelect.value, house, players, limits};
+  if (gameSelect.value === "otoroku") body.share = Number(document.getElementById("share").value);
+  if (gameSelect.value === "kabu-tsukuri") body.ante = Number(document.getElementById("ante").value);
+  try {
+    await api("/api/session", body);
+    showMessage("Session started.");
+    setTimeout(() => { location.href = "/"; }, 500);
+  } catch (e) { /* shown */ }
+});
+
+renderHouse();
+if (SESSION && SESSION.players) SESSION.players.forEach((p) => addPlayer(p.name, p.colour));
+else { addPlayer(); addPlayer(); }
+if (SESSION && SESSION.limits) {
+  if (SESSION.limits.min_bet !== undefined) document.getElementById("min-bet").value = SESSION.limits.min_bet;
+  if (SESSION.limits.max_bet !== undefined) document.getElementById("max-bet").value = SESSION.limits.max_bet;
+}
+
+// --- zones drawn on the live image (stored in image pixels) ---
+const img = document.getElementById("zone-image");
+const canvas = document.getElementById("zone-canvas");
+let zones = [];
+let current = [];
+
+function scale() { return img.naturalWidth ? img.naturalWidth / img.clientWidth : 1; }
+
+function draw() {
+  canvas.width = img.clientWidth; canvas.height = img.clientHeight;
+  const ctx = canvas.getContext("2d");
+  const k = 1 / scale();
+  ctx.lineWidth = 3; ctx.font = "18px sans-serif";
+  for (const z of zones) {
+    ctx.strokeStyle = "#2a9d8f"; ctx.fillStyle = "rgba(42,157,143,0.2)";
+    ctx.beginPath();
+    z.points.forEach(([x, y], i) => (i ? ctx.lineTo(x * k, y * k) : ctx.moveTo(x * k, y * k)));
+    ctx.closePath(); ctx.fill(); ctx.stroke();
+    ctx.fillStyle = "#fff"; ctx.fillText(z.name, z.points[0][0] * k + 4, z.points[0][1] * k + 20);
+  }
+  ctx.strokeStyle = "#e9c46a"; ctx.beginPath();
+  current.forEach(([x, y], i) => (i ? ctx.lineTo(x * k, y * k) : ctx.moveTo(x * k, y * k)));
+  ctx.stroke();
+  for (const [x, y] of current) { ctx.fillStyle = "#e9c46a"; ctx.fillRect(x * k - 5, y * k - 5, 10, 10); }
+}
+
+canvas.addEventListener("click", (ev) => {
+  const r = canvas.getBoundingClientRect();
+  current.push([Math.round((ev.clientX - r.left) * scale()), Math.round((ev.clientY - r.top) * scale())]);
+  draw();
+});
+document.getElementById("zone-close").addEventListener("click", () => {
+  if (current.length < 3) { showMessage("A zone needs at least 3 corners.", true); return; }
+  const name = document.getElementById("zone-name").value;
+  zones = zones.filter((z) => z.name !== name).concat([{name, points: current}]);
+  current = []; draw();
+});
+document.getElementById("zone-clear").addEventListener("click", () => { zones = []; current = []; draw(); });
+document.getElementById("zone-save").addEventListener("click", async () => {
+  try { const r = await api("/api/zones", {zones}); showMessage(`${r.saved} zone(s) saved.`); } catch (e) { /* shown */ }
+});
+img.addEventListener("load", draw);
+img.addEventListener("error", () => showMessage("No camera image yet: the zones can be drawn once the table is visible.", true));
+window.addEventListener("resize", draw);
+api("/api/zones").then((r) => {
+  zones = r.zones || [];
+  document.getElementById("zone-name").replaceChildren(...r.names.map((n) => el("option", {value: n.name}, n.label)));
+  draw();
+});

@@ -1,0 +1,146 @@
+// The live table page: one EventSource brings the whole state on every change; taps send JSON.
+"use strict";
+let STATE = null;
+let CARDS = [];
+let correcting = null;
+
+api("/api/cards").then((cards) => { CARDS = cards; });
+
+function render(s) {
+  STATE = s;
+  const banner = document.getElementById("banner");
+  banner.hidden = !s.banner;
+  banner.textContent = s.banner || "";
+  const sess = s.session;
+  document.getElementById("game-title").textContent = sess ? `${sess.title_en} ${sess.title_ja}` : "No session yet: open Settings";
+  document.getElementById("house").textContent = sess ? Object.entries(sess.house).map(([k, v]) => `${k}: ${v}`).join(" · ") : "";
+  renderZones(s);
+  renderWinner(s);
+  const probs = document.getElementById("problems");
+  probs.replaceChildren(...(s.problems || []).map((p) => el("li", {}, p)));
+  renderBets(s);
+  renderPending(s);
+  document.getElementById("unassigned").textContent = s.unassigned ? `${s.unassigned} card(s) outside every zone` : "";
+}
+
+function renderZones(s) {
+  const scores = (s.preview && s.preview.scores) || {};
+  const box = document.getElementById("zones");
+  box.replaceChildren(...s.zones.map((z) => {
+    const cards = z.cards.map((c) => el("button", {
+      class: "card" + (c.uncertain ? " uncertain" : "") + (c.corrected ? " corrected" : ""),
+      type: "button", "data-track": c.track_id, title: c.card || c.face,
+      onclick: () => openCorrect(z, c)},
+      el("span", {class: "card-name"}, c.label),
+      el("span", {class: "card-conf"}, c.corrected ? "corrected" : (c.uncertain ? "unsure: tap" : Math.round((c.confidence || 0) * 100) + "%"))));
+    for (let i = 0; i < z.face_down; i++) cards.push(el("span", {class: "card down"}, "face down"));
+    const exp = z.expected ? ` ${z.cards.length}/${z.expected}` : "";
+    const score = scores[z.name];
+    return el("div", {class: "zone" + (z.scored ? "" : " unscored") + (z.complete ? " complete" : ""), "data-zone": z.name},
+      el("div", {class: "zone-head"},
+        el("span", {class: "zone-label"}, z.label_en, " ", el("span", {lang: "ja"}, z.label_ja)),
+        el("span", {class: "zone-count muted"}, z.group ? z.group + " ·" : "", exp, z.scored ? "" : " (not scored)"),
+        el("span", {class: "zone-score"}, score === undefined ? "" : (typeof score === "object" ? JSON.stringify(score) : String(score)))),
+      el("div", {class: "cards"}, cards));
+  }));
+}
+
+function renderWinner(s) {
+  const box = document.getElementById("winner");
+  const result = (s.pending && s.pending.result) || s.preview;
+  if (!result) { box.textContent = ""; box.className = "winner"; return; }
+  const zone = s.zones.find((z) => z.name === result.winner);
+  const name = result.winner === "tie" ? "Tie · 引き分け" : (zone ? `${zone.label_en} ${zone.label_ja}` : String(result.winner));
+  box.className = "winner shown";
+  box.replaceChildren(el("span", {class: "winner-label"}, "Winner 勝ち"), el("span", {class: "winner-name", id: "winner-name"}, name));
+}
+
+function renderBets(s) {
+  const sess = s.session;
+  const player = document.getElementById("bet-player");
+  const on = document.getElementById("bet-on");
+  if (sess) {
+    const keepP = player.value, keepO = on.value;
+    player.replaceChildren(...sess.players.map((p) => el("option", {value: p.name}, `${p.name} (${p.colour})`)));
+    on.replaceChildren(...sess.targets.map((t) => el("option", {value: String(t.on)}, t.label)));
+    if (keepP) player.value = keepP;
+    if (keepO) on.value = keepO;
+  }
+  const colours = Object.fromEntries((sess ? sess.players : []).map((p) => [p.name, p.colour]));
+  const labels = Object.fromEntries((sess ? sess.targets : []).map((t) => [String(t.on), t.label]));
+  document.getElementById("bet-list").replaceChildren(...(sess ? sess.bets : []).map((b) =>
+    el("li", {class: "bet"}, el("span", {class: "chip chip-" + colours[b.player]}), `${b.player}: ${b.amount} on ${labels[String(b.on)] || b.on}`,
+      el("button", {type: "button", class: "small", onclick: () => api(`/api/bets/${b.id}/remove`, {}).catch(() => {})}, "Remove"))));
+  const adv = s.advice;
+  document.getElementById("advice").textContent = !adv ? "" :
+    (adv.dealer_adds ? `Equalise: the dealer adds ${adv.dealer_adds} on ${labels[adv.on] || adv.on}` :
+      (adv.message || "The sides are even."));
+}
+
+function renderPending(s) {
+  const box = document.getElementById("pending");
+  const p = s.pending;
+  if (!p) { box.replaceChildren(); return; }
+  const net = p.result.net || {};
+  const rows = Object.entries(net).map(([who, amount]) =>
+    el("tr", {class: who === "dealer" ? "dealer" : ""}, el("td", {}, who === "dealer" ? "Dealer 胴元" : who),
+      el("td", {class: "num " + (amount < 0 ? "neg" : "pos")}, fmt(amount), amount < 0 ? " pays" : (amount > 0 ? " wins" : ""))));
+  const extra = [];
+  for (const key of ["fee", "house_fee", "terazen"]) if (p.result[key] !== undefined) extra.push(el("p", {}, `Fee (terazen 寺銭): ${JSON.stringify(p.result[key])}`));
+  box.replaceChildren(el("table", {class: "grid net", id: "net-table"}, rows), ...extra,
+    el("div", {class: "row"},
+      el("button", {type: "button", class: "primary big", id: "confirm-btn", onclick: confirmRound}, "Confirm & record"),
+      el("button", {type: "button", class: "big", onclick: () => api("/api/settle/cancel", {}).catch(() => {})}, "Cancel")));
+}
+
+async function confirmRound() {
+  try {
+    const r = await api("/api/confirm", {pending: STATE.pending.id});
+    showMessage(`Round ${r.round} recorded.`);
+  } catch (e) { /* shown */ }
+}
+
+function openCorrect(zone, card) {
+  correcting = card;
+  document.getElementById("correct-what").textContent = `${zone.label_en} ${zone.label_ja}, card ${card.position}: read as ${card.label}` +
+    (card.uncertain ? " (unsure)" : "");
+  const box = document.getElementById("card-choices");
+  box.replaceChildren(...CARDS.map((c) => el("button", {type: "button", class: "choice" + (c.id === card.card ? " current" : ""),
+    value: c.id, onclick: () => chooseCard(c.id)}, c.label)));
+  document.getElementById("correct-dialog").showModal();
+}
+
+async function chooseCard(id) {
+  document.getElementById("correct-dialog").close();
+  try { await api("/api/correct", {track_id: correcting.track_id, card: id}); } catch (e) { /* shown */ }
+}
+
+document.getElementById("correct-undo").addEventListener("click", async () => {
+  try { await api("/api/correct", {track_id: correcting.track_id, card: null}); } catch (e) { /* shown */ }
+});
+
+document.getElementById("bet-form").addEventListener("submit", async (ev) => {
+  ev.preventDefault();
+  const onRaw = document.getElementById("bet-on").value;
+  const target = (STATE.session.targets || []).find((t) => String(t.on) === onRaw);
+  const amount = Number(document.getElementById("bet-amount").value);
+  try {
+    await api("/api/bets", {player: document.getElementById("bet-player").value, on: target ? target.on : onRaw,
+      amount: document.getElementById("bet-amount").value === "" ? null : amount});
+    document.getElementById("bet-amount").value = "";
+  } catch (e) { /* shown */ }
+});
+
+document.getElementById("settle-btn").addEventListener("click", () => api("/api/settle", {}).catch(() => {}));
+
+function connect() {
+  const source = new EventSource("/events");
+  source.addEventListener("state", (ev) => render(JSON.parse(ev.data)));
+  source.onerror = () => {
+    const banner = document.getElementById("banner");
+    banner.hidden = false;
+    banner.textContent = "Lost contact with the server: reconnecting…";
+  };
+  source.onopen = () => { if (STATE) render(STATE); };
+}
+connect();
