@@ -1,0 +1,339 @@
+"""Frame sources: a webcam, a video file, a folder of images or the built-in demo table.
+
+Every source has ``read() -> np.ndarray`` (a BGR uint8 frame) and ``close()``. ``read`` raises
+``CameraError`` with a message for the dealer when no frame can be had; a source that can recover
+(a camera plugged back in) does so on a later ``read``. ``FrameGrabber`` runs one source in one
+background thread and keeps only the newest frame, so a slow detector never falls behind the table.
+"""
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable, Protocol
+
+import cv2
+import numpy as np
+
+log = logging.getLogger(__name__)
+
+IMAGE_SUFFIXES = (".jpg", ".jpeg", ".png", ".bmp", ".webp", ".tif", ".tiff")
+
+
+class CameraError(RuntimeError):
+    """No frame can be had from the source; the message names the source and the problem."""
+
+
+class FrameSkipped(CameraError):
+    """One frame could not be used (e.g. a corrupt image file); the source goes on with the next."""
+
+
+class FrameSource(Protocol):
+    def read(self) -> np.ndarray: ...
+
+    def close(self) -> None: ...
+
+
+class _Pacer:
+    """Sleeps so that successive frames are at most ``fps`` per second (files and the demo would
+    otherwise run as fast as the CPU allows)."""
+
+    def __init__(self, fps: float | None):
+        self.period = 1.0 / fps if fps and fps > 0 else 0.0
+        self.next_time = 0.0
+
+    def wait(self) -> None:
+        if not self.period:
+            return
+        now = time.monotonic()
+        if self.next_time > now:
+            time.sleep(self.next_time - now)
+            now = self.next_time
+        # never try to catch up after a stall: that would make a burst of frames
+        self.next_time = max(self.next_time + self.period, now)
+
+
+class CameraSource:
+    """A webcam through OpenCV: MJPG at 1280x720, fixed exposure where the driver allows it.
+
+    When the camera stops giving frames (unplugged), ``read`` raises ``CameraError``; each later
+    ``read`` tries to open it again (at most every ``retry_s`` seconds), so it comes back by itself
+    when plugged back in. ``capture_factory`` exists for tests (a fake ``cv2.VideoCapture``).
+    """
+
+    def __init__(self, index: int = 0, width: int = 1280, height: int = 720,
+                 fixed_exposure: bool = True, retry_s: float = 1.0,
+                 capture_factory: Callable[[int], object] | None = None):
+        if isinstance(index, bool) or not isinstance(index, int) or index < 0:
+            raise CameraError(f"camera index must be a whole number >= 0, not {index!r}")
+        self.index = index
+        self.width = width
+        self.height = height
+        self.fixed_exposure = fixed_exposure
+        self.retry_s = retry_s
+        self._factory = capture_factory or cv2.VideoCapture
+        self._cap = None
+        self._last_try = -1e9
+        self._open()
+
+    @property
+    def name(self) -> str:
+        return f"camera {self.index}"
+
+    def _open(self) -> None:
+        self._last_try = time.monotonic()
+        cap = self._factory(self.index)
+        if not cap.isOpened():
+            cap.release()
+            raise CameraError(f"{self.name} cannot be opened (is it plugged in and free?)")
+        cap.set(cv2.CAP_PROP_FOURCC, cv2.VideoWriter_fourcc(*"MJPG"))
+        cap.set(cv2.CAP_PROP_FRAME_WIDTH, self.width)
+        cap.set(cv2.CAP_PROP_FRAME_HEIGHT, self.height)
+        cap.set(cv2.CAP_PROP_BUFFERSIZE, 1)  # we want the newest frame, not a queue of old ones
+        if self.fixed_exposure:
+            # V4L2 reads 0.25 as "manual" and 0.75 as "auto"; drivers that cannot do it ignore it.
+            cap.set(cv2.CAP_PROP_AUTO_EXPOSURE, 0.25)
+        self._cap = cap
+
+    def read(self) -> np.ndarray:
+        if self._cap is None:
+            wait = self.retry_s - (time.monotonic() - self._last_try)
+            if wait > 0:
+                time.sleep(wait)
+            self._open()  # raises CameraError while the camera is still away
+        ok, frame = self._cap.read()
+        if not ok or frame is None or frame.size == 0:
+            self._cap.release()
+            self._cap = None
+            self._last_try = time.monotonic()
+            raise CameraError(f"{self.name} stopped giving frames (unplugged?)")
+        return frame
+
+    def close(self) -> None:
+        if self._cap is not None:
+            self._cap.release()
+            self._cap = None
+
+
+class VideoFileSource:
+    """Frames of a video file, at the file's own frame rate (or ``fps``), looping by default."""
+
+    def __init__(self, path: str | Path, loop: bool = True, fps: float | None = None,
+                 realtime: bool = True):
+        self.path = Path(path)
+        self.loop = loop
+        if not self.path.is_file():
+            raise CameraError(f"video file {str(self.path)!r} does not exist")
+        self._cap = cv2.VideoCapture(str(self.path))
+        if not self._cap.isOpened():
+            raise CameraError(f"video file {str(self.path)!r} cannot be opened (not a video?)")
+        file_fps = self._cap.get(cv2.CAP_PROP_FPS) or 0.0
+        self._pacer = _Pacer((fps or file_fps or 25.0) if realtime else None)
+        self._frames = 0
+
+    def read(self) -> np.ndarray:
+        self._pacer.wait()
+        ok, frame = self._cap.read()
+        if not ok:
+            if not self.loop or self._frames == 0:
+                raise CameraError(f"video file {str(self.path)!r} has no more frames"
+                                  if self._frames else f"video file {str(self.path)!r} has no frames")
+            self._cap.set(cv2.CAP_PROP_POS_FRAMES, 0)
+            ok, frame = self._cap.read()
+            if not ok:  # some containers cannot seek: open again
+                self._cap.release()
+                self._cap = cv2.VideoCapture(str(self.path))
+                ok, frame = self._cap.read()
+            if not ok:
+                raise CameraError(f"video file {str(self.path)!r} cannot be read again from the start")
+        self._frames += 1
+        return frame
+
+    def close(self) -> None:
+        self._cap.release()
+
+
+class ImageFolderSource:
+    """The images of a folder in name order, each shown for 1/``fps`` s, looping by default.
+
+    A file that cannot be decoded raises ``FrameSkipped`` naming it once; the next ``read`` goes
+    on with the next image, and the file is left out from then on.
+    """
+
+    def __init__(self, directory: str | Path, fps: float = 2.0, loop: bool = True,
+                 realtime: bool = True):
+        self.directory = Path(directory)
+        if not self.directory.is_dir():
+            raise CameraError(f"image folder {str(self.directory)!r} does not exist")
+        self.files = sorted(p for p in self.directory.iterdir()
+                            if p.is_file() and p.suffix.lower() in IMAGE_SUFFIXES)
+        if not self.files:
+            raise CameraError(f"image folder {str(self.directory)!r} holds no images "
+                              f"({', '.join(IMAGE_SUFFIXES)})")
+        self.loop = loop
+        self._pos = 0
+        self._bad: set[Path] = set()
+        self._pacer = _Pacer(fps if realtime else None)
+
+    def read(self) -> np.ndarray:
+        self._pacer.wait()
+        while True:
+            if self._pos >= len(self.files):
+                if not self.loop:
+                    raise CameraError(f"image folder {str(self.directory)!r} has no more images")
+                self._pos = 0
+            if len(self._bad) == len(self.files):
+                raise CameraError(f"no image in {str(self.directory)!r} can be read")
+            path = self.files[self._pos]
+            self._pos += 1
+            if path in self._bad:
+                continue
+            frame = cv2.imread(str(path), cv2.IMREAD_COLOR)
+            if frame is None or frame.size == 0:
+                self._bad.add(path)
+                raise FrameSkipped(f"image {path.name!r} cannot be decoded (corrupt or not an image); skipped")
+            return frame
+
+    def close(self) -> None:
+        pass
+
+
+def open_source(camera: int | None = None, video: str | Path | None = None,
+                images: str | Path | None = None, demo: bool = False,
+                game: str = "batta-maki", seed: int = 0) -> FrameSource:
+    """The source the dealer asked for; with no option a camera if one opens, otherwise the demo."""
+    chosen = [name for name, value in (("camera", camera), ("video", video), ("images", images))
+              if value is not None] + (["demo"] if demo else [])
+    if len(chosen) > 1:
+        raise CameraError(f"choose one source of frames, not {' and '.join(chosen)}")
+    if camera is not None:
+        return CameraSource(camera)
+    if video is not None:
+        return VideoFileSource(video)
+    if images is not None:
+        return ImageFolderSource(images)
+    from vision.demo_table import DemoTable  # imported here: the demo pulls in the deck renderer
+    if demo:
+        return DemoTable(game=game, seed=seed)
+    try:
+        return CameraSource(0)
+    except CameraError as exc:
+        log.info("no camera (%s): using the demo table", exc)
+        return DemoTable(game=game, seed=seed)
+
+
+# --- the capture thread ------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class SourceStatus:
+    camera: str             # "ok" | "lost" | "reconnecting"
+    error: str | None       # the last problem, for the dealer's banner; None when all is well
+
+
+class FrameGrabber:
+    """Reads ``source`` in one background thread and keeps only the newest frame.
+
+    ``newest(after, timeout)`` gives the newest frame whose number is greater than ``after``.
+    After a ``CameraError`` the status is "lost", then "reconnecting" while it tries again
+    (backing off from ``retry_s`` to ``max_retry_s``); the first good frame makes it "ok".
+    A ``FrameSkipped`` keeps the status "ok" and shows its message for ``notice_s`` seconds.
+    """
+
+    def __init__(self, source: FrameSource, retry_s: float = 0.2, max_retry_s: float = 2.0,
+                 notice_s: float = 10.0):
+        self.source = source
+        self.retry_s = retry_s
+        self.max_retry_s = max_retry_s
+        self.notice_s = notice_s
+        self._cond = threading.Condition()
+        self._frame: np.ndarray | None = None
+        self._index = 0
+        self._status = SourceStatus("ok", None)
+        self._notice_until = 0.0
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+
+    def start(self) -> "FrameGrabber":
+        if self._thread is None or not self._thread.is_alive():
+            self._stop.clear()
+            self._thread = threading.Thread(target=self._run, name="frame-grabber", daemon=True)
+            self._thread.start()
+        return self
+
+    def stop(self, timeout: float = 5.0) -> None:
+        self._stop.set()
+        with self._cond:
+            self._cond.notify_all()
+        if self._thread is not None:
+            self._thread.join(timeout)
+            self._thread = None
+        try:
+            self.source.close()
+        except Exception:  # closing a vanished device must not stop the shutdown
+            log.exception("closing the frame source failed")
+
+    def status(self) -> SourceStatus:
+        with self._cond:
+            status = self._status
+            if status.camera == "ok" and status.error and time.monotonic() > self._notice_until:
+                status = self._status = SourceStatus("ok", None)
+            return status
+
+    def newest(self, after: int = 0, timeout: float | None = None) -> tuple[int, np.ndarray] | None:
+        """(frame number, frame) of the newest frame numbered above ``after``; None on timeout/stop."""
+        deadline = None if timeout is None else time.monotonic() + timeout
+        with self._cond:
+            while self._index <= after or self._frame is None:
+                if self._stop.is_set():
+                    return None
+                remaining = None if deadline is None else deadline - time.monotonic()
+                if remaining is not None and remaining <= 0:
+                    return None
+                self._cond.wait(remaining)
+            return self._index, self._frame
+
+    def _set_status(self, camera: str, error: str | None) -> None:
+        with self._cond:
+            self._status = SourceStatus(camera, error)
+
+    def _run(self) -> None:
+        backoff = self.retry_s
+        failing = False
+        while not self._stop.is_set():
+            try:
+                frame = self.source.read()
+            except FrameSkipped as exc:
+                log.warning("%s", exc)
+                with self._cond:
+                    self._status = SourceStatus("ok", str(exc))
+                    self._notice_until = time.monotonic() + self.notice_s
+                continue
+            except Exception as exc:  # CameraError, or a driver's own error: report and retry
+                message = str(exc) if isinstance(exc, CameraError) else f"camera error: {exc!r}"
+                self._set_status("lost" if not failing else "reconnecting", message)
+                if not failing:
+                    log.warning("frame source lost: %s", message)
+                failing = True
+                if self._stop.wait(backoff):
+                    break
+                backoff = min(backoff * 2, self.max_retry_s)
+                self._set_status("reconnecting", message)
+                continue
+            if not isinstance(frame, np.ndarray) or frame.ndim != 3 or frame.shape[2] != 3:
+                self._set_status("lost", "the frame source gave something that is not a colour image")
+                failing = True
+                if self._stop.wait(backoff):
+                    break
+                continue
+            with self._cond:
+                self._frame = frame
+                self._index += 1
+                if failing or (self._status.error and time.monotonic() > self._notice_until):
+                    self._status = SourceStatus("ok", None)
+                self._cond.notify_all()
+            if failing:
+                log.info("frame source is back")
+            failing = False
+            backoff = self.retry_s

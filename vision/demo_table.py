@@ -1,0 +1,435 @@
+"""The built-in demo table: a live table rendered by the project itself, round after round.
+
+``DemoTable`` is a frame source (``read() -> BGR frame``) showing a dealer at work on the chosen
+game: cards are dealt face down into the game's zones one by one, revealed one by one, shown, then
+picked up, and the next round begins with the next cards of a shuffled deck. The cards are the
+project's own demo deck; the table has mild perspective, uneven light and sensor noise. Rendering
+is cheap (cached background, each placed card warped once and then only pasted), so 10 frames/s
+need a fraction of one core.
+
+``ground_truth()`` tells what is really on the table in the frame ``read`` returned last (for
+tests and the latency benchmark); ``DemoTruthDetector`` turns that into detections, optionally with
+misses and misreadings, so the whole live pipeline runs without a model.
+"""
+from __future__ import annotations
+
+import math
+import weakref
+from collections import deque
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+
+from dealer.cards import all_cards, get_card
+from dealer.games import ZoneSpec
+from vision.camera import _Pacer
+from vision.types import Detection
+
+CARD_ASPECT = 54.0 / 87.0  # width / height of a hanafuda card
+
+
+# --- the game on the table -----------------------------------------------------------------------
+
+DEMO_PLAYERS = ("A", "B", "C")
+
+
+def demo_setup(game: str) -> dict:
+    """The round setup the demo plays: three players (seats) for the games that have them."""
+    return {"game": game, "players": list(DEMO_PLAYERS), "seats": list(DEMO_PLAYERS)}
+
+
+def _fallback_layout(game: str) -> list[ZoneSpec]:
+    """Layouts used until the game's own module provides one (same zone names as the round files)."""
+    if game in ("hankan", "shoniban"):
+        return [ZoneSpec("shi-e", 3, "Shi-e", "初絵", scored=False),
+                ZoneSpec("naka-e", 3, "Naka-e", "中絵"), ZoneSpec("oto-e", 3, "Oto-e", "乙絵")]
+    if game == "otoroku":
+        return [ZoneSpec(p, None, f"Player {p}", f"{p}") for p in DEMO_PLAYERS] + [
+            ZoneSpec("dealer", None, "Dealer", "親")]
+    if game == "kabu-tsukuri":
+        return [ZoneSpec(f"{p}-{r}", 3, f"{p} row {r}", f"{p} {r}列", group=p)
+                for p in DEMO_PLAYERS for r in (1, 2, 3)]
+    if game == "echobo":
+        return [ZoneSpec("dealer", 1, "Dealer's card", "親札")]
+    size = 4 if game == "koikoi-atosaki" else 3
+    return [ZoneSpec("saki", size, "Saki", "先"), ZoneSpec("ato", size, "Ato", "後")]
+
+
+def demo_layout(game: str) -> list[ZoneSpec]:
+    """The game's layout from the rule engine, or a stand-in while that game is not available."""
+    from dealer.games import RoundError, get_game
+    try:
+        spec = get_game(game)
+    except RoundError:
+        raise
+    except ImportError:
+        return _fallback_layout(game)
+    try:
+        layout = list(spec.layout(demo_setup(game)))
+    except Exception:  # a layout that needs another setup shape: the stand-in still shows the game
+        return _fallback_layout(game)
+    return layout or _fallback_layout(game)
+
+
+def demo_deck_ids(game: str) -> list[str]:
+    """The card ids of the game's deck (each once), from the rule engine when it is available."""
+    from dealer.games import get_game
+    try:
+        counts = get_game(game).deck({})
+        ids = [c for c, n in counts.items() if n > 0]
+        if ids:
+            return sorted(ids, key=lambda c: [x.id for x in all_cards()].index(c))
+    except Exception:
+        pass
+    cards = all_cards()
+    if game in ("otoroku", "mutsu-wari"):
+        cards = [c for c in cards if c.month <= 10]
+    elif game in ("hankan", "shoniban"):
+        cards = [c for c in cards if c.in_nagoya_deck]
+    elif game == "echobo":
+        cards = [c for c in cards if c.month <= 6]
+    return [c.id for c in cards]
+
+
+# --- card images -------------------------------------------------------------------------------
+
+_MONTH_COLOURS = [(60, 120, 40), (90, 60, 200), (170, 140, 240), (170, 90, 130), (160, 80, 60),
+                  (60, 60, 190), (60, 120, 170), (150, 150, 150), (40, 170, 210), (40, 70, 200),
+                  (90, 90, 90), (120, 60, 120)]
+
+
+def _plain_card(card_id: str, height: int) -> np.ndarray:
+    """A simple stand-in card (month colour, type mark, id) used only where datasets.deck is absent."""
+    width = int(round(height * CARD_ASPECT))
+    img = np.zeros((height, width, 3), np.uint8)
+    if card_id.startswith("back"):
+        img[:] = (20, 20, 150) if card_id == "back-red" else (25, 25, 25)
+    else:
+        card = get_card(card_id)
+        img[:] = (225, 235, 240)
+        cv2.rectangle(img, (4, 4), (width - 5, height - 5), _MONTH_COLOURS[card.month - 1], -1)
+        marks = {"bright": 3, "animal": 2, "ribbon": 1, "chaff": 0}[card.type]
+        for k in range(marks):
+            cv2.circle(img, (width // 2, height // 4 + k * height // 6), max(3, width // 8), (240, 240, 240), -1)
+        cv2.putText(img, str(card.month), (6, height - 10), cv2.FONT_HERSHEY_SIMPLEX,
+                    height / 150.0, (255, 255, 255), max(1, height // 60), cv2.LINE_AA)
+    cv2.rectangle(img, (0, 0), (width - 1, height - 1), (10, 10, 10), max(2, height // 40))
+    return img
+
+
+def card_image(card_id: str, height: int) -> np.ndarray:
+    """The demo deck's picture of a card id or back ("back-black", "back-red")."""
+    try:
+        from datasets.deck import render_card
+    except ImportError:
+        return _plain_card(card_id, height)
+    return render_card(card_id, height)
+
+
+# --- the table ---------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class _Slot:
+    zone: str
+    position: int
+    centre: tuple[float, float]  # on the flat table, in table pixels
+    height: float
+
+
+@dataclass
+class _Placed:
+    card: str
+    slot: _Slot
+    face_up: bool
+    angle: float           # degrees, small jitter as a dealer lays cards
+    upside_down: bool      # the card lies rotated by 180 degrees
+    quad: tuple = ()       # image quad, from the card's own top-left, clockwise
+    patch: tuple = ()      # cached (x, y, image ROI, mask ROI) for the current side
+
+
+class DemoTable:
+    """A frame source that plays ``game`` on a rendered table, deterministic for a given ``seed``.
+
+    ``read()`` advances the table by one frame (1/fps s of table time) and, when ``realtime`` is on,
+    waits so frames come at ``fps`` per second. ``ground_truth()`` lists the cards of the frame
+    last read: ``{"card", "face", "quad", "face_up", "zone", "position"}`` per card.
+    """
+
+    def __init__(self, game: str = "batta-maki", seed: int = 0, fps: float = 10.0,
+                 size: tuple[int, int] = (1280, 720), realtime: bool = True,
+                 layout: list[ZoneSpec] | None = None):
+        if fps <= 0:
+            raise ValueError(f"fps must be positive, not {fps!r}")
+        self.game = game
+        self.seed = seed
+        self.fps = fps
+        self.width, self.height = size
+        self.layout = list(layout) if layout is not None else demo_layout(game)
+        self.deck_ids = demo_deck_ids(game)
+        self._rng = np.random.default_rng(seed)
+        self._pacer = _Pacer(fps if realtime else None)
+        self._homography = self._table_to_image()
+        self._background = self._render_background()
+        self._noise = [self._rng.integers(0, 7, (self.height, self.width, 3), dtype=np.uint8)
+                       for _ in range(3)]
+        self._slots = self._plan_slots()
+        self._images: dict[tuple[str, int], np.ndarray] = {}
+        self._back = "back-red" if seed % 2 else "back-black"
+        self._pile: list[str] = []
+        self._on_table: list[_Placed] = []
+        self._events: deque = deque()
+        self.frame_index = 0     # frames read so far
+        self.round_index = 0     # rounds begun so far
+        self.rounds_completed = 0
+        self._truth: list[dict] = []
+        self._recent: deque = deque(maxlen=32)  # (weakref to frame, truth) for DemoTruthDetector
+
+    # -- geometry --------------------------------------------------------------------------------
+    def _table_to_image(self) -> np.ndarray:
+        """Mild perspective: the far (top) edge of the table looks narrower than the near edge."""
+        w, h = self.width, self.height
+        inset = 0.05 * w
+        src = np.float32([[0, 0], [w, 0], [w, h], [0, h]])
+        dst = np.float32([[inset, 0.02 * h], [w - inset, 0.02 * h], [w, h], [0, h]])
+        return cv2.getPerspectiveTransform(src, dst)
+
+    def _project(self, points: np.ndarray) -> np.ndarray:
+        return cv2.perspectiveTransform(points.reshape(-1, 1, 2).astype(np.float32),
+                                        self._homography).reshape(-1, 2)
+
+    def _render_background(self) -> np.ndarray:
+        w, h = self.width, self.height
+        base = np.array([58, 92, 40], np.float32)  # green felt (BGR)
+        grain = cv2.GaussianBlur(self._rng.normal(0, 1, (h // 4, w // 4)).astype(np.float32), (0, 0), 1.5)
+        grain = cv2.resize(grain, (w, h), interpolation=cv2.INTER_LINEAR)
+        yy, xx = np.mgrid[0:h, 0:w].astype(np.float32)
+        # a lamp above the table, a little off centre: bright middle, darker corners
+        light = 1.15 - 0.45 * (((xx - 0.55 * w) / w) ** 2 + ((yy - 0.4 * h) / h) ** 2)
+        img = base[None, None, :] * light[..., None] + 6.0 * grain[..., None]
+        return np.clip(img, 0, 255).astype(np.uint8)
+
+    def _plan_slots(self) -> dict[str, list[_Slot]]:
+        """Where each zone's cards go on the flat table: rows, player columns or a grid of hands."""
+        w, h = self.width, self.height
+        zones = self.layout
+        groups = list(dict.fromkeys(z.group for z in zones if z.group is not None))
+        max_cards = max((z.cards or 4) for z in zones)
+        if len(groups) > 1:
+            columns = [[z for z in zones if z.group == g] for g in groups]
+        elif len(zones) <= 3:
+            columns = [zones]
+        else:
+            half = math.ceil(len(zones) / 2)
+            columns = [zones[:half], zones[half:]]  # filled row by row below
+        n_rows = max(len(c) for c in columns)
+        n_cols = len(columns)
+        # card height limited by rows (1.3 card heights per row) and columns (cards 1.2 widths
+        # apart, 1.6 card widths between zones side by side)
+        by_height = 0.85 * h / (1.3 * n_rows)
+        by_width = 0.9 * w / (n_cols * (max_cards * 1.2 + 1.6) * CARD_ASPECT)
+        card_h = min(by_height, by_width, 0.3 * h)
+        card_w = card_h * CARD_ASPECT
+        col_w = (max_cards * 1.2 + 1.6) * card_w
+        x0 = (w - n_cols * col_w) / 2.0
+        y0 = (h - n_rows * 1.3 * card_h) / 2.0
+        slots: dict[str, list[_Slot]] = {}
+        if len(groups) > 1 or n_cols == 1:
+            placement = {z.name: (ci, ri) for ci, col in enumerate(columns) for ri, z in enumerate(col)}
+        else:  # grid of hands, row-major so the zone order reads top to bottom, left to right
+            placement = {z.name: (i % 2, i // 2) for i, z in enumerate(zones)}
+        for zone in zones:
+            ci, ri = placement[zone.name]
+            n = zone.cards or 5
+            cy = y0 + (ri + 0.5) * 1.3 * card_h
+            cx0 = x0 + ci * col_w + 0.8 * card_w + card_w / 2.0
+            if n_cols == 1:  # centre a single column's rows
+                cx0 = w / 2.0 - (n - 1) * 0.6 * card_w
+            slots[zone.name] = [_Slot(zone.name, k, (cx0 + k * 1.2 * card_w, cy), card_h)
+                                for k in range(n)]
+        return slots
+
+    # -- the dealer's script ---------------------------------------------------------------------
+    def _draw_cards(self, n: int) -> list[str]:
+        out = []
+        for _ in range(n):
+            if not self._pile:
+                self._pile = list(self.deck_ids)
+                self._rng.shuffle(self._pile)
+            out.append(self._pile.pop())
+        return out
+
+    def _plan_round(self) -> None:
+        """Queue (frame, action, item) events for one whole round, starting at the next frame."""
+        f = self.fps
+        t = self.frame_index + 1
+        dealt: list[tuple[_Slot, str, bool]] = []
+        for zone in self.layout:
+            n = zone.cards if zone.cards is not None else int(self._rng.integers(2, 5))
+            cards = self._draw_cards(n)
+            open_on_deal = not zone.scored  # reference rows (Hankan's Shi-e) are dealt face up
+            for slot, card in zip(self._slots[zone.name], cards):
+                dealt.append((slot, card, open_on_deal))
+        events = []
+        for slot, card, open_on_deal in dealt:
+            events.append((t, "place", (slot, card, open_on_deal)))
+            t += max(1, round(0.4 * f))
+        t += round(1.5 * f)  # bets are taken
+        rank_in_group = {z.name: i for i, z in enumerate(z2 for z2 in self.layout)}
+        if len({z.group for z in self.layout if z.group}) > 1:  # Kabu-Tsukuri: row 1 of all, ...
+            pos = {}
+            for z in self.layout:
+                pos[z.name] = sum(1 for z2 in self.layout[:self.layout.index(z)] if z2.group == z.group)
+            rank_in_group = {z.name: (pos[z.name], i) for i, z in enumerate(self.layout)}
+        order = sorted(range(len(dealt)), key=lambda i: (rank_in_group[dealt[i][0].zone], dealt[i][0].position))
+        for i in order:
+            if not dealt[i][2]:
+                events.append((t, "reveal", (dealt[i][0].zone, dealt[i][0].position)))
+                t += max(1, round(0.8 * f))
+        t += round(4.0 * f)  # everyone reads the result
+        for slot, _, _ in dealt:
+            events.append((t, "remove", (slot.zone, slot.position)))
+            t += max(1, round(0.15 * f))
+        t += round(1.0 * f)
+        events.append((t, "round-end", None))
+        self._events.extend(events)
+        self.round_index += 1
+
+    def _apply(self, action: str, item) -> None:
+        if action == "place":
+            slot, card, face_up = item
+            angle = float(self._rng.normal(0.0, 2.5))
+            upside_down = bool(self._rng.random() < 0.15)
+            self._on_table.append(self._position(_Placed(card, slot, face_up, angle, upside_down)))
+        elif action == "reveal":
+            for p in self._on_table:
+                if (p.slot.zone, p.slot.position) == item:
+                    p.face_up = True
+                    p.patch = ()
+        elif action == "remove":
+            self._on_table = [p for p in self._on_table if (p.slot.zone, p.slot.position) != item]
+        elif action == "round-end":
+            self.rounds_completed += 1
+
+    def _position(self, placed: _Placed) -> _Placed:
+        cx, cy = placed.slot.centre
+        ch = placed.slot.height
+        cw = ch * CARD_ASPECT
+        a = math.radians(placed.angle + (180.0 if placed.upside_down else 0.0))
+        ca, sa = math.cos(a), math.sin(a)
+        corners = []
+        for dx, dy in ((-cw / 2, -ch / 2), (cw / 2, -ch / 2), (cw / 2, ch / 2), (-cw / 2, ch / 2)):
+            corners.append((cx + dx * ca - dy * sa, cy + dx * sa + dy * ca))
+        quad = self._project(np.float32(corners))
+        placed.quad = tuple((float(x), float(y)) for x, y in quad)
+        return placed
+
+    # -- rendering -------------------------------------------------------------------------------
+    def _patch(self, placed: _Placed):
+        if placed.patch:
+            return placed.patch
+        quad = np.float32(placed.quad)
+        x0, y0 = np.floor(quad.min(axis=0)).astype(int) - 2
+        x1, y1 = np.ceil(quad.max(axis=0)).astype(int) + 2
+        x0, y0 = max(x0, 0), max(y0, 0)
+        x1, y1 = min(x1, self.width), min(y1, self.height)
+        side = placed.card if placed.face_up else self._back
+        height = int(round(placed.slot.height * 1.5))
+        key = (side, height)
+        if key not in self._images:
+            self._images[key] = card_image(side, height)
+        img = self._images[key]
+        ih, iw = img.shape[:2]
+        src = np.float32([[0, 0], [iw - 1, 0], [iw - 1, ih - 1], [0, ih - 1]])
+        m = cv2.getPerspectiveTransform(src, quad - np.float32([x0, y0]))
+        size = (int(x1 - x0), int(y1 - y0))
+        roi = cv2.warpPerspective(img, m, size, flags=cv2.INTER_AREA)
+        mask = cv2.warpPerspective(np.full((ih, iw), 255, np.uint8), m, size, flags=cv2.INTER_LINEAR)
+        placed.patch = (int(x0), int(y0), roi, mask > 127)
+        return placed.patch
+
+    def _render(self) -> np.ndarray:
+        frame = self._background.copy()
+        for placed in self._on_table:
+            x0, y0, roi, mask = self._patch(placed)
+            h, w = mask.shape
+            # a soft shadow to the lower right, as under a lamp
+            shadow = frame[y0 + 3:y0 + 3 + h, x0 + 3:x0 + 3 + w]
+            sm = mask[:shadow.shape[0], :shadow.shape[1]]
+            shadow[sm] = (shadow[sm] * 0.6).astype(np.uint8)
+            frame[y0:y0 + h, x0:x0 + w][mask] = roi[mask]
+        # flickering light and sensor noise, cheap: a lookup table and a precomputed noise frame
+        gain = 1.0 + 0.03 * math.sin(self.frame_index * 0.7) + float(self._rng.normal(0, 0.01))
+        lut = np.clip(np.arange(256, dtype=np.float32) * gain, 0, 255).astype(np.uint8)
+        frame = cv2.LUT(frame, lut)
+        noise = self._noise[self.frame_index % len(self._noise)]
+        cv2.add(frame, noise, dst=frame)
+        cv2.subtract(frame, self._noise[(self.frame_index + 1) % len(self._noise)], dst=frame)
+        return frame
+
+    # -- the source interface --------------------------------------------------------------------
+    def read(self) -> np.ndarray:
+        self._pacer.wait()
+        self.frame_index += 1
+        if not self._events:
+            self._plan_round()
+        while self._events and self._events[0][0] <= self.frame_index:
+            _, action, item = self._events.popleft()
+            self._apply(action, item)
+        frame = self._render()
+        self._truth = [
+            {"card": p.card if p.face_up else None,
+             "face": get_card(p.card).face if p.face_up else "back",
+             "quad": [[round(x, 2), round(y, 2)] for x, y in p.quad],
+             "face_up": p.face_up, "zone": p.slot.zone, "position": p.slot.position}
+            for p in self._on_table]
+        self._recent.append((weakref.ref(frame), self._truth))
+        return frame
+
+    def ground_truth(self) -> list[dict]:
+        """What is on the table in the frame ``read`` returned last (a copy)."""
+        return [dict(t) for t in self._truth]
+
+    def truth_for(self, frame: np.ndarray) -> list[dict] | None:
+        """The ground truth of one of the recent frames this table returned, or None."""
+        for ref, truth in reversed(self._recent):
+            if ref() is frame:
+                return [dict(t) for t in truth]
+        return None
+
+    def close(self) -> None:
+        pass
+
+
+class DemoTruthDetector:
+    """A detector for the demo table that reports what is truly there (``Detector`` protocol).
+
+    ``miss_rate`` drops a card from a frame and ``misread_rate`` reports a wrong face, both at
+    random (seeded), to show the tracker's stability on the page; both are 0 by default.
+    """
+
+    def __init__(self, table: DemoTable, miss_rate: float = 0.0, misread_rate: float = 0.0,
+                 seed: int = 0, confidence: float = 0.97):
+        self.table = table
+        self.miss_rate = miss_rate
+        self.misread_rate = misread_rate
+        self.confidence = confidence
+        self._rng = np.random.default_rng(seed)
+        self._faces = sorted({get_card(c).face for c in table.deck_ids})
+
+    def detect(self, frame: np.ndarray) -> list[Detection]:
+        truth = self.table.truth_for(frame)
+        if truth is None:
+            return []
+        out = []
+        for t in truth:
+            if self.miss_rate and self._rng.random() < self.miss_rate:
+                continue
+            face, card, conf = t["face"], t["card"], self.confidence
+            if self.misread_rate and self._rng.random() < self.misread_rate:
+                face = self._faces[int(self._rng.integers(len(self._faces)))]
+                card = next(c.id for c in all_cards() if c.face == face)
+                conf = 0.55
+            out.append(Detection(card=card, face=face, quad=tuple(tuple(p) for p in t["quad"]),
+                                 confidence=conf, uncertain=conf < 0.6))
+        return out

@@ -1,0 +1,291 @@
+"""The live table: frames -> detections -> stable cards -> the game's zones, for the dealer's page.
+
+``LiveTable(source, detector, layout)`` runs a ``FrameGrabber`` (newest frame only) and one
+processing thread (detector -> ``CardTracker`` -> ``ZoneAssigner``). A camera failure or a detector
+exception is shown in the status and the thread keeps going (and retries); nothing here raises
+into the web server.
+
+``snapshot()`` returns this JSON-ready dict (the web page's contract; keys are stable)::
+
+    {
+      "version": int,          # +1 on every change of the stable state (below); starts at 1
+      "frame_index": int,      # number of the last frame processed (0: none yet)
+      "time": float,           # time.time() of that frame's processing
+      "zones": [               # the layout's zones, in table order
+        {"name": "saki", "label_en": "Saki", "label_ja": "先", "scored": true, "group": null,
+         "expected": 3,        # cards the zone holds when complete (null: it varies)
+         "cards": [CARD, ...], # in table order (left to right along the row)
+         "face_down": 1,       # how many of its cards are face down
+         "complete": false}    # expected is known and that many cards are there, all face up
+      ],
+      "unassigned": [CARD, ...],   # stable cards no zone claimed
+      "face_down": int,            # face-down cards on the whole table
+      "status": {"camera": "ok" | "lost" | "reconnecting",
+                 "error": str | null}   # camera or detector problem, for the page's banner
+    }
+
+    CARD = {"track_id": int, "card": "pine-crane" | null, "face": "pine-crane" | "back",
+            "confidence": float, "uncertain": bool, "quad": [[x, y] x 4]}
+
+``card`` is null for a face-down card (face ``"back"``). ``quad`` is in pixels of the frame
+served by ``jpeg()``, from the card's own top-left corner, clockwise. The stable state that
+``version`` follows is everything except quads, ``time``, ``frame_index`` and confidence changes
+smaller than 0.1, so the page is not woken for every jitter of a corner.
+
+``wait_for_change(version, timeout)`` blocks until the version differs from ``version`` and
+returns the new snapshot (None on timeout): the loop of a Server-Sent Events stream.
+"""
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from typing import Iterable
+
+import cv2
+import numpy as np
+
+from dealer.games import ZoneSpec
+from vision.camera import FrameGrabber, FrameSource
+from vision.tracking import CardTracker
+from vision.types import Detector, TableCard, TableState
+from vision.zones import TableZone, ZoneAssigner
+
+log = logging.getLogger(__name__)
+
+SURE_COLOUR = (60, 200, 60)       # BGR green
+UNSURE_COLOUR = (0, 180, 255)     # BGR amber
+
+
+def default_detector():
+    """The project's ONNX card detector (imported only when asked for: it loads the models)."""
+    try:
+        from vision.detector import CardDetector
+    except ImportError as exc:
+        raise RuntimeError(f"the card detector is not available: {exc}") from exc
+    return CardDetector()
+
+
+def card_json(card: TableCard) -> dict:
+    return {"track_id": card.track_id, "card": card.card, "face": card.face,
+            "confidence": round(float(card.confidence), 3), "uncertain": bool(card.uncertain),
+            "quad": [[round(float(x), 1), round(float(y), 1)] for x, y in card.quad]}
+
+
+def state_json(state: TableState, layout: list[ZoneSpec]) -> dict:
+    """The zones / unassigned / face_down part of the snapshot for one table state."""
+    zones = []
+    for spec in layout:
+        cards = state.zones.get(spec.name, ())
+        down = sum(1 for c in cards if c.face == "back")
+        zones.append({"name": spec.name, "label_en": spec.label_en, "label_ja": spec.label_ja,
+                      "scored": spec.scored, "group": spec.group, "expected": spec.cards,
+                      "cards": [card_json(c) for c in cards], "face_down": down,
+                      "complete": spec.cards is not None and len(cards) == spec.cards and down == 0})
+    all_cards = [c for cs in state.zones.values() for c in cs] + list(state.unassigned)
+    return {"zones": zones, "unassigned": [card_json(c) for c in state.unassigned],
+            "face_down": sum(1 for c in all_cards if c.face == "back")}
+
+
+def _change_key(body: dict) -> tuple:
+    def cards_key(cards):
+        return tuple((c["track_id"], c["card"], c["face"], c["uncertain"], round(c["confidence"] * 10))
+                     for c in cards)
+    return (tuple((z["name"], cards_key(z["cards"])) for z in body["zones"]),
+            cards_key(body["unassigned"]), body["status"]["camera"], body["status"]["error"])
+
+
+def annotate(frame: np.ndarray, cards: Iterable[TableCard]) -> np.ndarray:
+    """A copy of the frame with each card's outline and name: green when sure, amber when not."""
+    out = frame.copy()
+    scale = max(0.4, frame.shape[0] / 1400.0)
+    for card in cards:
+        colour = UNSURE_COLOUR if card.uncertain else SURE_COLOUR
+        pts = np.round(np.asarray(card.quad, dtype=np.float32)).astype(np.int32).reshape(-1, 1, 2)
+        cv2.polylines(out, [pts], True, colour, 3, cv2.LINE_AA)
+        name = "face down" if card.face == "back" else (card.card or card.face)
+        if card.uncertain:
+            name += " ?"
+        x = int(min(p[0] for p in card.quad))
+        y = int(min(p[1] for p in card.quad)) - 6
+        y = max(y, 14)
+        (tw, th), _ = cv2.getTextSize(name, cv2.FONT_HERSHEY_SIMPLEX, scale, 1)
+        cv2.rectangle(out, (x, y - th - 4), (x + tw + 4, y + 3), (0, 0, 0), -1)
+        cv2.putText(out, name, (x + 2, y), cv2.FONT_HERSHEY_SIMPLEX, scale, colour, 1, cv2.LINE_AA)
+    return out
+
+
+def _placeholder(message: str, size=(1280, 720)) -> np.ndarray:
+    img = np.full((size[1], size[0], 3), 40, np.uint8)
+    cv2.putText(img, message, (40, size[1] // 2), cv2.FONT_HERSHEY_SIMPLEX, 1.2, (220, 220, 220), 2,
+                cv2.LINE_AA)
+    return img
+
+
+class LiveTable:
+    """The live table state, kept up to date in the background; see the module docstring."""
+
+    def __init__(self, source: FrameSource, detector: Detector, layout: list[ZoneSpec],
+                 zones: list[TableZone] | None = None, tracker: CardTracker | None = None,
+                 enter_frames: int = 3, leave_frames: int = 3, jpeg_quality: int = 80,
+                 detector_retry_s: float = 0.5, grabber: FrameGrabber | None = None):
+        self.source = source
+        self.detector = detector
+        self.grabber = grabber or FrameGrabber(source)
+        self.tracker = tracker or CardTracker(enter_frames=enter_frames, leave_frames=leave_frames)
+        self.jpeg_quality = jpeg_quality
+        self.detector_retry_s = detector_retry_s
+        self._layout = list(layout)
+        self._assigner = ZoneAssigner(self._layout, zones)
+        self._cond = threading.Condition()
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+        self._frame: np.ndarray | None = None
+        self._cards: list[TableCard] = []
+        self._jpeg: tuple[int, bytes] | None = None  # (frame index, encoded) cache
+        self._detector_error: str | None = None
+        self._version = 1
+        self._snapshot = self._build(TableState(), frame_index=0)
+        self._key = _change_key(self._snapshot)
+        self.frames_processed = 0
+
+    # -- life cycle ----------------------------------------------------------------------------
+    def start(self) -> "LiveTable":
+        if self._thread is None or not self._thread.is_alive():
+            self._stop.clear()
+            self.grabber.start()
+            self._thread = threading.Thread(target=self._run, name="live-table", daemon=True)
+            self._thread.start()
+        return self
+
+    def stop(self, timeout: float = 5.0) -> None:
+        self._stop.set()
+        self.grabber.stop(timeout)
+        if self._thread is not None:
+            self._thread.join(timeout)
+            self._thread = None
+        with self._cond:
+            self._cond.notify_all()
+
+    def __enter__(self) -> "LiveTable":
+        return self.start()
+
+    def __exit__(self, *exc) -> None:
+        self.stop()
+
+    # -- reading the state ---------------------------------------------------------------------
+    def snapshot(self) -> dict:
+        with self._cond:
+            self._refresh_status()
+            return self._snapshot
+
+    @property
+    def version(self) -> int:
+        with self._cond:
+            return self._version
+
+    @property
+    def layout(self) -> list[ZoneSpec]:
+        with self._cond:
+            return list(self._layout)
+
+    def wait_for_change(self, version: int, timeout: float | None = None) -> dict | None:
+        deadline = None if timeout is None else time.monotonic() + timeout
+        with self._cond:
+            while True:
+                self._refresh_status()
+                if self._version != version:
+                    return self._snapshot
+                remaining = None if deadline is None else deadline - time.monotonic()
+                if (remaining is not None and remaining <= 0) or self._stop.is_set():
+                    return None
+                # wake now and then: a camera status change is noticed even with no frames
+                self._cond.wait(0.5 if remaining is None else min(remaining, 0.5))
+
+    def jpeg(self) -> bytes:
+        """The newest processed frame, annotated, as JPEG (a placeholder before the first frame)."""
+        with self._cond:
+            frame, cards, index = self._frame, list(self._cards), self._snapshot["frame_index"]
+            cached = self._jpeg
+        if cached is not None and cached[0] == index and frame is not None:
+            return cached[1]
+        image = annotate(frame, cards) if frame is not None else _placeholder("waiting for the camera...")
+        ok, buf = cv2.imencode(".jpg", image, [cv2.IMWRITE_JPEG_QUALITY, self.jpeg_quality])
+        data = buf.tobytes() if ok else b""
+        if frame is not None:
+            with self._cond:
+                self._jpeg = (index, data)
+        return data
+
+    def set_layout(self, layout: list[ZoneSpec], zones: list[TableZone] | None = None) -> None:
+        """Switch game (or redraw zones); raises ZoneError for zones that do not fit the layout."""
+        assigner = ZoneAssigner(list(layout), zones)
+        with self._cond:
+            self._layout = list(layout)
+            self._assigner = assigner
+            state = assigner.assign(self._cards, self._snapshot["frame_index"])
+            self._publish(state, self._snapshot["frame_index"], force=True)
+
+    # -- the processing thread -----------------------------------------------------------------
+    def _status(self) -> dict:
+        source = self.grabber.status()
+        error = source.error or self._detector_error
+        return {"camera": source.camera, "error": error}
+
+    def _build(self, state: TableState, frame_index: int) -> dict:
+        body = state_json(state, self._layout)
+        return {"version": self._version, "frame_index": frame_index, "time": time.time(),
+                **body, "status": self._status()}
+
+    def _publish(self, state: TableState, frame_index: int, force: bool = False) -> None:
+        """Under the lock: rebuild the snapshot; bump the version if the stable state changed."""
+        snap = self._build(state, frame_index)
+        key = _change_key(snap)
+        if force or key != self._key:
+            self._version += 1
+            self._key = key
+        snap["version"] = self._version
+        self._snapshot = snap
+        self._cond.notify_all()
+
+    def _refresh_status(self) -> None:
+        """Under the lock: pick up camera status changes even when no frame is coming."""
+        status = self._status()
+        if status != self._snapshot["status"]:
+            snap = dict(self._snapshot, status=status)
+            key = _change_key(snap)
+            if key != self._key:
+                self._version += 1
+                self._key = key
+            snap["version"] = self._version
+            self._snapshot = snap
+            self._cond.notify_all()
+
+    def _run(self) -> None:
+        last = 0
+        while not self._stop.is_set():
+            got = self.grabber.newest(after=last, timeout=0.5)
+            if got is None:
+                with self._cond:
+                    self._refresh_status()
+                continue
+            last, frame = got
+            try:
+                detections = list(self.detector.detect(frame))
+            except Exception as exc:  # a model error must not stop the table: show it and retry
+                log.exception("the detector failed")
+                with self._cond:
+                    self._detector_error = f"card recognition failed: {exc}"
+                    self._frame = frame
+                    self._refresh_status()
+                if self._stop.wait(self.detector_retry_s):
+                    break
+                continue
+            cards = self.tracker.update(detections)
+            with self._cond:
+                self._detector_error = None
+                state = self._assigner.assign(cards, last)
+                self._frame = frame
+                self._cards = cards
+                self.frames_processed += 1
+                self._publish(state, last)

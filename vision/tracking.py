@@ -1,0 +1,157 @@
+"""Temporal stability: per-frame detections become the cards that are stably on the table.
+
+A card enters only after it has been matched in ``enter_frames`` consecutive frames and leaves only
+after ``leave_frames`` consecutive misses (hysteresis, as in norfair's hit counters), so a one-frame
+glitch neither adds nor removes a card. Its face is a vote over the last ``vote_window`` frames that
+saw it; the face shown changes only when another face has strictly more votes than the one shown,
+so two readings cannot alternate on the page. A card whose vote is split or whose smoothed
+confidence is low is reported ``uncertain``.
+"""
+from __future__ import annotations
+
+import itertools
+import math
+from collections import Counter, deque
+from dataclasses import dataclass, field
+
+from vision.types import Detection, TableCard
+
+
+def _size(quad) -> float:
+    """The card's diagonal: the yardstick for 'near' that works at any zoom."""
+    (x0, y0), _, (x2, y2), _ = quad
+    return math.hypot(x2 - x0, y2 - y0) or 1.0
+
+
+def _centre(quad) -> tuple[float, float]:
+    return (sum(p[0] for p in quad) / 4.0, sum(p[1] for p in quad) / 4.0)
+
+
+@dataclass
+class _Track:
+    track_id: int
+    quad: tuple
+    hits: int = 0            # consecutive frames matched while tentative
+    misses: int = 0          # consecutive frames unmatched
+    confirmed: bool = False
+    votes: deque = field(default_factory=deque)  # (face, card, confidence, uncertain) per frame seen
+    face: str | None = None  # the face shown (sticky: see _vote)
+    confidence: float = 0.0  # smoothed confidence of the shown face
+
+    def centre(self) -> tuple[float, float]:
+        return _centre(self.quad)
+
+
+class CardTracker:
+    """``update(detections) -> list[TableCard]``, called once per processed frame."""
+
+    def __init__(self, enter_frames: int = 3, leave_frames: int = 3, vote_window: int = 5,
+                 match_distance: float = 0.5, uncertain_below: float = 0.6,
+                 split_share: float = 0.7, smoothing: float = 0.5):
+        if enter_frames < 1 or leave_frames < 1 or vote_window < 1:
+            raise ValueError("enter_frames, leave_frames and vote_window must be at least 1")
+        self.enter_frames = enter_frames
+        self.leave_frames = leave_frames
+        self.vote_window = vote_window
+        self.match_distance = match_distance  # max centre distance, in card diagonals
+        self.uncertain_below = uncertain_below
+        self.split_share = split_share        # the winning face needs this share of the votes
+        self.smoothing = smoothing            # weight of the newest confidence in the average
+        self._tracks: list[_Track] = []
+        self._ids = itertools.count(1)
+
+    def reset(self) -> None:
+        self._tracks = []
+
+    # -- matching ------------------------------------------------------------------------------
+    def _match(self, detections: list[Detection]) -> tuple[dict[int, int], list[int]]:
+        """Greedy nearest-centre matching: the closest (track, detection) pair is taken first.
+
+        Cards on a table are at least about half a card apart, so greedy by distance gives the same
+        answer as an optimal assignment in every case that matters, without scipy.
+        """
+        pairs = []
+        for ti, track in enumerate(self._tracks):
+            tx, ty = track.centre()
+            scale = _size(track.quad)
+            for di, det in enumerate(detections):
+                dx, dy = _centre(det.quad)
+                d = math.hypot(dx - tx, dy - ty) / max(scale, _size(det.quad))
+                if d <= self.match_distance:
+                    pairs.append((d, ti, di))
+        pairs.sort()
+        track_of: dict[int, int] = {}
+        used_tracks: set[int] = set()
+        for _, ti, di in pairs:
+            if ti in used_tracks or di in track_of:
+                continue
+            used_tracks.add(ti)
+            track_of[di] = ti
+        unmatched = [di for di in range(len(detections)) if di not in track_of]
+        return track_of, unmatched
+
+    # -- voting --------------------------------------------------------------------------------
+    def _vote(self, track: _Track) -> None:
+        counts = Counter(face for face, _, _, _ in track.votes)
+        best, best_n = max(counts.items(), key=lambda kv: (kv[1], kv[0] == track.face))
+        # sticky: the shown face stays until another face has strictly more votes
+        if track.face is None or counts.get(track.face, 0) < best_n:
+            changed = track.face is not None
+            track.face = best
+            if changed:
+                # a new reading (a card turned face up): its history starts here, so the old
+                # side's votes do not make it look doubtful once it has won
+                kept = [v for v in track.votes if v[0] == best]
+                track.votes.clear()
+                track.votes.extend(kept)
+                track.confidence = sum(v[2] for v in kept) / len(kept)
+                return
+        newest = track.votes[-1]
+        conf = newest[2] if newest[0] == track.face else 0.0
+        track.confidence = (conf if len(track.votes) == 1 and track.confidence == 0.0 else
+                            self.smoothing * conf + (1 - self.smoothing) * track.confidence)
+
+    def _table_card(self, track: _Track) -> TableCard:
+        same = [v for v in track.votes if v[0] == track.face]
+        share = len(same) / len(track.votes)
+        card_votes = Counter(v[1] for v in same)
+        card = card_votes.most_common(1)[0][0] if card_votes else None
+        flagged = sum(1 for v in same if v[3]) * 2 > len(same)
+        uncertain = (share < self.split_share or track.confidence < self.uncertain_below or flagged)
+        return TableCard(track_id=track.track_id, card=card, face=track.face, quad=track.quad,
+                         confidence=round(track.confidence, 4), uncertain=uncertain)
+
+    # -- the one method ------------------------------------------------------------------------
+    def update(self, detections: list[Detection]) -> list[TableCard]:
+        track_of, unmatched = self._match(detections)
+        matched_tracks = set(track_of.values())
+        for di, ti in track_of.items():
+            det, track = detections[di], self._tracks[ti]
+            track.quad = det.quad
+            track.misses = 0
+            if not track.confirmed:
+                track.hits += 1
+                if track.hits >= self.enter_frames:
+                    track.confirmed = True
+            track.votes.append((det.face, det.card, float(det.confidence), bool(det.uncertain)))
+            while len(track.votes) > self.vote_window:
+                track.votes.popleft()
+            self._vote(track)
+        survivors = []
+        for ti, track in enumerate(self._tracks):
+            if ti not in matched_tracks:
+                track.misses += 1
+                # a tentative track must be seen in consecutive frames; a confirmed one is kept
+                # until it has been missing for leave_frames frames
+                if not track.confirmed or track.misses >= self.leave_frames:
+                    continue
+            survivors.append(track)
+        for di in unmatched:
+            det = detections[di]
+            track = _Track(track_id=next(self._ids), quad=det.quad, hits=1)
+            track.confirmed = self.enter_frames <= 1
+            track.votes.append((det.face, det.card, float(det.confidence), bool(det.uncertain)))
+            self._vote(track)
+            survivors.append(track)
+        self._tracks = survivors
+        return [self._table_card(t) for t in self._tracks if t.confirmed]

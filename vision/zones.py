@@ -1,0 +1,212 @@
+"""Table zones: which stable card belongs to which row, hand or place of the game's layout.
+
+Two ways: zones the dealer draws once on the live image (``TableZone`` polygons, saved per table
+as JSON), or automatically: cards are clustered into rows by position, rows are matched to the
+layout's zones in table order (top to bottom, then left to right; for layouts whose zones belong to
+players, e.g. Kabu-Tsukuri, player by player from left to right, each player's rows top to
+bottom). Cards within a zone are ordered left to right along the row.
+"""
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Iterable
+
+import cv2
+import numpy as np
+
+from dealer.games import ZoneSpec
+from vision.types import TableCard, TableState
+
+
+class ZoneError(ValueError):
+    """Bad zone input (file or drawn polygon); the message names the problem."""
+
+
+@dataclass(frozen=True)
+class TableZone:
+    """A named polygon on the live image (frame pixels), drawn by the dealer for one zone."""
+    name: str
+    polygon: tuple[tuple[float, float], ...]
+
+    def __post_init__(self):
+        if not isinstance(self.name, str) or not self.name.strip():
+            raise ZoneError(f"a zone needs a name, not {self.name!r}")
+        try:
+            points = tuple((float(x), float(y)) for x, y in self.polygon)
+        except (TypeError, ValueError):
+            raise ZoneError(f"zone {self.name!r}: the polygon must be a list of [x, y] points") from None
+        if len(points) < 3:
+            raise ZoneError(f"zone {self.name!r}: a polygon needs at least 3 points, not {len(points)}")
+        if not all(math.isfinite(v) for p in points for v in p):
+            raise ZoneError(f"zone {self.name!r}: the polygon has a point that is not a finite number")
+        if cv2.contourArea(np.asarray(points, dtype=np.float32)) < 1.0:
+            raise ZoneError(f"zone {self.name!r}: the polygon encloses no area")
+        object.__setattr__(self, "polygon", points)
+
+    def contains(self, point: tuple[float, float]) -> bool:
+        contour = np.asarray(self.polygon, dtype=np.float32).reshape(-1, 1, 2)
+        return cv2.pointPolygonTest(contour, (float(point[0]), float(point[1])), False) >= 0
+
+    def axis(self) -> tuple[float, float]:
+        """Unit vector along the zone's long side, pointing rightwards: the order of its cards."""
+        (_, _), (w, h), angle = cv2.minAreaRect(np.asarray(self.polygon, dtype=np.float32))
+        theta = math.radians(angle if w >= h else angle + 90.0)
+        ux, uy = math.cos(theta), math.sin(theta)
+        if ux < 0 or (abs(ux) < 1e-9 and uy < 0):
+            ux, uy = -ux, -uy
+        return ux, uy
+
+    def to_json(self) -> dict:
+        return {"name": self.name, "polygon": [[round(x, 1), round(y, 1)] for x, y in self.polygon]}
+
+
+def zones_from_json(data) -> list[TableZone]:
+    items = data.get("zones") if isinstance(data, dict) else data
+    if not isinstance(items, list):
+        raise ZoneError("zones must be a list of {name, polygon} objects")
+    zones = []
+    for i, item in enumerate(items):
+        if not isinstance(item, dict) or "name" not in item or "polygon" not in item:
+            raise ZoneError(f"zone #{i + 1} must be an object with 'name' and 'polygon'")
+        zones.append(TableZone(item["name"], item["polygon"]))
+    names = [z.name for z in zones]
+    duplicates = sorted({n for n in names if names.count(n) > 1})
+    if duplicates:
+        raise ZoneError(f"zone name(s) drawn twice: {', '.join(duplicates)}")
+    return zones
+
+
+def save_zones(path: str | Path, zones: Iterable[TableZone]) -> None:
+    """Write the zones as JSON (through a temporary file, so a crash never leaves half a file)."""
+    path = Path(path)
+    data = {"zones": [z.to_json() for z in zones]}
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_text(json.dumps(data, indent=1), encoding="utf-8")
+    tmp.replace(path)
+
+
+def load_zones(path: str | Path) -> list[TableZone]:
+    path = Path(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise ZoneError(f"zone file {str(path)!r} does not exist") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ZoneError(f"zone file {str(path)!r} cannot be read: {exc}") from None
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise ZoneError(f"zone file {str(path)!r} is not valid JSON (line {exc.lineno}: {exc.msg})") from None
+    try:
+        return zones_from_json(data)
+    except ZoneError as exc:
+        raise ZoneError(f"zone file {str(path)!r}: {exc}") from None
+
+
+# --- assignment --------------------------------------------------------------------------------
+
+def _centre(card: TableCard) -> tuple[float, float]:
+    return (sum(p[0] for p in card.quad) / 4.0, sum(p[1] for p in card.quad) / 4.0)
+
+
+def _card_extent(card: TableCard) -> tuple[float, float]:
+    """(short side, long side) of the card's quad in pixels."""
+    q = card.quad
+    a = math.dist(q[0], q[1])
+    b = math.dist(q[1], q[2])
+    return (min(a, b), max(a, b))
+
+
+def _split(values: list[float], gap: float) -> list[list[int]]:
+    """Indices grouped where sorted values are more than ``gap`` apart."""
+    order = sorted(range(len(values)), key=lambda i: values[i])
+    groups: list[list[int]] = []
+    for i in order:
+        if groups and values[i] - values[groups[-1][-1]] <= gap:
+            groups[-1].append(i)
+        else:
+            groups.append([i])
+    return groups
+
+
+class ZoneAssigner:
+    """``assign(cards, frame_index) -> TableState`` for one game layout, automatic or by drawn zones."""
+
+    def __init__(self, layout: list[ZoneSpec], zones: list[TableZone] | None = None):
+        self.layout = list(layout)
+        names = [z.name for z in self.layout]
+        if len(set(names)) != len(names):
+            raise ZoneError(f"the layout names a zone twice: {names}")
+        self.zones = list(zones) if zones else None
+        if self.zones:
+            unknown = [z.name for z in self.zones if z.name not in names]
+            if unknown:
+                raise ZoneError(f"drawn zone(s) {', '.join(unknown)} are not in this game's layout "
+                                f"({', '.join(names)})")
+        # zones that belong to players are laid out player by player (columns) on the table
+        self.grouped = len({z.group for z in self.layout if z.group is not None}) > 1
+
+    def assign(self, cards: Iterable[TableCard], frame_index: int = 0) -> TableState:
+        cards = list(cards)
+        if self.zones:
+            zones, unassigned = self._by_drawn_zones(cards)
+        else:
+            zones, unassigned = self._automatic(cards)
+        ordered = {spec.name: tuple(zones.get(spec.name, ())) for spec in self.layout}
+        unassigned.sort(key=lambda c: (_centre(c)[1], _centre(c)[0]))
+        return TableState(zones=ordered, unassigned=tuple(unassigned), frame_index=frame_index)
+
+    def _by_drawn_zones(self, cards):
+        zones: dict[str, list[TableCard]] = {}
+        unassigned = []
+        for card in cards:
+            home = next((z for z in self.zones if z.contains(_centre(card))), None)
+            if home is None:
+                unassigned.append(card)
+            else:
+                zones.setdefault(home.name, []).append(card)
+        for zone in self.zones:
+            ux, uy = zone.axis()
+            zones.get(zone.name, []).sort(key=lambda c: _centre(c)[0] * ux + _centre(c)[1] * uy)
+        return zones, unassigned
+
+    def _automatic(self, cards):
+        if not cards:
+            return {}, []
+        short = float(np.median([_card_extent(c)[0] for c in cards]))
+        long_ = float(np.median([_card_extent(c)[1] for c in cards]))
+        centres = [_centre(c) for c in cards]
+        # rows: cards whose centres are within half a card height of the neighbour are one row
+        rows = _split([y for _, y in centres], 0.5 * long_)
+        segments = []
+        for row in rows:
+            # within a row, a gap wider than a card separates two zones (two hands, two players)
+            xs = [centres[i][0] for i in row]
+            for part in _split(xs, short + 0.8 * short):
+                members = [row[j] for j in part]
+                segments.append(members)
+        seg_centre = [(float(np.mean([centres[i][0] for i in s])), float(np.mean([centres[i][1] for i in s])))
+                      for s in segments]
+        if self.grouped:
+            # columns of players left to right, each player's rows top to bottom
+            columns = _split([c[0] for c in seg_centre], 1.5 * short)
+            order = [s for col in columns for s in sorted(col, key=lambda k: seg_centre[k][1])]
+        else:
+            order = sorted(range(len(segments)), key=lambda k: (self._row_of(k, rows, segments), seg_centre[k][0]))
+        zones: dict[str, list[TableCard]] = {}
+        unassigned: list[TableCard] = []
+        for rank, k in enumerate(order):
+            members = sorted(segments[k], key=lambda i: centres[i][0])
+            if rank < len(self.layout):
+                zones[self.layout[rank].name] = [cards[i] for i in members]
+            else:
+                unassigned.extend(cards[i] for i in members)
+        return zones, unassigned
+
+    @staticmethod
+    def _row_of(k, rows, segments) -> int:
+        first = segments[k][0]
+        return next(r for r, row in enumerate(rows) if first in row)
