@@ -42,7 +42,8 @@ def table_zones(snapshot: Mapping[str, Any] | None) -> tuple[dict[str, list[dict
             cards, extra = list(value or []), 0
         up = [c for c in cards if c.get("face") != BACK]
         zones[str(name)] = up
-        down[str(name)] = extra + (len(cards) - len(up))
+        # the count may or may not include the backs listed among the cards: never count twice
+        down[str(name)] = max(extra, len(cards) - len(up))
     top_down = snapshot.get("face_down") or {}
     if isinstance(top_down, Mapping):
         for name, n in top_down.items():

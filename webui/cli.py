@@ -1,0 +1,293 @@
+"""``hanadealer serve`` (the dealer's page) and ``hanadealer bench-latency``.
+
+The vision side (frame sources, the LiveTable) is imported only when a command runs, so the web
+app and its tests need no camera and no OpenCV window.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+
+DEFAULT_PORT = 5000
+
+
+def register(subparsers) -> None:
+    p = subparsers.add_parser("serve", help="the dealer's page (live table, bets, settlement, ledger)",
+                              description="Start the dealer's page. With no source option: a camera "
+                                          "if one opens, otherwise the built-in demo table.")
+    src = p.add_mutually_exclusive_group()
+    src.add_argument("--camera", type=int, metavar="N", help="webcam number (0 is the first)")
+    src.add_argument("--video", metavar="FILE", help="a video file (looped)")
+    src.add_argument("--images", metavar="DIR", help="a folder of images")
+    src.add_argument("--demo", action="store_true", help="the built-in demo table (no camera needed)")
+    p.add_argument("--game", default="batta-maki", help="game of a new session (default batta-maki)")
+    p.add_argument("--players", default=None,
+                   help="comma-separated players of a new session (default: the demo's A,B,C)")
+    p.add_argument("--host", default="127.0.0.1",
+                   help="address to listen on (default 127.0.0.1: this machine only; "
+                        "0.0.0.0 lets a tablet on the network connect)")
+    p.add_argument("--port", type=int, default=DEFAULT_PORT, help=f"port (default {DEFAULT_PORT})")
+    p.add_argument("--data", default="hanadealer-data", metavar="DIR",
+                   help="folder of the ledger and the drawn zones (default ./hanadealer-data)")
+    p.add_argument("--detector", choices=("model", "truth"), default=None,
+                   help="card detector: the ONNX models, or (demo only) the demo's own truth "
+                        "(default: model for a camera/video/images, truth for the demo when "
+                        "no model is installed)")
+    p.set_defaults(func=serve)
+
+    b = subparsers.add_parser("bench-latency",
+                              help="time from a card appearing in the frames to the page (JSON)",
+                              description="Run the demo table through the whole live pipeline and the "
+                                          "web server; measure, on an SSE client, how long after a card "
+                                          "is revealed in the frames it reaches the page, and how long "
+                                          "after the last card of a round the result does. Prints JSON.")
+    b.add_argument("--game", default="batta-maki")
+    b.add_argument("--seconds", type=float, default=45.0, help="how long to run (default 45)")
+    b.add_argument("--fps", type=float, default=10.0, help="demo frame rate (default 10)")
+    b.add_argument("--detector", choices=("model", "truth"), default="truth",
+                   help="truth: the demo's own detections (default); model: the ONNX models")
+    b.add_argument("--seed", type=int, default=0)
+    b.set_defaults(func=bench_latency)
+
+
+def _fail(message: str) -> int:
+    print(f"hanadealer: {message}", file=sys.stderr)
+    return 2
+
+
+def _detector(kind: str | None, source):
+    from vision.live import default_detector
+    is_demo = type(source).__name__ == "DemoTable"
+    if kind == "truth" or (kind is None and is_demo):
+        if not is_demo:
+            raise RuntimeError("--detector truth works only with the demo table")
+        if kind is None:
+            try:
+                return default_detector()
+            except Exception:  # no model installed: the demo shows its own truth
+                pass
+        from vision.demo_table import DemoTruthDetector
+        return DemoTruthDetector(source)
+    return default_detector()
+
+
+def _layout(game: str, players: list[str]):
+    from dealer.games import get_game
+    from webui.round_builder import layout_setup
+    try:
+        return get_game(game).layout(layout_setup({"game": game, "players": [{"name": n} for n in players]}))
+    except Exception:
+        from vision.demo_table import demo_layout
+        return demo_layout(game)
+
+
+def _players(arg: str | None) -> list[str]:
+    if arg:
+        return [n.strip() for n in arg.split(",") if n.strip()]
+    from vision.demo_table import DEMO_PLAYERS
+    return list(DEMO_PLAYERS)
+
+
+def build_live_app(source, detector, game: str, players: list[str], data_dir: Path, pin: str | None = None):
+    """The LiveTable on ``source`` and the app on it; a new session for ``game`` when none is open."""
+    from vision.live import LiveTable
+    from webui.app import create_app
+
+    live = LiveTable(source, detector, _layout(game, players))
+    app = create_app({"LIVE": live, "LEDGER": str(data_dir / "ledger.sqlite"), "ZONES_DIR": str(data_dir),
+                      "PIN": pin})
+    service = app.extensions["hanadealer"]["service"]
+    if service.session is None:
+        service.start_session({"game": game, "players": [{"name": n} for n in players]})
+    return live, app
+
+
+def serve(args: argparse.Namespace) -> int:
+    from dealer.games import RoundError, get_game
+    from dealer.ledger import LedgerError
+    from webui.service import InputError
+    try:
+        get_game(args.game)
+    except RoundError as exc:
+        return _fail(str(exc))
+    try:
+        from vision.camera import CameraError, open_source
+    except ImportError as exc:
+        return _fail(f"the live table is not available: {exc}")
+    try:
+        source = open_source(camera=args.camera, video=args.video, images=args.images, demo=args.demo,
+                             game=args.game)
+    except CameraError as exc:
+        return _fail(str(exc))
+    try:
+        detector = _detector(args.detector, source)
+    except RuntimeError as exc:
+        return _fail(str(exc))
+    data_dir = Path(args.data)
+    try:
+        data_dir.mkdir(parents=True, exist_ok=True)
+        live, app = build_live_app(source, detector, args.game, _players(args.players), data_dir,
+                                   pin=os.environ.get("HANADEALER_PIN"))
+    except (LedgerError, InputError, OSError) as exc:
+        return _fail(str(exc))
+    live.start()
+    from werkzeug.serving import make_server
+    try:
+        server = make_server(args.host, args.port, app, threaded=True)
+    except OSError as exc:
+        live.stop()
+        return _fail(f"cannot listen on {args.host}:{args.port}: {exc}")
+    print(f"hanadealer: the dealer's page is at http://{args.host}:{server.server_port}/ "
+          f"(ledger {data_dir / 'ledger.sqlite'}); Ctrl-C stops", file=sys.stderr)
+    try:
+        server.serve_forever()
+    except KeyboardInterrupt:
+        pass
+    finally:
+        server.server_close()
+        live.stop()
+    return 0
+
+
+class ServerThread:
+    """The app served on 127.0.0.1 (a free port) in a background thread (benchmarks, browser tests)."""
+
+    def __init__(self, app, host: str = "127.0.0.1", port: int = 0, quiet: bool = True):
+        import logging
+        from werkzeug.serving import make_server
+        if quiet:  # one log line per request would drown the benchmark's JSON
+            logging.getLogger("werkzeug").setLevel(logging.ERROR)
+        self.server = make_server(host, port, app, threaded=True)
+        self.url = f"http://{host}:{self.server.server_port}"
+        self.thread = threading.Thread(target=self.server.serve_forever, name="http", daemon=True)
+
+    def __enter__(self) -> "ServerThread":
+        self.thread.start()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.server.shutdown()
+        self.thread.join(5)
+
+
+class _TimedDemo:
+    """Wraps the demo table: notes when each face and each complete round first shows in the frames."""
+
+    def __init__(self, table, expected_cards: int | None):
+        self.table = table
+        self.expected = expected_cards
+        self.appeared: dict[str, float] = {}   # face -> time it was first face up
+        self.complete_at: float | None = None  # when every card of the round was face up
+        self._prev: set[str] = set()
+        self._was_complete = False
+        self.lock = threading.Lock()
+
+    def __getattr__(self, name):  # everything else (ground_truth, truth_for, close...) as the table
+        return getattr(self.table, name)
+
+    def read(self):
+        frame = self.table.read()
+        now = time.monotonic()
+        truth = self.table.ground_truth()
+        faces = {t["face"] for t in truth if t.get("face_up")}
+        complete = bool(truth) and all(t.get("face_up") for t in truth) and (
+            self.expected is None or len(truth) >= self.expected)
+        with self.lock:
+            for face in faces - self._prev:
+                self.appeared[face] = now
+            for face in self._prev - faces:
+                self.appeared.pop(face, None)
+            if complete and not self._was_complete:
+                self.complete_at = now
+            if not complete:
+                self.complete_at = None
+            self._prev, self._was_complete = faces, complete
+        return frame
+
+
+def _percentiles(values: list[float]) -> dict:
+    if not values:
+        return {"n": 0}
+    ms = sorted(v * 1000 for v in values)
+    q = statistics.quantiles(ms, n=100, method="inclusive") if len(ms) > 1 else [ms[0]] * 99
+    return {"n": len(ms), "p50_ms": round(q[49], 1), "p95_ms": round(q[94], 1),
+            "max_ms": round(ms[-1], 1), "mean_ms": round(statistics.fmean(ms), 1)}
+
+
+def bench_latency(args: argparse.Namespace) -> int:
+    try:
+        from vision.demo_table import DemoTable
+    except ImportError as exc:
+        return _fail(f"the demo table is not available: {exc}")
+    import http.client
+    from urllib.parse import urlsplit
+
+    players = _players(None)
+    layout = _layout(args.game, players)
+    expected = sum(z.cards for z in layout) if all(z.cards for z in layout) else None
+    table = DemoTable(game=args.game, seed=args.seed, fps=args.fps)
+    timed = _TimedDemo(table, expected)
+    try:
+        if args.detector == "truth":
+            from vision.demo_table import DemoTruthDetector
+            detector = DemoTruthDetector(table)
+        else:
+            from vision.live import default_detector
+            detector = default_detector()
+    except RuntimeError as exc:
+        return _fail(str(exc))
+    card_lat: list[float] = []
+    result_lat: list[float] = []
+    with tempfile.TemporaryDirectory(prefix="hanadealer-bench-") as tmp:
+        live, app = build_live_app(timed, detector, args.game, players, Path(tmp))
+        service = app.extensions["hanadealer"]["service"]
+        targets = [t["on"] for t in service.view()["session"]["targets"]]
+        for player, on in zip(players, targets[:2]):
+            service.add_bet({"player": player, "on": on, "amount": 100})
+        live.start()
+        try:
+            with ServerThread(app) as srv:
+                u = urlsplit(srv.url)
+                conn = http.client.HTTPConnection(u.hostname, u.port, timeout=30)
+                conn.request("GET", "/events", headers={"Accept": "text/event-stream"})
+                resp = conn.getresponse()
+                deadline = time.monotonic() + args.seconds
+                measured: set[str] = set()
+                result_seen = False
+                while time.monotonic() < deadline:
+                    line = resp.readline()
+                    if not line:
+                        break
+                    if not line.startswith(b"data: "):
+                        continue
+                    now = time.monotonic()
+                    view = json.loads(line[6:])
+                    faces = {c["face"] for z in view.get("zones", []) for c in z["cards"]}
+                    with timed.lock:
+                        for face in faces & set(timed.appeared):
+                            if face not in measured:
+                                card_lat.append(now - timed.appeared[face])
+                                measured.add(face)
+                        measured &= set(timed.appeared)  # a card picked up may come back next round
+                        if view.get("preview") and timed.complete_at is not None and not result_seen:
+                            result_lat.append(now - timed.complete_at)
+                            result_seen = True
+                        if timed.complete_at is None:
+                            result_seen = False
+                conn.close()
+        finally:
+            live.stop()
+    out = {"game": args.game, "detector": args.detector, "fps": args.fps, "seconds": args.seconds,
+           "card_to_page": _percentiles(card_lat), "round_result_to_page": _percentiles(result_lat),
+           "target_p95_ms": 1000}
+    out["meets_target"] = bool(card_lat) and out["card_to_page"]["p95_ms"] < 1000 and (
+        not result_lat or out["round_result_to_page"]["p95_ms"] < 1000)
+    print(json.dumps(out, indent=2))
+    return 0
