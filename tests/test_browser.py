@@ -1,0 +1,92 @@
+"""End to end in headless Chromium: the dealer's page on the demo table shows a round revealed, the
+dealer settles and confirms it, and the ledger has the round. Saves a screenshot (set
+HANADEALER_SCREENSHOT=path to keep it, e.g. docs/screenshot.png)."""
+import os
+import shutil
+from pathlib import Path
+
+import pytest
+
+from dealer.ledger import Ledger
+
+pytestmark = pytest.mark.browser
+
+CHROMIUM = "/usr/bin/chromium"
+ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
+        "--disable-sync", "--no-first-run"]
+PIN = "2468"
+
+
+@pytest.fixture
+def batta_maki(monkeypatch):
+    try:
+        import dealer.games.batta_maki  # noqa: F401
+    except ImportError:
+        import dealer.games as games
+        monkeypatch.setitem(games._MODULES, "batta-maki", "webfakes")
+
+
+@pytest.fixture
+def demo_server(tmp_path, batta_maki):
+    if not Path(CHROMIUM).exists():
+        pytest.skip(f"headless Chromium is not installed at {CHROMIUM} (scripts/test.sh installs it)")
+    pytest.importorskip("playwright.sync_api", reason="the playwright package is not installed")
+    demo = pytest.importorskip("vision.demo_table", reason="the demo table (vision.demo_table) is not available")
+    from webui.cli import ServerThread, build_live_app
+    table = demo.DemoTable(game="batta-maki", seed=0, fps=10)
+    live, app = build_live_app(table, demo.DemoTruthDetector(table), "batta-maki", ["Aki", "Ben"],
+                               tmp_path, pin=PIN)
+    service = app.extensions["hanadealer"]["service"]
+    service.add_bet({"player": "Aki", "on": "saki", "amount": 100})
+    service.add_bet({"player": "Ben", "on": "ato", "amount": 300})
+    live.start()
+    try:
+        with ServerThread(app) as srv:
+            yield srv.url, tmp_path / "ledger.sqlite"
+    finally:
+        live.stop()
+
+
+def test_page_on_the_demo_reveals_settles_and_confirms_a_round(demo_server, tmp_path):
+    from playwright.sync_api import sync_playwright
+    url, ledger_path = demo_server
+    shot = tmp_path / "screenshot.png"
+    with sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=CHROMIUM, args=ARGS, headless=True)
+        try:
+            page = browser.new_page(viewport={"width": 1280, "height": 900})
+            page.goto(url + "/")
+            page.click("#login-btn")
+            page.fill("#pin-input", PIN)
+            page.click("#pin-ok")
+            page.wait_for_selector("body[data-logged-in=yes]")
+            page.wait_for_selector("#zones .zone[data-zone=saki]", timeout=15000)
+            settled = False
+            for _ in range(3):  # the demo picks the cards up a few seconds after the reveal
+                page.wait_for_selector("#winner-name", timeout=40000)
+                page.click("#settle-btn")
+                try:
+                    page.wait_for_selector("#confirm-btn", timeout=5000)
+                    settled = True
+                    break
+                except Exception:
+                    page.wait_for_selector("#winner-name", state="detached", timeout=30000)
+            assert settled, "the page never showed a settlement to confirm"
+            winner = page.inner_text("#winner-name")
+            assert winner
+            assert page.locator("#net-table tr").count() == 3  # Aki, Ben and the dealer
+            page.screenshot(path=str(shot))
+            page.click("#confirm-btn")
+            page.wait_for_selector("#message:has-text('recorded')", timeout=10000)
+        finally:
+            browser.close()
+    ledger = Ledger(ledger_path)
+    assert ledger.round_count() == 1
+    rec = ledger.rounds()[0]
+    assert sum(rec.result["net"].values()) == 0
+    assert set(rec.result["net"]) == {"Aki", "Ben", "dealer"}
+    assert winner.split()[0].lower() in (str(rec.result["winner"]).lower(), "tie")
+    assert shot.stat().st_size > 10_000
+    keep = os.environ.get("HANADEALER_SCREENSHOT")
+    if keep:
+        shutil.copyfile(shot, keep)
