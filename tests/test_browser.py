@@ -75,7 +75,8 @@ def test_page_on_the_demo_reveals_settles_and_confirms_a_round(demo_server, tmp_
             winner = page.inner_text("#winner-name")
             assert winner
             assert page.locator("#net-table tr").count() == 3  # Aki, Ben and the dealer
-            page.screenshot(path=str(shot))
+            page.evaluate("window.scrollTo(0, 0)")
+            page.screenshot(path=str(shot), full_page=True)
             page.click("#confirm-btn")
             page.wait_for_selector("#message:has-text('recorded')", timeout=10000)
         finally:

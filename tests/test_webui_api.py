@@ -301,3 +301,34 @@ def test_pages_use_no_outside_assets(app):
 def test_unknown_api_route_is_a_json_error(app):
     r = app.test_client().get("/api/nothing")
     assert r.status_code == 404 and "error" in r.get_json()
+
+
+def test_zones_drawn_on_the_image_are_saved_and_given_to_the_table(app, live, ledger_path):
+    pytest.importorskip("vision.zones", reason="vision.zones is not available")
+    d = Dealer(app)
+    d.post("/api/session", SESSION)
+    square = [[10, 10], [300, 10], [300, 120], [10, 120]]
+    r = d.post("/api/zones", {"zones": [{"name": "saki", "points": square},
+                                        {"name": "ato", "points": [[10, 200], [300, 200], [300, 320], [10, 320]]}]})
+    assert r.status_code == 200 and r.get_json() == {"saved": 2}
+    assert [z.name for z in live.zones] == ["saki", "ato"]
+    assert (ledger_path.parent / "zones-batta-maki.json").exists()
+    got = d.get("/api/zones").get_json()
+    assert [z["name"] for z in got["zones"]] == ["saki", "ato"] and got["zones"][0]["points"][1] == [300, 10]
+    # a restart on the same folder gives the table the same zones
+    live2 = FakeLiveTable()
+    create_app({"LIVE": live2, "LEDGER": str(ledger_path), "TESTING": True})
+    assert [z.name for z in live2.zones] == ["saki", "ato"]
+
+
+@pytest.mark.parametrize("zones, message", [
+    ([{"name": "middle", "points": [[0, 0], [5, 0], [5, 5]]}], "must be one of saki, ato"),
+    ([{"name": "saki", "points": [[0, 0], [5, 0]]}], "at least 3 points"),
+    ([{"name": "saki", "points": [[0, 0], [5, 5], [10, 10]]}], "no area"),
+])
+def test_bad_zones_are_refused(app, zones, message):
+    pytest.importorskip("vision.zones", reason="vision.zones is not available")
+    d = Dealer(app)
+    d.post("/api/session", SESSION)
+    r = d.post("/api/zones", {"zones": zones})
+    assert r.status_code == 400 and message in r.get_json()["error"]

@@ -329,7 +329,9 @@ def balances():
 
 @api.post("/zones")
 def save_zones():
-    """Zones drawn on the live image: {"zones": [{"name", "points": [[x, y], ...]}]} (frame pixels)."""
+    """Zones drawn on the live image: {"zones": [{"name", "points": [[x, y], ...]}]} in frame pixels
+    ("polygon" is accepted for "points"). Saved per game with vision.zones.save_zones."""
+    from vision.zones import ZoneError, save_zones as write_zones, zones_from_json
     s = _service()
     if not s.session:
         raise InputError("choose the game first: zones belong to its layout")
@@ -337,26 +339,31 @@ def save_zones():
     raw = data.get("zones") if isinstance(data, dict) else None
     if not isinstance(raw, list):
         raise InputError("send {'zones': [{'name': ..., 'points': [[x, y], ...]}, ...]}")
-    game = get_game(s.session["game"])
-    from webui.round_builder import layout_setup
-    names = [z.name for z in game.layout(layout_setup(s.session))]
-    clean = []
+    names = [z.name for z in _layout_of(s.session)]
+    items = []
     for i, z in enumerate(raw, start=1):
         if not isinstance(z, dict) or z.get("name") not in names:
             raise InputError(f"zone {i}: the name must be one of {', '.join(names)}")
-        pts = z.get("points")
-        if (not isinstance(pts, list) or len(pts) < 3 or
-                not all(isinstance(p, list) and len(p) == 2 and
-                        all(isinstance(v, (int, float)) and not isinstance(v, bool) and v >= 0 for v in p)
-                        for p in pts)):
-            raise InputError(f"zone {z['name']}: at least 3 points, each [x, y] in image pixels")
-        clean.append({"name": z["name"], "points": [[float(x), float(y)] for x, y in pts]})
+        items.append({"name": z["name"], "polygon": z.get("points", z.get("polygon"))})
+    try:
+        zones = zones_from_json(items)
+    except ZoneError as exc:
+        raise InputError(str(exc)) from None
     path = _zones_path(_ext()["zones_dir"], s.session["game"])
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps(clean, indent=1))
-    s._apply_layout()
+    old = path.read_text() if path.exists() else None
+    write_zones(path, zones)
+    try:
+        s._apply_layout(strict=True)
+    except InputError:
+        if old is None:
+            path.unlink()
+        else:
+            path.write_text(old)
+        s._apply_layout()
+        raise
     s.hub.bump()
-    return jsonify(saved=len(clean))
+    return jsonify(saved=len(zones))
 
 
 @api.get("/zones")
@@ -364,12 +371,17 @@ def get_zones():
     s = _service()
     if not s.session:
         return jsonify(zones=[], names=[])
+    try:
+        zones = _load_zones(_ext()["zones_dir"], s.session["game"]) or []
+    except ValueError as exc:  # a damaged zone file: say so, start drawing afresh
+        return jsonify(zones=[], names=[], error=str(exc))
+    return jsonify(zones=[{"name": z.name, "points": [list(p) for p in z.polygon]} for z in zones],
+                   names=[{"name": z.name, "label": f"{z.label_en} {z.label_ja}"} for z in _layout_of(s.session)])
+
+
+def _layout_of(session_data):
     from webui.round_builder import layout_setup
-    game = get_game(s.session["game"])
-    path = _zones_path(_ext()["zones_dir"], s.session["game"])
-    zones = json.loads(path.read_text()) if path.exists() else []
-    return jsonify(zones=zones, names=[{"name": z.name, "label": f"{z.label_en} {z.label_ja}"}
-                                       for z in game.layout(layout_setup(s.session))])
+    return get_game(session_data["game"]).layout(layout_setup(session_data))
 
 
 def _zones_path(zones_dir: Path, game: str) -> Path:
@@ -377,19 +389,12 @@ def _zones_path(zones_dir: Path, game: str) -> Path:
 
 
 def _load_zones(zones_dir: Path, game: str):
-    """Drawn zones as the LiveTable wants them (vision.zones.TableZone), or None when none are drawn."""
+    """The zones drawn for this game (vision.zones.TableZone), or None when none are drawn."""
     path = _zones_path(zones_dir, game)
     if not path.exists():
         return None
-    raw = json.loads(path.read_text())
-    try:
-        from vision.zones import TableZone  # the vision side's type; imported only when zones exist
-    except ImportError:
-        return None
-    try:
-        return [TableZone(z["name"], [tuple(p) for p in z["points"]]) for z in raw]
-    except TypeError:
-        return [TableZone(name=z["name"], polygon=[tuple(p) for p in z["points"]]) for z in raw]
+    from vision.zones import load_zones  # the vision side's file format; imported only when drawn
+    return load_zones(path)
 
 
 # --- streams --------------------------------------------------------------------------------------

@@ -70,6 +70,7 @@ class DealerService:
         self.zones_loader = zones_loader
         self._lock = threading.RLock()
         self._view_cache: tuple[tuple[int, int], dict] | None = None
+        self.layout_note: str | None = None
         self.session: dict | None = ledger.load_session()
         if self.session:
             self._apply_layout()
@@ -87,15 +88,24 @@ class DealerService:
     def _game(self):
         return get_game(self._require_session()["game"])
 
-    def _apply_layout(self) -> None:
+    def _apply_layout(self, strict: bool = False) -> None:
+        """Tell the table the game's zones (and the drawn ones, if any). Drawn zones that do not
+        fit are an error when the dealer just saved them (``strict``), else set aside with a note."""
+        self.layout_note = None
         try:
             game = get_game(self.session["game"])
             layout = game.layout(layout_setup(self.session))
-        except Exception:
+        except Exception as exc:
+            self.layout_note = f"the game's layout is not available: {exc}"
             return
-        zones = self.zones_loader(self.session["game"]) if self.zones_loader else None
-        if hasattr(self.live, "set_layout"):
+        try:
+            zones = self.zones_loader(self.session["game"]) if self.zones_loader else None
             self.live.set_layout(layout, zones)
+        except Exception as exc:
+            if strict:
+                raise InputError(f"the drawn zones cannot be used: {exc}") from None
+            self.layout_note = f"the drawn zones were set aside ({exc}); rows are found automatically"
+            self.live.set_layout(layout, None)
 
     # --- session ---------------------------------------------------------------------------------
     def start_session(self, data: Mapping[str, Any]) -> dict:
@@ -343,7 +353,7 @@ class DealerService:
             return view
         view["zones"] = [dict(z.to_json(), cards=[dict(c, label=card_label(c["card"])) for c in z.cards])
                          for z in built.zones]
-        view["problems"] = list(built.problems)
+        view["problems"] = list(built.problems) + ([self.layout_note] if self.layout_note else [])
         if built.ready:
             try:
                 view["preview"] = settle_round(built.round)

@@ -1,0 +1,44 @@
+"""``hanadealer serve`` / ``bench-latency`` from the command line: clear errors, JSON figures."""
+import json
+
+import pytest
+
+from hanadealer.cli import main
+
+
+@pytest.fixture
+def batta_maki(monkeypatch):
+    try:
+        import dealer.games.batta_maki  # noqa: F401
+    except ImportError:
+        import dealer.games as games
+        monkeypatch.setitem(games._MODULES, "batta-maki", "webfakes")
+
+
+def test_serve_unknown_game_is_one_clear_line(capsys):
+    assert main(["serve", "--demo", "--game", "poker"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.startswith("hanadealer: unknown game 'poker'") and "\n" not in err
+
+
+def test_serve_missing_video_is_one_clear_line(capsys, tmp_path, batta_maki):
+    pytest.importorskip("vision.camera", reason="vision.camera is not available")
+    assert main(["serve", "--video", str(tmp_path / "nothing.mp4"), "--data", str(tmp_path)]) == 2
+    err = capsys.readouterr().err.strip()
+    assert "nothing.mp4" in err and "Traceback" not in err
+
+
+def test_serve_only_one_source(capsys):
+    with pytest.raises(SystemExit) as exc:
+        main(["serve", "--demo", "--camera", "0"])
+    assert exc.value.code == 2
+    assert "not allowed with argument" in capsys.readouterr().err
+
+
+def test_bench_latency_prints_percentiles_as_json(capsys, batta_maki):
+    pytest.importorskip("vision.demo_table", reason="the demo table is not available")
+    assert main(["bench-latency", "--seconds", "7"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["card_to_page"]["n"] >= 1
+    assert 0 < out["card_to_page"]["p50_ms"] <= out["card_to_page"]["p95_ms"]
+    assert out["target_p95_ms"] == 1000 and isinstance(out["meets_target"], bool)
