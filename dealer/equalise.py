@@ -1,0 +1,46 @@
+"""The dealer's helper for equalising bets (Batta Maki family, Shoniban).
+
+In these games the two sides must carry equal stakes before the reveal: the dealer puts his own stake
+on the lighter side to make the totals exactly equal (RULES.md §3.1; §10 A5 for Atosaki and Shoniban).
+Given the players' bets, ``equalise`` says how much the dealer must add and on which side.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Iterable
+
+from dealer.games.common import Bet
+
+
+@dataclass(frozen=True)
+class Equalisation:
+    totals: dict[str, Fraction]   # side -> the players' total stake on it
+    lighter_side: str | None      # None when the totals are already equal
+    difference: Fraction          # heavier total minus lighter total
+    dealer_adds: Fraction         # what the dealer stakes (0 where the house does not let him top up)
+    dealer_side: str | None       # where the dealer's stake goes (None when he adds nothing)
+
+    @property
+    def equal(self) -> bool:
+        return self.difference == 0
+
+    def side_totals_after(self) -> dict[str, Fraction]:
+        """Each side's total once the dealer's stake is on the table."""
+        return {side: total + (self.dealer_adds if side == self.dealer_side else 0)
+                for side, total in self.totals.items()}
+
+
+def equalise(bets: Iterable[Bet], sides: tuple[str, str], *, dealer_tops_up: bool = True) -> Equalisation:
+    """How much the dealer must add, and on which of the two ``sides``, to make the stakes equal."""
+    totals = {side: Fraction(0) for side in sides}
+    for bet in bets:
+        if bet.on not in totals:
+            raise ValueError(f"bet on {bet.on!r} is not on one of {sides}")
+        totals[bet.on] += bet.amount
+    first, second = sides
+    difference = abs(totals[first] - totals[second])
+    lighter = None if difference == 0 else (first if totals[first] < totals[second] else second)
+    adds = difference if dealer_tops_up else Fraction(0)
+    return Equalisation(totals=totals, lighter_side=lighter, difference=difference,
+                        dealer_adds=adds, dealer_side=lighter if adds else None)
