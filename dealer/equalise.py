@@ -44,3 +44,32 @@ def equalise(bets: Iterable[Bet], sides: tuple[str, str], *, dealer_tops_up: boo
     adds = difference if dealer_tops_up else Fraction(0)
     return Equalisation(totals=totals, lighter_side=lighter, difference=difference,
                         dealer_adds=adds, dealer_side=lighter if adds else None)
+
+
+def equalise_round(round_) -> dict:
+    """The equalisation for a round document before its cards are revealed: only ``game``, ``house``
+    and ``bets`` are read. For the games that make the sides equal (those with an ``equalise`` house
+    option: the Batta Maki family and Shoniban)."""
+    from dealer.games import RoundError, get_game, to_json_amount
+    from dealer.games.common import parse_bets
+
+    if not isinstance(round_, dict):
+        raise RoundError("a round must be a JSON object")
+    if "game" not in round_:
+        raise RoundError("missing field 'game'")
+    game = get_game(round_["game"])
+    house = game.resolve_house(round_.get("house"))
+    if "equalise" not in house or game.bet_targets is None:
+        raise RoundError(f"{game.name} does not equalise bets")
+    sides = tuple(game.bet_targets(round_))
+    eq = equalise(parse_bets(round_, sides), sides, dealer_tops_up=house["equalise"] == "dealer_tops_up")
+    if eq.equal:
+        message = "the bets are equal"
+    elif eq.dealer_adds:
+        message = f"the dealer adds {to_json_amount(eq.dealer_adds)} on {eq.dealer_side}"
+    else:
+        message = f"{eq.lighter_side} is short by {to_json_amount(eq.difference)}: the players must equalise"
+    return {"game": game.name, "totals": {s: to_json_amount(t) for s, t in eq.totals.items()},
+            "lighter_side": eq.lighter_side, "difference": to_json_amount(eq.difference),
+            "dealer_adds": to_json_amount(eq.dealer_adds), "dealer_side": eq.dealer_side,
+            "message": message}
