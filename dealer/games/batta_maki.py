@@ -187,7 +187,19 @@ def check_equalised(eq: Equalisation, house: Mapping[str, Any]) -> None:
                          f"{to_json_amount(t[sides[1]])}) and the house requires equal bets")
 
 
-def _settle_family(game: "FamilyGame", round_: Mapping[str, Any], house: Mapping[str, Any]) -> dict:
+@dataclass(frozen=True)
+class PlayedRound:
+    """Everything a settled round of a row game holds, exact (the JSON result is made from it)."""
+    game: str
+    house: Mapping[str, Any]
+    rows: Mapping[str, Any]        # row name -> RowScore (or SetScore)
+    outcome: Outcome
+    equalisation: Equalisation | None
+    stakes: Mapping[str, tuple[str, Fraction]]
+    settlement: Settlement
+
+
+def play_family(game: "FamilyGame", round_: Mapping[str, Any], house: Mapping[str, Any]) -> PlayedRound:
     check_fee_options(round_, house)
     bets = parse_bets(round_, SIDES)
     stakes = stakes_by_player(bets)
@@ -211,8 +223,13 @@ def _settle_family(game: "FamilyGame", round_: Mapping[str, Any], house: Mapping
         settlement = settle_carry_over(stakes, eq.dealer_adds, carry_in)
     else:  # push, or a redraw still to be made (nothing moves until it is)
         settlement = settle_push(stakes, carry_in)
-    return result_json(game.name, house, rows_scores=scores, outcome=outcome, eq=eq, stakes=stakes,
-                       settlement=settlement)
+    return PlayedRound(game.name, house, scores, outcome, eq, stakes, settlement)
+
+
+def _settle_family(game: "FamilyGame", round_: Mapping[str, Any], house: Mapping[str, Any]) -> dict:
+    p = play_family(game, round_, house)
+    return result_json(p.game, p.house, rows_scores=p.rows, outcome=p.outcome, eq=p.equalisation,
+                       stakes=p.stakes, settlement=p.settlement)
 
 
 def result_json(name: str, house: Mapping[str, Any], *, rows_scores: Mapping[str, RowScore],
@@ -286,9 +303,12 @@ def _options(*, tie_default: str, deck_counts: bool) -> tuple[HouseOption, ...]:
     return tuple(opts)
 
 
+FAMILY: dict[str, FamilyGame] = {}
+
+
 def _make(name: str, title_en: str, title_ja: str, value, set_size: int, months: range,
           tie_default: str, deck_counts: bool, notes: tuple[str, ...]) -> Game:
-    family = FamilyGame(name, value, set_size, months, _zones(set_size))
+    family = FAMILY[name] = FamilyGame(name, value, set_size, months, _zones(set_size))
     return Game(name=name, title_en=title_en, title_ja=title_ja,
                 options=_options(tie_default=tie_default, deck_counts=deck_counts),
                 deck=family.deck, layout=lambda setup: list(family.zones),
@@ -309,3 +329,9 @@ GAMES: dict[str, Game] = {
               ("Batta Maki on 40 cards (no November, December), values 1-10",)),
     )
 }
+
+
+def play(round_: Mapping[str, Any]) -> PlayedRound:
+    """The exact played round (Fractions) of a Batta Maki family round document."""
+    game = GAMES[round_["game"]]
+    return play_family(FAMILY[game.name], round_, game.resolve_house(round_.get("house")))

@@ -19,7 +19,8 @@ from typing import Any, Mapping, Sequence
 from dealer.cards import Card, all_cards, get_card
 from dealer.equalise import equalise
 from dealer.games import Game, HouseOption, RoundError, ZoneSpec
-from dealer.games.batta_maki import (Outcome, card_points, check_equalised, check_fee_options, result_json)
+from dealer.games.batta_maki import (Outcome, PlayedRound, card_points, check_equalised, check_fee_options,
+                                     result_json)
 from dealer.games.common import parse_bets
 from dealer.games.row_games import (parse_rows, settle_banker, settle_pot, settle_push, stakes_by_player)
 
@@ -109,25 +110,22 @@ def _read(round_: Mapping[str, Any], house: Mapping[str, Any], name: str):
     rows = parse_rows(round_, ZONES, deck(house), name, optional=(SHI_E,))
     sets = {side: score_set(rows[side], house["card_points_table"]) for side in SIDES}
     outcome = decide(sets[NAKA_E], sets[OTO_E], house["card_points_table"])
-    breakdown = {SHI_E: {"cards": rows[SHI_E], "scored": False}} if SHI_E in rows else {}
-    breakdown.update({side: sets[side].to_json() for side in SIDES})
-    return bets, stakes, sets, outcome, breakdown
+    return bets, stakes, sets, outcome, rows
 
 
-def settle_hankan(round_: Mapping[str, Any], house: Mapping[str, Any]) -> dict:
-    bets, stakes, sets, outcome, breakdown = _read(round_, house, "hankan")
+def play_hankan(round_: Mapping[str, Any], house: Mapping[str, Any]) -> PlayedRound:
+    bets, stakes, sets, outcome, _ = _read(round_, house, "hankan")
     if outcome.winner is None:
         settlement = settle_push(stakes)
     else:
         # winners are paid even money less half of it as terazen: +50% of stake (§3.5)
         settlement = settle_banker(stakes, outcome.winner, Fraction(1), Fraction(1, 2))
-    return result_json("hankan", house, rows_scores=sets, outcome=outcome, eq=None, stakes=stakes,
-                       settlement=settlement, scores={s: sets[s].shown for s in SIDES}, rows=breakdown)
+    return PlayedRound("hankan", house, sets, outcome, None, stakes, settlement)
 
 
-def settle_shoniban(round_: Mapping[str, Any], house: Mapping[str, Any]) -> dict:
+def play_shoniban(round_: Mapping[str, Any], house: Mapping[str, Any]) -> PlayedRound:
     check_fee_options(round_, house)
-    bets, stakes, sets, outcome, breakdown = _read(round_, house, "shoniban")
+    bets, stakes, sets, outcome, _ = _read(round_, house, "shoniban")
     eq = equalise(bets, SIDES, dealer_tops_up=house["equalise"] == "dealer_tops_up")
     check_equalised(eq, house)
     if outcome.winner is None:
@@ -135,8 +133,31 @@ def settle_shoniban(round_: Mapping[str, Any], house: Mapping[str, Any]) -> dict
     else:
         rate = Fraction(house["fee_rate"]).limit_denominator(10**6) if house["fee_model"] == "percent" else Fraction(0)
         settlement = settle_pot(stakes, outcome.winner, eq.dealer_adds, eq.dealer_side, rate)
-    return result_json("shoniban", house, rows_scores=sets, outcome=outcome, eq=eq, stakes=stakes,
-                       settlement=settlement, scores={s: sets[s].shown for s in SIDES}, rows=breakdown)
+    return PlayedRound("shoniban", house, sets, outcome, eq, stakes, settlement)
+
+
+def _to_json(p: PlayedRound, round_: Mapping[str, Any]) -> dict:
+    rows = round_["rows"]
+    breakdown = {SHI_E: {"cards": list(rows[SHI_E]), "scored": False}} if SHI_E in rows else {}
+    breakdown.update({side: p.rows[side].to_json() for side in SIDES})
+    return result_json(p.game, p.house, rows_scores=p.rows, outcome=p.outcome, eq=p.equalisation,
+                       stakes=p.stakes, settlement=p.settlement,
+                       scores={s: p.rows[s].shown for s in SIDES}, rows=breakdown)
+
+
+def settle_hankan(round_: Mapping[str, Any], house: Mapping[str, Any]) -> dict:
+    return _to_json(play_hankan(round_, house), round_)
+
+
+def settle_shoniban(round_: Mapping[str, Any], house: Mapping[str, Any]) -> dict:
+    return _to_json(play_shoniban(round_, house), round_)
+
+
+def play(round_: Mapping[str, Any]) -> PlayedRound:
+    """The exact played round (Fractions) of a Hankan or Shoniban round document."""
+    game = GAMES[round_["game"]]
+    house = game.resolve_house(round_.get("house"))
+    return (play_hankan if game.name == "hankan" else play_shoniban)(round_, house)
 
 
 def _fee_rate_ok(v: Any) -> bool:
