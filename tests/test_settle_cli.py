@@ -129,3 +129,13 @@ def test_console_command_bad_input_has_no_traceback():
                           cwd=ROOT, capture_output=True, text=True, timeout=60)
     assert done.returncode == 2 and done.stdout == ""
     assert done.stderr.startswith("hanadealer settle: unknown game 'mahjong'") and done.stderr.count("\n") == 1
+
+
+def test_readme_shows_the_examples_as_they_settle():
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    section = readme[readme.index("## Settling a round: `hanadealer settle`"):]
+    for name in ("batta-maki.json", "hankan.json", "hankan.out.json"):
+        assert (EXAMPLES / name).read_text().strip() in section, name
+    out = json.loads((EXAMPLES / "batta-maki.out.json").read_text())
+    for key in ("winner", "scores", "equalise", "fee", "net", "carry_in", "carry"):
+        assert f'"{key}": {json.dumps(out[key])}' in section, key
