@@ -211,7 +211,7 @@ def test_banker_formula_of_3_1_holds():
 def test_defaults_follow_the_rules():
     assert get_game("batta-maki").resolve_house({}) == {
         "deck_count": 1, "fee_model": "none", "fee_rate": 0.1, "tie_rule": "push", "tie_fallback": "push",
-        "card_points_table": "standard", "equalise": "dealer_tops_up"}
+        "card_points_table": "standard", "equalise": "dealer_tops_up", "min_bet": None, "max_bet": None}
     for g in ("atosaki", "koikoi-atosaki"):
         h = get_game(g).resolve_house({})
         assert h["tie_rule"] == "card_points" and h["fee_model"] == "none" and h["card_points_table"] == "standard"
@@ -350,7 +350,7 @@ def test_redraw_with_the_deck_run_out_carries_over():
 
 @pytest.mark.parametrize("house, extra, message", [
     ({"tie_rule": "redraw"}, {"redraws": [DRAW_ATO, DRAW_TIED]}, "'redraws' has 2 draws but the tie was broken by draw 1"),
-    ({"tie_rule": "push"}, {"redraws": [DRAW_ATO]}, "'redraws' is given but the tie rule is 'push'"),
+    ({"tie_rule": "push"}, {"redraws": [DRAW_ATO]}, "field 'redraws' does not apply here: the tie rule is 'push', not 'redraw'"),
     ({"tie_rule": "redraw"}, {"redraws": [{"saki": "susuki-moon", "ato": "iris-chaff-1"}]},
      "'susuki-moon' is dealt more than once .again in redraw 1 .saki.."),
     ({"tie_rule": "redraw"}, {"redraws": [{"saki": "iris-chaff-1"}]}, "redraw 1 must be an object with exactly"),

@@ -158,9 +158,10 @@ def test_shoniban_equalise_and_required_equal_bets():
 
 
 def test_defaults():
-    assert get_game("hankan").resolve_house({}) == {"card_points_table": "honbana"}
+    assert get_game("hankan").resolve_house({}) == {"card_points_table": "honbana", "min_bet": None, "max_bet": None}
     assert get_game("shoniban").resolve_house({}) == {
-        "card_points_table": "honbana", "equalise": "dealer_tops_up", "fee_model": "none", "fee_rate": 0.1}
+        "card_points_table": "honbana", "equalise": "dealer_tops_up", "fee_model": "none", "fee_rate": 0.1,
+        "min_bet": None, "max_bet": None}
 
 
 @pytest.mark.parametrize("game", ["hankan", "shoniban"])

@@ -86,6 +86,16 @@ BAD = [
     ("fee_rate without percent", batta(house={"fee_rate": 0.05}), "'fee_rate' needs fee_model 'percent'"),
     ("bad card_points_table", batta(house={"card_points_table": "tensho"}), "'card_points_table' cannot be 'tensho'"),
     ("bad equalise", batta(house={"equalise": "never"}), "house option 'equalise' cannot be 'never'"),
+    ("above max_bet", batta(house={"max_bet": 5}), "player 'a' stakes 10 on 'saki', above the house's max_bet 5"),
+    ("max_bet counts a player's total", batta(bets=[bet(amount=6), bet(amount=6)], house={"max_bet": 10}),
+     "player 'a' stakes 12 on 'saki', above the house's max_bet 10"),
+    ("below min_bet", hankan(house={"min_bet": 20}), "player 'a' stakes 10 on 'naka-e', below the house's min_bet 20"),
+    ("min_bet above max_bet", batta(house={"min_bet": 20, "max_bet": 10}), "'min_bet' .20. is above 'max_bet' .10."),
+    ("max_bet not a number", batta(house={"max_bet": "lots"}), "house option 'max_bet' cannot be 'lots'"),
+    ("carry in hankan", hankan(carry=10), "field 'carry' does not apply here: hankan has no carried pot"),
+    ("redraws in shoniban", dict(hankan(), game="shoniban", redraws=[]), "field 'redraws' does not apply here"),
+    ("deck_exhausted without redraw", dict(batta(), deck_exhausted=True),
+     "field 'deck_exhausted' does not apply here: the tie rule is 'push', not 'redraw'"),
     ("negative carry", dict(batta(), game="atosaki", carry=-5), "'carry' .the pot carried in. must be a positive number"),
     ("carry as text", dict(batta(), game="atosaki", carry="5"), "'carry' .the pot carried in. must be a positive number"),
 ]
@@ -96,3 +106,8 @@ def test_bad_round_is_refused_with_one_line(round_, message):
     with pytest.raises(RoundError, match=message) as info:
         settle_round(round_)
     assert "\n" not in str(info.value)
+
+
+def test_wager_limits_met():
+    r = settle_round(batta(bets=[bet(amount=6), bet(amount=4)], house={"min_bet": 10, "max_bet": 10}))
+    assert r["players"]["a"]["stake"] == 10

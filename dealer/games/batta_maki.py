@@ -16,7 +16,8 @@ from dealer.cards import Card, all_cards, get_card
 from dealer.equalise import Equalisation, equalise
 from dealer.games import Game, HouseOption, RoundError, ZoneSpec, to_json_amount
 from dealer.games.common import parse_bets
-from dealer.games.row_games import (DEALER, Settlement, amounts, parse_carry, parse_rows, players_json,
+from dealer.games.row_games import (WAGER_LIMIT_OPTIONS, Settlement, amounts, check_wager_limits,
+                                    parse_carry, parse_rows, players_json, refuse_fields,
                                     settle_carry_over, settle_dealer_takes_all, settle_pot, settle_push,
                                     stakes_by_player)
 
@@ -203,6 +204,9 @@ def play_family(game: "FamilyGame", round_: Mapping[str, Any], house: Mapping[st
     check_fee_options(round_, house)
     bets = parse_bets(round_, SIDES)
     stakes = stakes_by_player(bets)
+    check_wager_limits(stakes, house)
+    if house["tie_rule"] != "redraw":
+        refuse_fields(round_, ("redraws", "deck_exhausted"), f"the tie rule is {house['tie_rule']!r}, not 'redraw'")
     redraws = _parse_redraws(round_)
     deck_exhausted = _deck_exhausted(round_)
     carry_in = parse_carry(round_)
@@ -299,6 +303,7 @@ def _options(*, tie_default: str, deck_counts: bool) -> tuple[HouseOption, ...]:
         HouseOption("equalise", "dealer_tops_up", ("dealer_tops_up", "required"),
                     doc="dealer_tops_up: the dealer stakes the difference on the lighter side; "
                         "required: the players' bets must already be equal"),
+        *WAGER_LIMIT_OPTIONS,
     ]
     return tuple(opts)
 

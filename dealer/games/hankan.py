@@ -22,7 +22,8 @@ from dealer.games import Game, HouseOption, RoundError, ZoneSpec
 from dealer.games.batta_maki import (Outcome, PlayedRound, card_points, check_equalised, check_fee_options,
                                      result_json)
 from dealer.games.common import parse_bets
-from dealer.games.row_games import (parse_rows, settle_banker, settle_pot, settle_push, stakes_by_player)
+from dealer.games.row_games import (WAGER_LIMIT_OPTIONS, check_wager_limits, parse_rows, refuse_fields,
+                                    settle_banker, settle_pot, settle_push, stakes_by_player)
 
 SHI_E, NAKA_E, OTO_E = "shi-e", "naka-e", "oto-e"
 SIDES = (NAKA_E, OTO_E)
@@ -100,6 +101,8 @@ def decide(naka: SetScore, oto: SetScore, points_table: str) -> Outcome:
 
 
 def _read(round_: Mapping[str, Any], house: Mapping[str, Any], name: str):
+    refuse_fields(round_, ("carry", "redraws", "deck_exhausted"),
+                  f"{name} has no carried pot and no redraw (a full tie is a push)")
     if isinstance(round_.get("bets"), list):
         for i, b in enumerate(round_["bets"]):
             if isinstance(b, Mapping) and b.get("on") == SHI_E:
@@ -107,6 +110,7 @@ def _read(round_: Mapping[str, Any], house: Mapping[str, Any], name: str):
                                  f"bet on 'naka-e' or 'oto-e'")
     bets = parse_bets(round_, SIDES)
     stakes = stakes_by_player(bets)
+    check_wager_limits(stakes, house)
     rows = parse_rows(round_, ZONES, deck(house), name, optional=(SHI_E,))
     sets = {side: score_set(rows[side], house["card_points_table"]) for side in SIDES}
     outcome = decide(sets[NAKA_E], sets[OTO_E], house["card_points_table"])
@@ -169,7 +173,7 @@ POINTS_OPTION = HouseOption("card_points_table", "honbana", ("honbana", "standar
 
 GAMES: dict[str, Game] = {
     "hankan": Game(
-        name="hankan", title_en="Hankan", title_ja="半貫", options=(POINTS_OPTION,), deck=deck,
+        name="hankan", title_en="Hankan", title_ja="半貫", options=(POINTS_OPTION, *WAGER_LIMIT_OPTIONS), deck=deck,
         layout=lambda setup: list(ZONES), settle=settle_hankan, bet_targets=lambda setup: list(SIDES),
         notes=("winners gain +50% of stake; the dealer keeps the other half as terazen",)),
     "shoniban": Game(
@@ -180,7 +184,8 @@ GAMES: dict[str, Game] = {
                                  "required: the players' bets must already be equal"),
                  HouseOption("fee_model", "none", ("none", "percent"),
                              doc="none, or percent: fee_rate of each winning player's profit"),
-                 HouseOption("fee_rate", 0.1, check=_fee_rate_ok, doc="a number between 0 and 1 (0.1 = 10%)")),
+                 HouseOption("fee_rate", 0.1, check=_fee_rate_ok, doc="a number between 0 and 1 (0.1 = 10%)"),
+                 *WAGER_LIMIT_OPTIONS),
         deck=deck, layout=lambda setup: list(ZONES), settle=settle_shoniban,
         bet_targets=lambda setup: list(SIDES),
         notes=("bets made equal; winners split the pot pro rata",)),

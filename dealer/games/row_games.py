@@ -19,7 +19,7 @@ from fractions import Fraction
 from typing import Any, Iterable, Mapping
 
 from dealer.cards import BACK
-from dealer.games import RoundError, ZoneSpec, parse_amount, to_json_amount
+from dealer.games import HouseOption, RoundError, ZoneSpec, parse_amount, to_json_amount
 from dealer.games.common import Bet, check_deck_usage, check_hanafuda_card, require
 
 DEALER = "dealer"
@@ -76,6 +76,38 @@ def stakes_by_player(bets: list[Bet]) -> dict[str, tuple[str, Fraction]]:
         else:
             stakes[bet.player] = (bet.on, bet.amount)
     return stakes
+
+
+def _limit_ok(v: Any) -> bool:
+    return v is None or isinstance(v, (int, float)) and not isinstance(v, bool) and 0 < v < float("inf")
+
+
+# Wager limits are unattested (RULES.md §3.1): a house rule, off by default. They bound each player's
+# total stake in the round.
+WAGER_LIMIT_OPTIONS = (
+    HouseOption("min_bet", None, check=_limit_ok, doc="null (no minimum) or a positive number"),
+    HouseOption("max_bet", None, check=_limit_ok, doc="null (no maximum) or a positive number"),
+)
+
+
+def check_wager_limits(stakes: Mapping[str, tuple[str, Fraction]], house: Mapping[str, Any]) -> None:
+    low, high = house.get("min_bet"), house.get("max_bet")
+    if low is not None and high is not None and low > high:
+        raise RoundError(f"house option 'min_bet' ({low}) is above 'max_bet' ({high})")
+    for player, (side, amount) in stakes.items():
+        if low is not None and amount < Fraction(low):
+            raise RoundError(f"player {player!r} stakes {to_json_amount(amount)} on {side!r}, "
+                             f"below the house's min_bet {low}")
+        if high is not None and amount > Fraction(high):
+            raise RoundError(f"player {player!r} stakes {to_json_amount(amount)} on {side!r}, "
+                             f"above the house's max_bet {high}")
+
+
+def refuse_fields(round_: Mapping[str, Any], fields: Iterable[str], why: str) -> None:
+    """Fields that carry money or cards must not be silently ignored by a game that has no use for them."""
+    for name in fields:
+        if name in round_:
+            raise RoundError(f"field {name!r} does not apply here: {why}")
 
 
 def parse_carry(round_: Mapping[str, Any]) -> Fraction:
