@@ -366,3 +366,12 @@ def test_bad_redraws(house, extra, message):
 def test_redraws_when_not_tied():
     with pytest.raises(RoundError, match="'redraws' is given but the sets are not tied"):
         settle_round(round_("atosaki", NINE, LOW, BETS, {"tie_rule": "redraw"}, redraws=[DRAW_TIED]))
+
+
+def test_shares_that_decimals_cannot_show_are_also_given_exactly():
+    bets = [("a", "saki", 10), ("b", "saki", 10), ("c", "saki", 10), ("d", "ato", 30)]
+    r = settle_round(round_("atosaki", NINE, LOW, bets, {"tie_rule": "carry_over"}, carry=10))
+    # the pool 30 + 10 split three ways: each winner gains 40/3
+    assert r["net"] == {"a": 13.333333, "b": 13.333333, "c": 13.333333, "d": -30, "dealer": 0}
+    assert r["net_exact"] == {"a": "40/3", "b": "40/3", "c": "40/3", "d": "-30", "dealer": "0"}
+    assert "net_exact" not in settle_round(round_("atosaki", NINE, LOW, bets))

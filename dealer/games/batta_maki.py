@@ -256,6 +256,9 @@ def result_json(name: str, house: Mapping[str, Any], *, rows_scores: Mapping[str
     out["players"] = players_json(stakes, settlement)
     out["fee"] = to_json_amount(settlement.fee)
     out["net"] = amounts(settlement.net)
+    if any(10**6 % Fraction(v).denominator for v in settlement.net.values()):
+        # a pro rata share that 6 decimals cannot show exactly (a third): give the exact fractions too
+        out["net_exact"] = {k: str(Fraction(v)) for k, v in settlement.net.items()}
     if eq is not None:  # the pot games: what was carried in and what is carried out
         out["carry_in"] = to_json_amount(settlement.carry_in)
         out["carry"] = to_json_amount(settlement.carry)
