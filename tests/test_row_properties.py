@@ -122,3 +122,17 @@ def test_equalise_makes_the_sides_equal(bets):
     assert after["saki"] == after["ato"]
     assert eq.dealer_adds == eq.difference >= 0
     assert (eq.dealer_side is None) == (eq.difference == 0)
+
+
+@settings(max_examples=200, deadline=None)
+@given(rounds(games=("hankan",)))
+def test_hankan_matches_its_formula(r):
+    """§3.5: winners +50% of stake, losers −stake, Δdealer = Σ_L stake − 0.5·Σ_W stake; a tie pushes."""
+    p = play(r)
+    w = p.outcome.winner
+    for player, (side, stake) in p.stakes.items():
+        expected = 0 if w is None else stake / 2 if side == w else -stake
+        assert p.settlement.net[player] == expected
+    win = sum((a for side, a in p.stakes.values() if side == w), Fraction(0))
+    lose = sum((a for side, a in p.stakes.values() if side != w), Fraction(0))
+    assert p.settlement.net["dealer"] == (0 if w is None else lose - win / 2)
