@@ -74,8 +74,8 @@ def test_deck_has_45_cards_without_paulownia_chaff():
 
 def test_layout():
     zones = get_game("hankan").layout({})
-    assert [(z.name, z.cards, z.label_ja, z.scored) for z in zones] == [
-        ("shi-e", 3, "初絵", False), ("naka-e", 3, "中絵", True), ("oto-e", 3, "乙絵", True)]
+    assert [(z.name, z.cards, z.label_en, z.label_ja, z.scored) for z in zones] == [
+        ("shi-e", 3, "Shi-e", "初絵", False), ("naka-e", 3, "Naka-e", "中絵", True), ("oto-e", 3, "Oto-e", "乙絵", True)]
     assert get_game("shoniban").layout({}) == zones
     assert get_game("hankan").bet_targets({}) == ["naka-e", "oto-e"]
 

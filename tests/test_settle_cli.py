@@ -115,6 +115,16 @@ def test_a_defect_is_one_line_too(capsys, monkeypatch):
     assert code == 1 and err == "hanadealer settle: internal error (KeyError: 'boom')\n"
 
 
+ALL_EXAMPLES = sorted(p.stem for p in EXAMPLES.glob("*.json") if not p.name.endswith(".out.json"))
+
+
+@pytest.mark.parametrize("name", ALL_EXAMPLES)
+def test_settle_command_prints_every_documented_output(name, capsys):
+    code, out, err = run(capsys, str(EXAMPLES / f"{name}.json"))
+    assert code == 0, err
+    assert json.loads(out) == json.loads((EXAMPLES / f"{name}.out.json").read_text())
+
+
 @pytest.mark.parametrize("name", ["batta-maki", "hankan"])
 def test_console_command_on_the_readme_examples(name):
     """The command as the README shows it, in a fresh process."""

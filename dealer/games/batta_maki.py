@@ -281,8 +281,8 @@ class FamilyGame:
 
 
 def _zones(set_size: int) -> list[ZoneSpec]:
-    return [ZoneSpec("saki", set_size, "Saki (first set, dealer's side)", "先"),
-            ZoneSpec("ato", set_size, "Ato (second set, players' side)", "後")]
+    # Saki is dealt first and lies on the dealer's side, Ato on the players' side (§3.1)
+    return [ZoneSpec("saki", set_size, "Saki", "先"), ZoneSpec("ato", set_size, "Ato", "後")]
 
 
 def _fee_rate_ok(v: Any) -> bool:

@@ -27,9 +27,10 @@ from dealer.games.row_games import (WAGER_LIMIT_OPTIONS, check_wager_limits, par
 
 SHI_E, NAKA_E, OTO_E = "shi-e", "naka-e", "oto-e"
 SIDES = (NAKA_E, OTO_E)
-ZONES = [ZoneSpec(SHI_E, 3, "Shi-e (first row, shown, not used)", "初絵", scored=False),
-         ZoneSpec(NAKA_E, 3, "Naka-e (middle row)", "中絵"),
-         ZoneSpec(OTO_E, 3, "Oto-e (last row)", "乙絵")]
+# in the order dealt; Shi-e is face up for reference only
+ZONES = [ZoneSpec(SHI_E, 3, "Shi-e", "初絵", scored=False),
+         ZoneSpec(NAKA_E, 3, "Naka-e", "中絵"),
+         ZoneSpec(OTO_E, 3, "Oto-e", "乙絵")]
 
 ARASHI, TSUKE = "Arashi", "Tsuke"
 HAND_RANK = {ARASHI: 2, TSUKE: 1, None: 0}
