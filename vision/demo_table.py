@@ -72,6 +72,15 @@ def demo_layout(game: str) -> list[ZoneSpec]:
     return layout or _fallback_layout(game)
 
 
+def _card_kind(game: str) -> str:
+    """'hanafuda' or 'western'; an unknown game name raises the rule engine's RoundError."""
+    from dealer.games import get_game
+    try:
+        return get_game(game).card_kind
+    except ImportError:  # the game's module is not available yet: known by name
+        return "western" if game == "kakeya-toranpu" else "hanafuda"
+
+
 def demo_deck_ids(game: str) -> list[str]:
     """The card ids of the game's deck (each once), from the rule engine when it is available."""
     from dealer.games import get_game
@@ -161,6 +170,8 @@ class DemoTable:
                  layout: list[ZoneSpec] | None = None):
         if fps <= 0:
             raise ValueError(f"fps must be positive, not {fps!r}")
+        if _card_kind(game) != "hanafuda":
+            raise ValueError(f"the demo table deals hanafuda only; {game} is played with Western cards")
         self.game = game
         self.seed = seed
         self.fps = fps

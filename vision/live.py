@@ -132,6 +132,7 @@ class LiveTable:
         self.source = source
         self.detector = detector
         self.grabber = grabber or FrameGrabber(source)
+        self.grabber.on_status = self._on_source_status
         self.tracker = tracker or CardTracker(enter_frames=enter_frames, leave_frames=leave_frames)
         self.jpeg_quality = jpeg_quality
         self.detector_retry_s = detector_retry_s
@@ -248,6 +249,10 @@ class LiveTable:
         self._snapshot = snap
         self._cond.notify_all()
 
+    def _on_source_status(self, _status) -> None:
+        with self._cond:
+            self._refresh_status()
+
     def _refresh_status(self) -> None:
         """Under the lock: pick up camera status changes even when no frame is coming."""
         status = self._status()
@@ -281,11 +286,24 @@ class LiveTable:
                 if self._stop.wait(self.detector_retry_s):
                     break
                 continue
-            cards = self.tracker.update(detections)
-            with self._cond:
-                self._detector_error = None
-                state = self._assigner.assign(cards, last)
-                self._frame = frame
-                self._cards = cards
-                self.frames_processed += 1
-                self._publish(state, last)
+            self._track(frame, last, detections)
+
+    def _track(self, frame: np.ndarray, frame_index: int, detections) -> dict:
+        cards = self.tracker.update(detections)
+        with self._cond:
+            self._detector_error = None
+            state = self._assigner.assign(cards, frame_index)
+            self._frame = frame
+            self._cards = cards
+            self.frames_processed += 1
+            self._publish(state, frame_index)
+            return self._snapshot
+
+    def process(self, frame: np.ndarray, frame_index: int | None = None) -> dict:
+        """Run one frame through detector, tracker and zones in the caller's thread; the snapshot.
+
+        For tests and benchmarks, instead of ``start()``: a detector exception propagates here.
+        """
+        if frame_index is None:
+            frame_index = self._snapshot["frame_index"] + 1
+        return self._track(frame, frame_index, list(self.detector.detect(frame)))
