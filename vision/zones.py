@@ -4,7 +4,7 @@ Two ways: zones the dealer draws once on the live image (``TableZone`` polygons,
 as JSON), or automatically: cards are clustered into rows by position, rows are matched to the
 layout's zones in table order (top to bottom, then left to right; for layouts whose zones belong to
 players, e.g. Kabu-Tsukuri, player by player from left to right, each player's rows top to
-bottom). Cards within a zone are ordered left to right along the row.
+bottom; see ``by_player_columns``). Cards within a zone are ordered left to right along the row.
 """
 from __future__ import annotations
 
@@ -132,6 +132,17 @@ def _split(values: list[float], gap: float) -> list[list[int]]:
     return groups
 
 
+def by_player_columns(layout: list[ZoneSpec]) -> bool:
+    """True when players have several zones each (Kabu-Tsukuri's three rows per player): the
+    table is then read player by player, each player's zones top to bottom. Layouts with one
+    zone per player (hands) read like text: top to bottom, then left to right."""
+    sizes = {}
+    for zone in layout:
+        if zone.group is not None:
+            sizes[zone.group] = sizes.get(zone.group, 0) + 1
+    return any(n > 1 for n in sizes.values())
+
+
 class ZoneAssigner:
     """``assign(cards, frame_index) -> TableState`` for one game layout, automatic or by drawn zones."""
 
@@ -146,8 +157,7 @@ class ZoneAssigner:
             if unknown:
                 raise ZoneError(f"drawn zone(s) {', '.join(unknown)} are not in this game's layout "
                                 f"({', '.join(names)})")
-        # zones that belong to players are laid out player by player (columns) on the table
-        self.grouped = len({z.group for z in self.layout if z.group is not None}) > 1
+        self.grouped = by_player_columns(self.layout)
 
     def assign(self, cards: Iterable[TableCard], frame_index: int = 0) -> TableState:
         cards = list(cards)
