@@ -134,3 +134,46 @@ def test_saved_file_is_plain_json(tmp_path):
     save_zones(tmp_path / "z.json", [TableZone("saki", [(0, 0), (10, 0), (10, 10)])])
     data = json.loads((tmp_path / "z.json").read_text())
     assert data == {"zones": [{"name": "saki", "polygon": [[0, 0], [10, 0], [10, 10]]}]}
+
+
+def test_automatic_row_keeps_its_zone_when_the_row_above_is_picked_up():
+    assigner = ZoneAssigner(BATTA)
+    saki = [card(1, 100, 100), card(2, 170, 100), card(3, 240, 100)]
+    ato = [card(4, 100, 300), card(5, 170, 300), card(6, 240, 300)]
+    state = assigner.assign(saki + ato)
+    assert ids(state.zones["saki"]) == [1, 2, 3] and ids(state.zones["ato"]) == [4, 5, 6]
+    state = assigner.assign(ato)
+    assert state.zones["saki"] == () and ids(state.zones["ato"]) == [4, 5, 6]
+    # a new row dealt above takes the free zone
+    state = assigner.assign([card(7, 100, 100)] + ato)
+    assert ids(state.zones["saki"]) == [7] and ids(state.zones["ato"]) == [4, 5, 6]
+
+
+def test_hands_one_zone_per_player_read_like_text():
+    layout = [ZoneSpec(n, None, n, n, group=n) for n in ("A", "B", "C", "dealer")]
+    cards = [card(1, 100, 100), card(2, 500, 100), card(3, 100, 300), card(4, 500, 300)]
+    state = ZoneAssigner(layout).assign(cards)
+    assert [ids(state.zones[n]) for n in ("A", "B", "C", "dealer")] == [[1], [2], [3], [4]]
+
+
+@pytest.mark.parametrize("game", ["batta-maki", "koikoi-atosaki", "hankan", "otoroku", "kabu-tsukuri",
+                                  "echobo"])
+def test_automatic_zones_agree_with_the_demo_table_at_every_frame(game):
+    from vision.demo_table import DemoTable
+    table = DemoTable(game=game, size=(480, 270), realtime=False, seed=2)
+    assigner = ZoneAssigner(table.layout)
+    track_of = {}
+    while table.rounds_completed == 0:
+        table.read()
+        truth = table.ground_truth()
+        cards = []
+        for t in truth:
+            tid = track_of.setdefault((table.round_index, t["zone"], t["position"]), len(track_of) + 1)
+            cards.append(TableCard(tid, t["card"], t["face"], tuple(map(tuple, t["quad"])), 1.0, False))
+        state = assigner.assign(cards)
+        want = {z.name: [track_of[(table.round_index, t["zone"], t["position"])]
+                         for t in sorted(truth, key=lambda t: t["position"]) if t["zone"] == z.name]
+                for z in table.layout}
+        got = {name: ids(cs) for name, cs in state.zones.items()}
+        assert got == want, (table.frame_index, got, want)
+        assert state.unassigned == ()

@@ -144,7 +144,12 @@ def by_player_columns(layout: list[ZoneSpec]) -> bool:
 
 
 class ZoneAssigner:
-    """``assign(cards, frame_index) -> TableState`` for one game layout, automatic or by drawn zones."""
+    """``assign(cards, frame_index) -> TableState`` for one game layout, automatic or by drawn zones.
+
+    Automatic mode remembers which zone each card (track id) was given, so a row keeps its zone
+    while the rows around it are dealt or picked up: call ``assign`` on successive frames of one
+    table with the tracker's stable cards.
+    """
 
     def __init__(self, layout: list[ZoneSpec], zones: list[TableZone] | None = None):
         self.layout = list(layout)
@@ -158,6 +163,7 @@ class ZoneAssigner:
                 raise ZoneError(f"drawn zone(s) {', '.join(unknown)} are not in this game's layout "
                                 f"({', '.join(names)})")
         self.grouped = by_player_columns(self.layout)
+        self._home: dict[int, str] = {}  # track id -> the zone its row was given (automatic mode)
 
     def assign(self, cards: Iterable[TableCard], frame_index: int = 0) -> TableState:
         cards = list(cards)
@@ -185,6 +191,7 @@ class ZoneAssigner:
 
     def _automatic(self, cards):
         if not cards:
+            self._home = {}
             return {}, []
         short = float(np.median([_card_extent(c)[0] for c in cards]))
         long_ = float(np.median([_card_extent(c)[1] for c in cards]))
@@ -206,14 +213,34 @@ class ZoneAssigner:
             order = [s for col in columns for s in sorted(col, key=lambda k: seg_centre[k][1])]
         else:
             order = sorted(range(len(segments)), key=lambda k: (self._row_of(k, rows, segments), seg_centre[k][0]))
+        # A row keeps the zone it had while its cards stay (tracks are stable), so picking up
+        # Saki does not turn the remaining Ato row into "Saki"; new rows take the free zones in
+        # table order.
+        zone_of_segment: dict[int, str] = {}
+        taken: set[str] = set()
+        for k in order:
+            homes = [self._home[cards[i].track_id] for i in segments[k] if cards[i].track_id in self._home]
+            if homes:
+                best = max(set(homes), key=homes.count)
+                if best not in taken and homes.count(best) * 2 > len(homes):
+                    zone_of_segment[k] = best
+                    taken.add(best)
+        free = [spec.name for spec in self.layout if spec.name not in taken]
+        for k in order:
+            if k not in zone_of_segment and free:
+                zone_of_segment[k] = free.pop(0)
         zones: dict[str, list[TableCard]] = {}
         unassigned: list[TableCard] = []
-        for rank, k in enumerate(order):
+        homes: dict[int, str] = {}
+        for k in order:
             members = sorted(segments[k], key=lambda i: centres[i][0])
-            if rank < len(self.layout):
-                zones[self.layout[rank].name] = [cards[i] for i in members]
-            else:
+            name = zone_of_segment.get(k)
+            if name is None:
                 unassigned.extend(cards[i] for i in members)
+            else:
+                zones[name] = [cards[i] for i in members]
+                homes.update((cards[i].track_id, name) for i in members)
+        self._home = homes
         return zones, unassigned
 
     @staticmethod
