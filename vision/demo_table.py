@@ -317,13 +317,16 @@ class DemoTable:
 
     # -- rendering -------------------------------------------------------------------------------
     def _patch(self, placed: _Placed):
+        """The card composed once onto its piece of the (static) table, with a soft shadow:
+        (x, y, image, mask) to paste on every frame while the card lies still."""
         if placed.patch:
             return placed.patch
         quad = np.float32(placed.quad)
-        x0, y0 = np.floor(quad.min(axis=0)).astype(int) - 2
-        x1, y1 = np.ceil(quad.max(axis=0)).astype(int) + 2
-        x0, y0 = max(x0, 0), max(y0, 0)
-        x1, y1 = min(x1, self.width), min(y1, self.height)
+        pad, drop = 2, 4  # the shadow falls ``drop`` pixels to the lower right, as under a lamp
+        x0, y0 = np.floor(quad.min(axis=0)).astype(int) - pad
+        x1, y1 = np.ceil(quad.max(axis=0)).astype(int) + pad + drop
+        x0, y0 = max(int(x0), 0), max(int(y0), 0)
+        x1, y1 = min(int(x1), self.width), min(int(y1), self.height)
         side = placed.card if placed.face_up else self._back
         height = int(round(placed.slot.height * 1.5))
         key = (side, height)
@@ -332,23 +335,25 @@ class DemoTable:
         img = self._images[key]
         ih, iw = img.shape[:2]
         src = np.float32([[0, 0], [iw - 1, 0], [iw - 1, ih - 1], [0, ih - 1]])
+        size = (x1 - x0, y1 - y0)
         m = cv2.getPerspectiveTransform(src, quad - np.float32([x0, y0]))
-        size = (int(x1 - x0), int(y1 - y0))
-        roi = cv2.warpPerspective(img, m, size, flags=cv2.INTER_AREA)
-        mask = cv2.warpPerspective(np.full((ih, iw), 255, np.uint8), m, size, flags=cv2.INTER_LINEAR)
-        placed.patch = (int(x0), int(y0), roi, mask > 127)
+        card = cv2.warpPerspective(img, m, size, flags=cv2.INTER_AREA)
+        alpha = cv2.warpPerspective(np.full((ih, iw), 255, np.uint8), m, size, flags=cv2.INTER_LINEAR)
+        shade = cv2.GaussianBlur(np.roll(np.roll(alpha, drop, axis=0), drop, axis=1), (0, 0), 2.0)
+        table = self._background[y0:y1, x0:x1].astype(np.float32)
+        table *= (1.0 - 0.45 * shade.astype(np.float32) / 255.0)[..., None]
+        a = (alpha.astype(np.float32) / 255.0)[..., None]
+        composed = np.clip(card * a + table * (1.0 - a), 0, 255).astype(np.uint8)
+        mask = ((alpha > 0) | (shade > 8))[..., None]
+        placed.patch = (x0, y0, composed, mask)
         return placed.patch
 
     def _render(self) -> np.ndarray:
         frame = self._background.copy()
         for placed in self._on_table:
-            x0, y0, roi, mask = self._patch(placed)
-            h, w = mask.shape
-            # a soft shadow to the lower right, as under a lamp
-            shadow = frame[y0 + 3:y0 + 3 + h, x0 + 3:x0 + 3 + w]
-            sm = mask[:shadow.shape[0], :shadow.shape[1]]
-            shadow[sm] = (shadow[sm] * 0.6).astype(np.uint8)
-            frame[y0:y0 + h, x0:x0 + w][mask] = roi[mask]
+            x0, y0, composed, mask = self._patch(placed)
+            h, w = mask.shape[:2]
+            np.copyto(frame[y0:y0 + h, x0:x0 + w], composed, where=mask)
         # flickering light and sensor noise, cheap: a lookup table and a precomputed noise frame
         gain = 1.0 + 0.03 * math.sin(self.frame_index * 0.7) + float(self._rng.normal(0, 0.01))
         lut = np.clip(np.arange(256, dtype=np.float32) * gain, 0, 255).astype(np.uint8)
