@@ -37,6 +37,7 @@ returns the new snapshot (None on timeout): the loop of a Server-Sent Events str
 """
 from __future__ import annotations
 
+import copy
 import logging
 import threading
 import time
@@ -176,9 +177,10 @@ class LiveTable:
 
     # -- reading the state ---------------------------------------------------------------------
     def snapshot(self) -> dict:
+        """The current state (a copy: the caller may change it freely)."""
         with self._cond:
             self._refresh_status()
-            return self._snapshot
+            return copy.deepcopy(self._snapshot)
 
     @property
     def version(self) -> int:
@@ -196,7 +198,7 @@ class LiveTable:
             while True:
                 self._refresh_status()
                 if self._version != version:
-                    return self._snapshot
+                    return copy.deepcopy(self._snapshot)
                 remaining = None if deadline is None else deadline - time.monotonic()
                 if (remaining is not None and remaining <= 0) or self._stop.is_set():
                     return None
@@ -297,7 +299,7 @@ class LiveTable:
             self._cards = cards
             self.frames_processed += 1
             self._publish(state, frame_index)
-            return self._snapshot
+            return copy.deepcopy(self._snapshot)
 
     def process(self, frame: np.ndarray, frame_index: int | None = None) -> dict:
         """Run one frame through detector, tracker and zones in the caller's thread; the snapshot.
