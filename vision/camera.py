@@ -254,6 +254,8 @@ class FrameGrabber:
         self._notice_until = 0.0
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
+        # called (from the capture thread, no lock held) whenever the status changes
+        self.on_status: Callable[[SourceStatus], None] | None = None
 
     def start(self) -> "FrameGrabber":
         if self._thread is None or not self._thread.is_alive():
@@ -296,7 +298,17 @@ class FrameGrabber:
 
     def _set_status(self, camera: str, error: str | None) -> None:
         with self._cond:
+            changed = self._status != SourceStatus(camera, error)
             self._status = SourceStatus(camera, error)
+        if changed:
+            self._notify()
+
+    def _notify(self) -> None:
+        if self.on_status is not None:
+            try:
+                self.on_status(self.status())
+            except Exception:  # a listener's bug must not stop the capture
+                log.exception("status listener failed")
 
     def _run(self) -> None:
         backoff = self.retry_s
@@ -309,6 +321,7 @@ class FrameGrabber:
                 with self._cond:
                     self._status = SourceStatus("ok", str(exc))
                     self._notice_until = time.monotonic() + self.notice_s
+                self._notify()
                 continue
             except Exception as exc:  # CameraError, or a driver's own error: report and retry
                 message = str(exc) if isinstance(exc, CameraError) else f"camera error: {exc!r}"
@@ -330,9 +343,13 @@ class FrameGrabber:
             with self._cond:
                 self._frame = frame
                 self._index += 1
-                if failing or (self._status.error and time.monotonic() > self._notice_until):
+                recovered = self._status != SourceStatus("ok", None) and (
+                    failing or time.monotonic() > self._notice_until)
+                if recovered:
                     self._status = SourceStatus("ok", None)
                 self._cond.notify_all()
+            if recovered:
+                self._notify()
             if failing:
                 log.info("frame source is back")
             failing = False

@@ -23,8 +23,10 @@ import numpy as np
 
 from dealer.cards import all_cards, get_card
 from dealer.games import ZoneSpec
+from datasets.deck import render_card
 from vision.camera import _Pacer
 from vision.types import Detection
+from vision.zones import by_player_columns
 
 CARD_ASPECT = 54.0 / 87.0  # width / height of a hanafuda card
 
@@ -35,8 +37,11 @@ DEMO_PLAYERS = ("A", "B", "C")
 
 
 def demo_setup(game: str) -> dict:
-    """The round setup the demo plays: three players (seats) for the games that have them."""
-    return {"game": game, "players": list(DEMO_PLAYERS), "seats": list(DEMO_PLAYERS)}
+    """The round setup the demo plays: three players, in the shape each game's layout reads
+    (Otoroku's seats, Kabu-Tsukuri's rows per player, Echobo's bettors)."""
+    return {"game": game, "players": list(DEMO_PLAYERS), "seats": list(DEMO_PLAYERS),
+            "rows": {p: [[], [], []] for p in DEMO_PLAYERS},
+            "bets": [{"player": p, "on": None, "amount": 1} for p in DEMO_PLAYERS]}
 
 
 def _fallback_layout(game: str) -> list[ZoneSpec]:
@@ -45,13 +50,14 @@ def _fallback_layout(game: str) -> list[ZoneSpec]:
         return [ZoneSpec("shi-e", 3, "Shi-e", "初絵", scored=False),
                 ZoneSpec("naka-e", 3, "Naka-e", "中絵"), ZoneSpec("oto-e", 3, "Oto-e", "乙絵")]
     if game == "otoroku":
-        return [ZoneSpec(p, None, f"Player {p}", f"{p}") for p in DEMO_PLAYERS] + [
-            ZoneSpec("dealer", None, "Dealer", "親")]
+        return [ZoneSpec(p, None, f"{p}'s hand", f"{p}の手札", group=p) for p in DEMO_PLAYERS] + [
+            ZoneSpec("dealer", None, "Dealer's hand", "親の手札", group="dealer")]
     if game == "kabu-tsukuri":
-        return [ZoneSpec(f"{p}-{r}", 3, f"{p} row {r}", f"{p} {r}列", group=p)
+        return [ZoneSpec(f"{p}/{r}", 3, f"{p}: row {r}", f"{p}の{r}列目", group=p)
                 for p in DEMO_PLAYERS for r in (1, 2, 3)]
     if game == "echobo":
-        return [ZoneSpec("dealer", 1, "Dealer's card", "親札")]
+        return [ZoneSpec("dealer", 1, "Dealer's card", "親の札")] + [
+            ZoneSpec(p, None, f"{p}: cards bet on", f"{p}の張り札", group=p) for p in DEMO_PLAYERS]
     size = 4 if game == "koikoi-atosaki" else 3
     return [ZoneSpec("saki", size, "Saki", "先"), ZoneSpec("ato", size, "Ato", "後")]
 
@@ -70,6 +76,15 @@ def demo_layout(game: str) -> list[ZoneSpec]:
     except Exception:  # a layout that needs another setup shape: the stand-in still shows the game
         return _fallback_layout(game)
     return layout or _fallback_layout(game)
+
+
+def _card_kind(game: str) -> str:
+    """'hanafuda' or 'western'; an unknown game name raises the rule engine's RoundError."""
+    from dealer.games import get_game
+    try:
+        return get_game(game).card_kind
+    except ImportError:  # the game's module is not available yet: known by name
+        return "western" if game == "kakeya-toranpu" else "hanafuda"
 
 
 def demo_deck_ids(game: str) -> list[str]:
@@ -94,36 +109,8 @@ def demo_deck_ids(game: str) -> list[str]:
 
 # --- card images -------------------------------------------------------------------------------
 
-_MONTH_COLOURS = [(60, 120, 40), (90, 60, 200), (170, 140, 240), (170, 90, 130), (160, 80, 60),
-                  (60, 60, 190), (60, 120, 170), (150, 150, 150), (40, 170, 210), (40, 70, 200),
-                  (90, 90, 90), (120, 60, 120)]
-
-
-def _plain_card(card_id: str, height: int) -> np.ndarray:
-    """A simple stand-in card (month colour, type mark, id) used only where datasets.deck is absent."""
-    width = int(round(height * CARD_ASPECT))
-    img = np.zeros((height, width, 3), np.uint8)
-    if card_id.startswith("back"):
-        img[:] = (20, 20, 150) if card_id == "back-red" else (25, 25, 25)
-    else:
-        card = get_card(card_id)
-        img[:] = (225, 235, 240)
-        cv2.rectangle(img, (4, 4), (width - 5, height - 5), _MONTH_COLOURS[card.month - 1], -1)
-        marks = {"bright": 3, "animal": 2, "ribbon": 1, "chaff": 0}[card.type]
-        for k in range(marks):
-            cv2.circle(img, (width // 2, height // 4 + k * height // 6), max(3, width // 8), (240, 240, 240), -1)
-        cv2.putText(img, str(card.month), (6, height - 10), cv2.FONT_HERSHEY_SIMPLEX,
-                    height / 150.0, (255, 255, 255), max(1, height // 60), cv2.LINE_AA)
-    cv2.rectangle(img, (0, 0), (width - 1, height - 1), (10, 10, 10), max(2, height // 40))
-    return img
-
-
 def card_image(card_id: str, height: int) -> np.ndarray:
     """The demo deck's picture of a card id or back ("back-black", "back-red")."""
-    try:
-        from datasets.deck import render_card
-    except ImportError:
-        return _plain_card(card_id, height)
     return render_card(card_id, height)
 
 
@@ -161,6 +148,8 @@ class DemoTable:
                  layout: list[ZoneSpec] | None = None):
         if fps <= 0:
             raise ValueError(f"fps must be positive, not {fps!r}")
+        if _card_kind(game) != "hanafuda":
+            raise ValueError(f"the demo table deals hanafuda only; {game} is played with Western cards")
         self.game = game
         self.seed = seed
         self.fps = fps
@@ -213,10 +202,12 @@ class DemoTable:
         """Where each zone's cards go on the flat table: rows, player columns or a grid of hands."""
         w, h = self.width, self.height
         zones = self.layout
-        groups = list(dict.fromkeys(z.group for z in zones if z.group is not None))
         max_cards = max((z.cards or 4) for z in zones)
-        if len(groups) > 1:
-            columns = [[z for z in zones if z.group == g] for g in groups]
+        if by_player_columns(zones):
+            # one column per player (a zone without a player is a column of its own), in order
+            keys = list(dict.fromkeys(z.group if z.group is not None else ("zone", z.name) for z in zones))
+            columns = [[z for z in zones if (z.group if z.group is not None else ("zone", z.name)) == k]
+                       for k in keys]
         elif len(zones) <= 3:
             columns = [zones]
         else:
@@ -234,13 +225,13 @@ class DemoTable:
         x0 = (w - n_cols * col_w) / 2.0
         y0 = (h - n_rows * 1.3 * card_h) / 2.0
         slots: dict[str, list[_Slot]] = {}
-        if len(groups) > 1 or n_cols == 1:
+        if by_player_columns(zones) or n_cols == 1:
             placement = {z.name: (ci, ri) for ci, col in enumerate(columns) for ri, z in enumerate(col)}
         else:  # grid of hands, row-major so the zone order reads top to bottom, left to right
             placement = {z.name: (i % 2, i // 2) for i, z in enumerate(zones)}
         for zone in zones:
             ci, ri = placement[zone.name]
-            n = zone.cards or 5
+            n = zone.cards or 4
             cy = y0 + (ri + 0.5) * 1.3 * card_h
             cx0 = x0 + ci * col_w + 0.8 * card_w + card_w / 2.0
             if n_cols == 1:  # centre a single column's rows
@@ -276,7 +267,7 @@ class DemoTable:
             t += max(1, round(0.4 * f))
         t += round(1.5 * f)  # bets are taken
         rank_in_group = {z.name: i for i, z in enumerate(z2 for z2 in self.layout)}
-        if len({z.group for z in self.layout if z.group}) > 1:  # Kabu-Tsukuri: row 1 of all, ...
+        if by_player_columns(self.layout):  # Kabu-Tsukuri: row 1 of every player, then row 2...
             pos = {}
             for z in self.layout:
                 pos[z.name] = sum(1 for z2 in self.layout[:self.layout.index(z)] if z2.group == z.group)
@@ -326,13 +317,16 @@ class DemoTable:
 
     # -- rendering -------------------------------------------------------------------------------
     def _patch(self, placed: _Placed):
+        """The card composed once onto its piece of the (static) table, with a soft shadow:
+        (x, y, image, mask) to paste on every frame while the card lies still."""
         if placed.patch:
             return placed.patch
         quad = np.float32(placed.quad)
-        x0, y0 = np.floor(quad.min(axis=0)).astype(int) - 2
-        x1, y1 = np.ceil(quad.max(axis=0)).astype(int) + 2
-        x0, y0 = max(x0, 0), max(y0, 0)
-        x1, y1 = min(x1, self.width), min(y1, self.height)
+        pad, drop = 2, 4  # the shadow falls ``drop`` pixels to the lower right, as under a lamp
+        x0, y0 = np.floor(quad.min(axis=0)).astype(int) - pad
+        x1, y1 = np.ceil(quad.max(axis=0)).astype(int) + pad + drop
+        x0, y0 = max(int(x0), 0), max(int(y0), 0)
+        x1, y1 = min(int(x1), self.width), min(int(y1), self.height)
         side = placed.card if placed.face_up else self._back
         height = int(round(placed.slot.height * 1.5))
         key = (side, height)
@@ -341,23 +335,25 @@ class DemoTable:
         img = self._images[key]
         ih, iw = img.shape[:2]
         src = np.float32([[0, 0], [iw - 1, 0], [iw - 1, ih - 1], [0, ih - 1]])
+        size = (x1 - x0, y1 - y0)
         m = cv2.getPerspectiveTransform(src, quad - np.float32([x0, y0]))
-        size = (int(x1 - x0), int(y1 - y0))
-        roi = cv2.warpPerspective(img, m, size, flags=cv2.INTER_AREA)
-        mask = cv2.warpPerspective(np.full((ih, iw), 255, np.uint8), m, size, flags=cv2.INTER_LINEAR)
-        placed.patch = (int(x0), int(y0), roi, mask > 127)
+        card = cv2.warpPerspective(img, m, size, flags=cv2.INTER_AREA)
+        alpha = cv2.warpPerspective(np.full((ih, iw), 255, np.uint8), m, size, flags=cv2.INTER_LINEAR)
+        shade = cv2.GaussianBlur(np.roll(np.roll(alpha, drop, axis=0), drop, axis=1), (0, 0), 2.0)
+        table = self._background[y0:y1, x0:x1].astype(np.float32)
+        table *= (1.0 - 0.45 * shade.astype(np.float32) / 255.0)[..., None]
+        a = (alpha.astype(np.float32) / 255.0)[..., None]
+        composed = np.clip(card * a + table * (1.0 - a), 0, 255).astype(np.uint8)
+        mask = ((alpha > 0) | (shade > 8))[..., None]
+        placed.patch = (x0, y0, composed, mask)
         return placed.patch
 
     def _render(self) -> np.ndarray:
         frame = self._background.copy()
         for placed in self._on_table:
-            x0, y0, roi, mask = self._patch(placed)
-            h, w = mask.shape
-            # a soft shadow to the lower right, as under a lamp
-            shadow = frame[y0 + 3:y0 + 3 + h, x0 + 3:x0 + 3 + w]
-            sm = mask[:shadow.shape[0], :shadow.shape[1]]
-            shadow[sm] = (shadow[sm] * 0.6).astype(np.uint8)
-            frame[y0:y0 + h, x0:x0 + w][mask] = roi[mask]
+            x0, y0, composed, mask = self._patch(placed)
+            h, w = mask.shape[:2]
+            np.copyto(frame[y0:y0 + h, x0:x0 + w], composed, where=mask)
         # flickering light and sensor noise, cheap: a lookup table and a precomputed noise frame
         gain = 1.0 + 0.03 * math.sin(self.frame_index * 0.7) + float(self._rng.normal(0, 0.01))
         lut = np.clip(np.arange(256, dtype=np.float32) * gain, 0, 255).astype(np.uint8)

@@ -37,6 +37,7 @@ returns the new snapshot (None on timeout): the loop of a Server-Sent Events str
 """
 from __future__ import annotations
 
+import copy
 import logging
 import threading
 import time
@@ -132,6 +133,7 @@ class LiveTable:
         self.source = source
         self.detector = detector
         self.grabber = grabber or FrameGrabber(source)
+        self.grabber.on_status = self._on_source_status
         self.tracker = tracker or CardTracker(enter_frames=enter_frames, leave_frames=leave_frames)
         self.jpeg_quality = jpeg_quality
         self.detector_retry_s = detector_retry_s
@@ -175,9 +177,10 @@ class LiveTable:
 
     # -- reading the state ---------------------------------------------------------------------
     def snapshot(self) -> dict:
+        """The current state (a copy: the caller may change it freely)."""
         with self._cond:
             self._refresh_status()
-            return self._snapshot
+            return copy.deepcopy(self._snapshot)
 
     @property
     def version(self) -> int:
@@ -195,7 +198,7 @@ class LiveTable:
             while True:
                 self._refresh_status()
                 if self._version != version:
-                    return self._snapshot
+                    return copy.deepcopy(self._snapshot)
                 remaining = None if deadline is None else deadline - time.monotonic()
                 if (remaining is not None and remaining <= 0) or self._stop.is_set():
                     return None
@@ -248,6 +251,10 @@ class LiveTable:
         self._snapshot = snap
         self._cond.notify_all()
 
+    def _on_source_status(self, _status) -> None:
+        with self._cond:
+            self._refresh_status()
+
     def _refresh_status(self) -> None:
         """Under the lock: pick up camera status changes even when no frame is coming."""
         status = self._status()
@@ -281,11 +288,24 @@ class LiveTable:
                 if self._stop.wait(self.detector_retry_s):
                     break
                 continue
-            cards = self.tracker.update(detections)
-            with self._cond:
-                self._detector_error = None
-                state = self._assigner.assign(cards, last)
-                self._frame = frame
-                self._cards = cards
-                self.frames_processed += 1
-                self._publish(state, last)
+            self._track(frame, last, detections)
+
+    def _track(self, frame: np.ndarray, frame_index: int, detections) -> dict:
+        cards = self.tracker.update(detections)
+        with self._cond:
+            self._detector_error = None
+            state = self._assigner.assign(cards, frame_index)
+            self._frame = frame
+            self._cards = cards
+            self.frames_processed += 1
+            self._publish(state, frame_index)
+            return copy.deepcopy(self._snapshot)
+
+    def process(self, frame: np.ndarray, frame_index: int | None = None) -> dict:
+        """Run one frame through detector, tracker and zones in the caller's thread; the snapshot.
+
+        For tests and benchmarks, instead of ``start()``: a detector exception propagates here.
+        """
+        if frame_index is None:
+            frame_index = self._snapshot["frame_index"] + 1
+        return self._track(frame, frame_index, list(self.detector.detect(frame)))

@@ -47,7 +47,7 @@ class CardTracker:
 
     def __init__(self, enter_frames: int = 3, leave_frames: int = 3, vote_window: int = 5,
                  match_distance: float = 0.5, uncertain_below: float = 0.6,
-                 split_share: float = 0.7, smoothing: float = 0.5):
+                 split_share: float = 0.7):
         if enter_frames < 1 or leave_frames < 1 or vote_window < 1:
             raise ValueError("enter_frames, leave_frames and vote_window must be at least 1")
         self.enter_frames = enter_frames
@@ -56,7 +56,6 @@ class CardTracker:
         self.match_distance = match_distance  # max centre distance, in card diagonals
         self.uncertain_below = uncertain_below
         self.split_share = split_share        # the winning face needs this share of the votes
-        self.smoothing = smoothing            # weight of the newest confidence in the average
         self._tracks: list[_Track] = []
         self._ids = itertools.count(1)
 
@@ -104,12 +103,9 @@ class CardTracker:
                 kept = [v for v in track.votes if v[0] == best]
                 track.votes.clear()
                 track.votes.extend(kept)
-                track.confidence = sum(v[2] for v in kept) / len(kept)
-                return
-        newest = track.votes[-1]
-        conf = newest[2] if newest[0] == track.face else 0.0
-        track.confidence = (conf if len(track.votes) == 1 and track.confidence == 0.0 else
-                            self.smoothing * conf + (1 - self.smoothing) * track.confidence)
+        # the smoothed confidence: the shown face's probability averaged over the window (a frame
+        # that read another face counts 0), so one glitch lowers it a little, a split vote a lot
+        track.confidence = sum(v[2] for v in track.votes if v[0] == track.face) / len(track.votes)
 
     def _table_card(self, track: _Track) -> TableCard:
         same = [v for v in track.votes if v[0] == track.face]

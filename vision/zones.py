@@ -4,7 +4,7 @@ Two ways: zones the dealer draws once on the live image (``TableZone`` polygons,
 as JSON), or automatically: cards are clustered into rows by position, rows are matched to the
 layout's zones in table order (top to bottom, then left to right; for layouts whose zones belong to
 players, e.g. Kabu-Tsukuri, player by player from left to right, each player's rows top to
-bottom). Cards within a zone are ordered left to right along the row.
+bottom; see ``by_player_columns``). Cards within a zone are ordered left to right along the row.
 """
 from __future__ import annotations
 
@@ -132,8 +132,24 @@ def _split(values: list[float], gap: float) -> list[list[int]]:
     return groups
 
 
+def by_player_columns(layout: list[ZoneSpec]) -> bool:
+    """True when players have several zones each (Kabu-Tsukuri's three rows per player): the
+    table is then read player by player, each player's zones top to bottom. Layouts with one
+    zone per player (hands) read like text: top to bottom, then left to right."""
+    sizes = {}
+    for zone in layout:
+        if zone.group is not None:
+            sizes[zone.group] = sizes.get(zone.group, 0) + 1
+    return any(n > 1 for n in sizes.values())
+
+
 class ZoneAssigner:
-    """``assign(cards, frame_index) -> TableState`` for one game layout, automatic or by drawn zones."""
+    """``assign(cards, frame_index) -> TableState`` for one game layout, automatic or by drawn zones.
+
+    Automatic mode remembers which zone each card (track id) was given, so a row keeps its zone
+    while the rows around it are dealt or picked up: call ``assign`` on successive frames of one
+    table with the tracker's stable cards.
+    """
 
     def __init__(self, layout: list[ZoneSpec], zones: list[TableZone] | None = None):
         self.layout = list(layout)
@@ -146,8 +162,8 @@ class ZoneAssigner:
             if unknown:
                 raise ZoneError(f"drawn zone(s) {', '.join(unknown)} are not in this game's layout "
                                 f"({', '.join(names)})")
-        # zones that belong to players are laid out player by player (columns) on the table
-        self.grouped = len({z.group for z in self.layout if z.group is not None}) > 1
+        self.grouped = by_player_columns(self.layout)
+        self._home: dict[int, str] = {}  # track id -> the zone its row was given (automatic mode)
 
     def assign(self, cards: Iterable[TableCard], frame_index: int = 0) -> TableState:
         cards = list(cards)
@@ -175,6 +191,7 @@ class ZoneAssigner:
 
     def _automatic(self, cards):
         if not cards:
+            self._home = {}
             return {}, []
         short = float(np.median([_card_extent(c)[0] for c in cards]))
         long_ = float(np.median([_card_extent(c)[1] for c in cards]))
@@ -196,14 +213,34 @@ class ZoneAssigner:
             order = [s for col in columns for s in sorted(col, key=lambda k: seg_centre[k][1])]
         else:
             order = sorted(range(len(segments)), key=lambda k: (self._row_of(k, rows, segments), seg_centre[k][0]))
+        # A row keeps the zone it had while its cards stay (tracks are stable), so picking up
+        # Saki does not turn the remaining Ato row into "Saki"; new rows take the free zones in
+        # table order.
+        zone_of_segment: dict[int, str] = {}
+        taken: set[str] = set()
+        for k in order:
+            homes = [self._home[cards[i].track_id] for i in segments[k] if cards[i].track_id in self._home]
+            if homes:
+                best = max(set(homes), key=homes.count)
+                if best not in taken and homes.count(best) * 2 > len(homes):
+                    zone_of_segment[k] = best
+                    taken.add(best)
+        free = [spec.name for spec in self.layout if spec.name not in taken]
+        for k in order:
+            if k not in zone_of_segment and free:
+                zone_of_segment[k] = free.pop(0)
         zones: dict[str, list[TableCard]] = {}
         unassigned: list[TableCard] = []
-        for rank, k in enumerate(order):
+        homes: dict[int, str] = {}
+        for k in order:
             members = sorted(segments[k], key=lambda i: centres[i][0])
-            if rank < len(self.layout):
-                zones[self.layout[rank].name] = [cards[i] for i in members]
-            else:
+            name = zone_of_segment.get(k)
+            if name is None:
                 unassigned.extend(cards[i] for i in members)
+            else:
+                zones[name] = [cards[i] for i in members]
+                homes.update((cards[i].track_id, name) for i in members)
+        self._home = homes
         return zones, unassigned
 
     @staticmethod

@@ -1,0 +1,23 @@
+"""The live stages' benchmark prints JSON figures and refuses bad options clearly."""
+import json
+
+import pytest
+
+from vision import bench_live
+
+
+def test_bench_prints_json_figures(capsys):
+    assert bench_live.main(["--frames", "40"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["frames"] == 40 and out["demo_render_fps"] > 0
+    assert out["frames_until_card_shown"]["n"] >= 1
+    assert out["frames_until_card_shown"]["median"] == 2.0   # shown on its third frame
+    assert out["sure_wrong_readings_shown"] == 0
+
+
+def test_bench_bad_options(capsys):
+    with pytest.raises(SystemExit):
+        bench_live.main(["--frames", "0"])
+    assert "--frames" in capsys.readouterr().err
+    assert bench_live.main(["--game", "poker", "--frames", "5"]) == 2
+    assert "unknown game 'poker'" in capsys.readouterr().err

@@ -1,0 +1,218 @@
+"""Frame sources and the capture thread, with fake cameras and tiny files."""
+import time
+
+import cv2
+import numpy as np
+import pytest
+
+import vision.camera as camera
+from vision.camera import (CameraError, CameraSource, FrameGrabber, FrameSkipped, ImageFolderSource,
+                           VideoFileSource, open_source)
+from vision.demo_table import DemoTable
+
+
+def frame(value=0, size=(48, 64)):
+    return np.full((size[0], size[1], 3), value, np.uint8)
+
+
+class FakeCapture:
+    """A cv2.VideoCapture stand-in driven by a shared 'plugged' flag."""
+
+    def __init__(self, device):
+        self.device = device
+        self.open = device.plugged
+        self.props = {}
+        device.opens += 1
+
+    def isOpened(self):
+        return self.open
+
+    def set(self, prop, value):
+        self.props[prop] = value
+        return True
+
+    def read(self):
+        if not (self.open and self.device.plugged):
+            return False, None
+        self.device.frames += 1
+        return True, frame(self.device.frames % 250)
+
+    def release(self):
+        self.open = False
+
+
+class FakeDevice:
+    def __init__(self):
+        self.plugged = True
+        self.opens = 0
+        self.frames = 0
+        self.last = None
+
+    def factory(self, index):
+        self.last = FakeCapture(self)
+        return self.last
+
+
+def test_camera_asks_for_mjpg_720p_and_fixed_exposure():
+    device = FakeDevice()
+    CameraSource(0, capture_factory=device.factory)
+    props = device.last.props
+    assert props[cv2.CAP_PROP_FOURCC] == cv2.VideoWriter_fourcc(*"MJPG")
+    assert props[cv2.CAP_PROP_FRAME_WIDTH] == 1280 and props[cv2.CAP_PROP_FRAME_HEIGHT] == 720
+    assert cv2.CAP_PROP_AUTO_EXPOSURE in props
+
+
+def test_camera_unplugged_raises_then_reconnects_by_itself():
+    device = FakeDevice()
+    cam = CameraSource(0, retry_s=0.0, capture_factory=device.factory)
+    assert cam.read().shape == (48, 64, 3)
+    device.plugged = False
+    with pytest.raises(CameraError, match="camera 0 stopped giving frames"):
+        cam.read()
+    with pytest.raises(CameraError, match="cannot be opened"):
+        cam.read()
+    device.plugged = True
+    assert cam.read().shape == (48, 64, 3)
+    assert device.opens == 3
+
+
+def test_missing_camera_is_a_clear_error():
+    device = FakeDevice()
+    device.plugged = False
+    with pytest.raises(CameraError, match="camera 2 cannot be opened"):
+        CameraSource(2, capture_factory=device.factory)
+    with pytest.raises(CameraError, match="whole number"):
+        CameraSource(-1)
+
+
+def test_image_folder_skips_a_corrupt_file_naming_it(tmp_path):
+    cv2.imwrite(str(tmp_path / "a.png"), frame(10))
+    (tmp_path / "b.jpg").write_bytes(b"this is not a jpeg")
+    cv2.imwrite(str(tmp_path / "c.png"), frame(30))
+    (tmp_path / "notes.txt").write_text("ignored")
+    source = ImageFolderSource(tmp_path, realtime=False)
+    assert source.read()[0, 0, 0] == 10
+    with pytest.raises(FrameSkipped, match="'b.jpg'"):
+        source.read()
+    assert source.read()[0, 0, 0] == 30
+    assert source.read()[0, 0, 0] == 10   # loops, and leaves the bad file out from now on
+    assert source.read()[0, 0, 0] == 30
+
+
+def test_image_folder_errors(tmp_path):
+    with pytest.raises(CameraError, match="does not exist"):
+        ImageFolderSource(tmp_path / "nope")
+    with pytest.raises(CameraError, match="holds no images"):
+        ImageFolderSource(tmp_path)
+    (tmp_path / "x.png").write_bytes(b"junk")
+    source = ImageFolderSource(tmp_path, realtime=False)
+    with pytest.raises(FrameSkipped):
+        source.read()
+    with pytest.raises(CameraError, match="no image"):
+        source.read()
+
+
+def test_video_file_loops(tmp_path):
+    path = tmp_path / "clip.avi"
+    writer = cv2.VideoWriter(str(path), cv2.VideoWriter_fourcc(*"MJPG"), 10, (64, 48))
+    if not writer.isOpened():
+        pytest.skip("this OpenCV build cannot write MJPG video")
+    for v in (20, 120, 220):
+        writer.write(frame(v))
+    writer.release()
+    source = VideoFileSource(path, realtime=False)
+    values = [int(source.read()[0, 0, 0]) for _ in range(5)]
+    assert [round(v, -2) for v in values] == [0, 100, 200, 0, 100]
+    once = VideoFileSource(path, loop=False, realtime=False)
+    for _ in range(3):
+        once.read()
+    with pytest.raises(CameraError, match="no more frames"):
+        once.read()
+
+
+def test_video_file_errors(tmp_path):
+    with pytest.raises(CameraError, match="does not exist"):
+        VideoFileSource(tmp_path / "none.mp4")
+    bad = tmp_path / "bad.mp4"
+    bad.write_bytes(b"not a video at all")
+    with pytest.raises(CameraError, match="bad.mp4"):
+        source = VideoFileSource(bad, realtime=False)
+        source.read()
+
+
+def test_open_source_choices(tmp_path, monkeypatch):
+    with pytest.raises(CameraError, match="choose one source"):
+        open_source(camera=0, demo=True)
+    assert isinstance(open_source(demo=True, game="hankan"), DemoTable)
+
+    def no_camera(index):
+        raise CameraError("camera 0 cannot be opened")
+    monkeypatch.setattr(camera, "CameraSource", no_camera)
+    assert isinstance(open_source(), DemoTable)      # no option, no camera: the demo
+    cv2.imwrite(str(tmp_path / "a.png"), frame())
+    assert isinstance(open_source(images=tmp_path), ImageFolderSource)
+
+
+class ScriptedSource:
+    """Frames, with CameraErrors where the script says 'gone'."""
+
+    def __init__(self, script):
+        self.script = list(script)
+        self.closed = False
+
+    def read(self):
+        time.sleep(0.002)
+        item = self.script.pop(0) if self.script else "frame"
+        if item == "gone":
+            raise CameraError("camera 0 stopped giving frames (unplugged?)")
+        return frame(len(self.script) % 256)
+
+    def close(self):
+        self.closed = True
+
+
+def wait_until(predicate, timeout=5.0):
+    end = time.monotonic() + timeout
+    while time.monotonic() < end:
+        if predicate():
+            return True
+        time.sleep(0.005)
+    return False
+
+
+def test_grabber_keeps_only_the_newest_frame_and_stops_cleanly():
+    source = ScriptedSource(["frame"] * 50)
+    grabber = FrameGrabber(source).start()
+    first = grabber.newest(after=0, timeout=2)
+    assert first is not None
+    time.sleep(0.05)
+    later = grabber.newest(after=first[0], timeout=2)
+    assert later[0] > first[0] + 1        # frames in between were dropped, not queued
+    grabber.stop()
+    assert source.closed
+    assert grabber.newest(after=10**9, timeout=0.1) is None
+
+
+def test_grabber_reports_lost_then_recovers():
+    source = ScriptedSource(["frame"] * 3 + ["gone"] * 4 + ["frame"] * 1000)
+    grabber = FrameGrabber(source, retry_s=0.01, max_retry_s=0.02)
+    statuses = []
+    grabber.start()
+    assert wait_until(lambda: statuses.append(grabber.status()) or statuses[-1].camera != "ok")
+    assert wait_until(lambda: statuses.append(grabber.status()) or
+                      (statuses[-1].camera == "ok" and len(source.script) < 990))
+    grabber.stop()
+    bad = [s for s in statuses if s.camera != "ok"]
+    assert bad and all("unplugged" in s.error for s in bad)
+    assert {s.camera for s in bad} <= {"lost", "reconnecting"}
+    assert statuses[-1].error is None
+
+
+def test_grabber_shows_a_skipped_frame_but_stays_ok(tmp_path):
+    cv2.imwrite(str(tmp_path / "a.png"), frame(10))
+    (tmp_path / "b.png").write_bytes(b"junk")
+    grabber = FrameGrabber(ImageFolderSource(tmp_path, realtime=False), notice_s=30).start()
+    assert wait_until(lambda: grabber.status().error is not None)
+    status = grabber.status()
+    grabber.stop()
+    assert status.camera == "ok" and "b.png" in status.error

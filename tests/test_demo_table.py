@@ -1,0 +1,121 @@
+"""The built-in demo table: deterministic, complete rounds of each game, truth matching pixels."""
+import numpy as np
+import pytest
+
+from dealer.cards import get_card
+from dealer.games import GAME_NAMES
+from vision.demo_table import DemoTable, DemoTruthDetector
+
+SMALL = (480, 270)
+
+
+def run_round(table, limit=2000):
+    """Frames and truths until the first round is over (and the table empty again)."""
+    truths = []
+    while table.rounds_completed == 0:
+        table.read()
+        truths.append(table.ground_truth())
+        assert len(truths) < limit, "the round never ended"
+    return truths
+
+
+def test_same_seed_same_table_other_seed_other_table():
+    a, b, c = (DemoTable(seed=s, size=SMALL, realtime=False) for s in (3, 3, 4))
+    for _ in range(60):
+        fa, fb, fc = a.read(), b.read(), c.read()
+        assert np.array_equal(fa, fb)
+        assert a.ground_truth() == b.ground_truth()
+    assert not np.array_equal(fa, fc) or a.ground_truth() != c.ground_truth()
+
+
+@pytest.mark.parametrize("game", GAME_NAMES)
+def test_every_game_plays_a_complete_round(game):
+    if game == "kakeya-toranpu":
+        with pytest.raises(ValueError, match="Western cards"):
+            DemoTable(game=game)
+        return
+    table = DemoTable(game=game, size=SMALL, realtime=False)
+    truths = run_round(table)
+    layout = table.layout
+    fullest = max(truths, key=len)
+    by_zone = {z.name: [t for t in fullest if t["zone"] == z.name] for z in layout}
+    for zone in layout:
+        if zone.cards is not None:
+            assert len(by_zone[zone.name]) == zone.cards, zone.name
+        else:
+            assert len(by_zone[zone.name]) >= 1, zone.name
+    # dealt face down (reference rows face up), then every card revealed before pick-up
+    first_seen = {}
+    for truth in truths:
+        for t in truth:
+            first_seen.setdefault((t["zone"], t["position"]), t["face_up"])
+    unscored = {z.name for z in layout if not z.scored}
+    assert all(up == (zone in unscored) for (zone, _), up in first_seen.items())
+    assert any(all(t["face_up"] for t in truth) and len(truth) == len(fullest) for truth in truths)
+    assert truths[-1] == []
+    # each card once in the round, from the game's deck, faces consistent with ids
+    ids = [t["card"] for t in fullest if t["card"]]
+    revealed = {t["card"] for truth in truths for t in truth if t["card"]}
+    assert len(revealed) == len(fullest)
+    assert len(set(ids)) == len(ids) and revealed <= set(table.deck_ids)
+    for truth in truths:
+        for t in truth:
+            assert t["face"] == (get_card(t["card"]).face if t["face_up"] else "back")
+
+
+def test_rounds_follow_each_other_with_new_cards():
+    table = DemoTable(size=SMALL, realtime=False)
+    seen = []
+    while table.rounds_completed < 2:
+        table.read()
+        seen.append({t["card"] for t in table.ground_truth() if t["card"]})
+    first_round = set().union(*seen[:len(seen) // 2])
+    assert table.round_index >= 2 and set().union(*seen) - first_round
+
+
+def test_truth_quads_lie_on_the_card_pixels():
+    table = DemoTable(size=SMALL, realtime=False)
+    for _ in range(200):
+        frame = table.read()
+        if len(table.ground_truth()) >= 4:
+            break
+    background = table._background
+    for t in table.ground_truth():
+        quad = np.array(t["quad"])
+        cx, cy = quad.mean(axis=0).astype(int)
+        inner = frame[cy - 3:cy + 4, cx - 3:cx + 4].astype(int)
+        felt = background[cy - 3:cy + 4, cx - 3:cx + 4].astype(int)
+        assert np.abs(inner - felt).mean() > 25
+        # the quad starts at the card's own top-left and goes clockwise (positive area in image axes)
+        x, y = quad[:, 0], quad[:, 1]
+        assert 0.5 * np.sum(x * np.roll(y, -1) - np.roll(x, -1) * y) > 0
+
+
+def test_truth_detector_reports_the_frame_it_is_given():
+    table = DemoTable(size=SMALL, realtime=False)
+    frames = [table.read() for _ in range(30)]
+    truth_30 = table.ground_truth()
+    detector = DemoTruthDetector(table)
+    detections = detector.detect(frames[-1])
+    assert [(d.face, d.card) for d in detections] == [(t["face"], t["card"]) for t in truth_30]
+    assert len(detector.detect(frames[2])) <= len(detections)
+    assert detector.detect(np.zeros((10, 10, 3), np.uint8)) == []
+
+
+def test_truth_detector_glitches_are_seeded():
+    table = DemoTable(size=SMALL, realtime=False)
+    for _ in range(40):
+        frame = table.read()
+    a = DemoTruthDetector(table, miss_rate=0.3, misread_rate=0.3, seed=1)
+    b = DemoTruthDetector(table, miss_rate=0.3, misread_rate=0.3, seed=1)
+    assert [a.detect(frame) for _ in range(5)] == [b.detect(frame) for _ in range(5)]
+
+
+def test_unknown_game_is_a_clear_error():
+    with pytest.raises(ValueError, match="unknown game 'poker'"):
+        DemoTable(game="poker")
+
+
+def test_bad_fps_is_refused():
+    with pytest.raises(ValueError, match="fps"):
+        DemoTable(fps=0)

@@ -1,0 +1,227 @@
+"""LiveTable: fake cameras (lists of frames) and fake detectors through the whole live pipeline."""
+import json
+import threading
+import time
+
+import cv2
+import numpy as np
+import pytest
+
+from dealer.games import ZoneSpec
+from vision.camera import CameraError
+from vision.demo_table import DemoTable, DemoTruthDetector
+from vision.live import LiveTable, default_detector
+from vision.types import Detection
+from vision.zones import TableZone, ZoneError
+
+BATTA = [ZoneSpec("saki", 3, "Saki", "先"), ZoneSpec("ato", 3, "Ato", "後")]
+
+
+def quad_at(x, y, w=60, h=97):
+    return ((x, y), (x + w, y), (x + w, y + h), (x, y + h))
+
+
+def det(face, x, y, conf=0.95):
+    return Detection(card=None if face == "back" else face, face=face, quad=quad_at(x, y),
+                     confidence=conf, uncertain=conf < 0.6)
+
+
+def numbered_frame(n):
+    """A fake camera frame that carries its own number (read back by ScriptedDetector)."""
+    img = np.full((360, 640, 3), 50, np.uint8)
+    img[0, 0] = (n % 256, n // 256, 0)
+    return img
+
+
+class ScriptedDetector:
+    """Detections per frame number from a script; 'boom' raises, as a broken model would."""
+
+    def __init__(self, script):
+        self.script = script
+
+    def detect(self, frame):
+        n = int(frame[0, 0, 0]) + 256 * int(frame[0, 0, 1])
+        item = self.script[min(n, len(self.script) - 1)]
+        if item == "boom":
+            raise RuntimeError("model file is damaged")
+        return item
+
+
+class ListSource:
+    """A fake camera: a list of frames; 'gone' raises CameraError (unplugged); then frames again."""
+
+    def __init__(self, items, period=0.005):
+        self.items = list(items)
+        self.period = period
+        self.pos = 0
+
+    def read(self):
+        time.sleep(self.period)
+        item = self.items[min(self.pos, len(self.items) - 1)]
+        self.pos += 1
+        if isinstance(item, str) and item == "gone":
+            raise CameraError("camera 0 stopped giving frames (unplugged?)")
+        return item
+
+    def close(self):
+        pass
+
+
+def faces(snap, zone):
+    return [c["face"] for z in snap["zones"] if z["name"] == zone for c in z["cards"]]
+
+
+def make_live(script, layout=BATTA, **kw):
+    return LiveTable(ListSource([]), ScriptedDetector(script), layout, **kw)
+
+
+def test_state_settles_after_three_frames_and_snapshot_is_json():
+    row = [det("pine-crane", 100, 50), det("back", 170, 50), det("back", 240, 50)]
+    live = make_live([row] * 5)
+    snaps = [live.process(numbered_frame(i), i + 1) for i in range(4)]
+    assert faces(snaps[0], "saki") == [] and faces(snaps[1], "saki") == []
+    assert faces(snaps[2], "saki") == ["pine-crane", "back", "back"]
+    snap = snaps[3]
+    json.dumps(snap)
+    assert set(snap) == {"version", "frame_index", "time", "zones", "unassigned", "face_down", "status"}
+    saki = snap["zones"][0]
+    assert saki["name"] == "saki" and saki["label_ja"] == "先" and saki["expected"] == 3
+    assert saki["face_down"] == 2 and not saki["complete"]
+    assert snap["face_down"] == 2 and snap["frame_index"] == 4
+    assert snap["status"] == {"camera": "ok", "error": None}
+    card = saki["cards"][0]
+    assert set(card) == {"track_id", "card", "face", "confidence", "uncertain", "quad"}
+    assert card["card"] == "pine-crane" and len(card["quad"]) == 4
+
+
+def test_glitch_frame_changes_nothing_and_version_follows_changes_only():
+    row = [det("pine-crane", 100, 50), det("iris-bridge", 170, 50), det("maple-deer", 240, 50)]
+    glitch = row[:1] + [det("iris-bridge", 170, 50), det("plum-ribbon", 240, 50, conf=0.9),
+                        det("willow-rain", 500, 300)]
+    script = [row] * 6 + [glitch] + [row] * 5
+    live = make_live(script)
+    snaps = [live.process(numbered_frame(i), i + 1) for i in range(len(script))]
+    for s in snaps[3:]:
+        assert faces(s, "saki") == ["pine-crane", "iris-bridge", "maple-deer"]
+        assert s["unassigned"] == [] and faces(s, "ato") == []
+    assert snaps[-1]["zones"][0]["complete"]
+    assert all(not c["uncertain"] for s in snaps[3:] for c in s["zones"][0]["cards"])
+    versions = [s["version"] for s in snaps]
+    # frames that see the same table are no change (the glitch only moves a confidence a little)
+    assert len(set(versions[3:6])) == 1 and len(set(versions[3:])) <= 3
+    assert min(s["zones"][0]["cards"][2]["confidence"] for s in snaps[3:]) >= 0.7
+
+
+def test_cards_leave_after_three_missed_frames():
+    row = [det("pine-crane", 100, 50)]
+    live = make_live([row] * 4 + [[]] * 4)
+    snaps = [live.process(numbered_frame(i), i + 1) for i in range(8)]
+    assert [len(faces(s, "saki")) for s in snaps] == [0, 0, 1, 1, 1, 1, 0, 0]
+
+
+def test_drawn_zones_and_set_layout():
+    cards = [det("pine-crane", 100, 50), det("iris-bridge", 100, 250)]
+    live = make_live([cards] * 6)
+    for i in range(3):
+        live.process(numbered_frame(i), i + 1)
+    before = live.version
+    hankan = [ZoneSpec("shi-e", 3, "Shi-e", "初絵", scored=False), ZoneSpec("naka-e", 3, "Naka-e", "中絵"),
+              ZoneSpec("oto-e", 3, "Oto-e", "乙絵")]
+    zones = [TableZone("oto-e", [(0, 0), (640, 0), (640, 200), (0, 200)])]
+    live.set_layout(hankan, zones)
+    snap = live.snapshot()
+    assert snap["version"] > before
+    assert [z["name"] for z in snap["zones"]] == ["shi-e", "naka-e", "oto-e"]
+    assert faces(snap, "oto-e") == ["pine-crane"] and faces(snap, "shi-e") == []
+    assert [c["face"] for c in snap["unassigned"]] == ["iris-bridge"]
+    with pytest.raises(ZoneError):
+        live.set_layout(BATTA, [TableZone("naka-e", [(0, 0), (9, 0), (9, 9)])])
+    assert [z["name"] for z in live.snapshot()["zones"]] == ["shi-e", "naka-e", "oto-e"]
+
+
+def test_jpeg_draws_green_for_sure_and_amber_for_uncertain():
+    cards = [det("pine-crane", 100, 50, conf=0.95), det("iris-bridge", 300, 50, conf=0.3)]
+    live = make_live([cards] * 4)
+    placeholder = cv2.imdecode(np.frombuffer(live.jpeg(), np.uint8), cv2.IMREAD_COLOR)
+    assert placeholder is not None
+    for i in range(4):
+        live.process(numbered_frame(i), i + 1)
+    image = cv2.imdecode(np.frombuffer(live.jpeg(), np.uint8), cv2.IMREAD_COLOR)
+    assert image.shape == (360, 640, 3)
+    sure = image[100, 99].astype(int)      # on the left edge of the first card's outline
+    unsure = image[100, 299].astype(int)
+    assert sure[1] > 150 and sure[2] < 120                   # green
+    assert unsure[2] > 200 and 120 < unsure[1] < 220 and unsure[0] < 80   # amber
+    assert live.jpeg() == live.jpeg()                          # cached per frame
+
+
+def wait_for(live, predicate, timeout=10.0):
+    end = time.monotonic() + timeout
+    version = 0
+    while time.monotonic() < end:
+        snap = live.wait_for_change(version, timeout=0.5)
+        if snap is not None:
+            version = snap["version"]
+            if predicate(snap):
+                return snap
+    raise AssertionError(f"state never reached; last: {live.snapshot()}")
+
+
+def test_camera_vanishing_sets_status_and_recovers_thread_keeps_running():
+    row = [det("pine-crane", 100, 50)]
+    frames = [numbered_frame(i) for i in range(20)] + ["gone"] * 15 + [numbered_frame(1)] * 5
+    live = LiveTable(ListSource(frames, period=0.01), ScriptedDetector([row] * 2000), BATTA)
+    live.grabber.retry_s = live.grabber.max_retry_s = 0.01
+    with live:
+        wait_for(live, lambda s: faces(s, "saki") == ["pine-crane"])
+        lost = wait_for(live, lambda s: s["status"]["camera"] != "ok")
+        assert "unplugged" in lost["status"]["error"]
+        back = wait_for(live, lambda s: s["status"]["camera"] == "ok")
+        assert back["status"]["error"] is None
+        assert live._thread.is_alive()
+
+
+def test_detector_exception_sets_error_and_recovers():
+    row = [det("pine-crane", 100, 50)]
+    script = [row] * 5 + ["boom"] * 5 + [row] * 100
+    frames = [numbered_frame(i) for i in range(110)]
+    live = LiveTable(ListSource(frames, period=0.01), ScriptedDetector(script), BATTA, detector_retry_s=0.01)
+    with live:
+        broken = wait_for(live, lambda s: s["status"]["error"] is not None)
+        assert "model file is damaged" in broken["status"]["error"]
+        assert broken["status"]["camera"] == "ok"
+        wait_for(live, lambda s: s["status"]["error"] is None and faces(s, "saki") == ["pine-crane"])
+
+
+def test_wait_for_change_times_out_without_change_and_wakes_on_change():
+    live = make_live([[det("pine-crane", 100, 50)]] * 5)
+    v = live.version
+    t0 = time.monotonic()
+    assert live.wait_for_change(v, timeout=0.2) is None
+    assert time.monotonic() - t0 >= 0.15
+    results = []
+    waiter = threading.Thread(target=lambda: results.append(live.wait_for_change(v, timeout=5)))
+    waiter.start()
+    for i in range(3):
+        live.process(numbered_frame(i), i + 1)
+    waiter.join(5)
+    assert results and results[0]["version"] > v
+
+
+def test_demo_table_through_the_live_pipeline():
+    table = DemoTable(size=(640, 360), fps=200)
+    with LiveTable(table, DemoTruthDetector(table), table.layout) as live:
+        snap = wait_for(live, lambda s: sum(len(z["cards"]) for z in s["zones"]) >= 2, timeout=20)
+    cards = [c for z in snap["zones"] for c in z["cards"]]
+    assert all(not c["uncertain"] for c in cards)
+    assert snap["zones"][0]["name"] == "saki"
+
+
+def test_default_detector_reports_clearly_when_missing():
+    try:
+        import vision.detector  # noqa: F401
+    except ImportError:
+        with pytest.raises(RuntimeError, match="card detector is not available"):
+            default_detector()
+    else:
+        pytest.skip("the real detector is present")

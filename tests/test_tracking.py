@@ -1,0 +1,149 @@
+"""The tracker: cards enter after N frames, leave after N misses, votes beat glitches."""
+from hypothesis import given, settings, strategies as st
+
+from vision.tracking import CardTracker
+from vision.types import Detection
+
+
+def quad_at(x, y, w=60, h=97):
+    return ((x, y), (x + w, y), (x + w, y + h), (x, y + h))
+
+
+def det(face, x=100, y=100, conf=0.95, card=None, uncertain=False):
+    if card is None and face != "back":
+        card = face
+    return Detection(card=card, face=face, quad=quad_at(x, y), confidence=conf, uncertain=uncertain)
+
+
+def faces(cards):
+    return sorted(c.face for c in cards)
+
+
+def test_card_enters_only_after_enter_frames():
+    tracker = CardTracker(enter_frames=3, leave_frames=3)
+    assert tracker.update([det("pine-crane")]) == []
+    assert tracker.update([det("pine-crane", x=103)]) == []
+    cards = tracker.update([det("pine-crane", x=101)])
+    assert faces(cards) == ["pine-crane"]
+    assert cards[0].card == "pine-crane" and not cards[0].uncertain
+
+
+def test_one_frame_glitch_never_appears():
+    tracker = CardTracker(enter_frames=3, leave_frames=3)
+    seen = []
+    for frame in range(10):
+        dets = [det("pine-crane")]
+        if frame == 4:
+            dets.append(det("plum-bush-warbler", x=400))  # a one-frame false detection
+        seen.append(faces(tracker.update(dets)))
+    assert all("plum-bush-warbler" not in s for s in seen)
+    assert seen[-1] == ["pine-crane"]
+
+
+def test_interrupted_new_card_must_start_counting_again():
+    tracker = CardTracker(enter_frames=3, leave_frames=3)
+    tracker.update([det("pine-crane")])
+    tracker.update([det("pine-crane")])
+    assert tracker.update([]) == []          # missed: the tentative track is dropped
+    assert tracker.update([det("pine-crane")]) == []
+    assert tracker.update([det("pine-crane")]) == []
+    assert faces(tracker.update([det("pine-crane")])) == ["pine-crane"]
+
+
+def test_card_leaves_after_leave_frames_misses_and_survives_fewer():
+    tracker = CardTracker(enter_frames=2, leave_frames=3)
+    for _ in range(3):
+        tracker.update([det("pine-crane")])
+    track_id = tracker.update([det("pine-crane")])[0].track_id
+    assert faces(tracker.update([])) == ["pine-crane"]      # 1 miss
+    assert faces(tracker.update([])) == ["pine-crane"]      # 2 misses
+    cards = tracker.update([det("pine-crane")])            # back: same track
+    assert [c.track_id for c in cards] == [track_id]
+    for _ in range(2):
+        assert faces(tracker.update([])) == ["pine-crane"]
+    assert tracker.update([]) == []                        # 3rd consecutive miss: gone
+
+
+def test_vote_beats_a_minority_reading_and_marks_doubt():
+    tracker = CardTracker(enter_frames=3, leave_frames=3, vote_window=5)
+    readings = ["pine-crane", "pine-crane", "pine-crane", "pine-poetry", "pine-crane", "pine-crane",
+                "pine-poetry", "pine-crane"]
+    shown = [faces(tracker.update([det(r, conf=0.9)])) for r in readings]
+    assert all(s in ([], ["pine-crane"]) for s in shown)
+    assert shown[-1] == ["pine-crane"]
+
+
+def test_split_vote_is_uncertain_and_does_not_flicker():
+    tracker = CardTracker(enter_frames=2, leave_frames=3, vote_window=6)
+    shown = []
+    for i in range(20):
+        face = "pine-crane" if i % 2 == 0 else "pine-poetry"
+        cards = tracker.update([det(face, conf=0.9)])
+        if cards:
+            shown.append((cards[0].face, cards[0].uncertain))
+    assert {f for f, _ in shown} == {"pine-crane"}   # the first reading is kept: no alternation
+    assert all(u for _, u in shown[3:])              # and it is marked uncertain
+
+
+def test_low_confidence_is_uncertain():
+    tracker = CardTracker(enter_frames=2, uncertain_below=0.6)
+    for _ in range(4):
+        cards = tracker.update([det("pine-crane", conf=0.4)])
+    assert cards[0].uncertain
+
+
+def test_detector_uncertain_flag_is_kept():
+    tracker = CardTracker(enter_frames=2)
+    for _ in range(4):
+        cards = tracker.update([det("pine-crane", conf=0.9, uncertain=True)])
+    assert cards[0].uncertain
+
+
+def test_reveal_switches_face_once_and_is_sure():
+    tracker = CardTracker(enter_frames=3, leave_frames=3, vote_window=5)
+    for _ in range(8):
+        cards = tracker.update([det("back")])
+    assert cards[0].face == "back" and cards[0].card is None
+    history = []
+    for _ in range(6):
+        cards = tracker.update([det("iris-bridge")])
+        history.append(cards[0].face)
+    # back, back, then the new face once it has the majority, and it stays
+    assert history == ["back", "back", "iris-bridge", "iris-bridge", "iris-bridge", "iris-bridge"]
+    assert not cards[0].uncertain and cards[0].card == "iris-bridge"
+
+
+def test_chaff_card_id_is_the_vote_within_the_face():
+    tracker = CardTracker(enter_frames=2)
+    for card in ["pine-chaff-1", "pine-chaff-2", "pine-chaff-2"]:
+        cards = tracker.update([det("pine-chaff", card=card)])
+    assert cards[0].card == "pine-chaff-2"
+
+
+def test_two_cards_keep_their_tracks_when_they_move_a_little():
+    tracker = CardTracker(enter_frames=2)
+    for i in range(5):
+        cards = tracker.update([det("pine-crane", x=100 + i), det("plum-ribbon", x=180 - i)])
+    by_face = {c.face: c.track_id for c in cards}
+    for i in range(3):
+        cards = tracker.update([det("plum-ribbon", x=175 - i), det("pine-crane", x=105 + i)])
+    assert {c.face: c.track_id for c in cards} == by_face
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.booleans(), min_size=1, max_size=40))
+def test_shown_exactly_when_hysteresis_says_so(seen):
+    """Shown iff: 3 consecutive sightings made it enter, and since then never 3 misses in a row."""
+    tracker = CardTracker(enter_frames=3, leave_frames=3)
+    run = misses = 0
+    on_table = False
+    for present in seen:
+        cards = tracker.update([det("pine-crane")] if present else [])
+        if present:
+            run, misses = run + 1, 0
+            on_table = on_table or run >= 3
+        else:
+            run, misses = 0, misses + 1
+            if misses >= 3:
+                on_table = False
+        assert faces(cards) == (["pine-crane"] if on_table else []), (seen, cards)

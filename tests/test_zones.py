@@ -1,0 +1,179 @@
+"""Table zones: automatic rows, drawn zones, saving and loading them."""
+import json
+
+import pytest
+
+from dealer.games import ZoneSpec
+from vision.types import TableCard
+from vision.zones import TableZone, ZoneAssigner, ZoneError, load_zones, save_zones
+
+BATTA = [ZoneSpec("saki", 3, "Saki", "先"), ZoneSpec("ato", 3, "Ato", "後")]
+
+
+def card(tid, x, y, face="pine-crane", w=60, h=97):
+    return TableCard(track_id=tid, card=None if face == "back" else face, face=face,
+                     quad=((x, y), (x + w, y), (x + w, y + h), (x, y + h)), confidence=0.9, uncertain=False)
+
+
+def ids(cards):
+    return [c.track_id for c in cards]
+
+
+def test_automatic_rows_top_to_bottom_in_layout_order_left_to_right():
+    cards = [card(1, 300, 400), card(2, 100, 105), card(3, 200, 95), card(4, 100, 402),
+             card(5, 300, 100), card(6, 200, 398)]
+    state = ZoneAssigner(BATTA).assign(cards, frame_index=7)
+    assert ids(state.zones["saki"]) == [2, 3, 5]
+    assert ids(state.zones["ato"]) == [4, 6, 1]
+    assert state.unassigned == () and state.frame_index == 7
+
+
+def test_automatic_partial_deal_fills_first_zone():
+    state = ZoneAssigner(BATTA).assign([card(1, 100, 100), card(2, 170, 102)])
+    assert ids(state.zones["saki"]) == [1, 2] and state.zones["ato"] == ()
+
+
+def test_automatic_extra_row_is_unassigned():
+    cards = [card(1, 100, 100), card(2, 100, 300), card(3, 100, 500)]
+    state = ZoneAssigner(BATTA).assign(cards)
+    assert ids(state.zones["saki"]) == [1] and ids(state.zones["ato"]) == [2]
+    assert ids(state.unassigned) == [3]
+
+
+def test_automatic_slanted_row_stays_one_row():
+    cards = [card(i + 1, 100 + 70 * i, 100 + 12 * i) for i in range(3)]
+    state = ZoneAssigner(BATTA).assign(cards)
+    assert ids(state.zones["saki"]) == [1, 2, 3]
+
+
+def test_automatic_hands_side_by_side_read_left_to_right_then_down():
+    layout = [ZoneSpec(n, None, n, n) for n in ("A", "B", "C", "dealer")]
+    cards = [card(1, 100, 100), card(2, 170, 100),          # A: top left
+             card(3, 500, 100), card(4, 570, 100),          # B: top right
+             card(5, 100, 300), card(6, 500, 300), card(7, 570, 300)]  # C, dealer
+    state = ZoneAssigner(layout).assign(cards)
+    assert [ids(state.zones[n]) for n in ("A", "B", "C", "dealer")] == [[1, 2], [3, 4], [5], [6, 7]]
+
+
+def test_automatic_grouped_layout_goes_player_by_player():
+    layout = [ZoneSpec(f"{p}-{r}", 3, "", "", group=p) for p in "AB" for r in (1, 2)]
+    cards = [card(1, 100, 100), card(2, 100, 250), card(3, 500, 100), card(4, 500, 250)]
+    state = ZoneAssigner(layout).assign(cards)
+    assert [ids(state.zones[z.name]) for z in layout] == [[1], [2], [3], [4]]
+
+
+def test_no_cards_gives_empty_zones():
+    state = ZoneAssigner(BATTA).assign([])
+    assert state.zones == {"saki": (), "ato": ()} and state.unassigned == ()
+
+
+def test_drawn_zones_assign_by_centre_and_order_along_the_zone():
+    zones = [TableZone("ato", [(0, 300), (800, 300), (800, 600), (0, 600)]),
+             TableZone("saki", [(0, 0), (800, 0), (800, 250), (0, 250)])]
+    cards = [card(1, 300, 350), card(2, 100, 50), card(3, 100, 350), card(4, 900, 50)]
+    state = ZoneAssigner(BATTA, zones).assign(cards)
+    assert ids(state.zones["saki"]) == [2]
+    assert ids(state.zones["ato"]) == [3, 1]
+    assert ids(state.unassigned) == [4]
+
+
+def test_drawn_vertical_zone_orders_top_to_bottom():
+    zones = [TableZone("saki", [(0, 0), (200, 0), (200, 700), (0, 700)])]
+    cards = [card(1, 50, 400), card(2, 50, 100)]
+    state = ZoneAssigner(BATTA, zones).assign(cards)
+    assert ids(state.zones["saki"]) == [2, 1]
+
+
+def test_drawn_zone_not_in_layout_is_a_clear_error():
+    with pytest.raises(ZoneError, match="naka-e"):
+        ZoneAssigner(BATTA, [TableZone("naka-e", [(0, 0), (10, 0), (10, 10)])])
+
+
+@pytest.mark.parametrize("name, polygon, message", [
+    ("", [(0, 0), (1, 0), (1, 1)], "name"),
+    ("saki", [(0, 0), (1, 1)], "at least 3"),
+    ("saki", [(0, 0), (5, 5), (10, 10)], "no area"),
+    ("saki", [(0, 0), ("a", 1), (1, 1)], "list of"),
+    ("saki", [(0, 0), (float("nan"), 1), (1, 1)], "finite"),
+])
+def test_bad_zone_is_a_clear_error(name, polygon, message):
+    with pytest.raises(ZoneError, match=message):
+        TableZone(name, polygon)
+
+
+def test_zones_save_and_load_round_trip(tmp_path):
+    zones = [TableZone("saki", [(0, 0), (800, 0), (800, 250), (0, 250)]),
+             TableZone("ato", [(0, 300), (800, 300), (800, 600.5), (0, 600)])]
+    path = tmp_path / "table.json"
+    save_zones(path, zones)
+    assert load_zones(path) == zones
+    assert not (tmp_path / "table.json.tmp").exists()
+
+
+@pytest.mark.parametrize("text, message", [
+    ("{not json", "not valid JSON"),
+    ('{"zones": 3}', "list"),
+    ('[{"name": "saki"}]', "'name' and 'polygon'"),
+    ('[{"name": "saki", "polygon": [[0,0],[9,0],[9,9]]}, {"name": "saki", "polygon": [[0,0],[9,0],[9,9]]}]',
+     "drawn twice"),
+])
+def test_bad_zone_file_names_the_file_and_problem(tmp_path, text, message):
+    path = tmp_path / "zones.json"
+    path.write_text(text)
+    with pytest.raises(ZoneError, match=message) as info:
+        load_zones(path)
+    assert "zones.json" in str(info.value)
+
+
+def test_missing_zone_file_is_a_clear_error(tmp_path):
+    with pytest.raises(ZoneError, match="does not exist"):
+        load_zones(tmp_path / "nope.json")
+
+
+def test_saved_file_is_plain_json(tmp_path):
+    save_zones(tmp_path / "z.json", [TableZone("saki", [(0, 0), (10, 0), (10, 10)])])
+    data = json.loads((tmp_path / "z.json").read_text())
+    assert data == {"zones": [{"name": "saki", "polygon": [[0, 0], [10, 0], [10, 10]]}]}
+
+
+def test_automatic_row_keeps_its_zone_when_the_row_above_is_picked_up():
+    assigner = ZoneAssigner(BATTA)
+    saki = [card(1, 100, 100), card(2, 170, 100), card(3, 240, 100)]
+    ato = [card(4, 100, 300), card(5, 170, 300), card(6, 240, 300)]
+    state = assigner.assign(saki + ato)
+    assert ids(state.zones["saki"]) == [1, 2, 3] and ids(state.zones["ato"]) == [4, 5, 6]
+    state = assigner.assign(ato)
+    assert state.zones["saki"] == () and ids(state.zones["ato"]) == [4, 5, 6]
+    # a new row dealt above takes the free zone
+    state = assigner.assign([card(7, 100, 100)] + ato)
+    assert ids(state.zones["saki"]) == [7] and ids(state.zones["ato"]) == [4, 5, 6]
+
+
+def test_hands_one_zone_per_player_read_like_text():
+    layout = [ZoneSpec(n, None, n, n, group=n) for n in ("A", "B", "C", "dealer")]
+    cards = [card(1, 100, 100), card(2, 500, 100), card(3, 100, 300), card(4, 500, 300)]
+    state = ZoneAssigner(layout).assign(cards)
+    assert [ids(state.zones[n]) for n in ("A", "B", "C", "dealer")] == [[1], [2], [3], [4]]
+
+
+@pytest.mark.parametrize("game", ["batta-maki", "koikoi-atosaki", "hankan", "otoroku", "kabu-tsukuri",
+                                  "echobo"])
+def test_automatic_zones_agree_with_the_demo_table_at_every_frame(game):
+    from vision.demo_table import DemoTable
+    table = DemoTable(game=game, size=(480, 270), realtime=False, seed=2)
+    assigner = ZoneAssigner(table.layout)
+    track_of = {}
+    while table.rounds_completed == 0:
+        table.read()
+        truth = table.ground_truth()
+        cards = []
+        for t in truth:
+            tid = track_of.setdefault((table.round_index, t["zone"], t["position"]), len(track_of) + 1)
+            cards.append(TableCard(tid, t["card"], t["face"], tuple(map(tuple, t["quad"])), 1.0, False))
+        state = assigner.assign(cards)
+        want = {z.name: [track_of[(table.round_index, t["zone"], t["position"])]
+                         for t in sorted(truth, key=lambda t: t["position"]) if t["zone"] == z.name]
+                for z in table.layout}
+        got = {name: ids(cs) for name, cs in state.zones.items()}
+        assert got == want, (table.frame_index, got, want)
+        assert state.unassigned == ()

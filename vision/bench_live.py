@@ -1,0 +1,118 @@
+"""Benchmark of the live table's own stages on the demo table; prints JSON.
+
+    python -m vision.bench_live [--game batta-maki] [--frames 600] [--miss-rate 0.05] [--misread-rate 0.05]
+
+Figures: the demo table's rendering speed (frames/s on one core, 1280x720), the cost per frame of
+tracker + zone assignment, and how many frames it takes a card placed or revealed on the table to
+appear, rightly read, in the LiveTable snapshot (with the demo's own truth as the detector, so the
+model's time is not in it), plus how often the snapshot showed a card as sure with a face that
+card never had (the tracker's errors; with --misread-rate the detector errs on purpose).
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import sys
+import time
+
+from vision.demo_table import DemoTable, DemoTruthDetector
+from vision.live import LiveTable
+
+
+def _summary(values: list[float], digits: int = 2) -> dict:
+    if not values:
+        return {"n": 0}
+    v = sorted(values)
+    p95 = v[min(len(v) - 1, int(round(0.95 * (len(v) - 1))))]
+    return {"n": len(v), "median": round(statistics.median(v), digits), "p95": round(p95, digits),
+            "max": round(v[-1], digits)}
+
+
+def _centre(quad) -> tuple[float, float]:
+    return (sum(p[0] for p in quad) / 4.0, sum(p[1] for p in quad) / 4.0)
+
+
+def _nearest(cards: list[dict], quad) -> dict | None:
+    """The shown card lying on ``quad`` (centre within a third of the card's diagonal), if any."""
+    cx, cy = _centre(quad)
+    reach = ((quad[2][0] - quad[0][0]) ** 2 + (quad[2][1] - quad[0][1]) ** 2) ** 0.5 / 3.0
+    best = None
+    for card in cards:
+        x, y = _centre(card["quad"])
+        d = ((x - cx) ** 2 + (y - cy) ** 2) ** 0.5
+        if d <= reach and (best is None or d < best[0]):
+            best = (d, card)
+    return None if best is None else best[1]
+
+
+def run(game: str = "batta-maki", frames: int = 600, seed: int = 0, miss_rate: float = 0.0,
+        misread_rate: float = 0.0, size: tuple[int, int] = (1280, 720)) -> dict:
+    table = DemoTable(game=game, seed=seed, realtime=False, size=size)
+    detector = DemoTruthDetector(table, miss_rate=miss_rate, misread_rate=misread_rate, seed=seed)
+    live = LiveTable(table, detector, table.layout)
+    render_s, step_s = [], []
+    appeared: dict[tuple, tuple[int, str]] = {}   # (round, zone, position) -> (frame, face)
+    delays: list[int] = []
+    wrong_shown = 0
+    faces_had: dict[tuple, set] = {}
+    for i in range(1, frames + 1):
+        t0 = time.perf_counter()
+        frame = table.read()
+        t1 = time.perf_counter()
+        snap = live.process(frame, i)
+        t2 = time.perf_counter()
+        render_s.append(t1 - t0)
+        step_s.append(t2 - t1)
+        truth = table.ground_truth()
+        shown = [c for z in snap["zones"] for c in z["cards"]] + snap["unassigned"]
+        for t in truth:
+            key = (table.round_index, t["zone"], t["position"])
+            faces_had.setdefault(key, set()).add(t["face"])
+            if key not in appeared or appeared[key][1] != t["face"]:
+                appeared[key] = (i, t["face"])
+            card = _nearest(shown, t["quad"])
+            if card is None:
+                continue
+            start, face = appeared[key]
+            if card["face"] == face and start >= 0:
+                delays.append(i - start)
+                appeared[key] = (-1, face)  # measured
+            if card["face"] not in faces_had[key] and not card["uncertain"]:
+                wrong_shown += 1
+    per_card = _summary([float(d) for d in delays], 1)
+    return {
+        "game": game, "frames": frames, "frame_size": list(size), "miss_rate": miss_rate,
+        "misread_rate": misread_rate, "rounds_completed": table.rounds_completed,
+        "demo_render_fps": round(len(render_s) / sum(render_s), 1),
+        "tracker_and_zones_ms": _summary([s * 1000 for s in step_s]),
+        "frames_until_card_shown": per_card,
+        "seconds_until_card_shown_at_10fps": {k: (round(v / 10.0, 2) if k != "n" else v)
+                                              for k, v in per_card.items()},
+        "sure_wrong_readings_shown": wrong_shown,
+    }
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m vision.bench_live", description=__doc__.splitlines()[0])
+    parser.add_argument("--game", default="batta-maki")
+    parser.add_argument("--frames", type=int, default=600)
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--miss-rate", type=float, default=0.0)
+    parser.add_argument("--misread-rate", type=float, default=0.0)
+    args = parser.parse_args(argv)
+    if args.frames < 1:
+        parser.error("--frames must be at least 1")
+    if not (0 <= args.miss_rate < 1 and 0 <= args.misread_rate < 1):
+        parser.error("--miss-rate and --misread-rate must be in [0, 1)")
+    try:
+        result = run(args.game, args.frames, args.seed, args.miss_rate, args.misread_rate)
+    except ValueError as exc:
+        print(f"bench_live: {exc}", file=sys.stderr)
+        return 2
+    print(json.dumps(result, indent=2))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
