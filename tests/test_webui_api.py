@@ -66,7 +66,7 @@ def test_full_round_through_the_api_ends_in_the_right_ledger(app, live, ledger_p
     assert d.post("/api/bets", {"player": "Aki", "on": "saki", "amount": 100}).status_code == 201
     assert d.post("/api/bets", {"player": "Ben", "on": "ato", "amount": 300}).status_code == 201
     state = d.get("/api/state").get_json()
-    assert state["advice"]["dealer_adds"] == 200 and state["advice"]["on"] == "saki"
+    assert state["advice"]["dealer_adds"] == 200 and state["advice"]["dealer_side"] == "saki"
 
     # reveal: Ato still has a card face down
     live.show({"saki": SAKI, "ato": ATO[:2] + [(6, "back")]})

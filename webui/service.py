@@ -10,7 +10,6 @@ from __future__ import annotations
 import re
 import secrets
 import threading
-from dataclasses import asdict, is_dataclass
 from fractions import Fraction
 from importlib import metadata
 from typing import Any, Callable, Mapping
@@ -390,20 +389,21 @@ def _target_labels(game, s) -> list[dict]:
 
 
 def equalise_advice(game, s) -> dict | None:
-    """How much the dealer must add, and where, so that the sides are even. Uses the rule engine's
-    helper (dealer/equalise.py) when it is there; otherwise the plain two-sided rule."""
+    """How much the dealer must add, and where, so that the sides carry equal stakes (the rule
+    engine's helper, dealer/equalise.py); None for games that do not equalise."""
     bets = [{"player": b["player"], "on": b["on"], "amount": b["amount"]} for b in s["bets"]]
     try:
-        from dealer import equalise as eq  # built with the rule engine
-        fn = getattr(eq, "equalise", None) or getattr(eq, "equalise_bets", None)
-        if fn is not None:
-            out = fn(bets) if fn.__code__.co_argcount == 1 else fn(game.name, bets)
-            if is_dataclass(out):
-                out = asdict(out)
-            if isinstance(out, Mapping):
-                return _jsonable(out)
-    except Exception:
-        pass
+        from dealer.equalise import equalise_round
+    except ImportError:  # an engine without the helper: the plain two-sided rule
+        return _two_sided(game, s, bets)
+    try:
+        return _jsonable(equalise_round({"game": game.name, "house": dict(s.get("house") or {}),
+                                         "bets": bets}))
+    except (RoundError, ValueError):
+        return None
+
+
+def _two_sided(game, s, bets) -> dict | None:
     sides = [z.name for z in game.layout(layout_setup(s)) if z.scored]
     if len(sides) != 2 or game.name not in ("batta-maki", "atosaki", "koikoi-atosaki", "mutsu-wari",
                                             "shoniban"):
@@ -412,7 +412,7 @@ def equalise_advice(game, s) -> dict | None:
     low, high = sorted(sides, key=lambda k: totals[k])
     diff = totals[high] - totals[low]
     return {"totals": {k: to_json_amount(v) for k, v in totals.items()},
-            "dealer_adds": to_json_amount(diff), "on": low if diff else None}
+            "dealer_adds": to_json_amount(diff), "dealer_side": low if diff else None}
 
 
 def _jsonable(x):

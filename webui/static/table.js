@@ -73,8 +73,8 @@ function renderBets(s) {
       el("button", {type: "button", class: "small", onclick: () => api(`/api/bets/${b.id}/remove`, {}).catch(() => {})}, "Remove"))));
   const adv = s.advice;
   document.getElementById("advice").textContent = !adv ? "" :
-    (adv.dealer_adds ? `Equalise: the dealer adds ${adv.dealer_adds} on ${labels[adv.on] || adv.on}` :
-      (adv.message || "The sides are even."));
+    (adv.dealer_adds ? `Equalise: the dealer adds ${adv.dealer_adds} on ${labels[adv.dealer_side] || adv.dealer_side}` :
+      ("Equalise: " + (adv.message || "the sides are even")));
 }
 
 function renderPending(s) {
