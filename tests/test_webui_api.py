@@ -332,3 +332,56 @@ def test_bad_zones_are_refused(app, zones, message):
     d.post("/api/session", SESSION)
     r = d.post("/api/zones", {"zones": zones})
     assert r.status_code == 400 and message in r.get_json()["error"]
+
+
+def test_house_max_bet_bounds_a_players_stake(app):
+    d = Dealer(app)
+    house = {"max_bet": 150} if _has_option("batta-maki", "max_bet") else None
+    if house is None:
+        pytest.skip("this Batta Maki has no max_bet house option")
+    d.post("/api/session", dict(SESSION, house=house))
+    assert d.post("/api/bets", {"player": "Aki", "on": "saki", "amount": 100}).status_code == 201
+    r = d.post("/api/bets", {"player": "Aki", "on": "saki", "amount": 60})
+    assert r.status_code == 400 and "above the house's max_bet 150" in r.get_json()["error"]
+
+
+def _has_option(game, name):
+    from dealer.games import get_game
+    return any(o.name == name for o in get_game(game).options)
+
+
+ROW_GAMES = ["batta-maki", "atosaki", "koikoi-atosaki", "mutsu-wari", "hankan", "shoniban"]
+
+
+@pytest.mark.parametrize("game_name", ROW_GAMES)
+def test_every_row_game_settles_and_records_through_the_page(live, ledger_path, game_name):
+    from dealer.games import get_game
+    try:
+        game = get_game(game_name)
+    except ImportError:
+        pytest.skip(f"{game_name} is not in the rule engine yet")
+    app = create_app({"LIVE": live, "LEDGER": str(ledger_path), "PIN": PIN, "TESTING": True})
+    d = Dealer(app)
+    assert d.post("/api/session", dict(SESSION, game=game_name)).status_code == 200
+    targets = [t["on"] for t in d.get("/api/state").get_json()["session"]["targets"]]
+    for player, on in zip(["Aki", "Ben"], targets[:2]):
+        r = d.post("/api/bets", {"player": player, "on": on, "amount": 100})
+        assert r.status_code == 201, r.get_json()
+    deck = sorted(c for c, n in game.deck(game.resolve_house({})).items() if n)
+    layout = game.layout({"game": game_name})
+    zones, track = {}, 0
+    for z in layout:
+        zones[z.name] = []
+        for _ in range(z.cards):
+            zones[z.name].append((track, deck[track * 3 % len(deck)]))
+            track += 1
+    live.show(zones)
+    state = d.get("/api/state").get_json()
+    assert state["problems"] == [] and state["preview"] is not None, state["problems"]
+    pending = d.post("/api/settle").get_json()
+    assert d.post("/api/confirm", {"pending": pending["id"]}).status_code == 200
+    rec = Ledger(ledger_path).rounds()[0]
+    assert rec.game == game_name and rec.result == pending["result"] == state["preview"]
+    if not rec.result.get("carry"):
+        assert sum(rec.result["net"].values()) == pytest.approx(0, abs=1e-6)
+    assert Ledger(ledger_path).balances() == rec.result["net"]

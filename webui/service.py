@@ -212,7 +212,7 @@ class DealerService:
             if "max_bet" in limits and amount > Fraction(limits["max_bet"]):
                 raise InputError(f"the bet of {to_json_amount(amount)} is above the table maximum "
                                  f"of {limits['max_bet']}")
-            self._check_house_limits(game, s, player, on)
+            self._check_house_limits(game, s, player, on, amount)
             bet = {"id": secrets.token_hex(4), "player": player, "on": on,
                    "amount": to_json_amount(amount)}
             s["bets"].append(bet)
@@ -220,8 +220,14 @@ class DealerService:
             self._save()
             return bet
 
-    def _check_house_limits(self, game, s, player, on) -> None:
+    def _check_house_limits(self, game, s, player, on, amount) -> None:
         house = game.resolve_house(s.get("house"))
+        high = house.get("max_bet")
+        if isinstance(high, (int, float)) and not isinstance(high, bool):
+            total = amount + sum(Fraction(b["amount"]) for b in s["bets"] if b["player"] == player)
+            if total > Fraction(high):
+                raise InputError(f"{player} would stake {to_json_amount(total)} in this round, above the "
+                                 f"house's max_bet {high}")
         max_cards = house.get("max_cards")
         if isinstance(max_cards, int) and not isinstance(max_cards, bool):
             cards = {b["on"] for b in s["bets"] if b["player"] == player} | {on}
