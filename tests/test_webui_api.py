@@ -385,3 +385,19 @@ def test_every_row_game_settles_and_records_through_the_page(live, ledger_path, 
     if not rec.result.get("carry"):
         assert sum(rec.result["net"].values()) == pytest.approx(0, abs=1e-6)
     assert Ledger(ledger_path).balances() == rec.result["net"]
+
+
+def test_restart_between_settle_and_confirm_keeps_the_settlement_and_picture(live, ledger_path, batta_maki):
+    app1 = create_app({"LIVE": live, "LEDGER": str(ledger_path), "PIN": PIN, "TESTING": True})
+    d = Dealer(app1)
+    d.post("/api/session", SESSION)
+    d.post("/api/bets", {"player": "Aki", "on": "saki", "amount": 100})
+    live.show({"saki": SAKI, "ato": ATO[:2] + [(6, "susuki-moon")]})
+    pending = d.post("/api/settle").get_json()
+    app2 = create_app({"LIVE": FakeLiveTable(), "LEDGER": str(ledger_path), "TESTING": True})
+    d2 = Dealer(app2)
+    assert d2.get("/api/state").get_json()["pending"]["id"] == pending["id"]
+    assert d2.post("/api/confirm", {"pending": pending["id"]}).status_code == 200
+    led = Ledger(ledger_path)
+    assert led.balances() == {"Aki": -100, "dealer": 100}
+    assert led.snapshot(led.rounds()[0].id).startswith(b"\xff\xd8")

@@ -7,6 +7,7 @@ in one transaction.
 """
 from __future__ import annotations
 
+import base64
 import re
 import secrets
 import threading
@@ -288,12 +289,15 @@ class DealerService:
                 result = settle_round(built.round)
             except RoundError as exc:
                 raise InputError(f"cannot settle: {exc}") from None
-            jpeg = None
+            unsettled = not_settled(result)
+            if unsettled:
+                raise InputError(f"cannot settle: {unsettled}")
             try:
-                jpeg = self.live.jpeg()
-            except Exception:
-                jpeg = None
-            self._pending_jpeg = jpeg
+                jpeg = self.live.jpeg() or b""
+            except Exception:  # no picture is no reason to refuse the round
+                jpeg = b""
+            # kept with the session, so a restart between settle and confirm keeps the picture too
+            self.ledger.set_meta("pending_jpeg", base64.b64encode(jpeg).decode())
             s["pending"] = {"id": secrets.token_hex(6), "round": built.round, "result": result,
                             "cards": list(built.cards)}
             self._save()
@@ -308,12 +312,12 @@ class DealerService:
             if pending_id != pending["id"]:
                 raise InputError("the settlement changed since it was shown: check it and confirm again")
             after = dict(s, bets=[], corrections={}, pending=None)
+            jpeg = base64.b64decode(self.ledger.get_meta("pending_jpeg") or "") or None
             round_id = self.ledger.record_round(
                 round_=pending["round"], result=pending["result"],
                 rule_version=rule_version(s["game"]), cards=pending["cards"],
-                snapshot_jpeg=getattr(self, "_pending_jpeg", None), session=after)
+                snapshot_jpeg=jpeg, session=after)
             self.session = after
-            self._pending_jpeg = None
             self.hub.bump()
             return round_id
 
@@ -364,11 +368,25 @@ class DealerService:
                 view["preview"] = settle_round(built.round)
             except RoundError as exc:
                 view["problems"] = [str(exc)]
+            else:
+                unsettled = not_settled(view["preview"])
+                if unsettled:
+                    view["problems"] = [unsettled]
         view["pending"] = s.get("pending")
         view["advice"] = equalise_advice(game, s)
         _, _, unassigned = table_zones(snap)
         view["unassigned"] = len(unassigned)
         return view
+
+
+def not_settled(result: Mapping[str, Any]) -> str | None:
+    """Why the engine's result cannot be paid out yet (a tie waiting for a redraw), or None."""
+    if result.get("settled", True) is not False:
+        return None
+    tie = result.get("tie") or {}
+    step = tie.get("next") if isinstance(tie, Mapping) else None
+    return ("the sets are tied and the house rule asks for a redraw, which the live table does not "
+            "follow: settle this round with `hanadealer settle`" + (f" ({step})" if step else ""))
 
 
 def banner(status: Mapping[str, Any]) -> str | None:
