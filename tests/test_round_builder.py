@@ -77,6 +77,8 @@ def test_otoroku_hands_and_seats():
     setup = dict(SETUP, game="otoroku", seats=["A", "B"], share=10)
     built = RoundBuilder().build(s, g, setup, [], {})
     assert built.round["seats"] == ["A", "B"] and built.round["share"] == 10
+    assert "bets" not in built.round  # Otoroku is played in shares
+    assert bet_targets(g, setup) == []
     assert built.round["hands"] == {"A": ["pine-crane", "plum-warbler"], "B": ["iris-bridge"],
                                     "dealer": ["maple-deer", "peony-blue"]}
 
@@ -94,9 +96,17 @@ def test_kabu_tsukuri_rows_per_player():
 
 
 def test_echobo_dealer_card_and_bet_targets():
-    g = _game("echobo", [ZoneSpec("dealer", 1, "Dealer's card", "親札")])
-    built = RoundBuilder().build(snap(dealer=[(1, "iris-bridge")]), g, dict(SETUP, game="echobo"), [], {})
-    assert built.round["dealer_card"] == "iris-bridge"
+    g = _game("echobo", [ZoneSpec("dealer", 1, "Dealer's card", "親札"),
+                         ZoneSpec("A", None, "A: cards bet on", "", group="A")])
+    # the bettors' own cards are shown but do not decide: an unsure one there does not block
+    s = snap(dealer=[(1, "iris-bridge")], A=[(2, "pine-crane", True)])
+    bets = [{"player": "A", "on": 5, "amount": 10}]
+    built = RoundBuilder().build(s, g, dict(SETUP, game="echobo"), bets, {})
+    assert built.ready, built.problems
+    assert built.round == {"game": "echobo", "house": {}, "dealer_card": "iris-bridge",
+                           "bets": [{"player": "A", "on": 5, "amount": 10}]}
+    missing = RoundBuilder().build(snap(A=[(2, "pine-crane")]), g, dict(SETUP, game="echobo"), bets, {})
+    assert any("Dealer's card" in p and "0 of 1" in p for p in missing.problems)
     targets = bet_targets(g, dict(SETUP, game="echobo"))
     assert "pine-crane" in targets and 6 in targets
 

@@ -16,6 +16,9 @@ from dealer.cards import BACK, cards_of_face, get_card, is_card, UnknownCardErro
 from dealer.games import Game, RoundError, ZoneSpec
 
 ROW_GAMES = {"batta-maki", "atosaki", "koikoi-atosaki", "mutsu-wari", "hankan", "shoniban"}
+# Games whose stake is not a bet on a target: Otoroku is played in shares, Kabu-Tsukuri for an ante.
+NO_BETS = {"otoroku": "Otoroku is played in shares (the share is set when the session starts), not bets",
+           "kabu-tsukuri": "Kabu-Tsukuri is played for the ante set when the session starts, not bets"}
 # Kakeya Toranpu is a trick game with western cards: the camera pipeline does not follow tricks.
 NOT_LIVE = {"kakeya-toranpu": "Kakeya Toranpu is a trick game with western cards; the live table "
                               "cannot follow it (settle it with `hanadealer settle`)"}
@@ -121,6 +124,7 @@ class RoundBuilder:
                 if fix:
                     used[fix] += 1
         for z in layout:
+            needed = zone_needed(game, z)
             out = []
             for pos, c in enumerate(seen.get(z.name, []), start=1):
                 fix = corrections.get(str(c.get("track_id")))
@@ -133,8 +137,11 @@ class RoundBuilder:
                         "uncertain": bool(c.get("uncertain")) and not fix, "corrected": bool(fix),
                         "position": pos}
                 out.append(item)
-                ledger_cards.append({"zone": z.name, **item})
+                if needed:
+                    ledger_cards.append({"zone": z.name, **item})
                 where = f"card {pos} of {zone_title(z)}"
+                if not needed:
+                    continue
                 if item["uncertain"]:
                     problems.append(f"{where} is uncertain (looks like {card or c.get('face')}): "
                                     f"tap it to confirm or correct it")
@@ -143,11 +150,13 @@ class RoundBuilder:
             view = ZoneView(z.name, z.label_en, z.label_ja, z.cards, z.scored, z.group, tuple(out),
                             down.get(z.name, 0))
             views.append(view)
+            if not needed:
+                continue
             if view.face_down:
                 problems.append(f"{zone_title(z)}: {view.face_down} card(s) still face down")
             elif z.cards is not None and len(out) != z.cards:
                 problems.append(f"{zone_title(z)} has {len(out)} of {z.cards} cards")
-            elif z.cards is None and not out and _needs_cards(game, z):
+            elif z.cards is None and not out:
                 problems.append(f"{zone_title(z)} has no cards yet")
         if problems:
             return BuiltRound(None, tuple(views), tuple(problems), tuple(ledger_cards))
@@ -158,8 +167,12 @@ class RoundBuilder:
         return BuiltRound(round_, tuple(views), (), tuple(ledger_cards))
 
 
-def _needs_cards(game: Game, z: ZoneSpec) -> bool:
-    return z.scored
+def zone_needed(game: Game, z: ZoneSpec) -> bool:
+    """Whether the round cannot be settled without this zone's cards. In Echobo only the dealer's
+    card decides; the bettors' cards are shown, their bets are entered on the page."""
+    if game.name == "echobo":
+        return z.name == "dealer"
+    return True
 
 
 def _recognised_id(c: Mapping[str, Any], deck: Counter, used: Counter) -> str | None:
@@ -186,17 +199,16 @@ def layout_setup(setup: Mapping[str, Any]) -> dict:
     """What ``Game.layout`` is given: the seats / players of the session."""
     names = [p["name"] for p in setup.get("players", [])]
     seats = list(setup.get("seats") or names)
-    return {"game": setup.get("game"), "seats": seats, "players": names,
-            "rows": {n: [] for n in names}}
+    return {"game": setup.get("game"), "seats": seats, "players": names}
 
 
 def build_round_document(game: Game, setup: Mapping[str, Any], bets: list[dict],
                          zones: list[ZoneView] | tuple[ZoneView, ...]) -> dict:
     """The round JSON of ``hanadealer settle`` for this game's shape."""
     ids = {z.name: [c["card"] for c in z.cards] for z in zones}
-    doc: dict[str, Any] = {"game": game.name, "house": dict(setup.get("house") or {}),
-                           "bets": [{"player": b["player"], "on": b["on"], "amount": b["amount"]}
-                                    for b in bets]}
+    doc: dict[str, Any] = {"game": game.name, "house": dict(setup.get("house") or {})}
+    if game.name not in NO_BETS:
+        doc["bets"] = [{"player": b["player"], "on": b["on"], "amount": b["amount"]} for b in bets]
     if game.name == "otoroku":
         doc["seats"] = list(setup.get("seats") or [p["name"] for p in setup.get("players", [])])
         doc["hands"] = {name: cards for name, cards in ids.items() if cards}
@@ -212,8 +224,6 @@ def build_round_document(game: Game, setup: Mapping[str, Any], bets: list[dict],
         doc["bet"] = setup.get("ante", 1)
         if setup.get("carry"):
             doc["carry"] = setup["carry"]
-        if not bets:
-            del doc["bets"]
     elif game.name == "echobo":
         dealer = [z for z in zones if z.name == "dealer"] or list(zones[:1])
         cards = ids[dealer[0].name] if dealer else []
@@ -228,15 +238,15 @@ def build_round_document(game: Game, setup: Mapping[str, Any], bets: list[dict],
 # --- bets ---------------------------------------------------------------------------------------
 
 def bet_targets(game: Game, setup: Mapping[str, Any]) -> list[Any]:
-    """What a bet may be ``on`` in this game."""
+    """What a bet may be ``on`` in this game (nothing for the games without bets)."""
+    if game.name in NO_BETS:
+        return []
     if game.bet_targets is not None:
         return list(game.bet_targets(layout_setup(setup) | {"house": setup.get("house") or {}}))
     layout = game.layout(layout_setup(setup))
     if game.name == "echobo":
         house = game.resolve_house(setup.get("house"))
         return sorted(c for c, n in game.deck(house).items() if n) + list(range(1, 7))
-    if game.name in ("otoroku", "kabu-tsukuri"):
-        return [p["name"] for p in setup.get("players", [])]
     return [z.name for z in layout if z.scored]
 
 

@@ -18,7 +18,7 @@ from typing import Any, Callable, Mapping
 from dealer.cards import is_card, nearest_ids
 from dealer.games import RoundError, get_game, parse_amount, settle_round, to_json_amount
 from dealer.ledger import Ledger
-from webui.round_builder import (RoundBuilder, bet_targets, card_label, layout_setup, table_zones,
+from webui.round_builder import (NO_BETS, RoundBuilder, bet_targets, card_label, layout_setup, table_zones,
                                  zone_title)
 
 CHIP_COLOURS = ("red", "blue", "green", "black", "white", "yellow", "purple", "orange")
@@ -189,6 +189,8 @@ class DealerService:
         with self._lock:
             s = self._require_session()
             game = self._game()
+            if game.name in NO_BETS:
+                raise InputError(NO_BETS[game.name])
             if not isinstance(data, Mapping):
                 raise InputError("a bet is an object with player, on and amount")
             player = data.get("player")
