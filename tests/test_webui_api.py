@@ -401,3 +401,52 @@ def test_restart_between_settle_and_confirm_keeps_the_settlement_and_picture(liv
     led = Ledger(ledger_path)
     assert led.balances() == {"Aki": -100, "dealer": 100}
     assert led.snapshot(led.rounds()[0].id).startswith(b"\xff\xd8")
+
+
+EXAMPLES = __import__("pathlib").Path(__file__).resolve().parent.parent / "docs" / "examples"
+
+
+@pytest.mark.parametrize("game_name", ["otoroku", "kabu-tsukuri", "echobo"])
+def test_documented_example_played_on_the_table_records_its_documented_result(live, ledger_path, game_name):
+    """The cards of docs/examples/<game>.json laid on the (scripted) table, the session and bets entered
+    on the page: the confirmed round has the example's documented net amounts."""
+    from dealer.games import get_game
+    example = EXAMPLES / f"{game_name}.json"
+    try:
+        get_game(game_name)
+    except ImportError:
+        pytest.skip(f"{game_name} is not in the rule engine yet")
+    if not example.exists():
+        pytest.skip(f"no documented example for {game_name}")
+    doc = json.loads(example.read_text())
+    expected = json.loads(example.with_name(f"{game_name}.out.json").read_text())
+    if game_name == "otoroku":
+        players, extra = doc["seats"], {"seats": doc["seats"], "share": doc["share"]}
+    elif game_name == "kabu-tsukuri":
+        players, extra = list(doc["rows"]), {"ante": doc["bet"], "carry": doc.get("carry", 0)}
+    else:
+        players, extra = list(dict.fromkeys(b["player"] for b in doc["bets"])), {}
+    app = create_app({"LIVE": live, "LEDGER": str(ledger_path), "PIN": PIN, "TESTING": True})
+    d = Dealer(app)
+    r = d.post("/api/session", {"game": game_name, "house": doc.get("house", {}),
+                                "players": [{"name": p} for p in players], **extra})
+    assert r.status_code == 200, r.get_json()
+    for b in doc.get("bets", []):
+        assert d.post("/api/bets", b).status_code == 201
+    track = iter(range(1, 1000))
+    if game_name == "otoroku":
+        zones = {name: [(next(track), c) for c in cards] for name, cards in doc["hands"].items()}
+    elif game_name == "kabu-tsukuri":
+        zones = {}
+        for player in players:
+            names = [z.name for z in live.layout if z.group == player]
+            for name, row in zip(names, doc["rows"][player]):
+                zones[name] = [(next(track), c) for c in row]
+    else:
+        zones = {"dealer": [(next(track), doc["dealer_card"])]}
+    live.show(zones)
+    pending = d.post("/api/settle").get_json()
+    assert "result" in pending, pending
+    assert pending["result"]["net"] == expected["net"]
+    assert d.post("/api/confirm", {"pending": pending["id"]}).status_code == 200
+    assert Ledger(ledger_path).rounds()[0].result["net"] == expected["net"]

@@ -129,6 +129,8 @@ class DealerService:
             session["share"] = self._amount(data.get("share", 1), "the share")
         if game.name == "kabu-tsukuri":
             session["ante"] = self._amount(data.get("ante", 1), "the ante")
+            if data.get("carry") not in (None, 0):
+                session["carry"] = self._amount(data["carry"], "the carried pot")
         _ = house  # validated above; the session keeps only what the dealer chose
         with self._lock:
             self.session = session
@@ -314,6 +316,8 @@ class DealerService:
             if pending_id != pending["id"]:
                 raise InputError("the settlement changed since it was shown: check it and confirm again")
             after = dict(s, bets=[], corrections={}, pending=None)
+            if s["game"] == "kabu-tsukuri":  # a drawn round's pot goes to the next round
+                after["carry"] = pending["result"].get("carry", 0) or 0
             jpeg = base64.b64decode(self.ledger.get_meta("pending_jpeg") or "") or None
             round_id = self.ledger.record_round(
                 round_=pending["round"], result=pending["result"],
