@@ -42,3 +42,16 @@ def test_bench_latency_prints_percentiles_as_json(capsys, batta_maki):
     assert out["card_to_page"]["n"] >= 1
     assert 0 < out["card_to_page"]["p50_ms"] <= out["card_to_page"]["p95_ms"]
     assert out["target_p95_ms"] == 1000 and isinstance(out["meets_target"], bool)
+
+
+def test_serve_on_a_busy_port_is_one_clear_line(capsys, tmp_path, batta_maki):
+    pytest.importorskip("vision.demo_table", reason="the demo table is not available")
+    import socket
+    with socket.socket() as busy:
+        busy.bind(("127.0.0.1", 0))
+        busy.listen()
+        port = busy.getsockname()[1]
+        code = main(["serve", "--demo", "--port", str(port), "--data", str(tmp_path), "--detector", "truth"])
+    assert code == 2
+    err = capsys.readouterr().err.strip()
+    assert f"cannot listen on 127.0.0.1:{port}" in err and "Traceback" not in err

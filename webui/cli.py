@@ -137,13 +137,19 @@ def serve(args: argparse.Namespace) -> int:
                                    pin=os.environ.get("HANADEALER_PIN"))
     except (LedgerError, InputError, OSError) as exc:
         return _fail(str(exc))
-    live.start()
     from werkzeug.serving import make_server
+    problem = _cannot_listen(args.host, args.port)
+    if problem:
+        return _fail(f"cannot listen on {args.host}:{args.port}: {problem}")
     try:
         server = make_server(args.host, args.port, app, threaded=True)
-    except OSError as exc:
-        live.stop()
+    except (OSError, SystemExit) as exc:  # werkzeug exits on a bind error; keep it one line
         return _fail(f"cannot listen on {args.host}:{args.port}: {exc}")
+    open_game = app.extensions["hanadealer"]["service"].session["game"]
+    if open_game != args.game:
+        print(f"hanadealer: resuming the open session of {open_game} (start a new one in Settings)",
+              file=sys.stderr)
+    live.start()
     print(f"hanadealer: the dealer's page is at http://{args.host}:{server.server_port}/ "
           f"(ledger {data_dir / 'ledger.sqlite'}); Ctrl-C stops", file=sys.stderr)
     try:
@@ -154,6 +160,23 @@ def serve(args: argparse.Namespace) -> int:
         server.server_close()
         live.stop()
     return 0
+
+
+def _cannot_listen(host: str, port: int) -> str | None:
+    """Why the address cannot be bound (in use, not this machine's), or None."""
+    import socket
+    try:
+        infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
+    except socket.gaierror as exc:
+        return f"unknown host ({exc.strerror})"
+    family, _, _, _, addr = infos[0]
+    with socket.socket(family, socket.SOCK_STREAM) as probe:
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            probe.bind(addr)
+        except OSError as exc:
+            return exc.strerror or str(exc)
+    return None
 
 
 class ServerThread:
