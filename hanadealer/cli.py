@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import sys
 
 # command -> module with ``register(subparsers)`` that adds it and sets ``func`` (returns exit code)
@@ -47,7 +48,7 @@ def main(argv: list[str] | None = None) -> int:
         return int(args.func(args) or 0)
     except BrokenPipeError:
         # the reader went away (``| head``): not an error of ours, and no traceback
-        sys.stderr.close()
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 0
 
 
