@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import random
 
-from dealer.games.kakeya import rensho_of, trick_winner
+from dealer.games.kakeya import may_play, rensho_of, trick_winner
 from dealer.western import get_western_card, western_ids
 
 
@@ -15,24 +15,19 @@ def deal(players: list[str], seed: int, active: list[str] | None = None) -> dict
 
 
 def legal_cards(hand: list[str], led: str | None, rensho: str) -> list[str]:
-    if led is None:
-        return list(hand)
-    same = [c for c in hand if get_western_card(c).suit == led]
-    if not same:
-        return list(hand)
-    return sorted(set(same) | ({rensho} & set(hand)))
+    return [c for c in hand if may_play(c, led, hand, rensho)]
 
 
 def play(players: list[str], hands: dict[str, list[str]], trump: str = "S", leader: str | None = None,
-         seed: int = 0, rensho_rule: str = "standard") -> list[list[str]]:
-    """13 legal tricks; each player picks a random legal card."""
+         seed: int = 0, rensho_rule: str = "standard", n_tricks: int = 13) -> list[list[str]]:
+    """``n_tricks`` legal tricks from ``hands``; each player picks a random legal card."""
     rng = random.Random(seed)
     rensho = rensho_of(trump, rensho_rule)
     active = [p for p in players if p in hands]
     left = {p: list(h) for p, h in hands.items()}
     leader = leader or active[0]
     tricks = []
-    for _ in range(13):
+    for _ in range(n_tricks):
         start = active.index(leader)
         order = [active[(start + k) % len(active)] for k in range(len(active))]
         trick = []

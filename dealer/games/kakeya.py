@@ -109,6 +109,14 @@ def stones_for(pictures: int, aces: set[str], rensho: str, trump_ace: str) -> tu
     return max(ace_bonus, count_bonus), ace_bonus, count_bonus
 
 
+def may_play(card: str, led: str | None, hand: set[str] | list[str], rensho: str) -> bool:
+    """Follow suit if able (the Rensho counts as a card of its own suit), else any card; the Rensho
+    itself may be played at any time (§8, §10 KT4). ``led``: the suit led, None when leading."""
+    if led is None or card == rensho or get_western_card(card).suit == led:
+        return True
+    return not any(get_western_card(c).suit == led for c in hand)
+
+
 def trick_winner(cards: list[WesternCard], trump: str, rensho: str) -> int:
     """Index of the winning card in a trick (cards in the order played)."""
     for i, c in enumerate(cards):
@@ -187,10 +195,9 @@ def settle(round_: Mapping[str, Any], house: Mapping[str, Any]) -> dict:
                 raise RoundError(f"trick {t}: {card.id} is {holder[card.id]}'s card, but it is {who}'s turn")
             if card.id not in remaining[who]:
                 raise RoundError(f"trick {t}: {card.id} was already played by {who}")
-            if card.suit != led and card.id != rensho:
+            if not may_play(card.id, led, remaining[who], rensho):
                 same = [c for c in remaining[who] if get_western_card(c).suit == led]
-                if same:
-                    raise RoundError(f"trick {t}: {who} plays {card.id} but must follow {SUIT_NAMES[led]} "
+                raise RoundError(f"trick {t}: {who} plays {card.id} but must follow {SUIT_NAMES[led]} "
                                      f"(holds {', '.join(sorted(same))})")
             remaining[who].discard(card.id)
         win = order[trick_winner(cards, trump, rensho)]
