@@ -96,6 +96,24 @@ def test_ones_digit_ranking_option():
     assert out["winner"] == ["tie", "ann", "ann"]
 
 
+def test_western_deck_without_kings():
+    r = {"game": "kabu-tsukuri", "bet": 5, "house": {"deck": "western"},
+         "rows": {"ann": [["QS", "QH", "QD"], ["AS", "2S", "3S"], ["10S", "10H", "AH"]],
+                  "bob": [["JS", "QC", "10D"], ["5D", "6D", "8D"], ["3H", "3D", "3C"]]}}
+    out = settle_round(r)
+    # queens are 12 (an Arashi); J Q 10 is 11, 12, 10 in dealt order: no run, 33 counts 3
+    assert out["scores"] == {"ann": ["arashi", "ichi-ni-san", "doshippin"], "bob": [3, 9, "arashi-kabu"]}
+    assert out["winner"] == ["ann", "ann", "ann"]
+    assert get_game("kabu-tsukuri").deck({"deck": "western"})["KS"] == 0
+    assert sum(get_game("kabu-tsukuri").deck({"deck": "western"}).values()) == 48
+    with pytest.raises(RoundError, match="card 'KS' in ann's row 1 is not in the deck of kabu-tsukuri"):
+        settle_round({**r, "rows": {**r["rows"], "ann": [["KS", "QH", "QD"]] + r["rows"]["ann"][1:]}})
+    with pytest.raises(RoundError, match=r"unknown card 'TS' in ann's row 1 \(did you mean 10S\?\)"):
+        settle_round({**r, "rows": {**r["rows"], "ann": [["TS", "QH", "QD"]] + r["rows"]["ann"][1:]}})
+    with pytest.raises(RoundError, match="unknown card 'pine-crane'"):
+        settle_round({**r, "rows": {**r["rows"], "ann": [["pine-crane", "QH", "QD"]] + r["rows"]["ann"][1:]}})
+
+
 def test_game_definition():
     game = get_game("kabu-tsukuri")
     assert sum(game.deck({}).values()) == 48

@@ -146,6 +146,7 @@ def test_fifteen_picture_cards():
     assert (out["ace_bonus"], out["count_bonus"], out["stones"]) == (1, 2, 2)
     assert out["net"] == {"ann+cat": 2, "bob+dan": -2}
     assert out["rensho"] == "AC" and out["rensho_dealt_to"] == "dan"
+    assert out["next_dealers"] == ["bob", "dan"]  # the losing pair deals next
 
 
 def test_all_sixteen_picture_cards():

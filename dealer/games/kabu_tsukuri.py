@@ -8,6 +8,9 @@ and a draw on row 3 carries out of the hand (``carry``), to row 1 of the next ha
 Row strength (§10 K1): the 3-card yaku of the extended Kabu list (``dealer.kabu``), then the ones
 digit; house option ``ranking`` = ``ones_digit`` uses the plain ones digit only.
 
+House option ``deck`` = ``western`` plays with the 52 western cards less the kings (A=1 … Q=12,
+ids like ``QS``), the alternative of §1.2.
+
 Money: ``net`` is each player's change over the whole hand (three antes out, pots won in), and
 ``sum(net) + carry == carry_in``: chips only move between the players and the pot.
 """
@@ -21,6 +24,7 @@ from dealer.cards import all_cards, get_card
 from dealer.games import Game, HouseOption, RoundError, ZoneSpec, parse_amount, to_json_amount
 from dealer.games.common import check_deck_usage, check_hanafuda_card, require
 from dealer.kabu import KabuHand, classify, ones_digit
+from dealer.western import all_western_cards, get_western_card, is_western_card, nearest_western_ids
 
 NAME = "kabu-tsukuri"
 ROWS_PER_PLAYER = 3
@@ -30,16 +34,34 @@ MIN_PLAYERS, MAX_PLAYERS = 2, 5
 OPTIONS = (
     HouseOption("ranking", "extended", ("extended", "ones_digit"),
                 doc="extended: §5.2 3-card yaku then ones digit (default); ones_digit: plain"),
+    HouseOption("deck", "hanafuda", ("hanafuda", "western"),
+                doc="hanafuda: 48 cards, the month is the value; western: 52 cards less the kings, A=1 .. Q=12"),
 )
+# the western alternative (§1.2, §6): kings removed, jack 11 and queen 12 stand for November and December
+WESTERN_VALUES = {"A": 1, **{str(n): n for n in range(2, 11)}, "J": 11, "Q": 12}
 
 
 def deck(house: Mapping[str, Any]) -> Counter:
+    if house.get("deck", "hanafuda") == "western":
+        return Counter({c.id: 1 for c in all_western_cards() if c.rank != "K"})
     return Counter({c.id: 1 for c in all_cards()})
 
 
 def value_of(card_id: str) -> int:
-    """Kabu-Tsukuri counts the standard month, 1..12."""
+    """Kabu-Tsukuri counts the standard month, 1..12 (or A=1 .. Q=12 on a western deck)."""
+    if is_western_card(card_id):
+        return WESTERN_VALUES[get_western_card(card_id).rank]
     return get_card(card_id).month
+
+
+def _check_card(card: Any, where: str, kind: str) -> str:
+    if kind == "hanafuda":
+        return check_hanafuda_card(card, where)
+    if not is_western_card(card):
+        near = nearest_western_ids(card)
+        hint = f" (did you mean {', '.join(near)}?)" if near else ""
+        raise RoundError(f"unknown card {card!r} in {where}{hint}; western cards are named like AS, 10H, QD")
+    return card
 
 
 def _players(setup: Mapping[str, Any]) -> list[str]:
@@ -56,7 +78,7 @@ def layout(setup: Mapping[str, Any]) -> list[ZoneSpec]:
     return zones
 
 
-def _read_rows(round_: Mapping[str, Any]) -> dict[str, list[list[str]]]:
+def _read_rows(round_: Mapping[str, Any], house: Mapping[str, Any]) -> dict[str, list[list[str]]]:
     rows = require(round_, "rows", dict, "an object mapping each player to three rows")
     if not MIN_PLAYERS <= len(rows) <= MAX_PLAYERS:
         raise RoundError(f"kabu-tsukuri needs {MIN_PLAYERS} to {MAX_PLAYERS} players, not {len(rows)}")
@@ -72,8 +94,8 @@ def _read_rows(round_: Mapping[str, Any]) -> dict[str, list[list[str]]]:
             if not isinstance(row, list) or len(row) != CARDS_PER_ROW:
                 raise RoundError(f"{where} must have {CARDS_PER_ROW} cards, not {row!r}")
             for card in row:
-                placed.append((check_hanafuda_card(card, where), where))
-    check_deck_usage(placed, deck({}), NAME)
+                placed.append((_check_card(card, where, house["deck"]), where))
+    check_deck_usage(placed, deck(house), NAME)
     return rows
 
 
@@ -88,7 +110,7 @@ def _hand_json(hand: KabuHand) -> dict:
 
 
 def settle(round_: Mapping[str, Any], house: Mapping[str, Any]) -> dict:
-    rows = _read_rows(round_)
+    rows = _read_rows(round_, house)
     ante = parse_amount(require(round_, "bet", (int, float), "a positive number"), "'bet' (the ante)")
     carry_in = Fraction(0)
     if round_.get("carry") not in (None, 0):

@@ -241,6 +241,7 @@ def settle(round_: Mapping[str, Any], house: Mapping[str, Any]) -> dict:
         "trump_label_ja": SUIT_JA[trump],
         "rensho": rensho,
         "rensho_dealt_to": holder[rensho],
+        "next_dealers": list(losers),  # from the second deal on the losing pair deals (and sits out with 6)
         "pairs": [list(pair) for pair in pairs],
         "resting": [list(pair) for pair in resting],
         "pictures": {pair_name(pair): pics for pair, pics in pictures.items()},
