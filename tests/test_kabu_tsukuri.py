@@ -8,7 +8,7 @@ from hypothesis import strategies as st
 
 from dealer.cards import all_cards
 from dealer.games import RoundError, get_game, settle_round
-from rounds import CardPool
+from pool_by_month import CardPool
 
 
 def round_of(rows_by_month: dict[str, list[tuple[int, int, int]]], bet=10, carry=None, house=None) -> dict:

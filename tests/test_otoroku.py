@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 from dealer.cards import all_cards
 from dealer.games import RoundError, get_game, settle_round
 from dealer.games.otoroku import OPTIONS, evaluate
-from rounds import CardPool
+from pool_by_month import CardPool
 
 DEFAULTS = {o.name: o.default for o in OPTIONS}
 CRANE, CUCKOO = "pine-crane", "wisteria-cuckoo"

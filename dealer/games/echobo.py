@@ -14,6 +14,7 @@ Each bettor holds one card of each month, so one bettor cannot bet twice on a mo
 """
 from __future__ import annotations
 
+import math
 from collections import Counter
 from fractions import Fraction
 from typing import Any, Mapping
@@ -80,7 +81,7 @@ def _month_of_target(on: Any, where: str, house: Mapping[str, Any]) -> int:
         if card.month not in MONTHS:
             raise RoundError(f"card {on!r} in {where} is not in the deck of {NAME} (months 1-6 only)")
         return card.month
-    if _is_number(on) and on == int(on):
+    if _is_number(on) and math.isfinite(on) and on == int(on):
         if int(on) in MONTHS:
             return int(on)
         raise RoundError(f"{where} is on month {on!r}; {NAME} uses months 1-6")

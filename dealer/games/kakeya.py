@@ -149,13 +149,13 @@ def settle(round_: Mapping[str, Any], house: Mapping[str, Any]) -> dict:
     active = [p for p in players if p in hands_raw]  # the order of play
 
     dealers = round_.get("dealers")
+    if dealers is not None and (not isinstance(dealers, list) or not all(isinstance(p, str) for p in dealers)
+                                or tuple(dealers) not in pairs + [p[::-1] for p in pairs]):
+        raise RoundError(f"'dealers' must be one of the pairs {[list(p) for p in pairs]}, not {dealers!r}")
     if len(players) == 6:
         if dealers is not None and set(dealers) != set(resting[0]):
             raise RoundError(f"'dealers' {dealers!r} must be the pair sitting out, {list(resting[0])}")
         dealers = list(resting[0])
-    elif dealers is not None:
-        if not isinstance(dealers, list) or tuple(dealers) not in [pair for pair in pairs] + [p[::-1] for p in pairs]:
-            raise RoundError(f"'dealers' must be one of the pairs {[list(p) for p in pairs]}, not {dealers!r}")
 
     hands: dict[str, list[WesternCard]] = {}
     holder: dict[str, str] = {}
