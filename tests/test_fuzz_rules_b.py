@@ -38,7 +38,7 @@ def paths(value, prefix=()):
 def test_malformed_rounds_are_refused_cleanly(game, data, junk):
     round_ = copy.deepcopy(BASE[game])
     where = data.draw(st.sampled_from([p for p in paths(round_) if p and p[0] != "game"]
-                                      + [("house", "x"), ("house", "profit"), ("house", "rensho"),
+                                      + [("house", "x"), ("house", "profit"), ("house", "rensho_rule"),
                                          ("house", "teyaku_multipliers"), ("chosen",), ("dealers",)]))
     target = round_
     for key in where[:-1]:

@@ -149,6 +149,22 @@ def test_fifteen_picture_cards():
     assert out["next_dealers"] == ["bob", "dan"]  # the losing pair deals next
 
 
+@pytest.mark.parametrize("held, left, over", [({"ann+cat": 5, "bob+dan": 5}, {"ann+cat": 7, "bob+dan": 3}, False),
+                                              ({"ann+cat": 1, "bob+dan": 2}, {"ann+cat": 3, "bob+dan": 0}, True),
+                                              ({"ann+cat": 1, "bob+dan": 1}, {"ann+cat": 3, "bob+dan": -1}, True)])
+def test_stones_held_and_game_end(held, left, over):
+    out = settle_round({**scenario_15(), "stones_held": held})
+    assert out["stones_left"] == left and out["game_over"] is over
+    assert "stones_left" not in settle_round(scenario_15())
+
+
+@pytest.mark.parametrize("held", [{"ann+cat": 5}, {"ann+cat": 5, "bob+dan": 0}, {"ann+cat": 5, "bob+dan": 2.5},
+                                  {"ann+cat": 5, "bob+dan": 5, "x+y": 5}, [5, 5], 10])
+def test_stones_held_must_name_each_pair(held):
+    with pytest.raises(RoundError, match="field 'stones_held' must give each playing pair"):
+        settle_round({**scenario_15(), "stones_held": held})
+
+
 def test_all_sixteen_picture_cards():
     out = settle_round(scenario_16())
     assert out["scores"] == {"ann+cat": 16, "bob+dan": 0}
@@ -328,7 +344,7 @@ def test_six_player_hands_must_be_two_whole_pairs():
 def test_random_legal_hands_settle_and_conserve_stones(seed, trump, rule):
     hands = deal(P4, seed)
     out = settle_round(kakeya(hands, play(P4, hands, trump, seed=seed, rensho_rule=rule), trump=trump,
-                              house={"rensho": rule}))
+                              house={"rensho_rule": rule}))
     assert sum(out["net"].values()) == 0
     assert sum(out["scores"].values()) == 16
     n = out["scores"]["+".join(out["winner"])]

@@ -6,8 +6,8 @@ A trick-taking partnership game with the 52 western cards, settled in stones. 4 
 pairs) of 13 cards each; the pair without hands is the resting pair.
 
 Ranks A K Q J 10 … 2. The trump (``trump``, else house ``default_trump``, ♠) beats the other suits;
-the Rensho beats everything: ♣A when spades are trumps, else ♠A (house ``rensho``: ``standard``, or
-``spade_ace`` for the kakeya-js reading). The Rensho belongs to its own suit for following but may be
+the Rensho beats everything: ♣A when spades are trumps, else ♠A (house ``rensho_rule``: ``standard``,
+or ``spade_ace`` for the kakeya-js reading). The Rensho belongs to its own suit for following but may be
 played at any time. Follow suit if able (the Rensho counts as a card of its suit), else play any
 card. The trick goes to the Rensho, else the highest trump, else the highest card of the suit led;
 its winner leads the next trick. The non-dealing pair leads the first trick (checked in the 4-player
@@ -37,7 +37,7 @@ PICTURES_ALL = 16
 
 OPTIONS = (
     HouseOption("default_trump", "S", SUITS, doc="the trump when the round gives none"),
-    HouseOption("rensho", "standard", ("standard", "spade_ace"),
+    HouseOption("rensho_rule", "standard", ("standard", "spade_ace"),
                 doc="standard: clubs ace with spade trumps, else spades ace (§10 KT3); spade_ace: always"),
     HouseOption("ace_basis", "dealt", ("dealt", "captured"),
                 doc="the winners' aces for the stone table: dealt to them (§10 KT1) or captured"),
@@ -117,6 +117,20 @@ def may_play(card: str, led: str | None, hand: set[str] | list[str], rensho: str
     return not any(get_western_card(c).suit == led for c in hand)
 
 
+def _stones_left(held: Any, active_pairs: list[tuple[str, str]], winners: tuple[str, str],
+                 stones: int) -> dict[str, int] | None:
+    """With ``stones_held`` (each playing pair's stones before the hand): what each holds after it.
+    The game ends when a partnership has no stones left (§10 KT5)."""
+    if held is None:
+        return None
+    names = [pair_name(p) for p in active_pairs]
+    if not isinstance(held, Mapping) or set(held) != set(names) or not all(
+            isinstance(v, int) and not isinstance(v, bool) and v > 0 for v in held.values()):
+        raise RoundError(f"field 'stones_held' must give each playing pair ({', '.join(names)}) "
+                         f"its stones, a positive whole number, not {held!r}")
+    return {n: held[n] + (stones if n == pair_name(winners) else -stones) for n in names}
+
+
 def trick_winner(cards: list[WesternCard], trump: str, rensho: str) -> int:
     """Index of the winning card in a trick (cards in the order played)."""
     for i, c in enumerate(cards):
@@ -132,7 +146,7 @@ def settle(round_: Mapping[str, Any], house: Mapping[str, Any]) -> dict:
     trump = round_.get("trump", house["default_trump"])
     if trump not in SUITS:
         raise RoundError(f"field 'trump' must be one of S, H, D, C, not {trump!r}")
-    rensho = rensho_of(trump, house["rensho"])
+    rensho = rensho_of(trump, house["rensho_rule"])
     trump_ace = "A" + trump
     pairs = pairs_of(players)
     pair_of = {p: pair for pair in pairs for p in pair}
@@ -221,6 +235,7 @@ def settle(round_: Mapping[str, Any], house: Mapping[str, Any]) -> dict:
     else:
         aces = {c for c in pictures[winners] if c.startswith("A")}
     stones, ace_bonus, count_bonus = stones_for(counts[winners], aces, rensho, trump_ace)
+    stones_left = _stones_left(round_.get("stones_held"), active_pairs, winners, stones)
 
     pair_net = {pair_name(pair): 0 for pair in pairs}
     pair_net[pair_name(winners)] = stones
@@ -241,6 +256,8 @@ def settle(round_: Mapping[str, Any], house: Mapping[str, Any]) -> dict:
         "trump_label_ja": SUIT_JA[trump],
         "rensho": rensho,
         "rensho_dealt_to": holder[rensho],
+        **({"stones_left": stones_left, "game_over": any(v <= 0 for v in stones_left.values())}
+           if stones_left is not None else {}),
         "next_dealers": list(losers),  # from the second deal on the losing pair deals (and sits out with 6)
         "pairs": [list(pair) for pair in pairs],
         "resting": [list(pair) for pair in resting],
