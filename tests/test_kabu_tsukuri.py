@@ -1,6 +1,5 @@
 """Kabu-Tsukuri (RULES.md §6) through settle_round: row strength, pots, carry-over, bad input."""
 import json
-import random
 
 import pytest
 from hypothesis import given, settings

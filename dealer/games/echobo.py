@@ -20,7 +20,7 @@ from fractions import Fraction
 from typing import Any, Mapping
 
 from dealer.cards import all_cards, get_card
-from dealer.games import Game, HouseOption, RoundError, ZoneSpec, parse_amount, to_json_amount
+from dealer.games import Game, HouseOption, RoundError, ZoneSpec, to_json_amount
 from dealer.games.common import check_deck_usage, check_hanafuda_card, parse_bets, require
 
 NAME = "echobo"
