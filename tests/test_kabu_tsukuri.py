@@ -155,6 +155,7 @@ BAD = [
     (with_(bet=-5), "must be a positive number"),
     (with_(bet="10"), "field 'bet' must be a positive number"),
     (with_(carry=-1), "'carry' (the pot carried in) must be a positive number"),
+    (with_(carry=False), "'carry' (the pot carried in) must be a positive number, not False"),
     (with_(house={"ranking": "plain"}), "house option 'ranking' cannot be 'plain'"),
     (with_(house={"carry_over": True}), "unknown house option 'carry_over' for kabu-tsukuri"),
 ]

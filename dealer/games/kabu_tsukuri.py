@@ -84,7 +84,7 @@ def _read_rows(round_: Mapping[str, Any], house: Mapping[str, Any]) -> dict[str,
         raise RoundError(f"kabu-tsukuri needs {MIN_PLAYERS} to {MAX_PLAYERS} players, not {len(rows)}")
     placed = []
     for player, player_rows in rows.items():
-        if not player.strip() or player == "dealer":
+        if not isinstance(player, str) or not player.strip() or player == "dealer":
             raise RoundError(f"{player!r} is not a player name")
         if not isinstance(player_rows, list) or len(player_rows) != ROWS_PER_PLAYER:
             raise RoundError(f"{player} must have {ROWS_PER_PLAYER} rows (lists of card ids), "
@@ -112,9 +112,10 @@ def _hand_json(hand: KabuHand) -> dict:
 def settle(round_: Mapping[str, Any], house: Mapping[str, Any]) -> dict:
     rows = _read_rows(round_, house)
     ante = parse_amount(require(round_, "bet", (int, float), "a positive number"), "'bet' (the ante)")
+    carry = round_.get("carry")
     carry_in = Fraction(0)
-    if round_.get("carry") not in (None, 0):
-        carry_in = parse_amount(round_["carry"], "'carry' (the pot carried in)")
+    if carry is not None and not (type(carry) in (int, float) and carry == 0):  # 0: nothing carried in
+        carry_in = parse_amount(carry, "'carry' (the pot carried in)")
 
     players = list(rows)
     net = {p: Fraction(0) for p in players}

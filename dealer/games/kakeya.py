@@ -212,7 +212,7 @@ def settle(round_: Mapping[str, Any], house: Mapping[str, Any]) -> dict:
             if not may_play(card.id, led, remaining[who], rensho):
                 same = [c for c in remaining[who] if get_western_card(c).suit == led]
                 raise RoundError(f"trick {t}: {who} plays {card.id} but must follow {SUIT_NAMES[led]} "
-                                     f"(holds {', '.join(sorted(same))})")
+                                 f"(holds {', '.join(sorted(same))})")
             remaining[who].discard(card.id)
         win = order[trick_winner(cards, trump, rensho)]
         taken = [c.id for c in cards if c.is_picture]
