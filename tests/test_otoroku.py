@@ -307,3 +307,15 @@ def test_chips_conserved_and_card_order_irrelevant(rnd, house):
         a = evaluate(cards, role, {**DEFAULTS, **house})
         b = evaluate(list(reversed(cards)), role, {**DEFAULTS, **house})
         assert (a.rank, a.name) == (b.rank, b.name)
+
+
+@settings(max_examples=80, deadline=None)
+@given(st.randoms(use_true_random=False))
+def test_order_of_the_bettors_before_the_last_does_not_matter(rnd):
+    """Each bettor settles with the dealer alone; only the last bettor's seat changes his rules."""
+    r = random_round(rnd, {})
+    out = settle_round(r)
+    first = r["seats"][:-1]
+    rnd.shuffle(first)
+    again = settle_round({**r, "seats": first + r["seats"][-1:]})
+    assert again["net"] == out["net"] and again["results"] == out["results"]
