@@ -65,6 +65,13 @@ def test_result_names_the_winning_month_and_each_bet():
         (3, 3, "win", 50), ("pine-crane", 1, "lose", -10)]
 
 
+def test_exact_fractions_when_six_decimals_cannot_show_the_net():
+    out = settle_round(round_of("pine-crane", [bet("ann", 1, 0.333333)], profit=4.6))
+    assert out["net_exact"] == {"ann": "7666659/5000000", "dealer": "-7666659/5000000"}
+    assert "net_exact" not in settle_round(round_of("pine-crane", [bet("ann", 1, 2.5)], profit=4.6))
+    assert out["house"]["profit"] == 4.6 and out["house"]["max_cards"] == 4
+
+
 def test_game_definition():
     game = get_game("echobo")
     assert sum(game.deck({"deck_count": 1}).values()) == 24

@@ -135,8 +135,9 @@ def settle(round_: Mapping[str, Any], house: Mapping[str, Any]) -> dict:
                       "amount": to_json_amount(bet.amount), "result": "win" if won else "lose",
                       "net": to_json_amount(change)})
     net["dealer"] = -sum(net.values(), Fraction(0))
-    return {
+    out = {
         "game": NAME,
+        "house": dict(house),
         "winner": dealer_month,
         "scores": {"dealer": dealer_month},
         "net": {p: to_json_amount(v) for p, v in net.items()},
@@ -144,6 +145,10 @@ def settle(round_: Mapping[str, Any], house: Mapping[str, Any]) -> dict:
         "dealer_card": dealer_card,
         "bets": lines,
     }
+    if any(10**6 % v.denominator for v in net.values()):
+        # an amount that 6 decimals cannot show exactly: give the exact fractions too
+        out["net_exact"] = {k: str(v) for k, v in net.items()}
+    return out
 
 
 def _check_stakes(bets, per_player: dict[str, list[int]], house: Mapping[str, Any]) -> None:

@@ -138,8 +138,9 @@ def settle(round_: Mapping[str, Any], house: Mapping[str, Any]) -> dict:
         if won is not None:
             pot = Fraction(0)
     carry_out = pot
-    return {
+    out = {
         "game": NAME,
+        "house": dict(house),
         "winner": winners,
         "scores": {p: [r["hands"][p]["hand"] or r["hands"][p]["digit"] for r in rounds] for p in players},
         "net": {p: to_json_amount(v) for p, v in net.items()},
@@ -147,6 +148,10 @@ def settle(round_: Mapping[str, Any], house: Mapping[str, Any]) -> dict:
         "carry_in": to_json_amount(carry_in),
         "rounds": rounds,
     }
+    if any(10**6 % v.denominator for v in net.values()):
+        # an amount that 6 decimals cannot show exactly: give the exact fractions too
+        out["net_exact"] = {k: str(v) for k, v in net.items()}
+    return out
 
 
 GAME = Game(

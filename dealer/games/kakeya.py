@@ -240,8 +240,9 @@ def settle(round_: Mapping[str, Any], house: Mapping[str, Any]) -> dict:
     pair_net = {pair_name(pair): 0 for pair in pairs}
     pair_net[pair_name(winners)] = stones
     pair_net[pair_name(losers)] = -stones
-    return {
+    out = {
         "game": NAME,
+        "house": dict(house),
         "winner": list(winners),
         "scores": {pair_name(pair): counts.get(pair, 0) for pair in pairs if pair in active_pairs},
         "net": pair_net,
@@ -264,6 +265,7 @@ def settle(round_: Mapping[str, Any], house: Mapping[str, Any]) -> dict:
         "pictures": {pair_name(pair): pics for pair, pics in pictures.items()},
         "tricks": tricks_out,
     }
+    return out
 
 
 GAME = Game(

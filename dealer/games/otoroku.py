@@ -294,8 +294,9 @@ def settle(round_: Mapping[str, Any], house: Mapping[str, Any]) -> dict:
     net[DEALER] = -sum(net.values(), Fraction(0))
     shares[DEALER] = -sum(shares.values(), Fraction(0))
 
-    return {
+    out = {
         "game": NAME,
+        "house": dict(house),
         "winner": winner,
         "scores": {who: h.score if h else None for who, h in hands.items()},
         "net": {who: to_json_amount(v) for who, v in net.items()},
@@ -311,6 +312,10 @@ def settle(round_: Mapping[str, Any], house: Mapping[str, Any]) -> dict:
                         "label_ja": LABELS[h.name][1] if h.name else str(h.total)}
                   for who, h in hands.items() if h is not None},
     }
+    if any(10**6 % v.denominator for v in net.values()):
+        # an amount that 6 decimals cannot show exactly: give the exact fractions too
+        out["net_exact"] = {k: str(v) for k, v in net.items()}
+    return out
 
 
 GAME = Game(
