@@ -9,6 +9,8 @@ import difflib
 from dataclasses import dataclass
 from functools import cache
 
+from dealer.cards import UnknownCardError
+
 SUITS = ("S", "H", "D", "C")
 SUIT_NAMES = {"S": "spades", "H": "hearts", "D": "diamonds", "C": "clubs"}
 SUIT_JA = {"S": "スペード", "H": "ハート", "D": "ダイヤ", "C": "クラブ"}
@@ -16,14 +18,8 @@ RANKS = ("A", "K", "Q", "J", "10", "9", "8", "7", "6", "5", "4", "3", "2")  # st
 PICTURE_RANKS = ("A", "K", "Q", "J")  # Kakeya's picture cards (絵札) include the aces
 
 
-class UnknownWesternCardError(ValueError):
+class UnknownWesternCardError(UnknownCardError):
     """A western card id that does not exist; the message suggests the nearest ids."""
-
-    def __init__(self, card_id: object, suggestions: list[str]):
-        self.card_id = card_id
-        self.suggestions = suggestions
-        hint = f" (did you mean {', '.join(suggestions)}?)" if suggestions else ""
-        super().__init__(f"unknown card {card_id!r}{hint}")
 
 
 @dataclass(frozen=True)
@@ -85,4 +81,8 @@ def nearest_western_ids(text: object, n: int = 3) -> list[str]:
     exact = [c for c in candidates if c in _by_id()]
     if exact:
         return sorted(exact)[:n]
-    return difflib.get_close_matches(s, western_ids(), n=n, cutoff=0.6)
+    if s[:-1] in RANKS:  # a known rank with a wrong suit letter: that rank in each suit
+        return [s[:-1] + suit for suit in SUITS][:max(n, 4)]
+    if s[-1:] in SUITS:  # a known suit: the closest ranks of it
+        return difflib.get_close_matches(s, [i for i in western_ids() if i.endswith(s[-1])], n=n, cutoff=0.3)
+    return difflib.get_close_matches(s, western_ids(), n=n, cutoff=0.5)

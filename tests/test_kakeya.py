@@ -8,7 +8,8 @@ from hypothesis import strategies as st
 
 from dealer.games import RoundError, get_game, settle_round
 from dealer.games.kakeya import may_play, rensho_of, stones_for, trick_winner
-from dealer.western import RANKS, get_western_card, nearest_western_ids
+from dealer.cards import UnknownCardError
+from dealer.western import RANKS, all_western_cards, get_western_card, nearest_western_ids
 from kakeya_play import deal, play
 
 P4 = ["ann", "bob", "cat", "dan"]
@@ -285,6 +286,9 @@ def test_western_cards():
     assert nearest_western_ids("S10") == ["10S"]
     assert nearest_western_ids("♣A") == ["AC"]
     assert nearest_western_ids("1D") == ["AD"]
+    assert len(all_western_cards()) == 52 and sum(c.is_picture for c in all_western_cards()) == 16
+    with pytest.raises(UnknownCardError, match=r"unknown card 'QX' \(did you mean"):
+        get_western_card("QX")
 
 
 def bad(mutate):
