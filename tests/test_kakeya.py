@@ -166,6 +166,14 @@ def test_stones_held_must_name_each_pair(held):
         settle_round({**scenario_15(), "stones_held": held})
 
 
+def test_spade_ace_rensho_rule():
+    """kakeya-js reading: the Rensho is always AS, so dan's AC is a plain club and ann's 2S takes trick 13."""
+    out = settle_round({**scenario_15(), "house": {"rensho_rule": "spade_ace"}})
+    assert out["rensho"] == "AS" and out["tricks"][12]["winner"] == "ann"
+    assert out["scores"] == {"ann+cat": 16, "bob+dan": 0}
+    assert (out["ace_bonus"], out["count_bonus"], out["stones"]) == (1, 4, 4)
+
+
 def test_all_sixteen_picture_cards():
     out = settle_round(scenario_16())
     assert out["scores"] == {"ann+cat": 16, "bob+dan": 0}
