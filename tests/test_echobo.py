@@ -79,6 +79,8 @@ def test_game_definition():
     zones = game.layout(round_of("pine-crane", [bet("ann", 1), bet("bob", 2), bet("ann", 3)]))
     assert [z.name for z in zones] == ["dealer", "ann", "bob"]
     assert zones[0].cards == 1 and zones[0].label_ja == "親の札"
+    assert [z.name for z in game.layout({"players": ["cat"]})] == ["dealer", "cat"]
+    assert [z.name for z in game.layout({})] == ["dealer"]
 
 
 BAD = [

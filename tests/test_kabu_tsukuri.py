@@ -121,6 +121,9 @@ def test_game_definition():
     assert all(z.cards == 3 for z in zones)
     assert [z.group for z in zones] == ["ann"] * 3 + ["bob"] * 3
     assert zones[0].label_ja == "annの1列目"
+    assert game.layout({"players": ["ann", "bob"]}) == zones
+    with pytest.raises(RoundError, match="missing field 'rows'"):
+        game.layout({})
 
 
 

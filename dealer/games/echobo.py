@@ -61,6 +61,9 @@ def value_of(card_id: str) -> int:
 
 
 def _bettors(setup: Mapping[str, Any]) -> list[str]:
+    """The bettors of a round file (from its bets), or of a bare setup ``{"players": [...]}``."""
+    if isinstance(setup.get("players"), list):
+        return [p for p in setup["players"] if isinstance(p, str)]
     bets = setup.get("bets")
     if not isinstance(bets, list):
         return []

@@ -65,6 +65,12 @@ def _check_card(card: Any, where: str, kind: str) -> str:
 
 
 def _players(setup: Mapping[str, Any]) -> list[str]:
+    """The players of a round file (the keys of ``rows``), or of a bare setup ``{"players": [...]}``."""
+    if "rows" not in setup and "players" in setup:
+        players = require(setup, "players", list, "a list of player names")
+        if not all(isinstance(p, str) and p.strip() for p in players):
+            raise RoundError(f"player names must be non-empty strings, not {players!r}")
+        return players
     rows = require(setup, "rows", dict, "an object mapping each player to three rows")
     return list(rows)
 
