@@ -32,6 +32,7 @@ NAME = "otoroku"
 DEALER = "dealer"
 BETTOR_MIN_CARDS, BETTOR_MAX_CARDS = 2, 5
 DEALER_MIN_CARDS = 2
+MAX_BETTORS = 6  # 2-7 players in all (§4.1)
 CHOICE_MIN_TOTAL = 10
 TORITORI_CARDS = frozenset({"pine-crane", "wisteria-cuckoo"})
 
@@ -162,8 +163,9 @@ def kingo_multiplier(cards: tuple[str, ...]) -> tuple[int, str | None]:
 
 def _seats(setup: Mapping[str, Any]) -> list[str]:
     seats = require(setup, "seats", list, "a list of the bettors in turn order")
-    if not seats:
-        raise RoundError("field 'seats' must name at least one bettor")
+    if not 1 <= len(seats) <= MAX_BETTORS:
+        raise RoundError(f"field 'seats' must name 1 to {MAX_BETTORS} bettors (2 to 7 players with the dealer), "
+                         f"not {len(seats)}")
     for s in seats:
         if not isinstance(s, str) or not s.strip():
             raise RoundError(f"seat names must be non-empty strings, not {s!r}")
