@@ -238,6 +238,14 @@ def _check_no_draw_after_buta(who: str, cards: list[str], role: str, house: Mapp
                              f"(total {sum(value_of(c) for c in cards[:k])})")
 
 
+def _label(h: OtorokuHand, lang: int) -> str:
+    if h.name:
+        return LABELS[h.name][lang]
+    if h.total == 16 and h.role == "last":  # the last bettor's 16, above 15
+        return ("16 (last bettor)", "16（尾）")[lang]
+    return str(h.total)
+
+
 def settle(round_: Mapping[str, Any], house: Mapping[str, Any]) -> dict:
     seats = _seats(round_)
     share = parse_amount(require(round_, "share", (int, float), "a positive number"), "'share'")
@@ -309,9 +317,8 @@ def settle(round_: Mapping[str, Any], house: Mapping[str, Any]) -> dict:
         "dealer_may_choose": may_choose,
         "chosen": chosen,
         "multipliers": multipliers,
-        "hands": {who: {"role": h.role, "total": h.total, "hand": h.name,
-                        "label_en": LABELS[h.name][0] if h.name else str(h.total),
-                        "label_ja": LABELS[h.name][1] if h.name else str(h.total)}
+        "hands": {who: {"role": h.role, "cards": list(h.cards), "total": h.total, "hand": h.name,
+                        "label_en": _label(h, 0), "label_ja": _label(h, 1)}
                   for who, h in hands.items() if h is not None},
     }
     if any(10**6 % v.denominator for v in net.values()):
