@@ -198,6 +198,21 @@ def test_share_value_and_percent_fee():
     assert out["fee"] == 0.25
 
 
+def test_western_deck_a_to_10():
+    r = {"game": "otoroku", "share": 1, "seats": ["ann", "bob"], "house": {"deck": "western"},
+         "hands": {"ann": ["6S", "9H"], "bob": ["10D", "6C"], "dealer": ["AS", "4S"]}}
+    out = settle_round(r)
+    assert out["scores"] == {"ann": "makezu", "bob": "otoroku", "dealer": 5}  # no Toritori on western cards
+    assert out["net"] == {"ann": 1, "bob": 1, "dealer": -2}
+    assert sum(get_game("otoroku").deck({"deck": "western"}).values()) == 40
+    with pytest.raises(RoundError, match="card 'JS' in ann's hand is not in the deck of otoroku"):
+        settle_round({**r, "hands": {**r["hands"], "ann": ["JS", "2H"]}})
+    with pytest.raises(RoundError, match="unknown card 'pine-crane' in dealer's hand"):
+        settle_round({**r, "hands": {**r["hands"], "dealer": ["pine-crane", "2H"]}})
+    with pytest.raises(RoundError, match="unknown card 'AS' in ann's hand"):
+        settle_round({**r, "house": {}})
+
+
 def test_game_definition():
     game = get_game("otoroku")
     deck = game.deck({})

@@ -24,7 +24,7 @@ from dealer.cards import all_cards, get_card
 from dealer.games import Game, HouseOption, RoundError, ZoneSpec, parse_amount, to_json_amount
 from dealer.games.common import check_deck_usage, check_hanafuda_card, require
 from dealer.kabu import KabuHand, classify, ones_digit
-from dealer.western import all_western_cards, get_western_card, is_western_card, nearest_western_ids
+from dealer.western import all_western_cards, check_western_card, is_western_card, rank_value
 
 NAME = "kabu-tsukuri"
 ROWS_PER_PLAYER = 3
@@ -38,7 +38,6 @@ OPTIONS = (
                 doc="hanafuda: 48 cards, the month is the value; western: 52 cards less the kings, A=1 .. Q=12"),
 )
 # the western alternative (§1.2, §6): kings removed, jack 11 and queen 12 stand for November and December
-WESTERN_VALUES = {"A": 1, **{str(n): n for n in range(2, 11)}, "J": 11, "Q": 12}
 
 
 def deck(house: Mapping[str, Any]) -> Counter:
@@ -49,19 +48,11 @@ def deck(house: Mapping[str, Any]) -> Counter:
 
 def value_of(card_id: str) -> int:
     """Kabu-Tsukuri counts the standard month, 1..12 (or A=1 .. Q=12 on a western deck)."""
-    if is_western_card(card_id):
-        return WESTERN_VALUES[get_western_card(card_id).rank]
-    return get_card(card_id).month
+    return rank_value(card_id) if is_western_card(card_id) else get_card(card_id).month
 
 
 def _check_card(card: Any, where: str, kind: str) -> str:
-    if kind == "hanafuda":
-        return check_hanafuda_card(card, where)
-    if not is_western_card(card):
-        near = nearest_western_ids(card)
-        hint = f" (did you mean {', '.join(near)}?)" if near else ""
-        raise RoundError(f"unknown card {card!r} in {where}{hint}; western cards are named like AS, 10H, QD")
-    return card
+    return check_hanafuda_card(card, where) if kind == "hanafuda" else check_western_card(card, where)
 
 
 def _players(setup: Mapping[str, Any]) -> list[str]:

@@ -26,8 +26,8 @@ from typing import Any, Mapping
 
 from dealer.games import Game, HouseOption, RoundError, ZoneSpec
 from dealer.games.common import require
-from dealer.western import (SUIT_JA, SUIT_NAMES, SUITS, WesternCard, all_western_cards, get_western_card,
-                            is_western_card, nearest_western_ids)
+from dealer.western import (SUIT_JA, SUIT_NAMES, SUITS, WesternCard, all_western_cards, check_western_card,
+                            get_western_card)
 
 NAME = "kakeya-toranpu"
 HAND_SIZE = 13
@@ -90,11 +90,7 @@ def layout(setup: Mapping[str, Any]) -> list[ZoneSpec]:
 
 
 def _card(card: Any, where: str) -> WesternCard:
-    if not is_western_card(card):
-        near = nearest_western_ids(card)
-        hint = f" (did you mean {', '.join(near)}?)" if near else ""
-        raise RoundError(f"unknown card {card!r} in {where}{hint}; western cards are named like AS, 10H, QD")
-    return get_western_card(card)
+    return get_western_card(check_western_card(card, where))
 
 
 def stones_for(pictures: int, aces: set[str], rensho: str, trump_ace: str) -> tuple[int, int, int]:

@@ -27,6 +27,7 @@ from typing import Any, Mapping
 from dealer.cards import all_cards, get_card
 from dealer.games import Game, HouseOption, RoundError, ZoneSpec, parse_amount, to_json_amount
 from dealer.games.common import check_deck_usage, check_hanafuda_card, require
+from dealer.western import all_western_cards, check_western_card, is_western_card, rank_value
 
 NAME = "otoroku"
 DEALER = "dealer"
@@ -72,6 +73,8 @@ OPTIONS = (
     HouseOption("dealer_bust_limit", 16, (16, 17)),
     HouseOption("goshita_vs_16", "goshita_higher", ("goshita_higher", "sixteen_higher"),
                 doc="Goshita Gomai against the last bettor's 16 (§10 O3)"),
+    HouseOption("deck", "hanafuda", ("hanafuda", "western"),
+                doc="hanafuda: 40 cards, months 1-10; western: A-10 of the four suits (no Toritori there)"),
     HouseOption("teyaku_tie", "push", ("push", "dealer_wins"),
                 doc="equal hands above the 15 level (§10 O4); equal 15 always pushes, below always dealer"),
 )
@@ -81,12 +84,15 @@ KINGO_MULTIPLIERS = {"kingo": 3, "ittan-juuroku": 3, "arashi": 2, "shigoro": 2}
 
 
 def deck(house: Mapping[str, Any]) -> Counter:
+    if house.get("deck", "hanafuda") == "western":  # §4.1: Western A-10, no J/Q/K/jokers
+        return Counter({c.id: 1 for c in all_western_cards() if c.rank not in ("J", "Q", "K")})
     return Counter({c.id: 1 for c in all_cards() if c.month <= 10})
 
 
 def value_of(card_id: str) -> int:
-    """Otoroku counts the month, 1..10 (November and December are not in the deck)."""
-    return get_card(card_id).month
+    """Otoroku counts the month, 1..10 (November and December are not in the deck); A=1 .. 10 on
+    western cards."""
+    return rank_value(card_id) if is_western_card(card_id) else get_card(card_id).month
 
 
 @dataclass(frozen=True)
@@ -223,8 +229,9 @@ def _read_hands(round_: Mapping[str, Any], seats: list[str], chosen: list[str] |
                   else (BETTOR_MIN_CARDS, BETTOR_MAX_CARDS))
         if not isinstance(cards, list) or not lo <= len(cards) <= hi:
             raise RoundError(f"{who}'s hand must be a list of {lo} to {hi} card ids, not {cards!r}")
+        check = check_hanafuda_card if house["deck"] == "hanafuda" else check_western_card
         for card in cards:
-            placed.append((check_hanafuda_card(card, f"{who}'s hand"), f"{who}'s hand"))
+            placed.append((check(card, f"{who}'s hand"), f"{who}'s hand"))
         out[who] = cards
     check_deck_usage(placed, deck(house), NAME)
     return out
