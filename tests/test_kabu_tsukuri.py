@@ -159,6 +159,7 @@ BAD = [
     (with_(bet="10"), "field 'bet' must be a positive number"),
     (with_(carry=-1), "'carry' (the pot carried in) must be a positive number"),
     (with_(carry=False), "'carry' (the pot carried in) must be a positive number, not False"),
+    (with_(bets=[{"player": "ann", "on": "ann", "amount": 5}]), "takes the ante as 'bet'"),
     (with_(house={"ranking": "plain"}), "house option 'ranking' cannot be 'plain'"),
     (with_(house={"carry_over": True}), "unknown house option 'carry_over' for kabu-tsukuri"),
 ]

@@ -327,6 +327,7 @@ BAD = [
     (bad(lambda r: r["hands"].pop("dan")), "'hands' must give every player"),
     (bad(lambda r: r["hands"].__setitem__("eve", [])), "'hands' has a hand for 'eve', who is not in 'players'"),
     (bad(lambda r: r.pop("tricks")), "missing field 'tricks'"),
+    (bad(lambda r: r.__setitem__("bets", [{"player": "ann", "on": "x", "amount": 1}])), "it takes no 'bets'"),
     (bad(lambda r: r.pop("hands")), "missing field 'hands'"),
     (bad(lambda r: r.pop("players")), "missing field 'players'"),
     (bad(lambda r: r.__setitem__("house", {"trump": "H"})), "unknown house option 'trump' for kakeya-toranpu"),

@@ -107,6 +107,8 @@ def _hand_json(hand: KabuHand) -> dict:
 
 
 def settle(round_: Mapping[str, Any], house: Mapping[str, Any]) -> dict:
+    if round_.get("bets") not in (None, []):
+        raise RoundError("kabu-tsukuri takes the ante as 'bet' (every player antes it on each row), not 'bets'")
     rows = _read_rows(round_, house)
     ante = parse_amount(require(round_, "bet", (int, float), "a positive number"), "'bet' (the ante)")
     carry = round_.get("carry")

@@ -139,6 +139,8 @@ def trick_winner(cards: list[WesternCard], trump: str, rensho: str) -> int:
 
 def settle(round_: Mapping[str, Any], house: Mapping[str, Any]) -> dict:
     players = _players(round_)
+    if round_.get("bets") not in (None, []):
+        raise RoundError("kakeya-toranpu settles in stones between the pairs; it takes no 'bets'")
     trump = round_.get("trump", house["default_trump"])
     if trump not in SUITS:
         raise RoundError(f"field 'trump' must be one of S, H, D, C, not {trump!r}")
