@@ -10,8 +10,8 @@ PYTHON=${PYTHON:-python3}
 if ! command -v chromium >/dev/null 2>&1; then
     if [ "$(id -u)" = 0 ]; then SUDO=; elif command -v sudo >/dev/null 2>&1; then SUDO=sudo; else SUDO=none; fi
     if [ "$SUDO" != none ] && command -v apt-get >/dev/null 2>&1; then
-        $SUDO apt-get update -qq
-        DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq chromium >/dev/null
+        $SUDO apt-get -o DPkg::Lock::Timeout=600 update -qq
+        DEBIAN_FRONTEND=noninteractive $SUDO apt-get -o DPkg::Lock::Timeout=600 install -y -qq chromium >/dev/null
     else
         echo "note: chromium is not installed and cannot be installed here; the browser test will be skipped" >&2
     fi

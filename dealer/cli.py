@@ -1,0 +1,88 @@
+"""``hanadealer settle ROUND.json|-``: score and settle one round file and print the JSON result.
+
+Bad input (a missing or unreadable file, bad JSON, an unknown card, a wrong row, a bad bet, ...) ends
+with exit status 2 and one line on standard error naming the problem; never a traceback.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from typing import Any
+
+from dealer.cards import UnknownCardError
+from dealer.games import RoundError, settle_round
+
+EXIT_BAD_INPUT = 2
+EXIT_INTERNAL = 1
+
+
+class BadInput(Exception):
+    """Input that cannot be read as a round document."""
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    p = subparsers.add_parser(
+        "settle", help="score and settle one round file (JSON) and print the result",
+        description="Score and settle one round (a JSON round file, or - for standard input) and print "
+                    "the result as JSON: winner, scores, and net (who pays whom).")
+    p.add_argument("round", metavar="ROUND.json", help="the round file, or - to read standard input")
+    p.add_argument("--equalise", action="store_true",
+                   help="before the reveal: print only how much the dealer must add, and on which side, "
+                        "to make the bets equal (reads game, house and bets; cards may be absent)")
+    p.set_defaults(func=run_settle)
+
+
+def _reject_duplicates(pairs: list[tuple[str, Any]]) -> dict:
+    seen: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in seen:
+            raise BadInput(f"key {key!r} appears twice in one object")
+        seen[key] = value
+    return seen
+
+
+def _reject_constant(name: str):
+    raise BadInput(f"{name} is not a number a round may contain")
+
+
+def read_round(source: str) -> Any:
+    name = "standard input" if source == "-" else source
+    try:
+        text = sys.stdin.read() if source == "-" else open(source, encoding="utf-8").read()
+    except OSError as exc:
+        raise BadInput(f"cannot read {source}: {exc.strerror or exc}") from None
+    except UnicodeDecodeError:
+        raise BadInput(f"{name} is not UTF-8 text") from None
+    try:
+        return json.loads(text, object_pairs_hook=_reject_duplicates, parse_constant=_reject_constant)
+    except json.JSONDecodeError as exc:
+        raise BadInput(f"{name} is not valid JSON: {exc.msg} (line {exc.lineno}, column {exc.colno})") from None
+    except RecursionError:
+        raise BadInput(f"{name} is nested too deeply") from None
+
+
+def run_settle(args: argparse.Namespace) -> int:
+    try:
+        round_ = read_round(args.round)
+        if args.equalise:
+            from dealer.equalise import equalise_round
+            result = equalise_round(round_)
+        else:
+            result = settle_round(round_)
+    except (BadInput, RoundError, UnknownCardError) as exc:
+        return _fail(str(exc))
+    except ImportError as exc:  # a game whose module is not part of this build
+        return _fail(f"this game is not available: {exc}")
+    except Exception as exc:  # a defect, not bad input: still one line, and a different status
+        print(f"hanadealer settle: internal error ({type(exc).__name__}: {' '.join(str(exc).split())})",
+              file=sys.stderr)
+        return EXIT_INTERNAL
+    print(json.dumps(result, indent=2))
+    return 0
+
+
+def _fail(message: str) -> int:
+    # one line, whatever the message holds
+    print("hanadealer settle: " + " ".join(message.split()), file=sys.stderr)
+    return EXIT_BAD_INPUT

@@ -1,0 +1,75 @@
+"""The dealer's helper for equalising bets (Batta Maki family, Shoniban).
+
+In these games the two sides must carry equal stakes before the reveal: the dealer puts his own stake
+on the lighter side to make the totals exactly equal (RULES.md §3.1; §10 A5 for Atosaki and Shoniban).
+Given the players' bets, ``equalise`` says how much the dealer must add and on which side.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Iterable
+
+from dealer.games.common import Bet
+
+
+@dataclass(frozen=True)
+class Equalisation:
+    totals: dict[str, Fraction]   # side -> the players' total stake on it
+    lighter_side: str | None      # None when the totals are already equal
+    difference: Fraction          # heavier total minus lighter total
+    dealer_adds: Fraction         # what the dealer stakes (0 where the house does not let him top up)
+    dealer_side: str | None       # where the dealer's stake goes (None when he adds nothing)
+
+    @property
+    def equal(self) -> bool:
+        return self.difference == 0
+
+    def side_totals_after(self) -> dict[str, Fraction]:
+        """Each side's total once the dealer's stake is on the table."""
+        return {side: total + (self.dealer_adds if side == self.dealer_side else 0)
+                for side, total in self.totals.items()}
+
+
+def equalise(bets: Iterable[Bet], sides: tuple[str, str], *, dealer_tops_up: bool = True) -> Equalisation:
+    """How much the dealer must add, and on which of the two ``sides``, to make the stakes equal."""
+    totals = {side: Fraction(0) for side in sides}
+    for bet in bets:
+        if bet.on not in totals:
+            raise ValueError(f"bet on {bet.on!r} is not on one of {sides}")
+        totals[bet.on] += bet.amount
+    first, second = sides
+    difference = abs(totals[first] - totals[second])
+    lighter = None if difference == 0 else (first if totals[first] < totals[second] else second)
+    adds = difference if dealer_tops_up else Fraction(0)
+    return Equalisation(totals=totals, lighter_side=lighter, difference=difference,
+                        dealer_adds=adds, dealer_side=lighter if adds else None)
+
+
+def equalise_round(round_) -> dict:
+    """The equalisation for a round document before its cards are revealed: only ``game``, ``house``
+    and ``bets`` are read. For the games that make the sides equal (those with an ``equalise`` house
+    option: the Batta Maki family and Shoniban)."""
+    from dealer.games import RoundError, get_game, to_json_amount
+    from dealer.games.common import parse_bets
+
+    if not isinstance(round_, dict):
+        raise RoundError("a round must be a JSON object")
+    if "game" not in round_:
+        raise RoundError("missing field 'game'")
+    game = get_game(round_["game"])
+    house = game.resolve_house(round_.get("house"))
+    if "equalise" not in house or game.bet_targets is None:
+        raise RoundError(f"{game.name} does not equalise bets")
+    sides = tuple(game.bet_targets(round_))
+    eq = equalise(parse_bets(round_, sides), sides, dealer_tops_up=house["equalise"] == "dealer_tops_up")
+    if eq.equal:
+        message = "the bets are equal"
+    elif eq.dealer_adds:
+        message = f"the dealer adds {to_json_amount(eq.dealer_adds)} on {eq.dealer_side}"
+    else:
+        message = f"{eq.lighter_side} is short by {to_json_amount(eq.difference)}: the players must equalise"
+    return {"game": game.name, "totals": {s: to_json_amount(t) for s, t in eq.totals.items()},
+            "lighter_side": eq.lighter_side, "difference": to_json_amount(eq.difference),
+            "dealer_adds": to_json_amount(eq.dealer_adds), "dealer_side": eq.dealer_side,
+            "message": message}

@@ -1,0 +1,113 @@
+"""Bad round files for the row games: each is refused with one RoundError line naming the problem."""
+import pytest
+
+from dealer.games import RoundError, settle_round
+
+SAKI = ["pine-crane", "plum-warbler", "cherry-curtain"]
+ATO = ["maple-deer", "susuki-moon", "iris-bridge"]
+
+
+def batta(**changes):
+    r = {"game": "batta-maki", "rows": {"saki": list(SAKI), "ato": list(ATO)},
+         "bets": [{"player": "a", "on": "saki", "amount": 10}]}
+    for key, value in changes.items():
+        if value is None:
+            del r[key]
+        else:
+            r[key] = value
+    return r
+
+
+def bet(**b):
+    base = {"player": "a", "on": "saki", "amount": 10}
+    base.update(b)
+    return base
+
+
+def hankan(**changes):
+    r = {"game": "hankan", "rows": {"naka-e": list(SAKI), "oto-e": list(ATO)},
+         "bets": [{"player": "a", "on": "naka-e", "amount": 10}]}
+    r.update(changes)
+    return r
+
+
+BAD = [
+    # id, round, message (regex)
+    ("not an object", ["batta-maki"], "a round must be a JSON object"),
+    ("missing game", batta(game=None), "missing field 'game'"),
+    ("unknown game", batta(game="koi-koi"), "unknown game 'koi-koi'"),
+    ("missing rows", batta(rows=None), "missing field 'rows'"),
+    ("rows not an object", batta(rows=[SAKI, ATO]), "field 'rows' must be an object"),
+    ("missing row", batta(rows={"saki": SAKI}), "missing row 'ato'"),
+    ("unknown row", batta(rows={"saki": SAKI, "ato": ATO, "middle": []}), "unknown row 'middle' in 'rows'"),
+    ("row not a list", batta(rows={"saki": "pine-crane", "ato": ATO}), "row 'saki' must be a list of card ids"),
+    ("row too short", batta(rows={"saki": SAKI[:2], "ato": ATO}), "row 'saki' must have 3 cards, not 2"),
+    ("row too long", batta(rows={"saki": SAKI, "ato": ATO + ["pine-chaff-1"]}), "row 'ato' must have 3 cards, not 4"),
+    ("koikoi rows of 3", dict(batta(), game="koikoi-atosaki"), "row 'saki' must have 4 cards, not 3"),
+    ("unknown card", batta(rows={"saki": ["pine-cran"] + SAKI[1:], "ato": ATO}),
+     r"unknown card 'pine-cran' in row 'saki' \(card 1\) \(did you mean pine-crane"),
+    ("face-down card", batta(rows={"saki": SAKI, "ato": ["back"] + ATO[1:]}), r"row 'ato' \(card 1\) is face down \('back'\): every card must be revealed"),
+    ("card id not a string", batta(rows={"saki": SAKI, "ato": [12] + ATO[1:]}), "unknown card 12 in row 'ato'"),
+    ("card not in deck", dict(batta(), game="mutsu-wari", rows={"saki": SAKI, "ato": ["willow-rainman"] + ATO[1:]}),
+     "card 'willow-rainman' in row 'ato' .card 1. is not in the deck of mutsu-wari"),
+    ("card dealt twice", batta(rows={"saki": SAKI, "ato": ["pine-crane"] + ATO[1:]}),
+     r"card 'pine-crane' is dealt more than once \(again in row 'ato' \(card 1\)\)"),
+    ("missing bets", batta(bets=None), "missing field 'bets'"),
+    ("bets not a list", batta(bets={"a": 10}), "field 'bets' must be a list"),
+    ("bet not an object", batta(bets=[10]), "bet 1 must be an object"),
+    ("bet without amount", batta(bets=[{"player": "a", "on": "saki"}]), "bet 1 is missing field 'amount'"),
+    ("bet without player", batta(bets=[{"on": "saki", "amount": 1}]), "bet 1 is missing field 'player'"),
+    ("bet with empty player", batta(bets=[bet(player=" ")]), "bet 1: player must be a non-empty name"),
+    ("dealer as a player", batta(bets=[bet(player="dealer")]), "'dealer' is the bank"),
+    ("bet on a row that does not exist", batta(bets=[bet(), bet(player="b", on="middle")]),
+     "bet 2 is on 'middle', which does not exist in this game"),
+    ("bet on a Hankan row in Batta Maki", batta(bets=[bet(on="naka-e")]), "bet 1 is on 'naka-e'"),
+    ("bet on shi-e", hankan(bets=[bet(on="shi-e")]), "bet 1 is on 'shi-e', which is shown for reference only"),
+    ("zero bet", batta(bets=[bet(amount=0)]), "bet 1 amount must be a positive number, not 0"),
+    ("negative bet", batta(bets=[bet(amount=-5)]), "bet 1 amount must be a positive number, not -5"),
+    ("bet as a string", batta(bets=[bet(amount="10")]), "bet 1 amount must be a positive number, not '10'"),
+    ("bet as true", batta(bets=[bet(amount=True)]), "bet 1 amount must be a positive number, not True"),
+    ("bet as null", batta(bets=[bet(amount=None)]), "bet 1 amount must be a positive number, not None"),
+    ("bet infinite", batta(bets=[bet(amount=float("inf"))]), "bet 1 amount must be a positive number"),
+    ("player on both sides", batta(bets=[bet(), bet(on="ato")]),
+     "player 'a' bets on both 'saki' and 'ato'; a player may bet on one side only"),
+    ("house not an object", batta(house=["push"]), "'house' must be an object"),
+    ("unknown house option", batta(house={"tie": "push"}), "unknown house option 'tie' for batta-maki"),
+    ("bad deck_count", batta(house={"deck_count": 3}), "house option 'deck_count' cannot be 3"),
+    ("deck_count as a string", batta(house={"deck_count": "2"}), "house option 'deck_count' cannot be '2'"),
+    ("deck_count for atosaki", dict(batta(), game="atosaki", house={"deck_count": 2}),
+     "unknown house option 'deck_count' for atosaki"),
+    ("bad tie_rule", batta(house={"tie_rule": "coin"}), "house option 'tie_rule' cannot be 'coin'"),
+    ("bad fee_model", batta(house={"fee_model": "fixed"}), "house option 'fee_model' cannot be 'fixed'"),
+    ("buta_han in shoniban", dict(hankan(), game="shoniban", house={"fee_model": "buta_han"}),
+     "house option 'fee_model' cannot be 'buta_han'"),
+    ("fee_rate 1.5", batta(house={"fee_model": "percent", "fee_rate": 1.5}), "house option 'fee_rate' cannot be 1.5"),
+    ("fee_rate as text", batta(house={"fee_model": "percent", "fee_rate": "10%"}), "house option 'fee_rate' cannot be '10%'"),
+    ("fee_rate without percent", batta(house={"fee_rate": 0.05}), "'fee_rate' needs fee_model 'percent'"),
+    ("bad card_points_table", batta(house={"card_points_table": "tensho"}), "'card_points_table' cannot be 'tensho'"),
+    ("bad equalise", batta(house={"equalise": "never"}), "house option 'equalise' cannot be 'never'"),
+    ("above max_bet", batta(house={"max_bet": 5}), "player 'a' stakes 10 on 'saki', above the house's max_bet 5"),
+    ("max_bet counts a player's total", batta(bets=[bet(amount=6), bet(amount=6)], house={"max_bet": 10}),
+     "player 'a' stakes 12 on 'saki', above the house's max_bet 10"),
+    ("below min_bet", hankan(house={"min_bet": 20}), "player 'a' stakes 10 on 'naka-e', below the house's min_bet 20"),
+    ("min_bet above max_bet", batta(house={"min_bet": 20, "max_bet": 10}), "'min_bet' .20. is above 'max_bet' .10."),
+    ("max_bet not a number", batta(house={"max_bet": "lots"}), "house option 'max_bet' cannot be 'lots'"),
+    ("carry in hankan", hankan(carry=10), "field 'carry' does not apply here: hankan has no carried pot"),
+    ("redraws in shoniban", dict(hankan(), game="shoniban", redraws=[]), "field 'redraws' does not apply here"),
+    ("deck_exhausted without redraw", dict(batta(), deck_exhausted=True),
+     "field 'deck_exhausted' does not apply here: the tie rule is 'push', not 'redraw'"),
+    ("negative carry", dict(batta(), game="atosaki", carry=-5), "'carry' .the pot carried in. must be a positive number"),
+    ("carry as text", dict(batta(), game="atosaki", carry="5"), "'carry' .the pot carried in. must be a positive number"),
+]
+
+
+@pytest.mark.parametrize("round_, message", [c[1:] for c in BAD], ids=[c[0] for c in BAD])
+def test_bad_round_is_refused_with_one_line(round_, message):
+    with pytest.raises(RoundError, match=message) as info:
+        settle_round(round_)
+    assert "\n" not in str(info.value)
+
+
+def test_wager_limits_met():
+    r = settle_round(batta(bets=[bet(amount=6), bet(amount=4)], house={"min_bet": 10, "max_bet": 10}))
+    assert r["players"]["a"]["stake"] == 10

@@ -1,0 +1,151 @@
+"""``hanadealer settle``: prints the JSON result; bad input ends with status 2 and one line on stderr."""
+import io
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from hanadealer.cli import main
+
+ROOT = Path(__file__).resolve().parent.parent
+EXAMPLES = ROOT / "docs" / "examples"
+
+GOOD = {"game": "batta-maki",
+        "rows": {"saki": ["pine-crane", "plum-warbler", "cherry-curtain"],
+                 "ato": ["maple-deer", "susuki-moon", "iris-bridge"]},
+        "bets": [{"player": "ann", "on": "saki", "amount": 30}, {"player": "ben", "on": "ato", "amount": 10}]}
+
+
+def run(capsys, *argv, stdin=None, monkeypatch=None):
+    if stdin is not None:
+        monkeypatch.setattr(sys, "stdin", io.StringIO(stdin))
+    code = main(["settle", *argv])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_settles_a_file(tmp_path, capsys):
+    path = tmp_path / "round.json"
+    path.write_text(json.dumps(GOOD))
+    code, out, err = run(capsys, str(path))
+    assert code == 0 and err == ""
+    result = json.loads(out)
+    # saki 1+2+3 = 6, ato 10+8+5 = 23 -> 3: saki wins; the dealer topped up 20 on ato
+    assert result["winner"] == "saki" and result["net"] == {"ann": 30, "ben": -10, "dealer": -20}
+
+
+def test_settles_standard_input(capsys, monkeypatch):
+    code, out, _ = run(capsys, "-", stdin=json.dumps(GOOD), monkeypatch=monkeypatch)
+    assert code == 0 and json.loads(out)["winner"] == "saki"
+
+
+def test_equalise_only(capsys, monkeypatch):
+    before_reveal = {"game": "shoniban", "bets": [{"player": "ann", "on": "naka-e", "amount": 50},
+                                                  {"player": "ben", "on": "oto-e", "amount": 70}]}
+    code, out, _ = run(capsys, "--equalise", "-", stdin=json.dumps(before_reveal), monkeypatch=monkeypatch)
+    assert code == 0
+    assert json.loads(out) == {"game": "shoniban", "totals": {"naka-e": 50, "oto-e": 70}, "lighter_side": "naka-e",
+                               "difference": 20, "dealer_adds": 20, "dealer_side": "naka-e",
+                               "message": "the dealer adds 20 on naka-e"}
+
+
+@pytest.mark.parametrize("round_, message", [
+    ({"game": "atosaki", "house": {"equalise": "required"},
+      "bets": [{"player": "a", "on": "saki", "amount": 5}]},
+     "ato is short by 5: the players must equalise"),
+    ({"game": "batta-maki", "bets": [{"player": "a", "on": "saki", "amount": 5},
+                                     {"player": "b", "on": "ato", "amount": 5}]}, "the bets are equal"),
+])
+def test_equalise_messages(capsys, monkeypatch, round_, message):
+    code, out, _ = run(capsys, "--equalise", "-", stdin=json.dumps(round_), monkeypatch=monkeypatch)
+    assert code == 0 and json.loads(out)["message"] == message
+
+
+BAD = [
+    # id, stdin text, start of the one stderr line
+    ("not JSON", "{game: batta-maki}", "standard input is not valid JSON: Expecting property name"),
+    ("empty input", "", "standard input is not valid JSON"),
+    ("duplicate key", '{"game": "batta-maki", "game": "hankan"}', "key 'game' appears twice in one object"),
+    ("NaN", '{"game": "batta-maki", "carry": NaN}', "NaN is not a number a round may contain"),
+    ("missing field", json.dumps({"game": "hankan", "bets": []}), "missing field 'rows'"),
+    ("unknown card", json.dumps(dict(GOOD, rows={"saki": ["pine-crane", "plum-warbler", "sakura"],
+                                                 "ato": GOOD["rows"]["ato"]})),
+     "unknown card 'sakura' in row 'saki' (card 3)"),
+    ("bad bet", json.dumps(dict(GOOD, bets=[{"player": "a", "on": "ato", "amount": -1}])),
+     "bet 1 amount must be a positive number, not -1"),
+    ("equalise for a game without it", json.dumps({"game": "hankan", "bets": []}), "hankan does not equalise bets"),
+]
+
+
+@pytest.mark.parametrize("text, message", [c[1:] for c in BAD], ids=[c[0] for c in BAD])
+def test_bad_input_is_one_line_and_status_2(capsys, monkeypatch, text, message):
+    argv = ["--equalise", "-"] if "equalise" in message else ["-"]
+    code, out, err = run(capsys, *argv, stdin=text, monkeypatch=monkeypatch)
+    assert code == 2 and out == ""
+    assert err.startswith("hanadealer settle: " + message)
+    assert err.count("\n") == 1 and "Traceback" not in err
+
+
+def test_missing_file(capsys, tmp_path):
+    code, out, err = run(capsys, str(tmp_path / "nope.json"))
+    assert code == 2 and err == f"hanadealer settle: cannot read {tmp_path / 'nope.json'}: No such file or directory\n"
+
+
+def test_not_utf8(capsys, tmp_path):
+    path = tmp_path / "latin1.json"
+    path.write_bytes('{"game": "café"}'.encode("latin-1"))
+    code, _, err = run(capsys, str(path))
+    assert code == 2 and err == f"hanadealer settle: {path} is not UTF-8 text\n"
+
+
+def test_game_of_a_missing_module_is_a_clear_error(capsys, monkeypatch):
+    from dealer import games
+    monkeypatch.setitem(games._MODULES, "batta-maki", "dealer.games.no_such_module")
+    code, _, err = run(capsys, "-", stdin=json.dumps(GOOD), monkeypatch=monkeypatch)
+    assert code == 2 and err.startswith("hanadealer settle: this game is not available:")
+    assert err.count("\n") == 1
+
+
+def test_a_defect_is_one_line_too(capsys, monkeypatch):
+    import dealer.cli
+    monkeypatch.setattr(dealer.cli, "settle_round", lambda r: {}["boom"])
+    code, _, err = run(capsys, "-", stdin=json.dumps(GOOD), monkeypatch=monkeypatch)
+    assert code == 1 and err == "hanadealer settle: internal error (KeyError: 'boom')\n"
+
+
+ALL_EXAMPLES = sorted(p.stem for p in EXAMPLES.glob("*.json") if not p.name.endswith(".out.json"))
+
+
+@pytest.mark.parametrize("name", ALL_EXAMPLES)
+def test_settle_command_prints_every_documented_output(name, capsys):
+    code, out, err = run(capsys, str(EXAMPLES / f"{name}.json"))
+    assert code == 0, err
+    assert json.loads(out) == json.loads((EXAMPLES / f"{name}.out.json").read_text())
+
+
+@pytest.mark.parametrize("name", ["batta-maki", "hankan"])
+def test_console_command_on_the_readme_examples(name):
+    """The command as the README shows it, in a fresh process."""
+    done = subprocess.run([sys.executable, "-m", "hanadealer", "settle", f"docs/examples/{name}.json"],
+                          cwd=ROOT, capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout) == json.loads((EXAMPLES / f"{name}.out.json").read_text())
+
+
+def test_console_command_bad_input_has_no_traceback():
+    done = subprocess.run([sys.executable, "-m", "hanadealer", "settle", "-"], input='{"game": "mahjong"}',
+                          cwd=ROOT, capture_output=True, text=True, timeout=60)
+    assert done.returncode == 2 and done.stdout == ""
+    assert done.stderr.startswith("hanadealer settle: unknown game 'mahjong'") and done.stderr.count("\n") == 1
+
+
+def test_readme_shows_the_examples_as_they_settle():
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    section = readme[readme.index("## Settling a round: `hanadealer settle`"):]
+    for name in ("batta-maki.json", "hankan.json", "hankan.out.json"):
+        assert (EXAMPLES / name).read_text().strip() in section, name
+    out = json.loads((EXAMPLES / "batta-maki.out.json").read_text())
+    for key in ("winner", "scores", "equalise", "fee", "net", "carry_in", "carry"):
+        assert f'"{key}": {json.dumps(out[key])}' in section, key
