@@ -95,6 +95,7 @@ class CameraSource:
         if self.fixed_exposure:
             # V4L2 reads 0.25 as "manual" and 0.75 as "auto"; drivers that cannot do it ignore it.
             cap.set(cv2.CAP_PROP_AUTO_EXPOSURE, 0.25)
+            cap.set(cv2.CAP_PROP_AUTO_WB, 0)  # steady colours: the classifier reads colour
         self._cap = cap
 
     def read(self) -> np.ndarray:
