@@ -64,7 +64,7 @@ class CameraSource:
     """
 
     def __init__(self, index: int = 0, width: int = 1280, height: int = 720,
-                 fixed_exposure: bool = True, retry_s: float = 1.0,
+                 fixed_exposure: bool = True, retry_s: float = 1.0, settle_frames: int = 15,
                  capture_factory: Callable[[int], object] | None = None):
         if isinstance(index, bool) or not isinstance(index, int) or index < 0:
             raise CameraError(f"camera index must be a whole number >= 0, not {index!r}")
@@ -73,6 +73,7 @@ class CameraSource:
         self.height = height
         self.fixed_exposure = fixed_exposure
         self.retry_s = retry_s
+        self.settle_frames = settle_frames
         self._factory = capture_factory or cv2.VideoCapture
         self._cap = None
         self._last_try = -1e9
@@ -93,10 +94,22 @@ class CameraSource:
         cap.set(cv2.CAP_PROP_FRAME_HEIGHT, self.height)
         cap.set(cv2.CAP_PROP_BUFFERSIZE, 1)  # we want the newest frame, not a queue of old ones
         if self.fixed_exposure:
-            # V4L2 reads 0.25 as "manual" and 0.75 as "auto"; drivers that cannot do it ignore it.
-            cap.set(cv2.CAP_PROP_AUTO_EXPOSURE, 0.25)
-            cap.set(cv2.CAP_PROP_AUTO_WB, 0)  # steady colours: the classifier reads colour
+            self._fix_exposure(cap)
         self._cap = cap
+
+    def _fix_exposure(self, cap) -> None:
+        """Let the camera's automatic exposure find the table's light, then hold it there, so
+        the picture does not pump when a hand or a dark card enters. V4L2 reads 0.75 as automatic
+        and 0.25 as manual exposure; drivers that cannot do it ignore the request."""
+        cap.set(cv2.CAP_PROP_AUTO_EXPOSURE, 0.75)
+        for _ in range(self.settle_frames):
+            if not cap.read()[0]:
+                return  # read() will report the problem
+        exposure = cap.get(cv2.CAP_PROP_EXPOSURE)
+        cap.set(cv2.CAP_PROP_AUTO_EXPOSURE, 0.25)
+        if exposure and exposure > 0:
+            cap.set(cv2.CAP_PROP_EXPOSURE, exposure)
+        cap.set(cv2.CAP_PROP_AUTO_WB, 0)  # steady colours too: the classifier reads colour
 
     def read(self) -> np.ndarray:
         if self._cap is None:
