@@ -7,6 +7,7 @@ background thread and keeps only the newest frame, so a slow detector never fall
 """
 from __future__ import annotations
 
+import contextlib
 import logging
 import threading
 import time
@@ -214,6 +215,20 @@ class ImageFolderSource:
         pass
 
 
+@contextlib.contextmanager
+def _quiet_opencv():
+    logging_ = getattr(getattr(cv2, "utils", None), "logging", None)
+    if logging_ is None:
+        yield
+        return
+    previous = logging_.getLogLevel()
+    logging_.setLogLevel(logging_.LOG_LEVEL_ERROR)
+    try:
+        yield
+    finally:
+        logging_.setLogLevel(previous)
+
+
 def open_source(camera: int | None = None, video: str | Path | None = None,
                 images: str | Path | None = None, demo: bool = False,
                 game: str = "batta-maki", seed: int = 0) -> FrameSource:
@@ -232,7 +247,8 @@ def open_source(camera: int | None = None, video: str | Path | None = None,
     if demo:
         return DemoTable(game=game, seed=seed)
     try:
-        return CameraSource(0)
+        with _quiet_opencv():  # no camera is a normal case here: OpenCV need not warn about it
+            return CameraSource(0)
     except CameraError as exc:
         log.info("no camera (%s): using the demo table", exc)
         return DemoTable(game=game, seed=seed)
