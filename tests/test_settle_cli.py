@@ -149,3 +149,9 @@ def test_readme_shows_the_examples_as_they_settle():
     out = json.loads((EXAMPLES / "batta-maki.out.json").read_text())
     for key in ("winner", "scores", "equalise", "fee", "net", "carry_in", "carry"):
         assert f'"{key}": {json.dumps(out[key])}' in section, key
+
+
+def test_game_that_is_not_a_name_is_bad_input():
+    from dealer.games import RoundError, settle_round
+    with pytest.raises(RoundError, match="unknown game"):
+        settle_round({"game": ["otoroku"]})

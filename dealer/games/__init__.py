@@ -100,7 +100,7 @@ class Game:
 
 
 def get_game(name: object) -> Game:
-    if name not in _MODULES:
+    if not isinstance(name, str) or name not in _MODULES:
         raise RoundError(f"unknown game {name!r} (games: {', '.join(GAME_NAMES)})")
     module = importlib.import_module(_MODULES[name])
     games = getattr(module, "GAMES", None) or {module.GAME.name: module.GAME}
