@@ -23,7 +23,7 @@ import cv2
 import numpy as np
 
 from dealer.cards import all_cards, get_card
-from dealer.games import ZoneSpec
+from dealer.games import ZoneSpec, get_game
 from datasets.deck import render_card
 from vision.camera import _Pacer
 from vision.types import Detection
@@ -38,74 +38,29 @@ DEMO_PLAYERS = ("A", "B", "C")
 
 
 def demo_setup(game: str) -> dict:
-    """The round setup the demo plays: three players, in the shape each game's layout reads
-    (Otoroku's seats, Kabu-Tsukuri's rows per player, Echobo's bettors)."""
-    return {"game": game, "players": list(DEMO_PLAYERS), "seats": list(DEMO_PLAYERS),
-            "rows": {p: [[], [], []] for p in DEMO_PLAYERS},
-            "bets": [{"player": p, "on": None, "amount": 1} for p in DEMO_PLAYERS]}
-
-
-def _fallback_layout(game: str) -> list[ZoneSpec]:
-    """Layouts used until the game's own module provides one (same zone names as the round files)."""
-    if game in ("hankan", "shoniban"):
-        return [ZoneSpec("shi-e", 3, "Shi-e", "初絵", scored=False),
-                ZoneSpec("naka-e", 3, "Naka-e", "中絵"), ZoneSpec("oto-e", 3, "Oto-e", "乙絵")]
-    if game == "otoroku":
-        return [ZoneSpec(p, None, f"{p}'s hand", f"{p}の手札", group=p) for p in DEMO_PLAYERS] + [
-            ZoneSpec("dealer", None, "Dealer's hand", "親の手札", group="dealer")]
-    if game == "kabu-tsukuri":
-        return [ZoneSpec(f"{p}/{r}", 3, f"{p}: row {r}", f"{p}の{r}列目", group=p)
-                for p in DEMO_PLAYERS for r in (1, 2, 3)]
-    if game == "echobo":
-        return [ZoneSpec("dealer", 1, "Dealer's card", "親の札")] + [
-            ZoneSpec(p, None, f"{p}: cards bet on", f"{p}の張り札", group=p) for p in DEMO_PLAYERS]
-    size = 4 if game == "koikoi-atosaki" else 3
-    return [ZoneSpec("saki", size, "Saki", "先"), ZoneSpec("ato", size, "Ato", "後")]
+    """The round setup the demo plays: three players (four for Kakeya Toranpu), in the shape each
+    game's layout reads (Otoroku's seats, Kabu-Tsukuri's rows per player, Echobo's bettors)."""
+    players = list(DEMO_PLAYERS) + (["D"] if game == "kakeya-toranpu" else [])
+    return {"game": game, "players": players, "seats": players,
+            "rows": {p: [[], [], []] for p in players},
+            "bets": [{"player": p, "on": None, "amount": 1} for p in players]}
 
 
 def demo_layout(game: str) -> list[ZoneSpec]:
-    """The game's layout from the rule engine, or a stand-in while that game is not available."""
-    from dealer.games import RoundError, get_game
-    try:
-        spec = get_game(game)
-    except RoundError:
-        raise
-    except ImportError:
-        return _fallback_layout(game)
-    try:
-        layout = list(spec.layout(demo_setup(game)))
-    except Exception:  # a layout that needs another setup shape: the stand-in still shows the game
-        return _fallback_layout(game)
-    return layout or _fallback_layout(game)
+    """The game's layout (from the rule engine) for the demo's players; RoundError for an unknown game."""
+    return list(get_game(game).layout(demo_setup(game)))
 
 
 def _card_kind(game: str) -> str:
     """'hanafuda' or 'western'; an unknown game name raises the rule engine's RoundError."""
-    from dealer.games import get_game
-    try:
-        return get_game(game).card_kind
-    except ImportError:  # the game's module is not available yet: known by name
-        return "western" if game == "kakeya-toranpu" else "hanafuda"
+    return get_game(game).card_kind
 
 
 def demo_deck_ids(game: str) -> list[str]:
-    """The card ids of the game's deck (each once), from the rule engine when it is available."""
-    from dealer.games import get_game
-    try:
-        counts = get_game(game).deck({})
-        ids = [c for c, n in counts.items() if n > 0]
-        if ids:
-            return sorted(ids, key=lambda c: [x.id for x in all_cards()].index(c))
-    except Exception:
-        pass
-    cards = all_cards()
-    if game in ("otoroku", "mutsu-wari"):
-        cards = [c for c in cards if c.month <= 10]
-    elif game in ("hankan", "shoniban"):
-        cards = [c for c in cards if c.in_nagoya_deck]
-    elif game == "echobo":
-        cards = [c for c in cards if c.month <= 6]
-    return [c.id for c in cards]
+    """The card ids of the game's deck at its default house rules, each once, in deck order."""
+    spec = get_game(game)
+    counts = spec.deck(spec.resolve_house({}))
+    return [c.id for c in all_cards() if counts.get(c.id, 0) > 0]
 
 
 # --- card images -------------------------------------------------------------------------------
