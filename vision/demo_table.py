@@ -15,6 +15,7 @@ misses and misreadings, so the whole live pipeline runs without a model.
 from __future__ import annotations
 
 import math
+import threading
 import weakref
 from collections import deque
 from dataclasses import dataclass
@@ -130,6 +131,7 @@ class DemoTable:
         self.rounds_completed = 0
         self._truth: list[dict] = []
         self._recent: deque = deque(maxlen=32)  # (weakref to frame, truth) for DemoTruthDetector
+        self._recent_lock = threading.Lock()
         self.hands = hands
         self._hand: np.ndarray | None = None
         self._hand_at: dict[int, tuple[float, float, float]] = {}  # frame -> table x, y, card height
@@ -390,7 +392,8 @@ class DemoTable:
              "face_up": p.face_up, "zone": p.slot.zone, "position": p.slot.position,
              "visible": self._visible(p)}
             for p in self._on_table]
-        self._recent.append((weakref.ref(frame), self._truth))
+        with self._recent_lock:  # truth_for runs in the detector's thread
+            self._recent.append((weakref.ref(frame), self._truth))
         return frame
 
     def _visible(self, placed: _Placed) -> float:
@@ -408,7 +411,9 @@ class DemoTable:
 
     def truth_for(self, frame: np.ndarray) -> list[dict] | None:
         """The ground truth of one of the recent frames this table returned, or None."""
-        for ref, truth in reversed(self._recent):
+        with self._recent_lock:
+            recent = list(self._recent)
+        for ref, truth in reversed(recent):
             if ref() is frame:
                 return [dict(t) for t in truth]
         return None
