@@ -29,7 +29,11 @@ class FakeCapture:
 
     def set(self, prop, value):
         self.props[prop] = value
+        self.device.log.append((prop, value))
         return True
+
+    def get(self, prop):
+        return 42.0 if prop == cv2.CAP_PROP_EXPOSURE else 0.0
 
     def read(self):
         if not (self.open and self.device.plugged):
@@ -47,6 +51,7 @@ class FakeDevice:
         self.opens = 0
         self.frames = 0
         self.last = None
+        self.log = []
 
     def factory(self, index):
         self.last = FakeCapture(self)
@@ -59,7 +64,11 @@ def test_camera_asks_for_mjpg_720p_and_fixed_exposure():
     props = device.last.props
     assert props[cv2.CAP_PROP_FOURCC] == cv2.VideoWriter_fourcc(*"MJPG")
     assert props[cv2.CAP_PROP_FRAME_WIDTH] == 1280 and props[cv2.CAP_PROP_FRAME_HEIGHT] == 720
-    assert cv2.CAP_PROP_AUTO_EXPOSURE in props
+    # automatic exposure first (to find the light), then held at the value it found
+    exposure_log = [(p, v) for p, v in device.log if p in (cv2.CAP_PROP_AUTO_EXPOSURE, cv2.CAP_PROP_EXPOSURE)]
+    assert exposure_log == [(cv2.CAP_PROP_AUTO_EXPOSURE, 0.75), (cv2.CAP_PROP_AUTO_EXPOSURE, 0.25),
+                            (cv2.CAP_PROP_EXPOSURE, 42.0)]
+    assert device.frames == 15   # frames read while the exposure settled
 
 
 def test_camera_unplugged_raises_then_reconnects_by_itself():

@@ -119,3 +119,21 @@ def test_unknown_game_is_a_clear_error():
 def test_bad_fps_is_refused():
     with pytest.raises(ValueError, match="fps"):
         DemoTable(fps=0)
+
+
+def test_dealers_hand_hides_cards_and_the_truth_detector_does_not_see_them():
+    table = DemoTable(size=SMALL, realtime=False)
+    detector = DemoTruthDetector(table)
+    hidden_seen = False
+    for _ in range(80):
+        frame = table.read()
+        truth = table.ground_truth()
+        assert all(0.0 <= t["visible"] <= 1.0 for t in truth)
+        seen = detector.detect(frame)
+        assert len(seen) == sum(1 for t in truth if t["visible"] >= 0.5)
+        hidden_seen = hidden_seen or any(t["visible"] < 0.5 for t in truth)
+    assert hidden_seen
+    quiet = DemoTable(size=SMALL, realtime=False, hands=False)
+    for _ in range(80):
+        quiet.read()
+        assert all(t["visible"] == 1.0 for t in quiet.ground_truth())

@@ -209,7 +209,7 @@ def test_wait_for_change_times_out_without_change_and_wakes_on_change():
 
 
 def test_demo_table_through_the_live_pipeline():
-    table = DemoTable(size=(640, 360), fps=200)
+    table = DemoTable(size=(640, 360), fps=100, hands=False)
     with LiveTable(table, DemoTruthDetector(table), table.layout) as live:
         snap = wait_for(live, lambda s: sum(len(z["cards"]) for z in s["zones"]) >= 2, timeout=20)
     cards = [c for z in snap["zones"] for c in z["cards"]]

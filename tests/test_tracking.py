@@ -147,3 +147,27 @@ def test_shown_exactly_when_hysteresis_says_so(seen):
             if misses >= 3:
                 on_table = False
         assert faces(cards) == (["pine-crane"] if on_table else []), (seen, cards)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.sampled_from([None, "pine-poetry", "pine-chaff", "back"]), min_size=10, max_size=40)
+       .map(lambda glitches: glitches))
+def test_isolated_misreadings_never_change_the_face_shown(noise):
+    """A card read rightly except for isolated frames (never two wrong in a row) is always shown
+    with its right face once it has entered: isolated glitches never flicker the page."""
+    tracker = CardTracker(enter_frames=3, leave_frames=3, vote_window=5)
+    readings = ["pine-crane"] * 3
+    for i, wrong in enumerate(noise):
+        readings.append(wrong if wrong and i % 2 == 1 else "pine-crane")
+    for reading in readings:
+        cards = tracker.update([det(reading)] if reading != "back" else [det("back")])
+        assert [c.face for c in cards] in ([], ["pine-crane"])
+    assert faces(cards) == ["pine-crane"]
+
+
+def test_a_card_swapped_in_place_changes_face_after_a_clear_lead():
+    tracker = CardTracker(enter_frames=3, leave_frames=3, vote_window=5, switch_margin=2)
+    for _ in range(6):
+        tracker.update([det("pine-crane")])
+    shown = [tracker.update([det("plum-ribbon")])[0].face for _ in range(5)]
+    assert shown == ["pine-crane"] * 3 + ["plum-ribbon"] * 2

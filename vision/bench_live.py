@@ -3,7 +3,8 @@
     python -m vision.bench_live [--game batta-maki] [--frames 600] [--miss-rate 0.05] [--misread-rate 0.05]
 
 Figures: the demo table's rendering speed (frames/s on one core, 1280x720), the cost per frame of
-tracker + zone assignment, and how many frames it takes a card placed or revealed on the table to
+tracker + zone assignment, and how many frames it takes a card placed or revealed on the table (the first frame in which it is at least half uncovered by the
+dealer's hand) to
 appear, rightly read, in the LiveTable snapshot (with the demo's own truth as the detector, so the
 model's time is not in it), plus how often the snapshot showed a card as sure with a face that
 card never had (the tracker's errors; with --misread-rate the detector errs on purpose).
@@ -69,8 +70,11 @@ def run(game: str = "batta-maki", frames: int = 600, seed: int = 0, miss_rate: f
         for t in truth:
             key = (table.round_index, t["zone"], t["position"])
             faces_had.setdefault(key, set()).add(t["face"])
-            if key not in appeared or appeared[key][1] != t["face"]:
+            # a card "appears" in the first frame that shows its face at least half uncovered
+            if (key not in appeared or appeared[key][1] != t["face"]) and t["visible"] >= 0.5:
                 appeared[key] = (i, t["face"])
+            if key not in appeared:
+                continue
             card = _nearest(shown, t["quad"])
             if card is None:
                 continue

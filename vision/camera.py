@@ -7,6 +7,7 @@ background thread and keeps only the newest frame, so a slow detector never fall
 """
 from __future__ import annotations
 
+import contextlib
 import logging
 import threading
 import time
@@ -64,7 +65,7 @@ class CameraSource:
     """
 
     def __init__(self, index: int = 0, width: int = 1280, height: int = 720,
-                 fixed_exposure: bool = True, retry_s: float = 1.0,
+                 fixed_exposure: bool = True, retry_s: float = 1.0, settle_frames: int = 15,
                  capture_factory: Callable[[int], object] | None = None):
         if isinstance(index, bool) or not isinstance(index, int) or index < 0:
             raise CameraError(f"camera index must be a whole number >= 0, not {index!r}")
@@ -73,6 +74,7 @@ class CameraSource:
         self.height = height
         self.fixed_exposure = fixed_exposure
         self.retry_s = retry_s
+        self.settle_frames = settle_frames
         self._factory = capture_factory or cv2.VideoCapture
         self._cap = None
         self._last_try = -1e9
@@ -93,9 +95,22 @@ class CameraSource:
         cap.set(cv2.CAP_PROP_FRAME_HEIGHT, self.height)
         cap.set(cv2.CAP_PROP_BUFFERSIZE, 1)  # we want the newest frame, not a queue of old ones
         if self.fixed_exposure:
-            # V4L2 reads 0.25 as "manual" and 0.75 as "auto"; drivers that cannot do it ignore it.
-            cap.set(cv2.CAP_PROP_AUTO_EXPOSURE, 0.25)
+            self._fix_exposure(cap)
         self._cap = cap
+
+    def _fix_exposure(self, cap) -> None:
+        """Let the camera's automatic exposure find the table's light, then hold it there, so
+        the picture does not pump when a hand or a dark card enters. V4L2 reads 0.75 as automatic
+        and 0.25 as manual exposure; drivers that cannot do it ignore the request."""
+        cap.set(cv2.CAP_PROP_AUTO_EXPOSURE, 0.75)
+        for _ in range(self.settle_frames):
+            if not cap.read()[0]:
+                return  # read() will report the problem
+        exposure = cap.get(cv2.CAP_PROP_EXPOSURE)
+        cap.set(cv2.CAP_PROP_AUTO_EXPOSURE, 0.25)
+        if exposure and exposure > 0:
+            cap.set(cv2.CAP_PROP_EXPOSURE, exposure)
+        cap.set(cv2.CAP_PROP_AUTO_WB, 0)  # steady colours too: the classifier reads colour
 
     def read(self) -> np.ndarray:
         if self._cap is None:
@@ -200,6 +215,20 @@ class ImageFolderSource:
         pass
 
 
+@contextlib.contextmanager
+def _quiet_opencv():
+    logging_ = getattr(getattr(cv2, "utils", None), "logging", None)
+    if logging_ is None:
+        yield
+        return
+    previous = logging_.getLogLevel()
+    logging_.setLogLevel(logging_.LOG_LEVEL_ERROR)
+    try:
+        yield
+    finally:
+        logging_.setLogLevel(previous)
+
+
 def open_source(camera: int | None = None, video: str | Path | None = None,
                 images: str | Path | None = None, demo: bool = False,
                 game: str = "batta-maki", seed: int = 0) -> FrameSource:
@@ -218,7 +247,8 @@ def open_source(camera: int | None = None, video: str | Path | None = None,
     if demo:
         return DemoTable(game=game, seed=seed)
     try:
-        return CameraSource(0)
+        with _quiet_opencv():  # no camera is a normal case here: OpenCV need not warn about it
+            return CameraSource(0)
     except CameraError as exc:
         log.info("no camera (%s): using the demo table", exc)
         return DemoTable(game=game, seed=seed)

@@ -7,6 +7,7 @@ project's own demo deck; the table has mild perspective, uneven light and sensor
 is cheap (cached background, each placed card warped once and then only pasted), so 10 frames/s
 need a fraction of one core.
 
+The dealer's hand comes in from the far edge to place, turn and pick up each card.
 ``ground_truth()`` tells what is really on the table in the frame ``read`` returned last (for
 tests and the latency benchmark); ``DemoTruthDetector`` turns that into detections, optionally with
 misses and misreadings, so the whole live pipeline runs without a model.
@@ -14,6 +15,7 @@ misses and misreadings, so the whole live pipeline runs without a model.
 from __future__ import annotations
 
 import math
+import threading
 import weakref
 from collections import deque
 from dataclasses import dataclass
@@ -22,7 +24,7 @@ import cv2
 import numpy as np
 
 from dealer.cards import all_cards, get_card
-from dealer.games import ZoneSpec
+from dealer.games import ZoneSpec, get_game
 from datasets.deck import render_card
 from vision.camera import _Pacer
 from vision.types import Detection
@@ -37,74 +39,29 @@ DEMO_PLAYERS = ("A", "B", "C")
 
 
 def demo_setup(game: str) -> dict:
-    """The round setup the demo plays: three players, in the shape each game's layout reads
-    (Otoroku's seats, Kabu-Tsukuri's rows per player, Echobo's bettors)."""
-    return {"game": game, "players": list(DEMO_PLAYERS), "seats": list(DEMO_PLAYERS),
-            "rows": {p: [[], [], []] for p in DEMO_PLAYERS},
-            "bets": [{"player": p, "on": None, "amount": 1} for p in DEMO_PLAYERS]}
-
-
-def _fallback_layout(game: str) -> list[ZoneSpec]:
-    """Layouts used until the game's own module provides one (same zone names as the round files)."""
-    if game in ("hankan", "shoniban"):
-        return [ZoneSpec("shi-e", 3, "Shi-e", "初絵", scored=False),
-                ZoneSpec("naka-e", 3, "Naka-e", "中絵"), ZoneSpec("oto-e", 3, "Oto-e", "乙絵")]
-    if game == "otoroku":
-        return [ZoneSpec(p, None, f"{p}'s hand", f"{p}の手札", group=p) for p in DEMO_PLAYERS] + [
-            ZoneSpec("dealer", None, "Dealer's hand", "親の手札", group="dealer")]
-    if game == "kabu-tsukuri":
-        return [ZoneSpec(f"{p}/{r}", 3, f"{p}: row {r}", f"{p}の{r}列目", group=p)
-                for p in DEMO_PLAYERS for r in (1, 2, 3)]
-    if game == "echobo":
-        return [ZoneSpec("dealer", 1, "Dealer's card", "親の札")] + [
-            ZoneSpec(p, None, f"{p}: cards bet on", f"{p}の張り札", group=p) for p in DEMO_PLAYERS]
-    size = 4 if game == "koikoi-atosaki" else 3
-    return [ZoneSpec("saki", size, "Saki", "先"), ZoneSpec("ato", size, "Ato", "後")]
+    """The round setup the demo plays: three players (four for Kakeya Toranpu), in the shape each
+    game's layout reads (Otoroku's seats, Kabu-Tsukuri's rows per player, Echobo's bettors)."""
+    players = list(DEMO_PLAYERS) + (["D"] if game == "kakeya-toranpu" else [])
+    return {"game": game, "players": players, "seats": players,
+            "rows": {p: [[], [], []] for p in players},
+            "bets": [{"player": p, "on": None, "amount": 1} for p in players]}
 
 
 def demo_layout(game: str) -> list[ZoneSpec]:
-    """The game's layout from the rule engine, or a stand-in while that game is not available."""
-    from dealer.games import RoundError, get_game
-    try:
-        spec = get_game(game)
-    except RoundError:
-        raise
-    except ImportError:
-        return _fallback_layout(game)
-    try:
-        layout = list(spec.layout(demo_setup(game)))
-    except Exception:  # a layout that needs another setup shape: the stand-in still shows the game
-        return _fallback_layout(game)
-    return layout or _fallback_layout(game)
+    """The game's layout (from the rule engine) for the demo's players; RoundError for an unknown game."""
+    return list(get_game(game).layout(demo_setup(game)))
 
 
 def _card_kind(game: str) -> str:
     """'hanafuda' or 'western'; an unknown game name raises the rule engine's RoundError."""
-    from dealer.games import get_game
-    try:
-        return get_game(game).card_kind
-    except ImportError:  # the game's module is not available yet: known by name
-        return "western" if game == "kakeya-toranpu" else "hanafuda"
+    return get_game(game).card_kind
 
 
 def demo_deck_ids(game: str) -> list[str]:
-    """The card ids of the game's deck (each once), from the rule engine when it is available."""
-    from dealer.games import get_game
-    try:
-        counts = get_game(game).deck({})
-        ids = [c for c, n in counts.items() if n > 0]
-        if ids:
-            return sorted(ids, key=lambda c: [x.id for x in all_cards()].index(c))
-    except Exception:
-        pass
-    cards = all_cards()
-    if game in ("otoroku", "mutsu-wari"):
-        cards = [c for c in cards if c.month <= 10]
-    elif game in ("hankan", "shoniban"):
-        cards = [c for c in cards if c.in_nagoya_deck]
-    elif game == "echobo":
-        cards = [c for c in cards if c.month <= 6]
-    return [c.id for c in cards]
+    """The card ids of the game's deck at its default house rules, each once, in deck order."""
+    spec = get_game(game)
+    counts = spec.deck(spec.resolve_house({}))
+    return [c.id for c in all_cards() if counts.get(c.id, 0) > 0]
 
 
 # --- card images -------------------------------------------------------------------------------
@@ -140,12 +97,13 @@ class DemoTable:
 
     ``read()`` advances the table by one frame (1/fps s of table time) and, when ``realtime`` is on,
     waits so frames come at ``fps`` per second. ``ground_truth()`` lists the cards of the frame
-    last read: ``{"card", "face", "quad", "face_up", "zone", "position"}`` per card.
+    last read: ``{"card", "face", "quad", "face_up", "zone", "position", "visible"}`` per card
+    (``visible``: the fraction not hidden by the dealer's hand). ``hands=False`` leaves the hand out.
     """
 
     def __init__(self, game: str = "batta-maki", seed: int = 0, fps: float = 10.0,
                  size: tuple[int, int] = (1280, 720), realtime: bool = True,
-                 layout: list[ZoneSpec] | None = None):
+                 layout: list[ZoneSpec] | None = None, hands: bool = True):
         if fps <= 0:
             raise ValueError(f"fps must be positive, not {fps!r}")
         if _card_kind(game) != "hanafuda":
@@ -173,6 +131,10 @@ class DemoTable:
         self.rounds_completed = 0
         self._truth: list[dict] = []
         self._recent: deque = deque(maxlen=32)  # (weakref to frame, truth) for DemoTruthDetector
+        self._recent_lock = threading.Lock()
+        self.hands = hands
+        self._hand: np.ndarray | None = None
+        self._hand_at: dict[int, tuple[float, float, float]] = {}  # frame -> table x, y, card height
 
     # -- geometry --------------------------------------------------------------------------------
     def _table_to_image(self) -> np.ndarray:
@@ -264,6 +226,7 @@ class DemoTable:
         events = []
         for slot, card, open_on_deal in dealt:
             events.append((t, "place", (slot, card, open_on_deal)))
+            self._plan_hand(slot, t)
             t += max(1, round(0.4 * f))
         t += round(1.5 * f)  # bets are taken
         rank_in_group = {z.name: i for i, z in enumerate(z2 for z2 in self.layout)}
@@ -276,15 +239,27 @@ class DemoTable:
         for i in order:
             if not dealt[i][2]:
                 events.append((t, "reveal", (dealt[i][0].zone, dealt[i][0].position)))
+                self._plan_hand(dealt[i][0], t)
                 t += max(1, round(0.8 * f))
         t += round(4.0 * f)  # everyone reads the result
         for slot, _, _ in dealt:
             events.append((t, "remove", (slot.zone, slot.position)))
+            self._plan_hand(slot, t, leave_only=True)
             t += max(1, round(0.15 * f))
         t += round(1.0 * f)
         events.append((t, "round-end", None))
         self._events.extend(events)
         self.round_index += 1
+
+    def _plan_hand(self, slot: _Slot, t: int, leave_only: bool = False) -> None:
+        """The dealer's hand comes from the far edge to the slot for frame ``t`` and goes back."""
+        if not self.hands:
+            return
+        k = max(1, round(0.15 * self.fps))
+        for frame in range(t - (0 if leave_only else k), t + k + 1):
+            away = abs(frame - t) / (k + 1)  # 0 at the card, towards 1 at the far edge
+            cx, cy = slot.centre
+            self._hand_at[frame] = (cx, cy - slot.height * (0.25 + 1.6 * away), slot.height)
 
     def _apply(self, action: str, item) -> None:
         if action == "place":
@@ -318,7 +293,7 @@ class DemoTable:
     # -- rendering -------------------------------------------------------------------------------
     def _patch(self, placed: _Placed):
         """The card composed once onto its piece of the (static) table, with a soft shadow:
-        (x, y, image, mask) to paste on every frame while the card lies still."""
+        (x, y, image, mask, card mask) to paste on every frame while the card lies still."""
         if placed.patch:
             return placed.patch
         quad = np.float32(placed.quad)
@@ -345,15 +320,52 @@ class DemoTable:
         a = (alpha.astype(np.float32) / 255.0)[..., None]
         composed = np.clip(card * a + table * (1.0 - a), 0, 255).astype(np.uint8)
         mask = ((alpha > 0) | (shade > 8))[..., None]
-        placed.patch = (x0, y0, composed, mask)
+        placed.patch = (x0, y0, composed, mask, alpha > 127)
         return placed.patch
+
+    def _hand_mask(self) -> np.ndarray | None:
+        """Where the dealer's hand and arm are in this frame (uint8 mask), or None."""
+        hand = self._hand_at.pop(self.frame_index, None)
+        if hand is None:
+            return None
+        hx, hy, ch = hand
+        (px, py), = self._project(np.float32([[hx, hy]]))
+        (ex, ey), = self._project(np.float32([[hx + 0.25 * ch, -ch]]))
+        cw = ch * CARD_ASPECT
+        mask = np.zeros((self.height, self.width), np.uint8)
+        arm = np.int32([[px - 0.45 * cw, py], [px + 0.45 * cw, py], [ex + 0.6 * cw, ey], [ex - 0.6 * cw, ey]])
+        cv2.fillConvexPoly(mask, arm, 255, cv2.LINE_AA)
+        cv2.ellipse(mask, (int(px), int(py)), (int(0.55 * cw), int(0.32 * ch)), 0, 0, 360, 255, -1, cv2.LINE_AA)
+        for k in range(4):  # fingers reaching towards the card
+            fx = int(px - 0.36 * cw + k * 0.24 * cw)
+            cv2.line(mask, (fx, int(py)), (fx, int(py + 0.38 * ch)), 255, max(2, int(0.13 * cw)), cv2.LINE_AA)
+        return mask
 
     def _render(self) -> np.ndarray:
         frame = self._background.copy()
         for placed in self._on_table:
-            x0, y0, composed, mask = self._patch(placed)
+            x0, y0, composed, mask, _ = self._patch(placed)
             h, w = mask.shape[:2]
             np.copyto(frame[y0:y0 + h, x0:x0 + w], composed, where=mask)
+        self._hand = self._hand_mask()
+        if self._hand is not None:
+            # skin, a little darker towards the edges; the hand casts a soft shadow on the table.
+            # Blurs are done at a quarter of the size: the hand is large and must stay cheap.
+            ys, xs = np.nonzero(self._hand[::4, ::4])
+            y0, y1 = max(0, 4 * ys.min() - 24), min(self.height, 4 * ys.max() + 28)
+            x0, x1 = max(0, 4 * xs.min() - 24), min(self.width, 4 * xs.max() + 28)
+            m = self._hand[y0:y1, x0:x1]
+            small = cv2.resize(m, ((x1 - x0) // 4, (y1 - y0) // 4), interpolation=cv2.INTER_AREA)
+            shade = cv2.resize(cv2.GaussianBlur(small, (0, 0), 2.5), (x1 - x0, y1 - y0))
+            edge = cv2.resize(cv2.GaussianBlur(small, (0, 0), 1.0), (x1 - x0, y1 - y0))
+            roi = frame[y0:y1, x0:x1]
+            dark = cv2.LUT(shade, (255 - 0.35 * np.arange(256)).astype(np.uint8))
+            roi[:] = cv2.multiply(roi, cv2.merge([dark] * 3), scale=1 / 255.0)
+            skin = np.empty_like(roi)
+            skin[:] = (118, 148, 196)
+            skin = cv2.multiply(skin, cv2.merge([cv2.LUT(edge, (204 + 0.2 * np.arange(256)).astype(np.uint8))] * 3),
+                                scale=1 / 255.0)
+            np.copyto(roi, skin, where=(m > 127)[..., None])
         # flickering light and sensor noise, cheap: a lookup table and a precomputed noise frame
         gain = 1.0 + 0.03 * math.sin(self.frame_index * 0.7) + float(self._rng.normal(0, 0.01))
         lut = np.clip(np.arange(256, dtype=np.float32) * gain, 0, 255).astype(np.uint8)
@@ -377,10 +389,21 @@ class DemoTable:
             {"card": p.card if p.face_up else None,
              "face": get_card(p.card).face if p.face_up else "back",
              "quad": [[round(x, 2), round(y, 2)] for x, y in p.quad],
-             "face_up": p.face_up, "zone": p.slot.zone, "position": p.slot.position}
+             "face_up": p.face_up, "zone": p.slot.zone, "position": p.slot.position,
+             "visible": self._visible(p)}
             for p in self._on_table]
-        self._recent.append((weakref.ref(frame), self._truth))
+        with self._recent_lock:  # truth_for runs in the detector's thread
+            self._recent.append((weakref.ref(frame), self._truth))
         return frame
+
+    def _visible(self, placed: _Placed) -> float:
+        """The fraction of the card not hidden by the dealer's hand."""
+        if self._hand is None:
+            return 1.0
+        x0, y0, _, _, card = self._patch(placed)
+        h, w = card.shape
+        hidden = np.count_nonzero(card & (self._hand[y0:y0 + h, x0:x0 + w] > 127))
+        return round(1.0 - hidden / max(1, np.count_nonzero(card)), 3)
 
     def ground_truth(self) -> list[dict]:
         """What is on the table in the frame ``read`` returned last (a copy)."""
@@ -388,7 +411,9 @@ class DemoTable:
 
     def truth_for(self, frame: np.ndarray) -> list[dict] | None:
         """The ground truth of one of the recent frames this table returned, or None."""
-        for ref, truth in reversed(self._recent):
+        with self._recent_lock:
+            recent = list(self._recent)
+        for ref, truth in reversed(recent):
             if ref() is frame:
                 return [dict(t) for t in truth]
         return None
@@ -398,7 +423,8 @@ class DemoTable:
 
 
 class DemoTruthDetector:
-    """A detector for the demo table that reports what is truly there (``Detector`` protocol).
+    """A detector for the demo table that reports what is truly there (``Detector`` protocol);
+    a card more than half hidden by the dealer's hand is not seen.
 
     ``miss_rate`` drops a card from a frame and ``misread_rate`` reports a wrong face, both at
     random (seeded), to show the tracker's stability on the page; both are 0 by default.
@@ -419,6 +445,8 @@ class DemoTruthDetector:
             return []
         out = []
         for t in truth:
+            if t.get("visible", 1.0) < 0.5:  # mostly under the dealer's hand: not readable
+                continue
             if self.miss_rate and self._rng.random() < self.miss_rate:
                 continue
             face, card, conf = t["face"], t["card"], self.confidence

@@ -3,9 +3,10 @@
 A card enters only after it has been matched in ``enter_frames`` consecutive frames and leaves only
 after ``leave_frames`` consecutive misses (hysteresis, as in norfair's hit counters), so a one-frame
 glitch neither adds nor removes a card. Its face is a vote over the last ``vote_window`` frames that
-saw it; the face shown changes only when another face has strictly more votes than the one shown,
-so two readings cannot alternate on the page. A card whose vote is split or whose smoothed
-confidence is low is reported ``uncertain``.
+saw it. The face shown changes only when another face leads it by ``switch_margin`` votes (2), so
+two readings that alternate frame by frame cannot make the page alternate; a face-down card turned
+face up shows its face as soon as that face has the majority (the common, expected change). A card
+whose vote is split or whose smoothed confidence is low is reported ``uncertain``.
 """
 from __future__ import annotations
 
@@ -47,7 +48,7 @@ class CardTracker:
 
     def __init__(self, enter_frames: int = 3, leave_frames: int = 3, vote_window: int = 5,
                  match_distance: float = 0.5, uncertain_below: float = 0.6,
-                 split_share: float = 0.7):
+                 split_share: float = 0.7, switch_margin: int = 2):
         if enter_frames < 1 or leave_frames < 1 or vote_window < 1:
             raise ValueError("enter_frames, leave_frames and vote_window must be at least 1")
         self.enter_frames = enter_frames
@@ -56,6 +57,7 @@ class CardTracker:
         self.match_distance = match_distance  # max centre distance, in card diagonals
         self.uncertain_below = uncertain_below
         self.split_share = split_share        # the winning face needs this share of the votes
+        self.switch_margin = max(1, switch_margin)
         self._tracks: list[_Track] = []
         self._ids = itertools.count(1)
 
@@ -94,15 +96,20 @@ class CardTracker:
         counts = Counter(face for face, _, _, _ in track.votes)
         best, best_n = max(counts.items(), key=lambda kv: (kv[1], kv[0] == track.face))
         # sticky: the shown face stays until another face has strictly more votes
-        if track.face is None or counts.get(track.face, 0) < best_n:
-            changed = track.face is not None
+        current = counts.get(track.face, 0)
+        if track.face is None:
             track.face = best
-            if changed:
-                # a new reading (a card turned face up): its history starts here, so the old
-                # side's votes do not make it look doubtful once it has won
-                kept = [v for v in track.votes if v[0] == best]
-                track.votes.clear()
-                track.votes.extend(kept)
+        elif track.face == "back" and best != "back" and best_n > current:
+            # the card was turned face up: the face shows once it has the majority, and its history
+            # starts there, so the back's votes do not make the new face look doubtful
+            track.face = best
+            kept = [v for v in track.votes if v[0] == best]
+            track.votes.clear()
+            track.votes.extend(kept)
+        elif best_n >= current + self.switch_margin:
+            # any other change of reading needs a clear lead, so two readings that alternate
+            # frame by frame can never make the shown face alternate
+            track.face = best
         # the smoothed confidence: the shown face's probability averaged over the window (a frame
         # that read another face counts 0), so one glitch lowers it a little, a split vote a lot
         track.confidence = sum(v[2] for v in track.votes if v[0] == track.face) / len(track.votes)
