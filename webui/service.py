@@ -360,7 +360,7 @@ class DealerService:
         view["session"] = {"game": s["game"], "title_en": game.title_en, "title_ja": game.title_ja,
                            "house": game.resolve_house(s.get("house")), "players": s["players"],
                            "bets": s["bets"], "limits": s.get("limits") or {},
-                           "targets": _target_labels(game, s)}
+                           "targets": _target_labels(game, s), "no_bets": NO_BETS.get(game.name)}
         try:
             built = self.build(snap)
         except RoundError as exc:

@@ -49,10 +49,23 @@ function renderWinner(s) {
   const box = document.getElementById("winner");
   const result = (s.pending && s.pending.result) || s.preview;
   if (!result) { box.textContent = ""; box.className = "winner"; return; }
-  const zone = s.zones.find((z) => z.name === result.winner);
-  const name = result.winner === "tie" ? "Tie · 引き分け" : (zone ? `${zone.label_en} ${zone.label_ja}` : String(result.winner));
+  const name = winnerText(result.winner, s.zones);
   box.className = "winner shown";
   box.replaceChildren(el("span", {class: "winner-label"}, "Winner 勝ち"), el("span", {class: "winner-name", id: "winner-name"}, name));
+}
+
+// The winner is a row name, a player, "tie", or (games with several contests) a list or a map of them.
+function winnerText(w, zones) {
+  const one = (x) => {
+    if (x === "tie") return "Tie · 引き分け";
+    if (x === "dealer") return "Dealer · 親";
+    const zone = zones.find((z) => z.name === x);
+    return zone ? `${zone.label_en} ${zone.label_ja}` : String(x);
+  };
+  if (w === null || w === undefined) return "—";
+  if (Array.isArray(w)) return [...new Set(w.map(one))].join(" · ");
+  if (typeof w === "object") return [...new Set(Object.values(w).map(one))].join(" · ");
+  return one(w);
 }
 
 function renderBets(s) {
@@ -66,6 +79,8 @@ function renderBets(s) {
     if (keepP) player.value = keepP;
     if (keepO) on.value = keepO;
   }
+  document.getElementById("bet-form").hidden = Boolean(sess && sess.no_bets);
+  document.getElementById("no-bets").textContent = (sess && sess.no_bets) || "";
   const colours = Object.fromEntries((sess ? sess.players : []).map((p) => [p.name, p.colour]));
   const labels = Object.fromEntries((sess ? sess.targets : []).map((t) => [String(t.on), t.label]));
   document.getElementById("bet-list").replaceChildren(...(sess ? sess.bets : []).map((b) =>
