@@ -93,3 +93,45 @@ def test_killed_mid_round_leaves_no_partial_round(tmp_path):
     assert led.balances() == {"Aki": 100, "dealer": -100}
     assert led.load_session() == {"bets": ["kept"]}
     assert {rid for rid, _, _ in led.iter_entries()} == {1}
+
+
+def test_killed_while_writing_rounds_leaves_only_whole_rounds(tmp_path):
+    """SIGKILL a process in the middle of writing round after round: every round left has all its
+    entries, and the amounts still add up to zero."""
+    import signal
+    import time
+    path = tmp_path / "l.sqlite"
+    Ledger(path)
+    script = textwrap.dedent(f"""
+        import sys
+        sys.path.insert(0, {str(ROOT)!r})
+        from dealer.ledger import Ledger
+        led = Ledger({str(path)!r})
+        n = 0
+        while True:
+            n += 1
+            led.record_round(round_={{"game": "g", "n": n}}, result={{"net": {{"A": n, "B": 1, "dealer": -n - 1}}}},
+                             rule_version="x", snapshot_jpeg=b"x" * 20000, session={{"n": n}})
+            if n == 3:
+                print("writing", flush=True)
+    """)
+    proc = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, text=True)
+    try:
+        assert proc.stdout.readline().strip() == "writing"
+        time.sleep(0.3)
+    finally:
+        os.kill(proc.pid, signal.SIGKILL)
+        proc.wait(timeout=30)
+    led = Ledger(path)
+    assert led.integrity() == "ok"
+    rounds = led.rounds()
+    assert len(rounds) >= 3
+    by_round = {}
+    for rid, player, amount in led.iter_entries():
+        by_round.setdefault(rid, {})[player] = amount
+    assert set(by_round) == {r.id for r in rounds}
+    for rec in rounds:
+        n = rec.round["n"]
+        assert by_round[rec.id] == {"A": n, "B": 1, "dealer": -n - 1}
+    assert sum(led.balances().values()) == 0
+    assert led.load_session() == {"n": max(r.round["n"] for r in rounds)}

@@ -109,6 +109,7 @@ def test_full_round_through_the_api_ends_in_the_right_ledger(app, live, ledger_p
     assert [(c["zone"], c["position"], c["recognised"], c["card"]) for c in fixed] == [
         ("ato", 3, "clover-boar", "susuki-moon")]
     assert led.snapshot(rec.id).startswith(b"\xff\xd8")
+    assert d.get(f"/rounds/{rec.id}/snapshot.jpg").data == led.snapshot(rec.id)
     assert rec.rule_version.startswith("hanadealer")
     # the next round starts clean
     assert d.get("/api/state").get_json()["session"]["bets"] == []
