@@ -41,6 +41,7 @@ def test_bench_latency_prints_percentiles_as_json(capsys, batta_maki):
     out = json.loads(capsys.readouterr().out)
     assert out["card_to_page"]["n"] >= 1
     assert 0 < out["card_to_page"]["p50_ms"] <= out["card_to_page"]["p95_ms"]
+    assert out["table_change_to_page"]["n"] >= 1
     assert out["target_p95_ms"] == 1000 and isinstance(out["meets_target"], bool)
 
 

@@ -349,7 +349,8 @@ class DealerService:
 
     def _make_view(self, snap: Mapping[str, Any]) -> dict:
         status = snap.get("status") or {}
-        view: dict[str, Any] = {"camera": status.get("camera", "ok"), "error": status.get("error"),
+        view: dict[str, Any] = {"table_time": snap.get("time"),
+                                "camera": status.get("camera", "ok"), "error": status.get("error"),
                                 "banner": banner(status), "session": None, "zones": [],
                                 "problems": [], "preview": None, "pending": None, "advice": None}
         s = self.session
