@@ -73,6 +73,7 @@ def test_full_round_through_the_api_ends_in_the_right_ledger(app, live, ledger_p
     r = d.get("/api/round").get_json()
     assert r["preview"] is None
     assert any("face down" in p for p in r["problems"])
+    assert r["row_scores"] == {"saki": 6}  # Saki is revealed: its score shows before Ato's
     refused = d.post("/api/settle")
     assert refused.status_code == 400 and "face down" in refused.get_json()["error"]
 

@@ -296,7 +296,7 @@ def correct():
 def reveal():
     """The round as revealed so far: zones, cards, what is missing, and the scores once complete."""
     view = _service().view()
-    return jsonify({k: view.get(k) for k in ("zones", "problems", "preview", "pending", "advice")})
+    return jsonify({k: view.get(k) for k in ("zones", "row_scores", "problems", "preview", "pending", "advice")})
 
 
 @api.post("/settle")

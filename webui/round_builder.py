@@ -265,3 +265,36 @@ def card_label(card_id: str | None) -> str:
 SUIT_JA = {"pine": "松", "plum": "梅", "cherry": "桜", "wisteria": "藤", "iris": "菖蒲", "peony": "牡丹",
            "clover": "萩", "bush-clover": "萩", "susuki": "芒", "chrysanthemum": "菊", "maple": "紅葉", "willow": "柳",
            "paulownia": "桐"}
+
+
+# --- scores as the rows are revealed ------------------------------------------------------------
+
+def revealed_scores(game: Game, zones: list[ZoneView] | tuple[ZoneView, ...]) -> dict[str, Any]:
+    """Each complete, sure, scored row's score before the whole round can be settled (row games),
+    from the rule engine's own row scoring; {} for other games or while nothing is complete."""
+    scorer = _row_scorer(game.name)
+    if scorer is None:
+        return {}
+    out: dict[str, Any] = {}
+    for z in zones:
+        if not z.scored or not z.complete or any(c["uncertain"] or not c["card"] for c in z.cards):
+            continue
+        try:
+            out[z.name] = scorer([c["card"] for c in z.cards])
+        except Exception:  # a card the game does not know: the full settle will say so
+            continue
+    return out
+
+
+def _row_scorer(name: str):
+    try:
+        if name in ("hankan", "shoniban"):
+            from dealer.games.hankan import score_set
+            return lambda cards: score_set(cards).shown
+        from dealer.games.batta_maki import FAMILY, score_row
+    except ImportError:
+        return None
+    family = FAMILY.get(name)
+    if family is None:
+        return None
+    return lambda cards: score_row(cards, family.value).score

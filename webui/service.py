@@ -18,7 +18,7 @@ from typing import Any, Callable, Mapping
 from dealer.cards import is_card, nearest_ids
 from dealer.games import RoundError, get_game, parse_amount, settle_round, to_json_amount
 from dealer.ledger import Ledger
-from webui.round_builder import (NO_BETS, RoundBuilder, bet_targets, card_label, layout_setup, table_zones,
+from webui.round_builder import (NO_BETS, RoundBuilder, revealed_scores, bet_targets, card_label, layout_setup, table_zones,
                                  zone_title)
 
 CHIP_COLOURS = ("red", "blue", "green", "black", "white", "yellow", "purple", "orange")
@@ -370,6 +370,7 @@ class DealerService:
         view["zones"] = [dict(z.to_json(), cards=[dict(c, label=card_label(c["card"])) for c in z.cards])
                          for z in built.zones]
         view["problems"] = list(built.problems) + ([self.layout_note] if self.layout_note else [])
+        view["row_scores"] = revealed_scores(game, built.zones)
         if built.ready:
             try:
                 view["preview"] = settle_round(built.round)

@@ -24,7 +24,7 @@ function render(s) {
 }
 
 function renderZones(s) {
-  const scores = (s.preview && s.preview.scores) || {};
+  const scores = Object.assign({}, s.row_scores || {}, (s.preview && s.preview.scores) || {});
   const box = document.getElementById("zones");
   box.replaceChildren(...s.zones.map((z) => {
     const cards = z.cards.map((c) => el("button", {
