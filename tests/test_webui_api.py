@@ -452,3 +452,27 @@ def test_documented_example_played_on_the_table_records_its_documented_result(li
     assert pending["result"]["net"] == expected["net"]
     assert d.post("/api/confirm", {"pending": pending["id"]}).status_code == 200
     assert Ledger(ledger_path).rounds()[0].result["net"] == expected["net"]
+
+
+@pytest.mark.parametrize("house, bets, message", [
+    ({}, [("Aki", 3, 10), ("Aki", "cherry-chaff-1", 10)], "already bets on month 3"),
+    ({"max_cards": 2}, [("Aki", 1, 10), ("Aki", 2, 10), ("Aki", 3, 10)], "at most 2 cards"),
+    ({}, [("Aki", 1, 10), ("Ben", 2, 20)], "same stake of 10"),
+    ({"bet_size": 5}, [("Aki", 1, 10)], "same stake of 5"),
+    ({"bet_mode": "limit_per_player", "bet_limit": 25}, [("Aki", 1, 10), ("Aki", 2, 20)], "above the house's bet_limit 25"),
+])
+def test_echobo_house_limits_are_checked_when_a_bet_is_taken(live, ledger_path, house, bets, message):
+    from dealer.games import get_game
+    try:
+        get_game("echobo")
+    except ImportError:
+        pytest.skip("echobo is not in the rule engine yet")
+    app = create_app({"LIVE": live, "LEDGER": str(ledger_path), "PIN": PIN, "TESTING": True})
+    d = Dealer(app)
+    assert d.post("/api/session", dict(SESSION, game="echobo", house=house)).status_code == 200
+    *ok, last = bets
+    for player, on, amount in ok:
+        r = d.post("/api/bets", {"player": player, "on": on, "amount": amount})
+        assert r.status_code == 201, r.get_json()
+    r = d.post("/api/bets", {"player": last[0], "on": last[1], "amount": last[2]})
+    assert r.status_code == 400 and message in r.get_json()["error"]

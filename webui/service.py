@@ -15,7 +15,7 @@ from fractions import Fraction
 from importlib import metadata
 from typing import Any, Callable, Mapping
 
-from dealer.cards import is_card, nearest_ids
+from dealer.cards import get_card, is_card, nearest_ids
 from dealer.games import RoundError, get_game, parse_amount, settle_round, to_json_amount
 from dealer.ledger import Ledger
 from webui.round_builder import (NO_BETS, RoundBuilder, revealed_scores, bet_targets, card_label, layout_setup, table_zones,
@@ -226,17 +226,37 @@ class DealerService:
             return bet
 
     def _check_house_limits(self, game, s, player, on, amount) -> None:
+        """The house's limits that a single new bet can already break (the rule engine checks them
+        all again when the round is settled)."""
         house = game.resolve_house(s.get("house"))
-        high = house.get("max_bet")
-        if isinstance(high, (int, float)) and not isinstance(high, bool):
-            total = amount + sum(Fraction(b["amount"]) for b in s["bets"] if b["player"] == player)
-            if total > Fraction(high):
+        mine = [b for b in s["bets"] if b["player"] == player]
+        total = amount + sum(Fraction(b["amount"]) for b in mine)
+        for key in ("max_bet", "bet_limit"):  # each player's stake in the round
+            high = house.get(key)
+            if isinstance(high, (int, float)) and not isinstance(high, bool) and total > Fraction(str(high)):
                 raise InputError(f"{player} would stake {to_json_amount(total)} in this round, above the "
-                                 f"house's max_bet {high}")
+                                 f"house's {key} {high}")
+        if game.name == "echobo":
+            # a bettor holds one card of each month: a month number and a card of it are one card
+            def month(x):
+                return x if isinstance(x, int) else get_card(x).month
+            months = {month(b["on"]) for b in mine}
+            if month(on) in months:
+                raise InputError(f"{player} already bets on month {month(on)}")
+            if len(months) + 1 > house.get("max_cards", 6):
+                raise InputError(f"{player} may bet on at most {house['max_cards']} cards in a round "
+                                 f"(house rule max_cards)")
+            if house.get("bet_mode") == "fixed_per_card":
+                size = house.get("bet_size")
+                fixed = Fraction(str(size)) if size is not None else (
+                    Fraction(s["bets"][0]["amount"]) if s["bets"] else None)
+                if fixed is not None and amount != fixed:
+                    raise InputError(f"every card carries the same stake of {to_json_amount(fixed)} "
+                                     f"(house rule bet_mode fixed_per_card)")
+            return
         max_cards = house.get("max_cards")
         if isinstance(max_cards, int) and not isinstance(max_cards, bool):
-            cards = {b["on"] for b in s["bets"] if b["player"] == player} | {on}
-            if len(cards) > max_cards:
+            if len({b["on"] for b in mine} | {on}) > max_cards:
                 raise InputError(f"{player} may bet on at most {max_cards} cards in a round "
                                  f"(house rule max_cards)")
 
