@@ -113,7 +113,7 @@ class DealerService:
             raise InputError("the session must be a JSON object with game, house and players")
         try:
             game = get_game(data.get("game"))
-            house = game.resolve_house(data.get("house") or {})
+            game.resolve_house(data.get("house") or {})  # an unknown option or value is refused
         except RoundError as exc:
             raise InputError(str(exc)) from None
         players = self._check_players(data.get("players"))
@@ -131,7 +131,10 @@ class DealerService:
             session["ante"] = self._amount(data.get("ante", 1), "the ante")
             if data.get("carry") not in (None, 0):
                 session["carry"] = self._amount(data["carry"], "the carried pot")
-        _ = house  # validated above; the session keeps only what the dealer chose
+        try:  # the game's own checks of its seats and players (how many, names)
+            game.layout(layout_setup(session))
+        except RoundError as exc:
+            raise InputError(str(exc)) from None
         with self._lock:
             self.session = session
             self._apply_layout()
