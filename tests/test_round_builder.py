@@ -115,3 +115,14 @@ def test_kakeya_is_not_played_live():
     g = _game("kakeya-toranpu", [])
     built = RoundBuilder().build(snap(), g, SETUP, [], {})
     assert not built.ready and "hanadealer settle" in built.problems[0]
+
+
+def test_otoroku_a_bettor_not_chosen_may_keep_his_hand_unseen():
+    g = _game("otoroku", [ZoneSpec("A", None, "A", ""), ZoneSpec("B", None, "B", ""), ZoneSpec("dealer", None, "Dealer", "親")])
+    s = snap(A=[(1, "pine-crane"), (2, "plum-warbler")], B=[(3, "back"), (4, "back")],
+             dealer=[(5, "maple-deer"), (6, "peony-blue")])
+    setup = dict(SETUP, game="otoroku", seats=["A", "B"], share=1)
+    assert not RoundBuilder().build(s, g, setup, [], {}).ready
+    built = RoundBuilder().build(s, g, dict(setup, chosen=["A"]), [], {})
+    assert built.ready, built.problems
+    assert built.round["chosen"] == ["A"] and set(built.round["hands"]) == {"A", "dealer"}

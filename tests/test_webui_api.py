@@ -476,3 +476,22 @@ def test_echobo_house_limits_are_checked_when_a_bet_is_taken(live, ledger_path, 
         assert r.status_code == 201, r.get_json()
     r = d.post("/api/bets", {"player": last[0], "on": last[1], "amount": last[2]})
     assert r.status_code == 400 and message in r.get_json()["error"]
+
+
+def test_otoroku_dealer_chooses_bettors(app):
+    d = Dealer(app)
+    r = d.post("/api/chosen", {"chosen": ["Aki"]})
+    assert r.status_code == 400 and "no session" in r.get_json()["error"]
+    d.post("/api/session", SESSION)
+    r = d.post("/api/chosen", {"chosen": ["Aki"]})
+    assert r.status_code == 400 and "only in Otoroku" in r.get_json()["error"]
+    try:
+        from dealer.games import get_game
+        get_game("otoroku")
+    except ImportError:
+        pytest.skip("otoroku is not in the rule engine yet")
+    d.post("/api/session", dict(SESSION, game="otoroku"))
+    assert d.post("/api/chosen", {"chosen": ["Zed"]}).status_code == 400
+    assert d.post("/api/chosen", {"chosen": ["Ben", "Aki"]}).get_json() == {"chosen": ["Aki", "Ben"]}
+    assert d.get("/api/state").get_json()["session"]["chosen"] == ["Aki", "Ben"]
+    assert d.post("/api/chosen", {"chosen": None}).get_json() == {"chosen": None}

@@ -287,6 +287,12 @@ def remove_bet(bet_id: str):
     return jsonify(ok=True)
 
 
+@api.post("/chosen")
+def choose():
+    """Otoroku: {"chosen": [seats]} the bettors the dealer shows down with, or {"chosen": null}: all."""
+    return jsonify(chosen=_service().choose(_json_body()))
+
+
 @api.post("/correct")
 def correct():
     return jsonify(_service().correct(_json_body()))

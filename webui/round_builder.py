@@ -124,7 +124,7 @@ class RoundBuilder:
                 if fix:
                     used[fix] += 1
         for z in layout:
-            needed = zone_needed(game, z)
+            needed = zone_needed(game, z, setup)
             out = []
             for pos, c in enumerate(seen.get(z.name, []), start=1):
                 fix = corrections.get(str(c.get("track_id")))
@@ -167,11 +167,15 @@ class RoundBuilder:
         return BuiltRound(round_, tuple(views), (), tuple(ledger_cards))
 
 
-def zone_needed(game: Game, z: ZoneSpec) -> bool:
+def zone_needed(game: Game, z: ZoneSpec, setup: Mapping[str, Any] | None = None) -> bool:
     """Whether the round cannot be settled without this zone's cards. In Echobo only the dealer's
-    card decides; the bettors' cards are shown, their bets are entered on the page."""
+    card decides; the bettors' cards are shown, their bets are entered on the page. In Otoroku a
+    bettor the dealer did not choose to show down with may throw his hand in unseen."""
     if game.name == "echobo":
         return z.name == "dealer"
+    chosen = (setup or {}).get("chosen")
+    if game.name == "otoroku" and chosen is not None:
+        return z.name == "dealer" or z.name in chosen
     return True
 
 
@@ -211,10 +215,12 @@ def build_round_document(game: Game, setup: Mapping[str, Any], bets: list[dict],
         doc["bets"] = [{"player": b["player"], "on": b["on"], "amount": b["amount"]} for b in bets]
     if game.name == "otoroku":
         doc["seats"] = list(setup.get("seats") or [p["name"] for p in setup.get("players", [])])
-        doc["hands"] = {name: cards for name, cards in ids.items() if cards}
+        chosen = setup.get("chosen")
+        doc["hands"] = {name: cards for name, cards in ids.items()
+                        if cards and (chosen is None or name == "dealer" or name in chosen)}
         doc["share"] = setup.get("share", 1)
-        if setup.get("chosen"):
-            doc["chosen"] = list(setup["chosen"])
+        if chosen is not None:
+            doc["chosen"] = list(chosen)
     elif game.name == "kabu-tsukuri":
         rows: dict[str, list[list[str]]] = {}
         for z in zones:

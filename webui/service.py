@@ -273,6 +273,23 @@ class DealerService:
             s["pending"] = None
             self._save()
 
+    # --- Otoroku: the bettors the dealer chooses to show down with ------------------------------
+    def choose(self, data: Mapping[str, Any]) -> list[str] | None:
+        with self._lock:
+            s = self._require_session()
+            if s["game"] != "otoroku":
+                raise InputError("only in Otoroku does the dealer choose the bettors to show down with")
+            chosen = data.get("chosen") if isinstance(data, Mapping) else None
+            if chosen is not None:
+                seats = s.get("seats") or [p["name"] for p in s["players"]]
+                if not isinstance(chosen, list) or any(c not in seats for c in chosen):
+                    raise InputError(f"choose among the seats {', '.join(seats)}")
+                chosen = [x for x in seats if x in chosen]
+            s["chosen"] = chosen
+            s["pending"] = None
+            self._save()
+            return chosen
+
     # --- corrections -----------------------------------------------------------------------------
     def correct(self, data: Mapping[str, Any]) -> dict:
         with self._lock:
@@ -338,7 +355,7 @@ class DealerService:
                 raise InputError("nothing to confirm: settle the round first")
             if pending_id != pending["id"]:
                 raise InputError("the settlement changed since it was shown: check it and confirm again")
-            after = dict(s, bets=[], corrections={}, pending=None)
+            after = dict(s, bets=[], corrections={}, pending=None, chosen=None)
             if s["game"] == "kabu-tsukuri":  # a drawn round's pot goes to the next round
                 after["carry"] = pending["result"].get("carry", 0) or 0
             jpeg = base64.b64decode(self.ledger.get_meta("pending_jpeg") or "") or None
@@ -384,7 +401,8 @@ class DealerService:
         view["session"] = {"game": s["game"], "title_en": game.title_en, "title_ja": game.title_ja,
                            "house": game.resolve_house(s.get("house")), "players": s["players"],
                            "bets": s["bets"], "limits": s.get("limits") or {},
-                           "targets": _target_labels(game, s), "no_bets": NO_BETS.get(game.name)}
+                           "targets": _target_labels(game, s), "no_bets": NO_BETS.get(game.name),
+                           "seats": s.get("seats"), "chosen": s.get("chosen")}
         try:
             built = self.build(snap)
         except RoundError as exc:

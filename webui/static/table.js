@@ -19,6 +19,7 @@ function render(s) {
   const probs = document.getElementById("problems");
   probs.replaceChildren(...(s.problems || []).map((p) => el("li", {}, p)));
   renderBets(s);
+  renderChoose(s);
   renderPending(s);
   document.getElementById("unassigned").textContent = s.unassigned ? `${s.unassigned} card(s) outside every zone` : "";
 }
@@ -90,6 +91,23 @@ function renderBets(s) {
   document.getElementById("advice").textContent = !adv ? "" :
     (adv.dealer_adds ? `Equalise: the dealer adds ${adv.dealer_adds} on ${labels[adv.dealer_side] || adv.dealer_side}` :
       ("Equalise: " + (adv.message || "the sides are even")));
+}
+
+// Otoroku: when the rules let him, the dealer picks the bettors he shows down with.
+function renderChoose(s) {
+  const box = document.getElementById("choose");
+  const sess = s.session;
+  const may = Boolean(sess && sess.game === "otoroku" &&
+    ((sess.chosen !== null && sess.chosen !== undefined) || (s.preview && s.preview.dealer_may_choose)));
+  box.hidden = !may;
+  if (!may) { box.replaceChildren(); return; }
+  const chosen = sess.chosen;
+  const seats = sess.seats || sess.players.map((p) => p.name);
+  const set = (list) => api("/api/chosen", {chosen: list}).catch(() => {});
+  box.replaceChildren(el("span", {}, "Dealer shows down with:"),
+    ...seats.map((seat) => el("button", {type: "button", class: "small" + (chosen && chosen.includes(seat) ? " primary" : ""),
+      onclick: () => set(chosen && chosen.includes(seat) ? chosen.filter((x) => x !== seat) : [...(chosen || []), seat])}, seat)),
+    el("button", {type: "button", class: "small" + (chosen ? "" : " primary"), onclick: () => set(null)}, "Everyone"));
 }
 
 function renderPending(s) {
