@@ -55,6 +55,8 @@ def test_page_on_the_demo_reveals_settles_and_confirms_a_round(demo_server, tmp_
         browser = pw.chromium.launch(executable_path=CHROMIUM, args=ARGS, headless=True)
         try:
             page = browser.new_page(viewport={"width": 1280, "height": 900})
+            errors = []
+            page.on("pageerror", lambda exc: errors.append(str(exc)))
             page.goto(url + "/")
             page.click("#login-btn")
             page.fill("#pin-input", PIN)
@@ -79,6 +81,7 @@ def test_page_on_the_demo_reveals_settles_and_confirms_a_round(demo_server, tmp_
             page.screenshot(path=str(shot), full_page=True)
             page.click("#confirm-btn")
             page.wait_for_selector("#message:has-text('recorded')", timeout=10000)
+            assert errors == [], errors  # no script error on the page
         finally:
             browser.close()
     ledger = Ledger(ledger_path)
@@ -91,3 +94,53 @@ def test_page_on_the_demo_reveals_settles_and_confirms_a_round(demo_server, tmp_
     keep = os.environ.get("HANADEALER_SCREENSHOT")
     if keep:
         shutil.copyfile(shot, keep)
+
+
+OTHER_GAMES = ["otoroku", "kabu-tsukuri", "echobo", "hankan"]
+
+
+def test_page_shows_other_games_without_script_errors(tmp_path):
+    """The page draws each game's zones on the demo table with no script error (one browser for all)."""
+    if not Path(CHROMIUM).exists():
+        pytest.skip(f"headless Chromium is not installed at {CHROMIUM} (scripts/test.sh installs it)")
+    pytest.importorskip("playwright.sync_api", reason="the playwright package is not installed")
+    demo = pytest.importorskip("vision.demo_table", reason="the demo table (vision.demo_table) is not available")
+    from playwright.sync_api import sync_playwright
+    from dealer.games import get_game
+    from webui.cli import ServerThread, build_live_app
+    games = []
+    for game in OTHER_GAMES:
+        try:
+            get_game(game)
+            games.append(game)
+        except ImportError:
+            pass
+    if not games:
+        pytest.skip("none of these games is in the rule engine yet")
+    with sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=CHROMIUM, args=ARGS, headless=True)
+        try:
+            for game in games:
+                table = demo.DemoTable(game=game, seed=3, fps=10)
+                live, app = build_live_app(table, demo.DemoTruthDetector(table), game,
+                                           list(demo.DEMO_PLAYERS), tmp_path / game)
+                live.start()
+                try:
+                    with ServerThread(app) as srv:
+                        page = browser.new_page(viewport={"width": 1024, "height": 768})
+                        errors = []
+                        page.on("pageerror", lambda exc: errors.append(str(exc)))
+                        page.goto(srv.url + "/")
+                        page.wait_for_selector("#zones .zone .card", timeout=30000)
+                        zones = app.extensions["hanadealer"]["service"].build().zones
+                        assert page.locator("#zones .zone").count() == len(zones), game
+                        # winners of several contests (Otoroku seats, Kabu-Tsukuri rounds) read by name
+                        assert page.evaluate("winnerText({A: 'A', B: 'dealer', C: 'A'}, [])") == "A · Dealer · 親"
+                        assert page.evaluate("winnerText(['B', 'C', 'C'], [])") == "B · C"
+                        assert page.evaluate("winnerText('tie', [])") == "Tie · 引き分け"
+                        assert errors == [], (game, errors)
+                        page.close()
+                finally:
+                    live.stop()
+        finally:
+            browser.close()
