@@ -495,3 +495,10 @@ def test_otoroku_dealer_chooses_bettors(app):
     assert d.post("/api/chosen", {"chosen": ["Ben", "Aki"]}).get_json() == {"chosen": ["Aki", "Ben"]}
     assert d.get("/api/state").get_json()["session"]["chosen"] == ["Aki", "Ben"]
     assert d.post("/api/chosen", {"chosen": None}).get_json() == {"chosen": None}
+
+
+def test_app_without_a_table_shows_why(tmp_path, batta_maki):
+    app = create_app({"LEDGER": str(tmp_path / "l.sqlite"), "TESTING": True})
+    state = app.test_client().get("/api/state").get_json()
+    assert "hanadealer serve" in state["banner"]
+    assert app.test_client().get("/frame.jpg").status_code == 503

@@ -7,7 +7,8 @@
   page) and ``/video.mjpg`` (the annotated live image).
 
 ``create_app(config)`` takes, besides Flask's own keys: ``LIVE`` (the LiveTable, or any object with
-``snapshot()``, ``wait_for_change(version, timeout)``, ``jpeg()``, ``set_layout()``), ``LEDGER``
+``snapshot()``, ``wait_for_change(version, timeout)``, ``jpeg()``, ``set_layout()``; without one the
+page runs on an empty table with a banner saying so), ``LEDGER``
 (path of the SQLite ledger), ``PIN`` (sets the PIN on first start), ``ZONES_DIR`` (where drawn
 zones are saved), ``VIDEO_FPS``.
 """
@@ -46,8 +47,8 @@ def create_app(config: dict | None = None) -> Flask:
                       VIDEO_FPS=10.0, SSE_KEEPALIVE_S=15.0)
     app.config.update(config or {})
     live = app.config["LIVE"]
-    if live is None:
-        raise ValueError("create_app needs a LiveTable (config['LIVE'])")
+    if live is None:  # e.g. `flask --app webui.app run`: the page works, the banner says why no table
+        live = NoTable()
     ledger = Ledger(app.config["LEDGER"])
     # The signing key lives in the ledger so a restart keeps the dealer logged in.
     if not app.config.get("SECRET_KEY"):
@@ -74,6 +75,28 @@ def create_app(config: dict | None = None) -> Flask:
     app.context_processor(lambda: {"csrf_token": _csrf_token(), "logged_in": bool(session.get("dealer")),
                                    "pin_set": ledger.get_meta("pin_hash") is not None})
     return app
+
+
+class NoTable:
+    """Stands in for the LiveTable when none is given: an empty table and a clear banner."""
+
+    def __init__(self):
+        self._snap = {"version": 1, "zones": [], "unassigned": [],
+                      "status": {"camera": "lost",
+                                 "error": "no table source: start the page with `hanadealer serve`"}}
+
+    def snapshot(self) -> dict:
+        return self._snap
+
+    def wait_for_change(self, version, timeout=None):
+        time.sleep(min(timeout or 1.0, 1.0))
+        return None
+
+    def jpeg(self) -> bytes:
+        return b""
+
+    def set_layout(self, layout, zones=None) -> None:
+        pass
 
 
 def _err(e, default):
