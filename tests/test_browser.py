@@ -18,16 +18,7 @@ PIN = "2468"
 
 
 @pytest.fixture
-def batta_maki(monkeypatch):
-    try:
-        import dealer.games.batta_maki  # noqa: F401
-    except ImportError:
-        import dealer.games as games
-        monkeypatch.setitem(games._MODULES, "batta-maki", "webfakes")
-
-
-@pytest.fixture
-def demo_server(tmp_path, batta_maki):
+def demo_server(tmp_path):
     if not Path(CHROMIUM).exists():
         pytest.skip(f"headless Chromium is not installed at {CHROMIUM} (scripts/test.sh installs it)")
     pytest.importorskip("playwright.sync_api", reason="the playwright package is not installed")

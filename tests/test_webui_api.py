@@ -6,20 +6,10 @@ import json
 import pytest
 
 from dealer.ledger import Ledger
-from webfakes import FakeLiveTable, card_json
+from webfakes import FakeLiveTable
 from webui.app import create_app
 
 PIN = "2468"
-
-
-@pytest.fixture
-def batta_maki(monkeypatch):
-    """The rule engine's Batta Maki, or the tests' minimal one where the engine is not installed yet."""
-    try:
-        import dealer.games.batta_maki  # noqa: F401
-    except ImportError:
-        import dealer.games as games
-        monkeypatch.setitem(games._MODULES, "batta-maki", "webfakes")
 
 
 @pytest.fixture
@@ -33,7 +23,7 @@ def ledger_path(tmp_path):
 
 
 @pytest.fixture
-def app(live, ledger_path, batta_maki):
+def app(live, ledger_path):
     return create_app({"LIVE": live, "LEDGER": str(ledger_path), "PIN": PIN, "TESTING": True})
 
 
@@ -147,7 +137,7 @@ def test_wrong_pins_lock_out_for_a_while(app):
     assert r.status_code == 429 and "wait" in r.get_json()["error"]
 
 
-def test_pin_is_set_once_at_first_start_and_stored_hashed(live, ledger_path, batta_maki):
+def test_pin_is_set_once_at_first_start_and_stored_hashed(live, ledger_path):
     app = create_app({"LIVE": live, "LEDGER": str(ledger_path), "TESTING": True})
     d = Dealer(app, login=False)
     assert d.get("/api/auth").get_json()["pin_set"] is False
@@ -211,7 +201,7 @@ def test_bad_corrections_are_refused(app, live):
     assert r.status_code == 400 and "JSON" in r.get_json()["error"]
 
 
-def test_restart_resumes_the_session_and_pending_bets(live, ledger_path, batta_maki):
+def test_restart_resumes_the_session_and_pending_bets(live, ledger_path):
     app1 = create_app({"LIVE": live, "LEDGER": str(ledger_path), "PIN": PIN, "TESTING": True})
     d = Dealer(app1)
     d.post("/api/session", SESSION)
@@ -389,7 +379,7 @@ def test_every_row_game_settles_and_records_through_the_page(live, ledger_path, 
     assert Ledger(ledger_path).balances() == rec.result["net"]
 
 
-def test_restart_between_settle_and_confirm_keeps_the_settlement_and_picture(live, ledger_path, batta_maki):
+def test_restart_between_settle_and_confirm_keeps_the_settlement_and_picture(live, ledger_path):
     app1 = create_app({"LIVE": live, "LEDGER": str(ledger_path), "PIN": PIN, "TESTING": True})
     d = Dealer(app1)
     d.post("/api/session", SESSION)
@@ -497,7 +487,7 @@ def test_otoroku_dealer_chooses_bettors(app):
     assert d.post("/api/chosen", {"chosen": None}).get_json() == {"chosen": None}
 
 
-def test_app_without_a_table_shows_why(tmp_path, batta_maki):
+def test_app_without_a_table_shows_why(tmp_path):
     app = create_app({"LEDGER": str(tmp_path / "l.sqlite"), "TESTING": True})
     state = app.test_client().get("/api/state").get_json()
     assert "hanadealer serve" in state["banner"]

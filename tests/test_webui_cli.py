@@ -6,22 +6,13 @@ import pytest
 from hanadealer.cli import main
 
 
-@pytest.fixture
-def batta_maki(monkeypatch):
-    try:
-        import dealer.games.batta_maki  # noqa: F401
-    except ImportError:
-        import dealer.games as games
-        monkeypatch.setitem(games._MODULES, "batta-maki", "webfakes")
-
-
 def test_serve_unknown_game_is_one_clear_line(capsys):
     assert main(["serve", "--demo", "--game", "poker"]) == 2
     err = capsys.readouterr().err.strip()
     assert err.startswith("hanadealer: unknown game 'poker'") and "\n" not in err
 
 
-def test_serve_missing_video_is_one_clear_line(capsys, tmp_path, batta_maki):
+def test_serve_missing_video_is_one_clear_line(capsys, tmp_path):
     pytest.importorskip("vision.camera", reason="vision.camera is not available")
     assert main(["serve", "--video", str(tmp_path / "nothing.mp4"), "--data", str(tmp_path)]) == 2
     err = capsys.readouterr().err.strip()
@@ -35,7 +26,7 @@ def test_serve_only_one_source(capsys):
     assert "not allowed with argument" in capsys.readouterr().err
 
 
-def test_bench_latency_prints_percentiles_as_json(capsys, batta_maki):
+def test_bench_latency_prints_percentiles_as_json(capsys):
     pytest.importorskip("vision.demo_table", reason="the demo table is not available")
     assert main(["bench-latency", "--seconds", "7"]) == 0
     out = json.loads(capsys.readouterr().out)
@@ -45,7 +36,7 @@ def test_bench_latency_prints_percentiles_as_json(capsys, batta_maki):
     assert out["target_p95_ms"] == 1000 and isinstance(out["meets_target"], bool)
 
 
-def test_serve_on_a_busy_port_is_one_clear_line(capsys, tmp_path, batta_maki):
+def test_serve_on_a_busy_port_is_one_clear_line(capsys, tmp_path):
     pytest.importorskip("vision.demo_table", reason="the demo table is not available")
     import socket
     with socket.socket() as busy:
