@@ -122,6 +122,12 @@ def settle_round(round_: Mapping[str, Any]) -> dict:
 # Amounts are exact fractions inside the engine so that settlement conserves chips exactly;
 # they become JSON numbers only at the edge.
 
+# Amounts are counted to 6 decimals (a float is read as the nearest fraction with a denominator up to
+# a million), and no amount may exceed a trillion: beyond that a float cannot show 6 decimals.
+AMOUNT_DENOMINATOR = 10**6
+MAX_AMOUNT = 10**12
+
+
 def parse_amount(value: Any, what: str) -> Fraction:
     """A positive, finite number (bet, share, ante); anything else is a RoundError naming ``what``."""
     if isinstance(value, bool) or not isinstance(value, (int, float)) or (
@@ -129,7 +135,12 @@ def parse_amount(value: Any, what: str) -> Fraction:
         raise RoundError(f"{what} must be a positive number, not {value!r}")
     if value <= 0:
         raise RoundError(f"{what} must be a positive number, not {value!r}")
-    return Fraction(value).limit_denominator(10**6) if isinstance(value, float) else Fraction(value)
+    if value > MAX_AMOUNT:
+        raise RoundError(f"{what} is {value!r}, above the largest amount {MAX_AMOUNT}")
+    amount = Fraction(value).limit_denominator(AMOUNT_DENOMINATOR) if isinstance(value, float) else Fraction(value)
+    if amount == 0:  # a positive float too small to count (5e-324 would otherwise become 0)
+        raise RoundError(f"{what} is {value!r}, below the smallest amount 0.000001")
+    return amount
 
 
 def to_json_amount(x: Fraction | int) -> int | float:
