@@ -84,8 +84,9 @@ def _month_of_target(on: Any, where: str, house: Mapping[str, Any]) -> int:
         if card.month not in MONTHS:
             raise RoundError(f"card {on!r} in {where} is not in the deck of {NAME} (months 1-6 only)")
         return card.month
-    if _is_number(on) and math.isfinite(on) and on == int(on):
-        if int(on) in MONTHS:
+    # a whole number (1 or 1.0); checked without float() so that a huge integer is refused cleanly too
+    if _is_number(on) and (isinstance(on, int) or math.isfinite(on) and on.is_integer()):
+        if on in MONTHS:
             return int(on)
         raise RoundError(f"{where} is on month {on!r}; {NAME} uses months 1-6")
     raise RoundError(f"{where} must be on a card id or a month number 1-6, not {on!r}")
