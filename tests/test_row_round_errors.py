@@ -69,6 +69,8 @@ BAD = [
     ("bet as true", batta(bets=[bet(amount=True)]), "bet 1 amount must be a positive number, not True"),
     ("bet as null", batta(bets=[bet(amount=None)]), "bet 1 amount must be a positive number, not None"),
     ("bet infinite", batta(bets=[bet(amount=float("inf"))]), "bet 1 amount must be a positive number"),
+    ("bet too small to count", batta(bets=[bet(amount=5e-324)]), "bet 1 amount is 5e-324, below the smallest amount"),
+    ("bet too large", batta(bets=[bet(amount=10**13)]), "bet 1 amount is 10000000000000, above the largest amount"),
     ("player on both sides", batta(bets=[bet(), bet(on="ato")]),
      "player 'a' bets on both 'saki' and 'ato'; a player may bet on one side only"),
     ("house not an object", batta(house=["push"]), "'house' must be an object"),
