@@ -7,7 +7,7 @@ from fractions import Fraction
 from typing import Any, Iterable, Mapping
 
 from dealer.cards import is_card, nearest_ids
-from dealer.games import RoundError, parse_amount
+from dealer.games import HouseOption, RoundError, parse_amount
 
 
 def require(round_: Mapping[str, Any], key: str, kind: type | tuple[type, ...], what: str | None = None):
@@ -83,3 +83,26 @@ def parse_bets(round_: Mapping[str, Any], targets: Iterable[Any], *, required: b
                              f"(choose from {', '.join(map(str, allowed))})")
         bets.append(Bet(player, b["on"], parse_amount(b["amount"], f"bet {i + 1} amount")))
     return bets
+
+
+# --- a percentage fee (terazen) on winning players' profit --------------------------------------
+
+def _fee_rate_ok(v: Any) -> bool:
+    return isinstance(v, (int, float)) and not isinstance(v, bool) and 0 < v < 1
+
+
+FEE_RATE_OPTION = HouseOption("fee_rate", 0.1, check=_fee_rate_ok, doc="a number between 0 and 1 (0.1 = 10%)")
+
+
+def check_fee_rate_applies(round_: Mapping[str, Any], house: Mapping[str, Any]) -> None:
+    """A ``fee_rate`` given without fee_model ``percent`` would charge nothing: refuse it, never ignore it."""
+    given = round_.get("house") or {}
+    if "fee_rate" in given and house["fee_model"] != "percent":
+        raise RoundError(f"house option 'fee_rate' needs fee_model 'percent' (fee_model is {house['fee_model']!r})")
+
+
+def percent_fee(house: Mapping[str, Any]) -> Fraction:
+    """The share of a winning player's profit kept as fee under fee_model ``percent`` (else 0)."""
+    if house["fee_model"] != "percent":
+        return Fraction(0)
+    return Fraction(house["fee_rate"]).limit_denominator(10**6)
