@@ -26,7 +26,8 @@ from typing import Any, Mapping
 
 from dealer.cards import all_cards, get_card
 from dealer.games import Game, HouseOption, RoundError, ZoneSpec, parse_amount, to_json_amount
-from dealer.games.common import check_deck_usage, check_hanafuda_card, require
+from dealer.games.common import (FEE_RATE_OPTION, check_deck_usage, check_fee_rate_applies, check_hanafuda_card,
+                                 percent_fee, require)
 from dealer.western import all_western_cards, check_western_card, is_western_card, rank_value
 
 NAME = "otoroku"
@@ -66,8 +67,7 @@ OPTIONS = (
     HouseOption("teyaku_multipliers", False, (False, True),
                 doc="true: bettors' wins pay the Kingo-banking multipliers (§4.2, §4.4)"),
     HouseOption("fee_model", "none", ("none", "percent")),
-    HouseOption("fee_rate", 0.1, check=lambda v: isinstance(v, (int, float)) and not isinstance(v, bool)
-                and 0 < v < 1, doc="a number between 0 and 1 (percent fee on bettors' wins)"),
+    FEE_RATE_OPTION,
     HouseOption("dealer_max_cards", 5, check=lambda v: _is_int(v) and 2 <= v <= 10,
                 doc="an integer 2 to 10"),
     HouseOption("dealer_bust_limit", 16, (16, 17)),
@@ -254,6 +254,7 @@ def _label(h: OtorokuHand, lang: int) -> str:
 
 
 def settle(round_: Mapping[str, Any], house: Mapping[str, Any]) -> dict:
+    check_fee_rate_applies(round_, house)
     seats = _seats(round_)
     share = parse_amount(require(round_, "share", (int, float), "a positive number"), "'share'")
     if round_.get("bets") not in (None, []):
@@ -300,7 +301,7 @@ def settle(round_: Mapping[str, Any], house: Mapping[str, Any]) -> dict:
         else:
             shares[seat], outcome[seat], winner[seat] = Fraction(0), "push", "tie"
 
-    rate = Fraction(str(house["fee_rate"])) if house["fee_model"] == "percent" else Fraction(0)
+    rate = percent_fee(house)
     net, fee = {}, Fraction(0)
     for seat in seats:
         amount = shares[seat] * share
