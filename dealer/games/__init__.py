@@ -107,14 +107,19 @@ def get_game(name: object) -> Game:
     return games[name]
 
 
-def settle_round(round_: Mapping[str, Any]) -> dict:
-    """Score and settle one round document (the JSON of ``hanadealer settle``)."""
+def game_and_house(round_: Any) -> tuple[Game, dict[str, Any]]:
+    """The game a round document names, and its house options (defaults filled in)."""
     if not isinstance(round_, Mapping):
         raise RoundError("a round must be a JSON object")
     if "game" not in round_:
         raise RoundError("missing field 'game'")
     game = get_game(round_["game"])
-    house = game.resolve_house(round_.get("house"))
+    return game, game.resolve_house(round_.get("house"))
+
+
+def settle_round(round_: Mapping[str, Any]) -> dict:
+    """Score and settle one round document (the JSON of ``hanadealer settle``)."""
+    game, house = game_and_house(round_)
     return game.settle(round_, house)
 
 
@@ -146,3 +151,11 @@ def parse_amount(value: Any, what: str) -> Fraction:
 def to_json_amount(x: Fraction | int) -> int | float:
     x = Fraction(x)
     return int(x) if x.denominator == 1 else round(float(x), 6)
+
+
+def exact_amounts(amounts: Mapping[str, Fraction]) -> dict[str, str] | None:
+    """Each amount as an exact fraction (``"40/3"``), where 6 decimals cannot show one of them exactly
+    (a pro rata third); None where they all can."""
+    if all(AMOUNT_DENOMINATOR % Fraction(v).denominator == 0 for v in amounts.values()):
+        return None
+    return {k: str(Fraction(v)) for k, v in amounts.items()}
