@@ -14,7 +14,7 @@ from typing import Any, Callable, Mapping, Sequence
 
 from dealer.cards import Card, all_cards, get_card
 from dealer.equalise import Equalisation, equalise
-from dealer.games import Game, HouseOption, RoundError, ZoneSpec, to_json_amount
+from dealer.games import Game, HouseOption, RoundError, ZoneSpec, exact_amounts, to_json_amount
 from dealer.games.common import FEE_RATE_OPTION, check_fee_rate_applies, parse_bets, percent_fee
 from dealer.games.row_games import (WAGER_LIMIT_OPTIONS, Settlement, amounts, check_wager_limits,
                                     parse_carry, parse_rows, players_json, refuse_fields,
@@ -247,9 +247,8 @@ def result_json(name: str, house: Mapping[str, Any], *, rows_scores: Mapping[str
     out["players"] = players_json(stakes, settlement)
     out["fee"] = to_json_amount(settlement.fee)
     out["net"] = amounts(settlement.net)
-    if any(10**6 % Fraction(v).denominator for v in settlement.net.values()):
-        # a pro rata share that 6 decimals cannot show exactly (a third): give the exact fractions too
-        out["net_exact"] = {k: str(Fraction(v)) for k, v in settlement.net.items()}
+    if (exact := exact_amounts(settlement.net)) is not None:
+        out["net_exact"] = exact
     if eq is not None:  # the pot games: what was carried in and what is carried out
         out["carry_in"] = to_json_amount(settlement.carry_in)
         out["carry"] = to_json_amount(settlement.carry)

@@ -20,7 +20,7 @@ from fractions import Fraction
 from typing import Any, Mapping
 
 from dealer.cards import all_cards, get_card
-from dealer.games import Game, HouseOption, RoundError, ZoneSpec, to_json_amount
+from dealer.games import Game, HouseOption, RoundError, ZoneSpec, exact_amounts, to_json_amount
 from dealer.games.common import check_deck_usage, check_hanafuda_card, parse_bets, require
 
 NAME = "echobo"
@@ -149,9 +149,8 @@ def settle(round_: Mapping[str, Any], house: Mapping[str, Any]) -> dict:
         "dealer_card": dealer_card,
         "bets": lines,
     }
-    if any(10**6 % v.denominator for v in net.values()):
-        # an amount that 6 decimals cannot show exactly: give the exact fractions too
-        out["net_exact"] = {k: str(v) for k, v in net.items()}
+    if (exact := exact_amounts(net)) is not None:
+        out["net_exact"] = exact
     return out
 
 

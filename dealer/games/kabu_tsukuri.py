@@ -21,7 +21,7 @@ from fractions import Fraction
 from typing import Any, Mapping
 
 from dealer.cards import all_cards, get_card
-from dealer.games import Game, HouseOption, RoundError, ZoneSpec, parse_amount, to_json_amount
+from dealer.games import Game, HouseOption, RoundError, ZoneSpec, exact_amounts, parse_amount, to_json_amount
 from dealer.games.common import check_deck_usage, check_hanafuda_card, require
 from dealer.kabu import KabuHand, classify, ones_digit
 from dealer.western import all_western_cards, check_western_card, is_western_card, rank_value
@@ -147,9 +147,8 @@ def settle(round_: Mapping[str, Any], house: Mapping[str, Any]) -> dict:
         "carry_in": to_json_amount(carry_in),
         "rounds": rounds,
     }
-    if any(10**6 % v.denominator for v in net.values()):
-        # an amount that 6 decimals cannot show exactly: give the exact fractions too
-        out["net_exact"] = {k: str(v) for k, v in net.items()}
+    if (exact := exact_amounts(net)) is not None:
+        out["net_exact"] = exact
     return out
 
 

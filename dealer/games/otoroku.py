@@ -25,7 +25,7 @@ from fractions import Fraction
 from typing import Any, Mapping
 
 from dealer.cards import all_cards, get_card
-from dealer.games import Game, HouseOption, RoundError, ZoneSpec, parse_amount, to_json_amount
+from dealer.games import Game, HouseOption, RoundError, ZoneSpec, exact_amounts, parse_amount, to_json_amount
 from dealer.games.common import (FEE_RATE_OPTION, check_deck_usage, check_fee_rate_applies, check_hanafuda_card,
                                  percent_fee, require)
 from dealer.western import all_western_cards, check_western_card, is_western_card, rank_value
@@ -329,9 +329,8 @@ def settle(round_: Mapping[str, Any], house: Mapping[str, Any]) -> dict:
                         "label_en": _label(h, 0), "label_ja": _label(h, 1)}
                   for who, h in hands.items() if h is not None},
     }
-    if any(10**6 % v.denominator for v in net.values()):
-        # an amount that 6 decimals cannot show exactly: give the exact fractions too
-        out["net_exact"] = {k: str(v) for k, v in net.items()}
+    if (exact := exact_amounts(net)) is not None:
+        out["net_exact"] = exact
     return out
 
 
