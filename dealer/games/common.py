@@ -48,6 +48,18 @@ def check_deck_usage(placed: Iterable[tuple[str, str]], deck: Counter, game: str
             raise RoundError(f"card {card!r} is dealt more than {copies} (again in {where})")
 
 
+def check_names(names: list, noun: str, field: str) -> list[str]:
+    """A list of people (``noun`` 'seat', 'player'; from the round's ``field``): non-empty strings,
+    each named once."""
+    for name in names:
+        if not isinstance(name, str) or not name.strip():
+            raise RoundError(f"{noun} names must be non-empty strings, not {name!r}")
+    twice = [name for name, k in Counter(names).items() if k > 1]
+    if twice:
+        raise RoundError(f"{noun} {twice[0]!r} is listed twice in {field!r}")
+    return names
+
+
 @dataclass(frozen=True)
 class Bet:
     player: str
