@@ -22,7 +22,7 @@ from typing import Any, Mapping
 
 from dealer.cards import all_cards, get_card
 from dealer.games import Game, HouseOption, RoundError, ZoneSpec, exact_amounts, parse_amount, to_json_amount
-from dealer.games.common import check_deck_usage, check_hanafuda_card, require
+from dealer.games.common import check_deck_usage, check_hanafuda_card, check_names, require
 from dealer.kabu import KabuHand, classify, ones_digit
 from dealer.western import all_western_cards, check_western_card, is_western_card, rank_value
 
@@ -58,10 +58,7 @@ def _check_card(card: Any, where: str, kind: str) -> str:
 def _players(setup: Mapping[str, Any]) -> list[str]:
     """The players of a round file (the keys of ``rows``), or of a bare setup ``{"players": [...]}``."""
     if "rows" not in setup and "players" in setup:
-        players = require(setup, "players", list, "a list of player names")
-        if not all(isinstance(p, str) and p.strip() for p in players):
-            raise RoundError(f"player names must be non-empty strings, not {players!r}")
-        return players
+        return check_names(require(setup, "players", list, "a list of player names"), "player", "players")
     rows = require(setup, "rows", dict, "an object mapping each player to three rows")
     return list(rows)
 

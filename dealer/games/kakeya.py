@@ -25,7 +25,7 @@ from collections import Counter
 from typing import Any, Mapping
 
 from dealer.games import Game, HouseOption, RoundError, ZoneSpec
-from dealer.games.common import require
+from dealer.games.common import check_names, require
 from dealer.western import (SUIT_JA, SUIT_NAMES, SUITS, WesternCard, all_western_cards, check_western_card,
                             get_western_card)
 
@@ -68,13 +68,7 @@ def _players(setup: Mapping[str, Any]) -> list[str]:
     players = require(setup, "players", list, "a list of 4 or 6 player names in seat order")
     if len(players) not in (4, 6):
         raise RoundError(f"kakeya-toranpu is played by 4 or 6 players, not {len(players)}")
-    for p in players:
-        if not isinstance(p, str) or not p.strip():
-            raise RoundError(f"player names must be non-empty strings, not {p!r}")
-    dup = [p for p, k in Counter(players).items() if k > 1]
-    if dup:
-        raise RoundError(f"player {dup[0]!r} is listed twice in 'players'")
-    return players
+    return check_names(players, "player", "players")
 
 
 def layout(setup: Mapping[str, Any]) -> list[ZoneSpec]:

@@ -27,7 +27,7 @@ from typing import Any, Mapping
 from dealer.cards import all_cards, get_card
 from dealer.games import Game, HouseOption, RoundError, ZoneSpec, exact_amounts, parse_amount, to_json_amount
 from dealer.games.common import (FEE_RATE_OPTION, check_deck_usage, check_fee_rate_applies, check_hanafuda_card,
-                                 percent_fee, require)
+                                 check_names, percent_fee, require)
 from dealer.western import all_western_cards, check_western_card, is_western_card, rank_value
 
 NAME = "otoroku"
@@ -172,14 +172,9 @@ def _seats(setup: Mapping[str, Any]) -> list[str]:
     if not 1 <= len(seats) <= MAX_BETTORS:
         raise RoundError(f"field 'seats' must name 1 to {MAX_BETTORS} bettors (2 to 7 players with the dealer), "
                          f"not {len(seats)}")
-    for s in seats:
-        if not isinstance(s, str) or not s.strip():
-            raise RoundError(f"seat names must be non-empty strings, not {s!r}")
-        if s == DEALER:
-            raise RoundError("'dealer' is the bank, not a seat name")
-    dup = [s for s, k in Counter(seats).items() if k > 1]
-    if dup:
-        raise RoundError(f"seat {dup[0]!r} is listed twice in 'seats'")
+    check_names(seats, "seat", "seats")
+    if DEALER in seats:
+        raise RoundError("'dealer' is the bank, not a seat name")
     return seats
 
 
