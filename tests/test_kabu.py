@@ -132,3 +132,5 @@ def test_only_runs_depend_on_dealt_order(values):
     keys = {classify(p).key() for p in itertools.permutations(values)}
     if not is_run or s == [1, 2, 3]:
         assert len(keys) == 1
+    else:  # three consecutive values: ascending is Nobori, descending Kudari, any other order neither
+        assert {classify(p).name for p in itertools.permutations(values)} == {"nobori", "kudari", None}
