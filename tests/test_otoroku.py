@@ -1,6 +1,5 @@
 """Otoroku (RULES.md §4.1, §4.4, §10 O1-O7): every teyaku with who may avail it, buta limits,
 the tie rules, the dealer's choice, shares, fee and multipliers, and bad input."""
-import json
 import random
 
 import pytest
@@ -11,6 +10,7 @@ from dealer.cards import all_cards
 from dealer.games import RoundError, get_game, settle_round
 from dealer.games.otoroku import OPTIONS, evaluate
 from pool_by_month import CardPool
+from round_edit import assert_refused, edited
 
 DEFAULTS = {o.name: o.default for o in OPTIONS}
 CRANE, CUCKOO = "pine-crane", "wisteria-cuckoo"
@@ -233,13 +233,7 @@ GOOD = round_of(["ann", "bob"], GOOD_SPEC)
 
 
 def changed(**kw):
-    r = json.loads(json.dumps(GOOD))
-    for k, v in kw.items():
-        if v is None:
-            r.pop(k)
-        else:
-            r[k] = v
-    return r
+    return edited(GOOD, **kw)
 
 
 def hands_with(**hands):
@@ -288,9 +282,7 @@ BAD = [
 
 @pytest.mark.parametrize("round_, message", BAD, ids=[m for _, m in BAD])
 def test_bad_input(round_, message):
-    with pytest.raises(RoundError) as err:
-        settle_round(round_)
-    assert message in str(err.value)
+    assert_refused(round_, message)
 
 
 def test_a_bettor_may_draw_after_an_availed_two_card_teyaku_only_while_not_buta():
