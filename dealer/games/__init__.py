@@ -127,9 +127,10 @@ def settle_round(round_: Mapping[str, Any]) -> dict:
 # Amounts are exact fractions inside the engine so that settlement conserves chips exactly;
 # they become JSON numbers only at the edge.
 
-# Amounts are counted to 6 decimals (a float is read as the nearest fraction with a denominator up to
-# a million), and no amount may exceed a trillion: beyond that a float cannot show 6 decimals.
-AMOUNT_DENOMINATOR = 10**6
+# Amounts are counted to 6 decimals: a float is read as the decimal it is written as (its shortest
+# repr, so 0.1 is exactly a tenth and 999999999999.5 stays exact), rounded to 6 places. No amount may
+# exceed a trillion: a bound no table reaches, that keeps every result a finite JSON number.
+AMOUNT_DECIMALS = 6
 MAX_AMOUNT = 10**12
 
 
@@ -142,8 +143,8 @@ def parse_amount(value: Any, what: str) -> Fraction:
         raise RoundError(f"{what} must be a positive number, not {value!r}")
     if value > MAX_AMOUNT:
         raise RoundError(f"{what} is {value!r}, above the largest amount {MAX_AMOUNT}")
-    amount = Fraction(value).limit_denominator(AMOUNT_DENOMINATOR) if isinstance(value, float) else Fraction(value)
-    if amount == 0:  # a positive float too small to count (5e-324 would otherwise become 0)
+    amount = round(Fraction(repr(value)) if isinstance(value, float) else Fraction(value), AMOUNT_DECIMALS)
+    if amount == 0:  # a positive number too small to count (5e-324 would otherwise become 0)
         raise RoundError(f"{what} is {value!r}, below the smallest amount 0.000001")
     return amount
 
@@ -154,8 +155,9 @@ def to_json_amount(x: Fraction | int) -> int | float:
 
 
 def exact_amounts(amounts: Mapping[str, Fraction]) -> dict[str, str] | None:
-    """Each amount as an exact fraction (``"40/3"``), where 6 decimals cannot show one of them exactly
-    (a pro rata third); None where they all can."""
-    if all(AMOUNT_DENOMINATOR % Fraction(v).denominator == 0 for v in amounts.values()):
+    """Each amount as an exact fraction (``"40/3"``), where the JSON number of one of them does not show
+    it exactly (a pro rata third, or 6 decimals on an amount too large for a float); None where the
+    JSON numbers are exact."""
+    if all(Fraction(str(to_json_amount(v))) == v for v in amounts.values()):
         return None
     return {k: str(Fraction(v)) for k, v in amounts.items()}
