@@ -1,7 +1,9 @@
 """Bad round files for the row games: each is refused with one RoundError line naming the problem."""
+from fractions import Fraction
+
 import pytest
 
-from dealer.games import RoundError, settle_round
+from dealer.games import RoundError, parse_amount, settle_round
 
 SAKI = ["pine-crane", "plum-warbler", "cherry-curtain"]
 ATO = ["maple-deer", "susuki-moon", "iris-bridge"]
@@ -113,3 +115,22 @@ def test_bad_round_is_refused_with_one_line(round_, message):
 def test_wager_limits_met():
     r = settle_round(batta(bets=[bet(amount=6), bet(amount=4)], house={"min_bet": 10, "max_bet": 10}))
     assert r["players"]["a"]["stake"] == 10
+
+
+@pytest.mark.parametrize("value, amount", [
+    (10, Fraction(10)), (0.1, Fraction(1, 10)), (2.5, Fraction(5, 2)), (0.333333, Fraction(333333, 10**6)),
+    (0.3333333333333333, Fraction(333333, 10**6)),     # counted to 6 decimals
+    (2.0000004, Fraction(2)),
+    (999999999999.5, Fraction(1999999999999, 2)),      # exact as written, not a nearby binary fraction
+    (1e-6, Fraction(1, 10**6)), (10**12, Fraction(10**12)),
+])
+def test_amounts_are_counted_to_six_decimals(value, amount):
+    assert parse_amount(value, "bet") == amount
+
+
+def test_large_amounts_settle_to_exact_decimals():
+    r = batta(game="atosaki", bets=[bet(amount=999999999999.5), bet(player="b", amount=0.25),
+                                    bet(player="c", on="ato", amount=999999999999.123456)])
+    out = settle_round(r)
+    assert out["net"] == {"a": 999999999999.5, "b": 0.25, "c": -999999999999.1234, "dealer": -0.6266}
+    assert "net_exact" not in out
