@@ -335,3 +335,34 @@ def test_order_of_the_bettors_before_the_last_does_not_matter(rnd):
     rnd.shuffle(first)
     again = settle_round({**r, "seats": first + r["seats"][-1:]})
     assert again["net"] == out["net"] and again["results"] == out["results"]
+
+
+def rules_rank(months: list[int], cards: list[str], role: str) -> int:
+    """RULES.md §4.1 "Comparison key", line by line (default house: Goshita Gomai above the 16)."""
+    two = sorted(months) if len(months) == 2 else None
+    if two == [6, 9] and role in ("bettor", "last") or role == "last" and two in ([6, 10], [7, 9]):
+        return 90
+    if role == "dealer" and len(cards) == 2 and set(cards) == {CRANE, CUCKOO}:
+        return 80
+    if len(months) == 5 and all(m <= 5 for m in months):
+        return 70
+    total = sum(months)
+    if total >= (17 if role == "last" else 16):
+        return -1
+    if total == 16 and role == "last":
+        return 60
+    if total == 15:
+        return 50
+    if two == [1, 9]:
+        return 45
+    if two in ([1, 5], [1, 10]):
+        return 14
+    return total
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.sampled_from([c.id for c in all_cards() if c.month <= 10]), min_size=2, max_size=5, unique=True),
+       st.sampled_from(["bettor", "last", "dealer"]))
+def test_ranks_follow_the_comparison_key_of_the_rules(cards, role):
+    months = [next(c.month for c in all_cards() if c.id == card) for card in cards]
+    assert evaluate(cards, role, DEFAULTS).rank == rules_rank(months, cards, role)
