@@ -112,9 +112,17 @@ def test_bad_round_is_refused_with_one_line(round_, message):
     assert "\n" not in str(info.value)
 
 
-def test_wager_limits_met():
-    r = settle_round(batta(bets=[bet(amount=6), bet(amount=4)], house={"min_bet": 10, "max_bet": 10}))
-    assert r["players"]["a"]["stake"] == 10
+@pytest.mark.parametrize("amounts, house", [
+    ([6, 4], {"min_bet": 10, "max_bet": 10}),
+    # RULES.md §3.1 wager limits: a stake exactly at a decimal limit is within it (0.1 is not the binary
+    # 0.1000000000000000055...)
+    ([0.1], {"min_bet": 0.1}),
+    ([0.1, 0.2], {"min_bet": 0.3, "max_bet": 0.3}),
+    ([2.675], {"min_bet": 2.675, "max_bet": 2.675}),
+])
+def test_wager_limits_met(amounts, house):
+    r = settle_round(batta(bets=[bet(amount=a) for a in amounts], house=house))
+    assert r["players"]["a"]["stake"] == pytest.approx(sum(amounts))
 
 
 @pytest.mark.parametrize("value, amount", [

@@ -91,16 +91,18 @@ WAGER_LIMIT_OPTIONS = (
 
 
 def check_wager_limits(stakes: Mapping[str, tuple[str, Fraction]], house: Mapping[str, Any]) -> None:
-    low, high = house.get("min_bet"), house.get("max_bet")
+    # the limits are amounts like the stakes (read as the decimals written, not as binary floats)
+    low, high = (None if house.get(name) is None else parse_amount(house[name], f"house option {name!r}")
+                 for name in ("min_bet", "max_bet"))
     if low is not None and high is not None and low > high:
-        raise RoundError(f"house option 'min_bet' ({low}) is above 'max_bet' ({high})")
+        raise RoundError(f"house option 'min_bet' ({house['min_bet']}) is above 'max_bet' ({house['max_bet']})")
     for player, (side, amount) in stakes.items():
-        if low is not None and amount < Fraction(low):
+        if low is not None and amount < low:
             raise RoundError(f"player {player!r} stakes {to_json_amount(amount)} on {side!r}, "
-                             f"below the house's min_bet {low}")
-        if high is not None and amount > Fraction(high):
+                             f"below the house's min_bet {house['min_bet']}")
+        if high is not None and amount > high:
             raise RoundError(f"player {player!r} stakes {to_json_amount(amount)} on {side!r}, "
-                             f"above the house's max_bet {high}")
+                             f"above the house's max_bet {house['max_bet']}")
 
 
 def refuse_fields(round_: Mapping[str, Any], fields: Iterable[str], why: str) -> None:
