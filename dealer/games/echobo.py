@@ -20,7 +20,7 @@ from fractions import Fraction
 from typing import Any, Mapping
 
 from dealer.cards import all_cards, get_card
-from dealer.games import Game, HouseOption, RoundError, ZoneSpec, exact_amounts, to_json_amount
+from dealer.games import Game, HouseOption, RoundError, ZoneSpec, exact_amounts, parse_amount, to_json_amount
 from dealer.games.common import check_deck_usage, check_hanafuda_card, parse_bets, require
 
 NAME = "echobo"
@@ -156,7 +156,7 @@ def settle(round_: Mapping[str, Any], house: Mapping[str, Any]) -> dict:
 
 def _check_stakes(bets, per_player: dict[str, list[int]], house: Mapping[str, Any]) -> None:
     if house["bet_mode"] == "fixed_per_card":
-        size = Fraction(str(house["bet_size"])) if house["bet_size"] is not None else (
+        size = parse_amount(house["bet_size"], "house option 'bet_size'") if house["bet_size"] is not None else (
             bets[0].amount if bets else None)
         for i, bet in enumerate(bets, 1):
             if bet.amount != size:
@@ -165,7 +165,7 @@ def _check_stakes(bets, per_player: dict[str, list[int]], house: Mapping[str, An
     elif house["bet_size"] is not None:
         raise RoundError("house option 'bet_size' applies only to bet_mode fixed_per_card")
     if house["bet_limit"] is not None:
-        limit = Fraction(str(house["bet_limit"]))
+        limit = parse_amount(house["bet_limit"], "house option 'bet_limit'")
         for player, idx in per_player.items():
             total = sum((bets[i - 1].amount for i in idx), Fraction(0))
             if total > limit:
