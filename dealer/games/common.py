@@ -7,6 +7,7 @@ from fractions import Fraction
 from typing import Any, Iterable, Mapping
 
 from dealer.cards import is_card, nearest_ids
+from dealer.western import is_western_card, nearest_western_ids
 from dealer.games import HouseOption, RoundError, parse_amount
 
 
@@ -26,13 +27,27 @@ def _kind_name(kind) -> str:
     return " or ".join(names.get(k, k.__name__) for k in kinds)
 
 
+def check_card(card: Any, where: str, kind: str = "hanafuda") -> str:
+    """A known card id of the ``kind`` of deck ('hanafuda', or 'western' for ``AS``, ``10H``...), or a
+    RoundError that names the place and suggests the nearest ids."""
+    if kind == "western":
+        if is_western_card(card):
+            return card
+        near, naming = nearest_western_ids(card), "; western cards are named like AS, 10H, QD"
+    else:
+        if is_card(card):
+            return card
+        near, naming = nearest_ids(card), ""
+    hint = f" (did you mean {', '.join(near)}?)" if near else ""
+    raise RoundError(f"unknown card {card!r} in {where}{hint}{naming}")
+
+
 def check_hanafuda_card(card: Any, where: str) -> str:
-    """A known hanafuda card id, or a RoundError that names the place and suggests the nearest ids."""
-    if not is_card(card):
-        near = nearest_ids(card)
-        hint = f" (did you mean {', '.join(near)}?)" if near else ""
-        raise RoundError(f"unknown card {card!r} in {where}{hint}")
-    return card
+    return check_card(card, where, "hanafuda")
+
+
+def check_western_card(card: Any, where: str) -> str:
+    return check_card(card, where, "western")
 
 
 def check_deck_usage(placed: Iterable[tuple[str, str]], deck: Counter, game: str) -> None:
