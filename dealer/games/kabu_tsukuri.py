@@ -22,9 +22,9 @@ from typing import Any, Mapping
 
 from dealer.cards import all_cards, get_card
 from dealer.games import Game, HouseOption, RoundError, ZoneSpec, exact_amounts, parse_amount, to_json_amount
-from dealer.games.common import check_deck_usage, check_hanafuda_card, check_names, require
+from dealer.games.common import check_card, check_deck_usage, check_names, require
 from dealer.kabu import KabuHand, classify, ones_digit
-from dealer.western import all_western_cards, check_western_card, is_western_card, rank_value
+from dealer.western import all_western_cards, is_western_card, rank_value
 
 NAME = "kabu-tsukuri"
 ROWS_PER_PLAYER = 3
@@ -49,10 +49,6 @@ def deck(house: Mapping[str, Any]) -> Counter:
 def value_of(card_id: str) -> int:
     """Kabu-Tsukuri counts the standard month, 1..12 (or A=1 .. Q=12 on a western deck)."""
     return rank_value(card_id) if is_western_card(card_id) else get_card(card_id).month
-
-
-def _check_card(card: Any, where: str, kind: str) -> str:
-    return check_hanafuda_card(card, where) if kind == "hanafuda" else check_western_card(card, where)
 
 
 def _players(setup: Mapping[str, Any]) -> list[str]:
@@ -88,7 +84,7 @@ def _read_rows(round_: Mapping[str, Any], house: Mapping[str, Any]) -> dict[str,
             if not isinstance(row, list) or len(row) != CARDS_PER_ROW:
                 raise RoundError(f"{where} must have {CARDS_PER_ROW} cards, not {row!r}")
             for card in row:
-                placed.append((_check_card(card, where, house["deck"]), where))
+                placed.append((check_card(card, where, house["deck"]), where))
     check_deck_usage(placed, deck(house), NAME)
     return rows
 

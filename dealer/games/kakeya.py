@@ -25,9 +25,8 @@ from collections import Counter
 from typing import Any, Mapping
 
 from dealer.games import Game, HouseOption, RoundError, ZoneSpec
-from dealer.games.common import check_names, require
-from dealer.western import (SUIT_JA, SUIT_NAMES, SUITS, WesternCard, all_western_cards, check_western_card,
-                            get_western_card)
+from dealer.games.common import check_names, check_western_card, require
+from dealer.western import SUIT_JA, SUIT_NAMES, SUITS, WesternCard, all_western_cards, get_western_card
 
 NAME = "kakeya-toranpu"
 HAND_SIZE = 13

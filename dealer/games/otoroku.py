@@ -26,9 +26,9 @@ from typing import Any, Mapping
 
 from dealer.cards import all_cards, get_card
 from dealer.games import Game, HouseOption, RoundError, ZoneSpec, exact_amounts, parse_amount, to_json_amount
-from dealer.games.common import (FEE_RATE_OPTION, check_deck_usage, check_fee_rate_applies, check_hanafuda_card,
-                                 check_names, percent_fee, require)
-from dealer.western import all_western_cards, check_western_card, is_western_card, rank_value
+from dealer.games.common import (FEE_RATE_OPTION, check_card, check_deck_usage, check_fee_rate_applies, check_names,
+                                 percent_fee, require)
+from dealer.western import all_western_cards, is_western_card, rank_value
 
 NAME = "otoroku"
 DEALER = "dealer"
@@ -224,9 +224,8 @@ def _read_hands(round_: Mapping[str, Any], seats: list[str], chosen: list[str] |
                   else (BETTOR_MIN_CARDS, BETTOR_MAX_CARDS))
         if not isinstance(cards, list) or not lo <= len(cards) <= hi:
             raise RoundError(f"{who}'s hand must be a list of {lo} to {hi} card ids, not {cards!r}")
-        check = check_hanafuda_card if house["deck"] == "hanafuda" else check_western_card
         for card in cards:
-            placed.append((check(card, f"{who}'s hand"), f"{who}'s hand"))
+            placed.append((check_card(card, f"{who}'s hand", house["deck"]), f"{who}'s hand"))
         out[who] = cards
     check_deck_usage(placed, deck(house), NAME)
     return out
