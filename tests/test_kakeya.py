@@ -325,6 +325,9 @@ BAD = [
     (bad(lambda r: r.__setitem__("trump", "X")), "field 'trump' must be one of S, H, D, C, not 'X'"),
     (bad(lambda r: r.__setitem__("players", P4[:3])), "played by 4 or 6 players, not 3"),
     (bad(lambda r: r.__setitem__("players", ["ann", "bob", "ann", "dan"])), "player 'ann' is listed twice"),
+    # pairs are named "ann+cat" in scores and net: names a and b+c would make pair a+b+c twice
+    (bad(lambda r: r.__setitem__("players", ["a", "a+b", "b+c", "c"])),
+     "player 'a+b' may not have '+' in the name (it joins the names of a pair)"),
     (bad(lambda r: r["hands"].pop("dan")), "'hands' must give every player"),
     (bad(lambda r: r["hands"].__setitem__("eve", [])), "'hands' has a hand for 'eve', who is not in 'players'"),
     (bad(lambda r: r.pop("tricks")), "missing field 'tricks'"),

@@ -67,7 +67,11 @@ def _players(setup: Mapping[str, Any]) -> list[str]:
     players = require(setup, "players", list, "a list of 4 or 6 player names in seat order")
     if len(players) not in (4, 6):
         raise RoundError(f"kakeya-toranpu is played by 4 or 6 players, not {len(players)}")
-    return check_names(players, "player", "players")
+    check_names(players, "player", "players")
+    for p in players:
+        if "+" in p:  # a pair is named "ann+cat" in scores and net: names must keep pairs apart
+            raise RoundError(f"player {p!r} may not have '+' in the name (it joins the names of a pair)")
+    return players
 
 
 def layout(setup: Mapping[str, Any]) -> list[ZoneSpec]:
