@@ -63,12 +63,18 @@ def check_deck_usage(placed: Iterable[tuple[str, str]], deck: Counter, game: str
             raise RoundError(f"card {card!r} is dealt more than {copies} (again in {where})")
 
 
-def check_names(names: list, noun: str, field: str) -> list[str]:
+# words a result uses beside people's names, so no seat or player may be called by them
+RESERVED_NAMES = {"dealer": "the bank", "tie": "what a result calls a draw"}
+
+
+def check_names(names: list, noun: str, field: str, reserved: Iterable[str] = ()) -> list[str]:
     """A list of people (``noun`` 'seat', 'player'; from the round's ``field``): non-empty strings,
-    each named once."""
+    each named once, none of the ``reserved`` words (of RESERVED_NAMES) the result uses itself."""
     for name in names:
         if not isinstance(name, str) or not name.strip():
             raise RoundError(f"{noun} names must be non-empty strings, not {name!r}")
+        if name in reserved:
+            raise RoundError(f"{name!r} is {RESERVED_NAMES[name]}, not a {noun} name")
     twice = [name for name, k in Counter(names).items() if k > 1]
     if twice:
         raise RoundError(f"{noun} {twice[0]!r} is listed twice in {field!r}")
