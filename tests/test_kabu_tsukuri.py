@@ -148,6 +148,10 @@ BAD = [
     (with_(rows={"ann": [r[:2] for r in GOOD["rows"]["ann"]], "bob": GOOD["rows"]["bob"]}),
      "ann's row 1 must have 3 cards"),
     (with_(rows=None), "missing field 'rows'"),
+    # 'winner' lists each row's winner or 'tie': a player called tie would read as a draw
+    (with_(rows={"tie": GOOD["rows"]["ann"], "bob": GOOD["rows"]["bob"]}),
+     "'tie' is what a result calls a draw, not a player name"),
+    (with_(rows={"dealer": GOOD["rows"]["ann"], "bob": GOOD["rows"]["bob"]}), "'dealer' is the bank, not a player name"),
     (with_(bet=None), "missing field 'bet'"),
     (with_(bet=0), "'bet' (the ante) must be a positive number, not 0"),
     (with_(bet=-5), "must be a positive number"),

@@ -251,6 +251,9 @@ BAD = [
     (changed(seats=list("abcdefg")), "must name 1 to 6 bettors (2 to 7 players with the dealer), not 7"),
     (changed(seats=["ann", "ann"]), "seat 'ann' is listed twice"),
     (changed(seats=["ann", "dealer"]), "'dealer' is the bank, not a seat name"),
+    # 'winner' maps a seat to the seat, 'dealer' or 'tie': a seat called tie would read as a push
+    (changed(seats=["tie", "bob"], hands={**GOOD["hands"], "tie": GOOD["hands"]["ann"]}),
+     "'tie' is what a result calls a draw, not a seat name"),
     (hands_with(ann=["maple-der", "pine-chaff-1"]), "unknown card 'maple-der' in ann's hand (did you mean maple-deer"),
     (hands_with(ann=["willow-swallow", "pine-chaff-1"]), "card 'willow-swallow' in ann's hand is not in the deck of otoroku"),
     (hands_with(ann=["paulownia-phoenix", "pine-chaff-1"]), "is not in the deck of otoroku"),

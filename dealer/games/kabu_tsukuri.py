@@ -30,6 +30,7 @@ NAME = "kabu-tsukuri"
 ROWS_PER_PLAYER = 3
 CARDS_PER_ROW = 3
 MIN_PLAYERS, MAX_PLAYERS = 2, 5
+RESERVED = ("dealer", "tie")  # 'winner' lists each row's winning player, or 'tie'
 
 OPTIONS = (
     HouseOption("ranking", "extended", ("extended", "ones_digit"),
@@ -54,7 +55,8 @@ def value_of(card_id: str) -> int:
 def _players(setup: Mapping[str, Any]) -> list[str]:
     """The players of a round file (the keys of ``rows``), or of a bare setup ``{"players": [...]}``."""
     if "rows" not in setup and "players" in setup:
-        return check_names(require(setup, "players", list, "a list of player names"), "player", "players")
+        return check_names(require(setup, "players", list, "a list of player names"), "player", "players",
+                           reserved=RESERVED)
     rows = require(setup, "rows", dict, "an object mapping each player to three rows")
     return list(rows)
 
@@ -72,10 +74,9 @@ def _read_rows(round_: Mapping[str, Any], house: Mapping[str, Any]) -> dict[str,
     rows = require(round_, "rows", dict, "an object mapping each player to three rows")
     if not MIN_PLAYERS <= len(rows) <= MAX_PLAYERS:
         raise RoundError(f"kabu-tsukuri needs {MIN_PLAYERS} to {MAX_PLAYERS} players, not {len(rows)}")
+    check_names(list(rows), "player", "rows", reserved=RESERVED)
     placed = []
     for player, player_rows in rows.items():
-        if not isinstance(player, str) or not player.strip() or player == "dealer":
-            raise RoundError(f"{player!r} is not a player name")
         if not isinstance(player_rows, list) or len(player_rows) != ROWS_PER_PLAYER:
             raise RoundError(f"{player} must have {ROWS_PER_PLAYER} rows (lists of card ids), "
                              f"not {player_rows!r}")

@@ -172,10 +172,8 @@ def _seats(setup: Mapping[str, Any]) -> list[str]:
     if not 1 <= len(seats) <= MAX_BETTORS:
         raise RoundError(f"field 'seats' must name 1 to {MAX_BETTORS} bettors (2 to 7 players with the dealer), "
                          f"not {len(seats)}")
-    check_names(seats, "seat", "seats")
-    if DEALER in seats:
-        raise RoundError("'dealer' is the bank, not a seat name")
-    return seats
+    # the result maps each seat to its showdown's winner: the seat, 'dealer' or 'tie'
+    return check_names(seats, "seat", "seats", reserved=("dealer", "tie"))
 
 
 def layout(setup: Mapping[str, Any]) -> list[ZoneSpec]:
