@@ -7,8 +7,8 @@ from fractions import Fraction
 from typing import Any, Iterable, Mapping
 
 from dealer.cards import is_card, nearest_ids
-from dealer.western import is_western_card, nearest_western_ids
 from dealer.games import HouseOption, RoundError, parse_amount
+from dealer.western import is_western_card, nearest_western_ids
 
 
 def require(round_: Mapping[str, Any], key: str, kind: type | tuple[type, ...], what: str | None = None):

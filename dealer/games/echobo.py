@@ -156,8 +156,10 @@ def settle(round_: Mapping[str, Any], house: Mapping[str, Any]) -> dict:
 
 def _check_stakes(bets, per_player: dict[str, list[int]], house: Mapping[str, Any]) -> None:
     if house["bet_mode"] == "fixed_per_card":
-        size = parse_amount(house["bet_size"], "house option 'bet_size'") if house["bet_size"] is not None else (
-            bets[0].amount if bets else None)
+        if house["bet_size"] is not None:
+            size = parse_amount(house["bet_size"], "house option 'bet_size'")
+        else:  # every card carries the first card's stake
+            size = bets[0].amount if bets else None
         for i, bet in enumerate(bets, 1):
             if bet.amount != size:
                 raise RoundError(f"bet {i} stakes {to_json_amount(bet.amount)}, but every card carries the "
