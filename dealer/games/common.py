@@ -118,6 +118,18 @@ def parse_bets(round_: Mapping[str, Any], targets: Iterable[Any], *, required: b
     return bets
 
 
+def amount_or_null(value: Any) -> bool:
+    """A house option that is an amount (a wager limit, a fixed stake): null, or an amount as the
+    stakes are read (parse_amount)."""
+    if value is None:
+        return True
+    try:
+        parse_amount(value, "amount")
+    except RoundError:
+        return False
+    return True
+
+
 # --- a percentage fee (terazen) on winning players' profit --------------------------------------
 
 def _fee_rate_ok(v: Any) -> bool:
