@@ -21,7 +21,7 @@ from typing import Any, Mapping
 
 from dealer.cards import all_cards, get_card
 from dealer.games import Game, HouseOption, RoundError, ZoneSpec, exact_amounts, parse_amount, to_json_amount
-from dealer.games.common import check_deck_usage, check_hanafuda_card, parse_bets, require
+from dealer.games.common import amount_or_null, check_deck_usage, check_hanafuda_card, parse_bets, require
 
 NAME = "echobo"
 MONTHS = tuple(range(1, 7))
@@ -32,19 +32,15 @@ def _is_number(v: Any) -> bool:
     return isinstance(v, (int, float)) and not isinstance(v, bool)
 
 
-def _positive_or_none(v: Any) -> bool:
-    return v is None or (_is_number(v) and v > 0 and v == v and v != float("inf"))
-
-
 OPTIONS = (
     HouseOption("profit", 5, check=lambda v: _is_number(v) and v in (5, 4.5, 4.6),
                 doc="5, 4.5 or 4.6: what a correct card wins per unit staked"),
     HouseOption("max_cards", 4, check=lambda v: isinstance(v, int) and not isinstance(v, bool)
                 and 1 <= v <= 6, doc="an integer 1 to 6: most cards one bettor may bet on"),
     HouseOption("bet_mode", "fixed_per_card", ("fixed_per_card", "limit_per_player")),
-    HouseOption("bet_size", None, check=_positive_or_none,
+    HouseOption("bet_size", None, check=amount_or_null,
                 doc="null or a positive number: the fixed stake per card (fixed_per_card)"),
-    HouseOption("bet_limit", None, check=_positive_or_none,
+    HouseOption("bet_limit", None, check=amount_or_null,
                 doc="null or a positive number: most one bettor may stake in a round"),
     HouseOption("deck_count", 1, (1, 2)),
 )

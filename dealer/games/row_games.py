@@ -20,7 +20,7 @@ from typing import Any, Iterable, Mapping
 
 from dealer.cards import BACK
 from dealer.games import HouseOption, RoundError, ZoneSpec, parse_amount, to_json_amount
-from dealer.games.common import Bet, check_deck_usage, check_hanafuda_card, require
+from dealer.games.common import Bet, amount_or_null, check_deck_usage, check_hanafuda_card, require
 
 DEALER = "dealer"
 
@@ -78,15 +78,11 @@ def stakes_by_player(bets: list[Bet]) -> dict[str, tuple[str, Fraction]]:
     return stakes
 
 
-def _limit_ok(v: Any) -> bool:
-    return v is None or isinstance(v, (int, float)) and not isinstance(v, bool) and 0 < v < float("inf")
-
-
 # Wager limits are unattested (RULES.md §3.1): a house rule, off by default. They bound each player's
 # total stake in the round.
 WAGER_LIMIT_OPTIONS = (
-    HouseOption("min_bet", None, check=_limit_ok, doc="null (no minimum) or a positive number"),
-    HouseOption("max_bet", None, check=_limit_ok, doc="null (no maximum) or a positive number"),
+    HouseOption("min_bet", None, check=amount_or_null, doc="null (no minimum) or a positive number"),
+    HouseOption("max_bet", None, check=amount_or_null, doc="null (no maximum) or a positive number"),
 )
 
 
