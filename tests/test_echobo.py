@@ -115,6 +115,8 @@ BAD = [
     (round_of("pine-crane", [bet(p, 1) for p in ("a", "b", "c", "d")]),
      "4 bettors, but 1 deck(s) serve the dealer and at most 3 bettors"),
     (round_of("pine-crane", [bet("ann", 1)], profit=4), "house option 'profit' cannot be 4"),
+    (round_of("pine-crane", [bet("ann", 1)], bet_size=10**13), "house option 'bet_size' cannot be 10000000000000"),
+    (round_of("pine-crane", [bet("ann", 1)], bet_limit=-1), "house option 'bet_limit' cannot be -1"),
     (round_of("pine-crane", [bet("ann", 1)], max_cards=0), "house option 'max_cards' cannot be 0"),
     (round_of("pine-crane", [bet("ann", 1)], fee_model="percent"), "unknown house option 'fee_model' for echobo"),
     ({"game": "echobo", "bets": []}, "missing field 'dealer_card'"),

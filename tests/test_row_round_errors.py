@@ -96,6 +96,7 @@ BAD = [
     ("below min_bet", hankan(house={"min_bet": 20}), "player 'a' stakes 10 on 'naka-e', below the house's min_bet 20"),
     ("min_bet above max_bet", batta(house={"min_bet": 20, "max_bet": 10}), "'min_bet' .20. is above 'max_bet' .10."),
     ("max_bet not a number", batta(house={"max_bet": "lots"}), "house option 'max_bet' cannot be 'lots'"),
+    ("min_bet too small to count", batta(house={"min_bet": 1e-9}), "house option 'min_bet' cannot be 1e-09"),
     ("carry in hankan", hankan(carry=10), "field 'carry' does not apply here: hankan has no carried pot"),
     ("redraws in shoniban", dict(hankan(), game="shoniban", redraws=[]), "field 'redraws' does not apply here"),
     ("deck_exhausted without redraw", dict(batta(), deck_exhausted=True),
