@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any, Iterable, Mapping
 
-from dealer.cards import is_card, nearest_ids
+from dealer.cards import BACK, is_card, nearest_ids
 from dealer.games import HouseOption, RoundError, parse_amount
 from dealer.western import is_western_card, nearest_western_ids
 
@@ -29,7 +29,10 @@ def _kind_name(kind) -> str:
 
 def check_card(card: Any, where: str, kind: str = "hanafuda") -> str:
     """A known card id of the ``kind`` of deck ('hanafuda', or 'western' for ``AS``, ``10H``...), or a
-    RoundError that names the place and suggests the nearest ids."""
+    RoundError that names the place and suggests the nearest ids. A face-down card (``back``, as the
+    camera reports one) cannot be scored: it must be revealed first."""
+    if card == BACK:
+        raise RoundError(f"a card in {where} is face down ('back'): every card must be revealed to settle")
     if kind == "western":
         if is_western_card(card):
             return card
