@@ -89,6 +89,7 @@ def test_game_definition():
 
 BAD = [
     (round_of("maple-deer", [bet("ann", 1)]), "card 'maple-deer' in dealer_card is not in the deck of echobo"),
+    (round_of("back", [bet("ann", 1)]), "a card in dealer_card is face down ('back'): every card must be revealed"),
     (round_of("cherry-curtan", [bet("ann", 1)]), "unknown card 'cherry-curtan' in dealer_card (did you mean cherry-curtain"),
     (round_of("pine-crane", [bet("ann", 7)]), "bet 1 is on month 7; echobo uses months 1-6"),
     (round_of("pine-crane", [bet("ann", 0)]), "bet 1 is on month 0"),

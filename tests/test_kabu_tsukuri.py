@@ -143,6 +143,7 @@ BAD = [
     (rows_with("ann", 0, 0, "pine-crain"), "unknown card 'pine-crain' in ann's row 1 (did you mean pine-crane"),
     (rows_with("ann", 0, 0, GOOD["rows"]["bob"][2][2]), "is dealt more than once"),
     (rows_with("ann", 0, 0, "AS"), "unknown card 'AS'"),
+    (rows_with("ann", 2, 1, "back"), "a card in ann's row 3 is face down ('back')"),
     (with_(rows={"ann": GOOD["rows"]["ann"]}), "needs 2 to 5 players, not 1"),
     (with_(rows={"ann": GOOD["rows"]["ann"][:2], "bob": GOOD["rows"]["bob"]}), "ann must have 3 rows"),
     (with_(rows={"ann": [r[:2] for r in GOOD["rows"]["ann"]], "bob": GOOD["rows"]["bob"]}),

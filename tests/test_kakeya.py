@@ -310,6 +310,7 @@ BAD = [
     (bad(lambda r: r["hands"]["ann"].__setitem__(0, "1S")), "unknown card '1S' in ann's hand (did you mean AS?)"),
     (bad(lambda r: r["hands"]["ann"].__setitem__(0, "pine-crane")), "unknown card 'pine-crane' in ann's hand"),
     (bad(lambda r: r["hands"]["ann"].__setitem__(0, "Joker1")), "unknown card 'Joker1'"),
+    (bad(lambda r: r["tricks"][0].__setitem__(1, "back")), "a card in trick 1 is face down ('back')"),
     (bad(lambda r: r["hands"]["ann"].__setitem__(0, "AH")), "card 'AH' is dealt more than once (ann and bob)"),
     (bad(lambda r: r["hands"]["ann"].pop()), "ann's hand must be 13 card ids"),
     (bad(lambda r: r["tricks"].pop()), "a hand is 13 tricks; 'tricks' has 12"),

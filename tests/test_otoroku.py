@@ -255,6 +255,7 @@ BAD = [
     (changed(seats=["tie", "bob"], hands={**GOOD["hands"], "tie": GOOD["hands"]["ann"]}),
      "'tie' is what a result calls a draw, not a seat name"),
     (hands_with(ann=["maple-der", "pine-chaff-1"]), "unknown card 'maple-der' in ann's hand (did you mean maple-deer"),
+    (hands_with(ann=["back", "pine-chaff-1"]), "a card in ann's hand is face down ('back'): every card must be"),
     (hands_with(ann=["willow-swallow", "pine-chaff-1"]), "card 'willow-swallow' in ann's hand is not in the deck of otoroku"),
     (hands_with(ann=["paulownia-phoenix", "pine-chaff-1"]), "is not in the deck of otoroku"),
     (hands_with(ann=["maple-blue", 3], dealer=["maple-blue", 2]), "card 'maple-blue' is dealt more than once"),

@@ -48,7 +48,7 @@ BAD = [
     ("koikoi rows of 3", dict(batta(), game="koikoi-atosaki"), "row 'saki' must have 4 cards, not 3"),
     ("unknown card", batta(rows={"saki": ["pine-cran"] + SAKI[1:], "ato": ATO}),
      r"unknown card 'pine-cran' in row 'saki' \(card 1\) \(did you mean pine-crane"),
-    ("face-down card", batta(rows={"saki": SAKI, "ato": ["back"] + ATO[1:]}), r"row 'ato' \(card 1\) is face down \('back'\): every card must be revealed"),
+    ("face-down card", batta(rows={"saki": SAKI, "ato": ["back"] + ATO[1:]}), r"a card in row 'ato' \(card 1\) is face down \('back'\): every card must be revealed"),
     ("card id not a string", batta(rows={"saki": SAKI, "ato": [12] + ATO[1:]}), "unknown card 12 in row 'ato'"),
     ("card not in deck", dict(batta(), game="mutsu-wari", rows={"saki": SAKI, "ato": ["willow-rainman"] + ATO[1:]}),
      "card 'willow-rainman' in row 'ato' .card 1. is not in the deck of mutsu-wari"),

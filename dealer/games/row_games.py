@@ -18,7 +18,6 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any, Iterable, Mapping
 
-from dealer.cards import BACK
 from dealer.games import HouseOption, RoundError, ZoneSpec, parse_amount, to_json_amount
 from dealer.games.common import Bet, amount_or_null, check_deck_usage, check_hanafuda_card, require
 
@@ -51,8 +50,6 @@ def parse_rows(round_: Mapping[str, Any], zones: list[ZoneSpec], deck, game: str
             raise RoundError(f"row {zone.name!r} must have {zone.cards} cards, not {len(cards)}")
         for i, card in enumerate(cards):
             where = f"row {zone.name!r} (card {i + 1})"
-            if card == BACK:
-                raise RoundError(f"{where} is face down ('back'): every card must be revealed to settle")
             check_hanafuda_card(card, where)
             placed.append((card, where))
         out[zone.name] = list(cards)
