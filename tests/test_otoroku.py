@@ -149,6 +149,11 @@ SETTLE = [
     pytest.param(["ann", "bob", "cat"], {"ann": [10, 5], "bob": None, "cat": [10, 9], "dealer": [10, 4]},
                  ["ann"], {}, {"ann": "win", "bob": "not_chosen", "cat": "buta"},
                  {"ann": 1, "bob": 0, "cat": -1, "dealer": 0}, id="dealers-choice-unseen-hand"),
+    # §4.1: bettors not chosen discard without revealing: their cards may stay face down
+    pytest.param(["ann", "bob", "cat"], {"ann": [10, 5], "bob": ["back", "back", "back"], "cat": [10, 3],
+                                        "dealer": [10, 4]},
+                 ["ann"], {}, {"ann": "win", "bob": "not_chosen", "cat": "not_chosen"},
+                 {"ann": 1, "bob": 0, "cat": 0, "dealer": -1}, id="dealers-choice-face-down-hand"),
     pytest.param(["ann", "bob"], {"ann": [10, 3], "bob": [10, 4], "dealer": [1, 9]}, ["bob"], {},
                  {"ann": "not_chosen", "bob": "lose"}, {"ann": 0, "bob": -1, "dealer": 1},
                  id="choice-on-point-total-10-with-14.5"),

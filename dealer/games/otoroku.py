@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any, Mapping
 
-from dealer.cards import all_cards, get_card
+from dealer.cards import BACK, all_cards, get_card
 from dealer.games import Game, HouseOption, RoundError, ZoneSpec, exact_amounts, parse_amount, to_json_amount
 from dealer.games.common import (FEE_RATE_OPTION, check_card, check_deck_usage, check_fee_rate_applies, check_names,
                                  percent_fee, require)
@@ -203,7 +203,7 @@ def _read_chosen(round_: Mapping[str, Any], seats: list[str]) -> list[str] | Non
 def _read_hands(round_: Mapping[str, Any], seats: list[str], chosen: list[str] | None,
                 house: Mapping[str, Any]) -> dict[str, list[str] | None]:
     """Each seat's and the dealer's cards in the order dealt. A bettor the dealer did not choose
-    discards unseen, so his hand may be left out (or empty): it is then None."""
+    discards unseen, so his hand may be left out, empty or face down ('back'): it is then None."""
     hands = require(round_, "hands", dict, "an object mapping each seat and 'dealer' to card ids")
     for key in hands:
         if key != DEALER and key not in seats:
@@ -212,8 +212,9 @@ def _read_hands(round_: Mapping[str, Any], seats: list[str], chosen: list[str] |
     out: dict[str, list[str] | None] = {}
     for who in seats + [DEALER]:
         unseen_ok = chosen is not None and who != DEALER and who not in chosen
-        if unseen_ok and hands.get(who) in (None, []):
-            out[who] = None
+        given = hands.get(who)
+        if unseen_ok and (given is None or isinstance(given, list) and all(c == BACK for c in given)):
+            out[who] = None  # discarded unseen: left out, empty, or still face down
             continue
         if who not in hands:
             raise RoundError(f"missing hand for {who!r} in 'hands'")
