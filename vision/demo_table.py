@@ -178,12 +178,12 @@ class DemoTable:
         n_rows = max(len(c) for c in columns)
         n_cols = len(columns)
         # card height limited by rows (1.3 card heights per row) and columns (cards 1.2 widths
-        # apart, 1.6 card widths between zones side by side)
+        # apart, 2.4 card widths between zones side by side)
         by_height = 0.85 * h / (1.3 * n_rows)
-        by_width = 0.9 * w / (n_cols * (max_cards * 1.2 + 1.6) * CARD_ASPECT)
+        by_width = 0.9 * w / (n_cols * (max_cards * 1.2 + 2.4) * CARD_ASPECT)
         card_h = min(by_height, by_width, 0.3 * h)
         card_w = card_h * CARD_ASPECT
-        col_w = (max_cards * 1.2 + 1.6) * card_w
+        col_w = (max_cards * 1.2 + 2.4) * card_w
         x0 = (w - n_cols * col_w) / 2.0
         y0 = (h - n_rows * 1.3 * card_h) / 2.0
         slots: dict[str, list[_Slot]] = {}
@@ -195,7 +195,7 @@ class DemoTable:
             ci, ri = placement[zone.name]
             n = zone.cards or 4
             cy = y0 + (ri + 0.5) * 1.3 * card_h
-            cx0 = x0 + ci * col_w + 0.8 * card_w + card_w / 2.0
+            cx0 = x0 + ci * col_w + 1.2 * card_w + card_w / 2.0
             if n_cols == 1:  # centre a single column's rows
                 cx0 = w / 2.0 - (n - 1) * 0.6 * card_w
             slots[zone.name] = [_Slot(zone.name, k, (cx0 + k * 1.2 * card_w, cy), card_h)

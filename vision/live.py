@@ -144,7 +144,8 @@ class LiveTable:
         self._thread: threading.Thread | None = None
         self._frame: np.ndarray | None = None
         self._cards: list[TableCard] = []
-        self._jpeg: tuple[int, bytes] | None = None  # (frame index, encoded) cache
+        self._frame_serial = 0  # +1 whenever _frame or _cards change: the key of the JPEG cache
+        self._jpeg: tuple[int, bytes] | None = None  # (serial, encoded)
         self._detector_error: str | None = None
         self._version = 1
         self._snapshot = self._build(TableState(), frame_index=0)
@@ -208,7 +209,7 @@ class LiveTable:
     def jpeg(self) -> bytes:
         """The newest processed frame, annotated, as JPEG (a placeholder before the first frame)."""
         with self._cond:
-            frame, cards, index = self._frame, list(self._cards), self._snapshot["frame_index"]
+            frame, cards, index = self._frame, list(self._cards), self._frame_serial
             cached = self._jpeg
         if cached is not None and cached[0] == index and frame is not None:
             return cached[1]
@@ -284,6 +285,7 @@ class LiveTable:
                 with self._cond:
                     self._detector_error = f"card recognition failed: {exc}"
                     self._frame = frame
+                    self._frame_serial += 1
                     self._refresh_status()
                 if self._stop.wait(self.detector_retry_s):
                     break
@@ -297,6 +299,7 @@ class LiveTable:
             state = self._assigner.assign(cards, frame_index)
             self._frame = frame
             self._cards = cards
+            self._frame_serial += 1
             self.frames_processed += 1
             self._publish(state, frame_index)
             return copy.deepcopy(self._snapshot)
