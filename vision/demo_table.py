@@ -113,6 +113,8 @@ class DemoTable:
         self.fps = fps
         self.width, self.height = size
         self.layout = list(layout) if layout is not None else demo_layout(game)
+        if not self.layout:
+            raise ValueError(f"the demo table needs a layout with at least one zone for {game}")
         self.deck_ids = demo_deck_ids(game)
         self._rng = np.random.default_rng(seed)
         self._pacer = _Pacer(fps if realtime else None)
@@ -220,8 +222,10 @@ class DemoTable:
         for zone in self.layout:
             n = zone.cards if zone.cards is not None else int(self._rng.integers(2, 5))
             cards = self._draw_cards(n)
-            open_on_deal = not zone.scored  # reference rows (Hankan's Shi-e) are dealt face up
             for slot, card in zip(self._slots[zone.name], cards):
+                # reference rows (Hankan's Shi-e) are dealt face up; an Otoroku hand has one hidden
+                # card and the cards drawn after it face up
+                open_on_deal = not zone.scored or (self.game == "otoroku" and slot.position > 0)
                 dealt.append((slot, card, open_on_deal))
         events = []
         for slot, card, open_on_deal in dealt:
