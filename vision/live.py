@@ -29,11 +29,14 @@ into the web server.
 
 ``card`` is null for a face-down card (face ``"back"``). ``quad`` is in pixels of the frame
 served by ``jpeg()``, from the card's own top-left corner, clockwise. The stable state that
-``version`` follows is everything except quads, ``time``, ``frame_index`` and confidence changes
-smaller than 0.1, so the page is not woken for every jitter of a corner.
+``version`` follows is everything except quads, ``time`` and ``frame_index``, with confidences
+counted in steps of 0.1, so the page is not woken for every jitter of a corner.
 
 ``wait_for_change(version, timeout)`` blocks until the version differs from ``version`` and
-returns the new snapshot (None on timeout): the loop of a Server-Sent Events stream.
+returns the new snapshot (None on timeout): the loop of a Server-Sent Events stream. ``jpeg()`` is
+the newest frame with each stable card's outline and name (green when sure, amber when uncertain).
+``set_layout(layout, zones)`` switches the game or the drawn zones. ``process(frame)`` runs one frame
+in the caller's thread, for tests and benchmarks.
 """
 from __future__ import annotations
 
