@@ -1,18 +1,21 @@
 """Benchmark of the live table's own stages on the demo table; prints JSON.
 
     python -m vision.bench_live [--game batta-maki] [--frames 600] [--miss-rate 0.05] [--misread-rate 0.05]
+                                [--realtime-seconds 8]
 
 Figures: the demo table's rendering speed (frames/s on one core, 1280x720), the cost per frame of
 tracker + zone assignment, and how many frames it takes a card placed or revealed on the table (the first frame in which it is at least half uncovered by the
 dealer's hand) to
 appear, rightly read, in the LiveTable snapshot (with the demo's own truth as the detector, so the
 model's time is not in it), plus how often the snapshot showed a card as sure with a face that
-card never had (the tracker's errors; with --misread-rate the detector errs on purpose).
+card never had (the tracker's errors; with --misread-rate the detector errs on purpose). With
+``--realtime-seconds``, also the CPU the demo costs when it runs live at 10 frames/s.
 """
 from __future__ import annotations
 
 import argparse
 import json
+import resource
 import statistics
 import sys
 import time
@@ -97,6 +100,27 @@ def run(game: str = "batta-maki", frames: int = 600, seed: int = 0, miss_rate: f
     }
 
 
+def realtime_cpu(game: str = "batta-maki", seconds: float = 8.0, fps: float = 10.0, seed: int = 0) -> dict:
+    """The demo at ``fps`` through a started LiveTable (its two threads), with one annotated JPEG
+    fetched per frame as the page's video does: the share of one core the process used."""
+    table = DemoTable(game=game, seed=seed, fps=fps)
+    live = LiveTable(table, DemoTruthDetector(table, seed=seed), table.layout).start()
+    try:
+        time.sleep(1.0)  # past start-up
+        r0, w0, f0 = resource.getrusage(resource.RUSAGE_SELF), time.monotonic(), live.frames_processed
+        jpegs = 0
+        while time.monotonic() - w0 < seconds:
+            live.jpeg()
+            jpegs += 1
+            time.sleep(1.0 / fps)
+        r1, w1, f1 = resource.getrusage(resource.RUSAGE_SELF), time.monotonic(), live.frames_processed
+    finally:
+        live.stop()
+    cpu = (r1.ru_utime - r0.ru_utime) + (r1.ru_stime - r0.ru_stime)
+    return {"seconds": round(w1 - w0, 1), "fps_asked": fps, "frames_processed_per_s": round((f1 - f0) / (w1 - w0), 1),
+            "jpegs": jpegs, "cpu_percent_of_one_core": round(100.0 * cpu / (w1 - w0), 1)}
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m vision.bench_live", description=__doc__.splitlines()[0])
     parser.add_argument("--game", default="batta-maki")
@@ -104,6 +128,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--miss-rate", type=float, default=0.0)
     parser.add_argument("--misread-rate", type=float, default=0.0)
+    parser.add_argument("--realtime-seconds", type=float, default=0.0,
+                        help="also run the demo in real time at 10 frames/s for this long and report the CPU used")
     args = parser.parse_args(argv)
     if args.frames < 1:
         parser.error("--frames must be at least 1")
@@ -111,6 +137,8 @@ def main(argv: list[str] | None = None) -> int:
         parser.error("--miss-rate and --misread-rate must be in [0, 1)")
     try:
         result = run(args.game, args.frames, args.seed, args.miss_rate, args.misread_rate)
+        if args.realtime_seconds > 0:
+            result["realtime"] = realtime_cpu(args.game, args.realtime_seconds, seed=args.seed)
     except ValueError as exc:
         print(f"bench_live: {exc}", file=sys.stderr)
         return 2
