@@ -171,3 +171,15 @@ def test_a_card_swapped_in_place_changes_face_after_a_clear_lead():
         tracker.update([det("pine-crane")])
     shown = [tracker.update([det("plum-ribbon")])[0].face for _ in range(5)]
     assert shown == ["pine-crane"] * 3 + ["plum-ribbon"] * 2
+
+
+def test_a_card_reported_twice_is_on_the_table_once():
+    tracker = CardTracker(enter_frames=2)
+    for i in range(5):
+        cards = tracker.update([det("pine-crane", x=100), det("pine-poetry", x=103, y=102)])
+    assert faces(cards) == ["pine-crane"]
+    # two different cards side by side are both there
+    tracker = CardTracker(enter_frames=2)
+    for i in range(5):
+        cards = tracker.update([det("pine-crane", x=100), det("pine-poetry", x=170)])
+    assert faces(cards) == ["pine-crane", "pine-poetry"]

@@ -48,7 +48,7 @@ class CardTracker:
 
     def __init__(self, enter_frames: int = 3, leave_frames: int = 3, vote_window: int = 5,
                  match_distance: float = 0.5, uncertain_below: float = 0.6,
-                 split_share: float = 0.7, switch_margin: int = 2):
+                 split_share: float = 0.7, switch_margin: int = 2, duplicate_distance: float = 0.15):
         if enter_frames < 1 or leave_frames < 1 or vote_window < 1:
             raise ValueError("enter_frames, leave_frames and vote_window must be at least 1")
         self.enter_frames = enter_frames
@@ -58,6 +58,7 @@ class CardTracker:
         self.uncertain_below = uncertain_below
         self.split_share = split_share        # the winning face needs this share of the votes
         self.switch_margin = max(1, switch_margin)
+        self.duplicate_distance = duplicate_distance  # in card diagonals
         self._tracks: list[_Track] = []
         self._ids = itertools.count(1)
 
@@ -124,6 +125,16 @@ class CardTracker:
         return TableCard(track_id=track.track_id, card=card, face=track.face, quad=track.quad,
                          confidence=round(track.confidence, 4), uncertain=uncertain)
 
+    def _duplicate(self, det: Detection, tracks: list[_Track]) -> bool:
+        """A second detection of a card already tracked (its centre on the card's centre): dropped,
+        so a detector that reports one card twice does not put it on the table twice."""
+        dx, dy = _centre(det.quad)
+        for track in tracks:
+            tx, ty = track.centre()
+            if math.hypot(dx - tx, dy - ty) <= self.duplicate_distance * _size(track.quad):
+                return True
+        return False
+
     # -- the one method ------------------------------------------------------------------------
     def update(self, detections: list[Detection]) -> list[TableCard]:
         track_of, unmatched = self._match(detections)
@@ -151,6 +162,8 @@ class CardTracker:
             survivors.append(track)
         for di in unmatched:
             det = detections[di]
+            if self._duplicate(det, survivors):
+                continue
             track = _Track(track_id=next(self._ids), quad=det.quad, hits=1)
             track.confirmed = self.enter_frames <= 1
             track.votes.append((det.face, det.card, float(det.confidence), bool(det.uncertain)))
