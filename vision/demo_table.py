@@ -142,7 +142,7 @@ class DemoTable:
     def _table_to_image(self) -> np.ndarray:
         """Mild perspective: the far (top) edge of the table looks narrower than the near edge."""
         w, h = self.width, self.height
-        inset = 0.05 * w
+        inset = (0.05 if self.seed == 0 else float(self._rng.uniform(0.02, 0.08))) * w
         src = np.float32([[0, 0], [w, 0], [w, h], [0, h]])
         dst = np.float32([[inset, 0.02 * h], [w - inset, 0.02 * h], [w, h], [0, h]])
         return cv2.getPerspectiveTransform(src, dst)
@@ -153,12 +153,16 @@ class DemoTable:
 
     def _render_background(self) -> np.ndarray:
         w, h = self.width, self.height
-        base = np.array([58, 92, 40], np.float32)  # green felt (BGR)
+        # seed 0 is the classic green felt; other seeds lay another cloth and move the lamp
+        cloths = [(58, 92, 40), (92, 60, 30), (40, 40, 100), (45, 75, 110), (70, 70, 70)]
+        base = np.array(cloths[0 if self.seed == 0 else int(self._rng.integers(len(cloths)))], np.float32)
+        lamp_x, lamp_y = (0.55, 0.4) if self.seed == 0 else (float(self._rng.uniform(0.3, 0.7)),
+                                                              float(self._rng.uniform(0.2, 0.6)))
         grain = cv2.GaussianBlur(self._rng.normal(0, 1, (h // 4, w // 4)).astype(np.float32), (0, 0), 1.5)
         grain = cv2.resize(grain, (w, h), interpolation=cv2.INTER_LINEAR)
         yy, xx = np.mgrid[0:h, 0:w].astype(np.float32)
         # a lamp above the table, a little off centre: bright middle, darker corners
-        light = 1.15 - 0.45 * (((xx - 0.55 * w) / w) ** 2 + ((yy - 0.4 * h) / h) ** 2)
+        light = 1.15 - 0.45 * (((xx - lamp_x * w) / w) ** 2 + ((yy - lamp_y * h) / h) ** 2)
         img = base[None, None, :] * light[..., None] + 6.0 * grain[..., None]
         return np.clip(img, 0, 255).astype(np.uint8)
 
