@@ -2,6 +2,7 @@
 import json
 
 import pytest
+from hypothesis import given, settings, strategies as st
 
 from dealer.games import ZoneSpec
 from vision.types import TableCard
@@ -196,3 +197,23 @@ def test_automatic_zones_agree_with_the_demo_table_at_every_frame(game):
         got = {name: ids(cs) for name, cs in state.zones.items()}
         assert got == want, (table.frame_index, got, want)
         assert state.unassigned == ()
+
+
+@settings(max_examples=60, deadline=None)
+@given(rows=st.integers(1, 3), per_row=st.integers(1, 5), spacing=st.floats(1.1, 2.5),
+       slant=st.floats(-8, 8), seed=st.integers(0, 10_000))
+def test_automatic_rows_are_found_whatever_the_spacing_and_small_slant(rows, per_row, spacing, slant, seed):
+    import random
+    rnd = random.Random(seed)
+    layout = [ZoneSpec(n, None, n, n) for n in ("shi-e", "naka-e", "oto-e")]
+    cards, want, tid = [], {}, 0
+    for r in range(rows):
+        for k in range(per_row):
+            tid += 1
+            x = 50 + k * spacing * 60 + rnd.uniform(-6, 6)
+            y = 40 + r * 130 + k * slant + rnd.uniform(-6, 6)
+            cards.append(card(tid, x, y))
+            want.setdefault(layout[r].name, []).append(tid)
+    rnd.shuffle(cards)
+    state = ZoneAssigner(layout).assign(cards)
+    assert {n: ids(c) for n, c in state.zones.items() if c} == want
