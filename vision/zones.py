@@ -201,7 +201,7 @@ class ZoneAssigner:
         rows = _split([y for _, y in centres], 0.5 * long_)
         segments = []
         for row in rows:
-            # within a row, a gap wider than a card separates two zones (two hands, two players)
+            # zones side by side in one band (two hands, two players' rows): see _split_band
             xs = [centres[i][0] for i in row]
             for part in self._split_band(xs, short):
                 members = [row[j] for j in part]
