@@ -40,13 +40,21 @@ def test_one_frame_glitch_never_appears():
     assert seen[-1] == ["pine-crane"]
 
 
-def test_interrupted_new_card_must_start_counting_again():
+def test_a_new_card_missed_once_needs_one_more_sighting():
     tracker = CardTracker(enter_frames=3, leave_frames=3)
-    tracker.update([det("pine-crane")])
-    tracker.update([det("pine-crane")])
-    assert tracker.update([]) == []          # missed: the tentative track is dropped
-    assert tracker.update([det("pine-crane")]) == []
-    assert tracker.update([det("pine-crane")]) == []
+    tracker.update([det("pine-crane")])                 # counter 1
+    tracker.update([det("pine-crane")])                 # 2
+    assert tracker.update([]) == []                     # 1: missed, not forgotten
+    assert tracker.update([det("pine-crane")]) == []    # 2
+    assert faces(tracker.update([det("pine-crane")])) == ["pine-crane"]   # 3: enters
+
+
+def test_a_new_card_missed_as_often_as_seen_is_forgotten():
+    tracker = CardTracker(enter_frames=3, leave_frames=3)
+    tracker.update([det("pine-crane")])                 # 1
+    tracker.update([])                                  # 0: forgotten
+    assert tracker.update([det("pine-crane")]) == []    # a new count starts at 1
+    assert tracker.update([det("pine-crane")]) == []    # 2
     assert faces(tracker.update([det("pine-crane")])) == ["pine-crane"]
 
 
@@ -138,19 +146,21 @@ def test_two_cards_keep_their_tracks_when_they_move_a_little():
 @settings(max_examples=60, deadline=None)
 @given(st.lists(st.booleans(), min_size=1, max_size=40))
 def test_shown_exactly_when_hysteresis_says_so(seen):
-    """Shown iff: 3 consecutive sightings made it enter, and since then never 3 misses in a row."""
+    """Shown iff: the hit counter (+1 seen, -1 missed, forgotten at 0) reached 3, and since then
+    the card was never missed 3 times in a row."""
     tracker = CardTracker(enter_frames=3, leave_frames=3)
-    run = misses = 0
+    counter = misses = 0
     on_table = False
     for present in seen:
         cards = tracker.update([det("pine-crane")] if present else [])
-        if present:
-            run, misses = run + 1, 0
-            on_table = on_table or run >= 3
-        else:
-            run, misses = 0, misses + 1
+        if on_table:
+            misses = 0 if present else misses + 1
             if misses >= 3:
-                on_table = False
+                on_table, counter, misses = False, 0, 0
+        else:
+            counter = counter + 1 if present else max(0, counter - 1)
+            if counter >= 3:
+                on_table, misses = True, 0
         assert faces(cards) == (["pine-crane"] if on_table else []), (seen, cards)
 
 

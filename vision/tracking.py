@@ -1,8 +1,10 @@
 """Temporal stability: per-frame detections become the cards that are stably on the table.
 
-A card enters only after it has been matched in ``enter_frames`` consecutive frames and leaves only
-after ``leave_frames`` consecutive misses (hysteresis, as in norfair's hit counters), so a one-frame
-glitch neither adds nor removes a card. Its face is a vote over the last ``vote_window`` frames that
+A new card has a hit counter (as in norfair): +1 for each frame that sees it, -1 for each frame that
+misses it; it enters the table when the counter reaches ``enter_frames`` and is forgotten when the
+counter falls to 0. A card on the table leaves only after ``leave_frames`` consecutive misses. So a
+one-frame glitch neither adds nor removes a card, and a card that a weak detector sometimes misses
+still enters and stays. Its face is a vote over the last ``vote_window`` frames that
 saw it. The face shown changes only when another face leads it by ``switch_margin`` votes (2), so
 two readings that alternate frame by frame cannot make the page alternate; a face-down card turned
 face up shows its face as soon as that face has the majority (the common, expected change). A card
@@ -32,7 +34,7 @@ def _centre(quad) -> tuple[float, float]:
 class _Track:
     track_id: int
     quad: tuple
-    hits: int = 0            # consecutive frames matched while tentative
+    hits: int = 0            # hit counter while tentative: +1 seen, -1 missed
     misses: int = 0          # consecutive frames unmatched
     confirmed: bool = False
     votes: deque = field(default_factory=deque)  # (face, card, confidence, uncertain) per frame seen
@@ -155,9 +157,11 @@ class CardTracker:
         for ti, track in enumerate(self._tracks):
             if ti not in matched_tracks:
                 track.misses += 1
-                # a tentative track must be seen in consecutive frames; a confirmed one is kept
-                # until it has been missing for leave_frames frames
-                if not track.confirmed or track.misses >= self.leave_frames:
+                if not track.confirmed:
+                    track.hits -= 1
+                    if track.hits <= 0:
+                        continue
+                elif track.misses >= self.leave_frames:
                     continue
             survivors.append(track)
         for di in unmatched:
