@@ -1,4 +1,5 @@
 """The tracker: cards enter after N frames, leave after N misses, votes beat glitches."""
+import pytest
 from hypothesis import given, settings, strategies as st
 
 from vision.tracking import CardTracker
@@ -198,3 +199,20 @@ def test_a_card_reported_twice_is_on_the_table_once():
     for i in range(5):
         cards = tracker.update([det("pine-crane", x=100), det("pine-poetry", x=170)])
     assert faces(cards) == ["pine-crane", "pine-poetry"]
+
+
+def test_bad_settings_are_refused():
+    with pytest.raises(ValueError, match="at least 1"):
+        CardTracker(enter_frames=0)
+    with pytest.raises(ValueError, match="vote_window"):
+        CardTracker(enter_frames=3, vote_window=2)
+
+
+def test_a_card_read_two_ways_after_its_reveal_stays_uncertain():
+    tracker = CardTracker()
+    for _ in range(8):
+        tracker.update([det("back")])
+    for face in ["willow-rainman", "clover-ribbon", "clover-ribbon", "willow-rainman", "clover-ribbon",
+                 "clover-ribbon", "willow-rainman"]:
+        cards = tracker.update([det(face, conf=0.96)])
+    assert cards[0].face == "clover-ribbon" and cards[0].uncertain

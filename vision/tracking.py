@@ -7,8 +7,9 @@ one-frame glitch neither adds nor removes a card, and a card that a weak detecto
 still enters and stays. Its face is a vote over the last ``vote_window`` frames that
 saw it. The face shown changes only when another face leads it by ``switch_margin`` votes (2), so
 two readings that alternate frame by frame cannot make the page alternate; a face-down card turned
-face up shows its face as soon as that face has the majority (the common, expected change). A card
-whose vote is split or whose smoothed confidence is low is reported ``uncertain``.
+face up shows its face once it has been seen face up in ``enter_frames`` frames (the common,
+expected change). A card whose vote is split (its face has less than ``split_share`` of the window)
+or whose smoothed confidence is low is reported ``uncertain``.
 """
 from __future__ import annotations
 
@@ -48,11 +49,13 @@ class _Track:
 class CardTracker:
     """``update(detections) -> list[TableCard]``, called once per processed frame."""
 
-    def __init__(self, enter_frames: int = 3, leave_frames: int = 3, vote_window: int = 5,
+    def __init__(self, enter_frames: int = 3, leave_frames: int = 3, vote_window: int = 7,
                  match_distance: float = 0.5, uncertain_below: float = 0.6,
-                 split_share: float = 0.7, switch_margin: int = 2, duplicate_distance: float = 0.15):
-        if enter_frames < 1 or leave_frames < 1 or vote_window < 1:
-            raise ValueError("enter_frames, leave_frames and vote_window must be at least 1")
+                 split_share: float = 0.8, switch_margin: int = 2, duplicate_distance: float = 0.15):
+        if enter_frames < 1 or leave_frames < 1:
+            raise ValueError("enter_frames and leave_frames must be at least 1")
+        if vote_window < enter_frames:
+            raise ValueError(f"vote_window ({vote_window}) must be at least enter_frames ({enter_frames})")
         self.enter_frames = enter_frames
         self.leave_frames = leave_frames
         self.vote_window = vote_window
@@ -97,16 +100,20 @@ class CardTracker:
     # -- voting --------------------------------------------------------------------------------
     def _vote(self, track: _Track) -> None:
         counts = Counter(face for face, _, _, _ in track.votes)
-        best, best_n = max(counts.items(), key=lambda kv: (kv[1], kv[0] == track.face))
-        # sticky: the shown face stays until another face has strictly more votes
+        # ties go to the face shown, then to the most recent reading
+        recency = {v[0]: i for i, v in enumerate(track.votes)}
+        best, best_n = max(counts.items(), key=lambda kv: (kv[1], kv[0] == track.face, recency[kv[0]]))
         current = counts.get(track.face, 0)
+        recent = [v[0] for v in list(track.votes)[-self.enter_frames:]]
         if track.face is None:
             track.face = best
-        elif track.face == "back" and best != "back" and best_n > current:
-            # the card was turned face up: the face shows once it has the majority, and its history
-            # starts there, so the back's votes do not make the new face look doubtful
-            track.face = best
-            kept = [v for v in track.votes if v[0] == best]
+        elif (track.face == "back" and len(recent) == self.enter_frames and "back" not in recent):
+            # the card was turned face up (seen face up in the last enter_frames frames): the face
+            # read most often since shows, and the back's votes leave the window so they do not
+            # make it look doubtful; other faces' votes stay, so a split reading stays uncertain
+            up = Counter(v[0] for v in track.votes if v[0] != "back")
+            track.face = max(up.items(), key=lambda kv: (kv[1], recency[kv[0]]))[0]
+            kept = [v for v in track.votes if v[0] != "back"]
             track.votes.clear()
             track.votes.extend(kept)
         elif best_n >= current + self.switch_margin:
