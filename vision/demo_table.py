@@ -26,7 +26,7 @@ import numpy as np
 from dealer.cards import all_cards, get_card
 from dealer.games import ZoneSpec, get_game
 from datasets.deck import render_card
-from vision.camera import _Pacer
+from vision.camera import FramePacer
 from vision.types import Detection
 from vision.zones import by_player_columns
 
@@ -117,7 +117,7 @@ class DemoTable:
             raise ValueError(f"the demo table needs a layout with at least one zone for {game}")
         self.deck_ids = demo_deck_ids(game)
         self._rng = np.random.default_rng(seed)
-        self._pacer = _Pacer(fps if realtime else None)
+        self._pacer = FramePacer(fps if realtime else None)
         self._homography = self._table_to_image()
         self._background = self._render_background()
         self._noise = [self._rng.integers(0, 7, (self.height, self.width, 3), dtype=np.uint8)
