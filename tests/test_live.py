@@ -260,3 +260,12 @@ def test_real_detector_on_the_demo_table_is_right_or_says_it_is_unsure():
                 assert card["face"] == under["face"], (card, under)
             shown += 1
     assert shown >= 1 and snap["unassigned"] == []
+
+
+def test_jpeg_shows_the_drawn_zones():
+    live = make_live([[]] * 3)
+    live.process(numbered_frame(0), 1)
+    plain = cv2.imdecode(np.frombuffer(live.jpeg(), np.uint8), cv2.IMREAD_COLOR)
+    live.set_layout(BATTA, [TableZone("ato", [(20, 200), (600, 200), (600, 340), (20, 340)])])
+    drawn = cv2.imdecode(np.frombuffer(live.jpeg(), np.uint8), cv2.IMREAD_COLOR)
+    assert plain[270, 20].mean() < 90 and drawn[270, 20].mean() > 150   # the zone's left edge
