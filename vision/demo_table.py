@@ -334,6 +334,8 @@ class DemoTable:
     def _hand_mask(self) -> np.ndarray | None:
         """Where the dealer's hand and arm are in this frame (uint8 mask), or None."""
         hand = self._hand_at.pop(self.frame_index, None)
+        for stale in [f for f in self._hand_at if f < self.frame_index]:  # planned before we began
+            del self._hand_at[stale]
         if hand is None:
             return None
         hx, hy, ch = hand
