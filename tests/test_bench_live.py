@@ -13,6 +13,13 @@ def test_bench_prints_json_figures(capsys):
     assert out["frames_until_card_shown"]["n"] >= 1
     assert out["frames_until_card_shown"]["median"] == 2.0   # shown on its third frame
     assert out["sure_wrong_readings_shown"] == 0
+    assert "realtime" not in out
+
+
+def test_bench_realtime_part(capsys):
+    assert bench_live.main(["--frames", "5", "--realtime-seconds", "0.5"]) == 0
+    realtime = json.loads(capsys.readouterr().out)["realtime"]
+    assert realtime["jpegs"] >= 1 and realtime["cpu_percent_of_one_core"] >= 0
 
 
 def test_bench_bad_options(capsys):

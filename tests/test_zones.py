@@ -2,6 +2,7 @@
 import json
 
 import pytest
+from hypothesis import given, settings, strategies as st
 
 from dealer.games import ZoneSpec
 from vision.types import TableCard
@@ -47,12 +48,31 @@ def test_automatic_slanted_row_stays_one_row():
 
 
 def test_automatic_hands_side_by_side_read_left_to_right_then_down():
-    layout = [ZoneSpec(n, None, n, n) for n in ("A", "B", "C", "dealer")]
+    layout = [ZoneSpec(n, None, n, n, group=n) for n in ("A", "B", "C", "dealer")]
     cards = [card(1, 100, 100), card(2, 170, 100),          # A: top left
              card(3, 500, 100), card(4, 570, 100),          # B: top right
              card(5, 100, 300), card(6, 500, 300), card(7, 570, 300)]  # C, dealer
     state = ZoneAssigner(layout).assign(cards)
     assert [ids(state.zones[n]) for n in ("A", "B", "C", "dealer")] == [[1, 2], [3, 4], [5], [6, 7]]
+
+
+def test_a_widely_laid_row_stays_one_row_when_the_layout_has_no_side_by_side_zones():
+    cards = [card(1, 100, 100), card(2, 300, 100), card(3, 420, 100)]  # irregular, wide gaps
+    state = ZoneAssigner(BATTA).assign(cards)
+    assert ids(state.zones["saki"]) == [1, 2, 3] and state.zones["ato"] == ()
+
+
+def test_hands_split_where_the_gap_is_much_wider_than_the_spacing():
+    layout = [ZoneSpec(n, None, n, n, group=n) for n in ("A", "B")]
+    evenly = [card(1, 100, 100), card(2, 200, 100), card(3, 300, 100)]   # one hand, laid wide
+    state = ZoneAssigner(layout).assign(evenly)
+    assert ids(state.zones["A"]) == [1, 2, 3]
+    two = [card(1, 100, 100), card(2, 170, 100), card(3, 400, 100)]
+    state = ZoneAssigner(layout).assign(two)
+    assert ids(state.zones["A"]) == [1, 2] and ids(state.zones["B"]) == [3]
+    apart = [card(1, 100, 100), card(2, 400, 100)]                       # one card each
+    state = ZoneAssigner(layout).assign(apart)
+    assert ids(state.zones["A"]) == [1] and ids(state.zones["B"]) == [2]
 
 
 def test_automatic_grouped_layout_goes_player_by_player():
@@ -177,3 +197,23 @@ def test_automatic_zones_agree_with_the_demo_table_at_every_frame(game):
         got = {name: ids(cs) for name, cs in state.zones.items()}
         assert got == want, (table.frame_index, got, want)
         assert state.unassigned == ()
+
+
+@settings(max_examples=60, deadline=None)
+@given(rows=st.integers(1, 3), per_row=st.integers(1, 5), spacing=st.floats(1.1, 2.5),
+       slant=st.floats(-8, 8), seed=st.integers(0, 10_000))
+def test_automatic_rows_are_found_whatever_the_spacing_and_small_slant(rows, per_row, spacing, slant, seed):
+    import random
+    rnd = random.Random(seed)
+    layout = [ZoneSpec(n, None, n, n) for n in ("shi-e", "naka-e", "oto-e")]
+    cards, want, tid = [], {}, 0
+    for r in range(rows):
+        for k in range(per_row):
+            tid += 1
+            x = 50 + k * spacing * 60 + rnd.uniform(-6, 6)
+            y = 40 + r * 130 + k * slant + rnd.uniform(-6, 6)
+            cards.append(card(tid, x, y))
+            want.setdefault(layout[r].name, []).append(tid)
+    rnd.shuffle(cards)
+    state = ZoneAssigner(layout).assign(cards)
+    assert {n: ids(c) for n, c in state.zones.items() if c} == want

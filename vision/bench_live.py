@@ -1,24 +1,28 @@
 """Benchmark of the live table's own stages on the demo table; prints JSON.
 
-    python -m vision.bench_live [--game batta-maki] [--frames 600] [--miss-rate 0.05] [--misread-rate 0.05]
+    python -m vision.bench_live [--game batta-maki] [--frames 600] [--detector truth|model]
+                                [--miss-rate 0.05] [--misread-rate 0.05] [--realtime-seconds 8]
 
-Figures: the demo table's rendering speed (frames/s on one core, 1280x720), the cost per frame of
-tracker + zone assignment, and how many frames it takes a card placed or revealed on the table (the first frame in which it is at least half uncovered by the
-dealer's hand) to
-appear, rightly read, in the LiveTable snapshot (with the demo's own truth as the detector, so the
-model's time is not in it), plus how often the snapshot showed a card as sure with a face that
-card never had (the tracker's errors; with --misread-rate the detector errs on purpose).
+Figures: the demo table's rendering speed (frames/s on one core, 1280x720); the cost per frame of
+tracker + zone assignment (plus the detector with ``--detector model``); how many frames it takes a
+card placed or turned up on the table (from the first frame in which it is at least half clear of
+the dealer's hand) to appear, rightly read, in the LiveTable snapshot; and in how many card-frames
+the snapshot showed a card as sure with a face that card never had. The default detector is the
+demo's own truth, so the model's time and errors are not in it (``--miss-rate`` and
+``--misread-rate`` make it err on purpose); ``--detector model`` uses the project's ONNX models.
+With ``--realtime-seconds``, also the CPU the demo costs when it runs live at 10 frames/s.
 """
 from __future__ import annotations
 
 import argparse
 import json
+import resource
 import statistics
 import sys
 import time
 
 from vision.demo_table import DemoTable, DemoTruthDetector
-from vision.live import LiveTable
+from vision.live import LiveTable, default_detector
 
 
 def _summary(values: list[float], digits: int = 2) -> dict:
@@ -48,10 +52,13 @@ def _nearest(cards: list[dict], quad) -> dict | None:
 
 
 def run(game: str = "batta-maki", frames: int = 600, seed: int = 0, miss_rate: float = 0.0,
-        misread_rate: float = 0.0, size: tuple[int, int] = (1280, 720)) -> dict:
+        misread_rate: float = 0.0, size: tuple[int, int] = (1280, 720), detector: str = "truth") -> dict:
     table = DemoTable(game=game, seed=seed, realtime=False, size=size)
-    detector = DemoTruthDetector(table, miss_rate=miss_rate, misread_rate=misread_rate, seed=seed)
-    live = LiveTable(table, detector, table.layout)
+    if detector == "model":
+        chosen = default_detector()
+    else:
+        chosen = DemoTruthDetector(table, miss_rate=miss_rate, misread_rate=misread_rate, seed=seed)
+    live = LiveTable(table, chosen, table.layout)
     render_s, step_s = [], []
     appeared: dict[tuple, tuple[int, str]] = {}   # (round, zone, position) -> (frame, face)
     delays: list[int] = []
@@ -86,10 +93,11 @@ def run(game: str = "batta-maki", frames: int = 600, seed: int = 0, miss_rate: f
                 wrong_shown += 1
     per_card = _summary([float(d) for d in delays], 1)
     return {
-        "game": game, "frames": frames, "frame_size": list(size), "miss_rate": miss_rate,
+        "game": game, "detector": detector, "frames": frames, "frame_size": list(size), "miss_rate": miss_rate,
         "misread_rate": misread_rate, "rounds_completed": table.rounds_completed,
         "demo_render_fps": round(len(render_s) / sum(render_s), 1),
-        "tracker_and_zones_ms": _summary([s * 1000 for s in step_s]),
+        ("detector_tracker_and_zones_ms" if detector == "model" else "tracker_and_zones_ms"):
+            _summary([s * 1000 for s in step_s]),
         "frames_until_card_shown": per_card,
         "seconds_until_card_shown_at_10fps": {k: (round(v / 10.0, 2) if k != "n" else v)
                                               for k, v in per_card.items()},
@@ -97,21 +105,49 @@ def run(game: str = "batta-maki", frames: int = 600, seed: int = 0, miss_rate: f
     }
 
 
+def realtime_cpu(game: str = "batta-maki", seconds: float = 8.0, fps: float = 10.0, seed: int = 0) -> dict:
+    """The demo at ``fps`` through a started LiveTable (its two threads), with one annotated JPEG
+    fetched per frame as the page's video does: the share of one core the process used."""
+    table = DemoTable(game=game, seed=seed, fps=fps)
+    live = LiveTable(table, DemoTruthDetector(table, seed=seed), table.layout).start()
+    try:
+        time.sleep(1.0)  # past start-up
+        r0, w0, f0 = resource.getrusage(resource.RUSAGE_SELF), time.monotonic(), live.frames_processed
+        jpegs = 0
+        while time.monotonic() - w0 < seconds:
+            live.jpeg()
+            jpegs += 1
+            time.sleep(1.0 / fps)
+        r1, w1, f1 = resource.getrusage(resource.RUSAGE_SELF), time.monotonic(), live.frames_processed
+    finally:
+        live.stop()
+    cpu = (r1.ru_utime - r0.ru_utime) + (r1.ru_stime - r0.ru_stime)
+    return {"seconds": round(w1 - w0, 1), "fps_asked": fps, "frames_processed_per_s": round((f1 - f0) / (w1 - w0), 1),
+            "jpegs": jpegs, "cpu_percent_of_one_core": round(100.0 * cpu / (w1 - w0), 1)}
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m vision.bench_live", description=__doc__.splitlines()[0])
     parser.add_argument("--game", default="batta-maki")
     parser.add_argument("--frames", type=int, default=600)
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--detector", choices=("truth", "model"), default="truth",
+                        help="truth: the demo's own truth (default); model: the project's ONNX models")
     parser.add_argument("--miss-rate", type=float, default=0.0)
     parser.add_argument("--misread-rate", type=float, default=0.0)
+    parser.add_argument("--realtime-seconds", type=float, default=0.0,
+                        help="also run the demo in real time at 10 frames/s for this long and report the CPU used")
     args = parser.parse_args(argv)
     if args.frames < 1:
         parser.error("--frames must be at least 1")
     if not (0 <= args.miss_rate < 1 and 0 <= args.misread_rate < 1):
         parser.error("--miss-rate and --misread-rate must be in [0, 1)")
     try:
-        result = run(args.game, args.frames, args.seed, args.miss_rate, args.misread_rate)
-    except ValueError as exc:
+        result = run(args.game, args.frames, args.seed, args.miss_rate, args.misread_rate,
+                     detector=args.detector)
+        if args.realtime_seconds > 0:
+            result["realtime"] = realtime_cpu(args.game, args.realtime_seconds, seed=args.seed)
+    except (ValueError, RuntimeError) as exc:  # bad game, or no model for --detector model
         print(f"bench_live: {exc}", file=sys.stderr)
         return 2
     print(json.dumps(result, indent=2))

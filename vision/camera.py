@@ -37,7 +37,7 @@ class FrameSource(Protocol):
     def close(self) -> None: ...
 
 
-class _Pacer:
+class FramePacer:
     """Sleeps so that successive frames are at most ``fps`` per second (files and the demo would
     otherwise run as fast as the CPU allows)."""
 
@@ -145,7 +145,7 @@ class VideoFileSource:
         if not self._cap.isOpened():
             raise CameraError(f"video file {str(self.path)!r} cannot be opened (not a video?)")
         file_fps = self._cap.get(cv2.CAP_PROP_FPS) or 0.0
-        self._pacer = _Pacer((fps or file_fps or 25.0) if realtime else None)
+        self._pacer = FramePacer((fps or file_fps or 25.0) if realtime else None)
         self._frames = 0
 
     def read(self) -> np.ndarray:
@@ -190,7 +190,7 @@ class ImageFolderSource:
         self.loop = loop
         self._pos = 0
         self._bad: set[Path] = set()
-        self._pacer = _Pacer(fps if realtime else None)
+        self._pacer = FramePacer(fps if realtime else None)
 
     def read(self) -> np.ndarray:
         self._pacer.wait()

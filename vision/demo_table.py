@@ -26,7 +26,7 @@ import numpy as np
 from dealer.cards import all_cards, get_card
 from dealer.games import ZoneSpec, get_game
 from datasets.deck import render_card
-from vision.camera import _Pacer
+from vision.camera import FramePacer
 from vision.types import Detection
 from vision.zones import by_player_columns
 
@@ -113,9 +113,11 @@ class DemoTable:
         self.fps = fps
         self.width, self.height = size
         self.layout = list(layout) if layout is not None else demo_layout(game)
+        if not self.layout:
+            raise ValueError(f"the demo table needs a layout with at least one zone for {game}")
         self.deck_ids = demo_deck_ids(game)
         self._rng = np.random.default_rng(seed)
-        self._pacer = _Pacer(fps if realtime else None)
+        self._pacer = FramePacer(fps if realtime else None)
         self._homography = self._table_to_image()
         self._background = self._render_background()
         self._noise = [self._rng.integers(0, 7, (self.height, self.width, 3), dtype=np.uint8)
@@ -140,7 +142,7 @@ class DemoTable:
     def _table_to_image(self) -> np.ndarray:
         """Mild perspective: the far (top) edge of the table looks narrower than the near edge."""
         w, h = self.width, self.height
-        inset = 0.05 * w
+        inset = (0.05 if self.seed == 0 else float(self._rng.uniform(0.02, 0.08))) * w
         src = np.float32([[0, 0], [w, 0], [w, h], [0, h]])
         dst = np.float32([[inset, 0.02 * h], [w - inset, 0.02 * h], [w, h], [0, h]])
         return cv2.getPerspectiveTransform(src, dst)
@@ -151,12 +153,16 @@ class DemoTable:
 
     def _render_background(self) -> np.ndarray:
         w, h = self.width, self.height
-        base = np.array([58, 92, 40], np.float32)  # green felt (BGR)
+        # seed 0 is the classic green felt; other seeds lay another cloth and move the lamp
+        cloths = [(58, 92, 40), (92, 60, 30), (40, 40, 100), (45, 75, 110), (70, 70, 70)]
+        base = np.array(cloths[0 if self.seed == 0 else int(self._rng.integers(len(cloths)))], np.float32)
+        lamp_x, lamp_y = (0.55, 0.4) if self.seed == 0 else (float(self._rng.uniform(0.3, 0.7)),
+                                                              float(self._rng.uniform(0.2, 0.6)))
         grain = cv2.GaussianBlur(self._rng.normal(0, 1, (h // 4, w // 4)).astype(np.float32), (0, 0), 1.5)
         grain = cv2.resize(grain, (w, h), interpolation=cv2.INTER_LINEAR)
         yy, xx = np.mgrid[0:h, 0:w].astype(np.float32)
         # a lamp above the table, a little off centre: bright middle, darker corners
-        light = 1.15 - 0.45 * (((xx - 0.55 * w) / w) ** 2 + ((yy - 0.4 * h) / h) ** 2)
+        light = 1.15 - 0.45 * (((xx - lamp_x * w) / w) ** 2 + ((yy - lamp_y * h) / h) ** 2)
         img = base[None, None, :] * light[..., None] + 6.0 * grain[..., None]
         return np.clip(img, 0, 255).astype(np.uint8)
 
@@ -178,12 +184,12 @@ class DemoTable:
         n_rows = max(len(c) for c in columns)
         n_cols = len(columns)
         # card height limited by rows (1.3 card heights per row) and columns (cards 1.2 widths
-        # apart, 1.6 card widths between zones side by side)
+        # apart, 2.4 card widths between zones side by side)
         by_height = 0.85 * h / (1.3 * n_rows)
-        by_width = 0.9 * w / (n_cols * (max_cards * 1.2 + 1.6) * CARD_ASPECT)
+        by_width = 0.9 * w / (n_cols * (max_cards * 1.2 + 2.4) * CARD_ASPECT)
         card_h = min(by_height, by_width, 0.3 * h)
         card_w = card_h * CARD_ASPECT
-        col_w = (max_cards * 1.2 + 1.6) * card_w
+        col_w = (max_cards * 1.2 + 2.4) * card_w
         x0 = (w - n_cols * col_w) / 2.0
         y0 = (h - n_rows * 1.3 * card_h) / 2.0
         slots: dict[str, list[_Slot]] = {}
@@ -195,7 +201,7 @@ class DemoTable:
             ci, ri = placement[zone.name]
             n = zone.cards or 4
             cy = y0 + (ri + 0.5) * 1.3 * card_h
-            cx0 = x0 + ci * col_w + 0.8 * card_w + card_w / 2.0
+            cx0 = x0 + ci * col_w + 1.2 * card_w + card_w / 2.0
             if n_cols == 1:  # centre a single column's rows
                 cx0 = w / 2.0 - (n - 1) * 0.6 * card_w
             slots[zone.name] = [_Slot(zone.name, k, (cx0 + k * 1.2 * card_w, cy), card_h)
@@ -220,8 +226,10 @@ class DemoTable:
         for zone in self.layout:
             n = zone.cards if zone.cards is not None else int(self._rng.integers(2, 5))
             cards = self._draw_cards(n)
-            open_on_deal = not zone.scored  # reference rows (Hankan's Shi-e) are dealt face up
             for slot, card in zip(self._slots[zone.name], cards):
+                # reference rows (Hankan's Shi-e) are dealt face up; an Otoroku hand has one hidden
+                # card and the cards drawn after it face up
+                open_on_deal = not zone.scored or (self.game == "otoroku" and slot.position > 0)
                 dealt.append((slot, card, open_on_deal))
         events = []
         for slot, card, open_on_deal in dealt:
@@ -326,6 +334,8 @@ class DemoTable:
     def _hand_mask(self) -> np.ndarray | None:
         """Where the dealer's hand and arm are in this frame (uint8 mask), or None."""
         hand = self._hand_at.pop(self.frame_index, None)
+        for stale in [f for f in self._hand_at if f < self.frame_index]:  # planned before we began
+            del self._hand_at[stale]
         if hand is None:
             return None
         hx, hy, ch = hand

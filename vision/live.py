@@ -29,11 +29,15 @@ into the web server.
 
 ``card`` is null for a face-down card (face ``"back"``). ``quad`` is in pixels of the frame
 served by ``jpeg()``, from the card's own top-left corner, clockwise. The stable state that
-``version`` follows is everything except quads, ``time``, ``frame_index`` and confidence changes
-smaller than 0.1, so the page is not woken for every jitter of a corner.
+``version`` follows is everything except quads, ``time`` and ``frame_index``, with confidences
+counted in steps of 0.1, so the page is not woken for every jitter of a corner.
 
 ``wait_for_change(version, timeout)`` blocks until the version differs from ``version`` and
-returns the new snapshot (None on timeout): the loop of a Server-Sent Events stream.
+returns the new snapshot (None on timeout): the loop of a Server-Sent Events stream. ``jpeg()`` is
+the newest frame with the drawn zones and each stable card's outline and name (green when sure, amber
+when uncertain).
+``set_layout(layout, zones)`` switches the game or the drawn zones. ``process(frame)`` runs one frame
+in the caller's thread, for tests and benchmarks.
 """
 from __future__ import annotations
 
@@ -96,10 +100,21 @@ def _change_key(body: dict) -> tuple:
             cards_key(body["unassigned"]), body["status"]["camera"], body["status"]["error"])
 
 
-def annotate(frame: np.ndarray, cards: Iterable[TableCard]) -> np.ndarray:
-    """A copy of the frame with each card's outline and name: green when sure, amber when not."""
+ZONE_COLOUR = (230, 230, 230)     # BGR light grey: drawn zones under the cards
+
+
+def annotate(frame: np.ndarray, cards: Iterable[TableCard],
+             zones: Iterable[TableZone] = ()) -> np.ndarray:
+    """A copy of the frame with the drawn zones (thin, named) and each card's outline and name:
+    green when sure, amber when not."""
     out = frame.copy()
     scale = max(0.4, frame.shape[0] / 1400.0)
+    for zone in zones:
+        pts = np.round(np.asarray(zone.polygon, dtype=np.float32)).astype(np.int32).reshape(-1, 1, 2)
+        cv2.polylines(out, [pts], True, ZONE_COLOUR, 1, cv2.LINE_AA)
+        x, y = (int(v) for v in np.asarray(zone.polygon).min(axis=0))
+        cv2.putText(out, zone.name, (x + 4, y + 16), cv2.FONT_HERSHEY_SIMPLEX, scale, ZONE_COLOUR, 1,
+                    cv2.LINE_AA)
     for card in cards:
         colour = UNSURE_COLOUR if card.uncertain else SURE_COLOUR
         pts = np.round(np.asarray(card.quad, dtype=np.float32)).astype(np.int32).reshape(-1, 1, 2)
@@ -144,7 +159,8 @@ class LiveTable:
         self._thread: threading.Thread | None = None
         self._frame: np.ndarray | None = None
         self._cards: list[TableCard] = []
-        self._jpeg: tuple[int, bytes] | None = None  # (frame index, encoded) cache
+        self._frame_serial = 0  # +1 whenever _frame or _cards change: the key of the JPEG cache
+        self._jpeg: tuple[int, bytes] | None = None  # (serial, encoded)
         self._detector_error: str | None = None
         self._version = 1
         self._snapshot = self._build(TableState(), frame_index=0)
@@ -208,11 +224,12 @@ class LiveTable:
     def jpeg(self) -> bytes:
         """The newest processed frame, annotated, as JPEG (a placeholder before the first frame)."""
         with self._cond:
-            frame, cards, index = self._frame, list(self._cards), self._snapshot["frame_index"]
+            frame, cards, index = self._frame, list(self._cards), self._frame_serial
+            zones = list(self._assigner.zones or ())
             cached = self._jpeg
         if cached is not None and cached[0] == index and frame is not None:
             return cached[1]
-        image = annotate(frame, cards) if frame is not None else _placeholder("waiting for the camera...")
+        image = annotate(frame, cards, zones) if frame is not None else _placeholder("waiting for the camera...")
         ok, buf = cv2.imencode(".jpg", image, [cv2.IMWRITE_JPEG_QUALITY, self.jpeg_quality])
         data = buf.tobytes() if ok else b""
         if frame is not None:
@@ -226,6 +243,7 @@ class LiveTable:
         with self._cond:
             self._layout = list(layout)
             self._assigner = assigner
+            self._frame_serial += 1  # the picture shows the drawn zones: draw it again
             state = assigner.assign(self._cards, self._snapshot["frame_index"])
             self._publish(state, self._snapshot["frame_index"], force=True)
 
@@ -284,6 +302,7 @@ class LiveTable:
                 with self._cond:
                     self._detector_error = f"card recognition failed: {exc}"
                     self._frame = frame
+                    self._frame_serial += 1
                     self._refresh_status()
                 if self._stop.wait(self.detector_retry_s):
                     break
@@ -297,6 +316,7 @@ class LiveTable:
             state = self._assigner.assign(cards, frame_index)
             self._frame = frame
             self._cards = cards
+            self._frame_serial += 1
             self.frames_processed += 1
             self._publish(state, frame_index)
             return copy.deepcopy(self._snapshot)

@@ -1,12 +1,15 @@
 """Temporal stability: per-frame detections become the cards that are stably on the table.
 
-A card enters only after it has been matched in ``enter_frames`` consecutive frames and leaves only
-after ``leave_frames`` consecutive misses (hysteresis, as in norfair's hit counters), so a one-frame
-glitch neither adds nor removes a card. Its face is a vote over the last ``vote_window`` frames that
+A new card has a hit counter (as in norfair): +1 for each frame that sees it, -1 for each frame that
+misses it; it enters the table when the counter reaches ``enter_frames`` and is forgotten when the
+counter falls to 0. A card on the table leaves only after ``leave_frames`` consecutive misses. So a
+one-frame glitch neither adds nor removes a card, and a card that a weak detector sometimes misses
+still enters and stays. Its face is a vote over the last ``vote_window`` frames that
 saw it. The face shown changes only when another face leads it by ``switch_margin`` votes (2), so
 two readings that alternate frame by frame cannot make the page alternate; a face-down card turned
-face up shows its face as soon as that face has the majority (the common, expected change). A card
-whose vote is split or whose smoothed confidence is low is reported ``uncertain``.
+face up shows its face once it has been seen face up in ``enter_frames`` frames (the common,
+expected change). A card whose vote is split (its face has less than ``split_share`` of the window)
+or whose smoothed confidence is low is reported ``uncertain``.
 """
 from __future__ import annotations
 
@@ -32,7 +35,7 @@ def _centre(quad) -> tuple[float, float]:
 class _Track:
     track_id: int
     quad: tuple
-    hits: int = 0            # consecutive frames matched while tentative
+    hits: int = 0            # hit counter while tentative: +1 seen, -1 missed
     misses: int = 0          # consecutive frames unmatched
     confirmed: bool = False
     votes: deque = field(default_factory=deque)  # (face, card, confidence, uncertain) per frame seen
@@ -46,11 +49,13 @@ class _Track:
 class CardTracker:
     """``update(detections) -> list[TableCard]``, called once per processed frame."""
 
-    def __init__(self, enter_frames: int = 3, leave_frames: int = 3, vote_window: int = 5,
+    def __init__(self, enter_frames: int = 3, leave_frames: int = 3, vote_window: int = 7,
                  match_distance: float = 0.5, uncertain_below: float = 0.6,
-                 split_share: float = 0.7, switch_margin: int = 2):
-        if enter_frames < 1 or leave_frames < 1 or vote_window < 1:
-            raise ValueError("enter_frames, leave_frames and vote_window must be at least 1")
+                 split_share: float = 0.8, switch_margin: int = 2, duplicate_distance: float = 0.15):
+        if enter_frames < 1 or leave_frames < 1:
+            raise ValueError("enter_frames and leave_frames must be at least 1")
+        if vote_window < enter_frames:
+            raise ValueError(f"vote_window ({vote_window}) must be at least enter_frames ({enter_frames})")
         self.enter_frames = enter_frames
         self.leave_frames = leave_frames
         self.vote_window = vote_window
@@ -58,6 +63,7 @@ class CardTracker:
         self.uncertain_below = uncertain_below
         self.split_share = split_share        # the winning face needs this share of the votes
         self.switch_margin = max(1, switch_margin)
+        self.duplicate_distance = duplicate_distance  # in card diagonals
         self._tracks: list[_Track] = []
         self._ids = itertools.count(1)
 
@@ -94,16 +100,20 @@ class CardTracker:
     # -- voting --------------------------------------------------------------------------------
     def _vote(self, track: _Track) -> None:
         counts = Counter(face for face, _, _, _ in track.votes)
-        best, best_n = max(counts.items(), key=lambda kv: (kv[1], kv[0] == track.face))
-        # sticky: the shown face stays until another face has strictly more votes
+        # ties go to the face shown, then to the most recent reading
+        recency = {v[0]: i for i, v in enumerate(track.votes)}
+        best, best_n = max(counts.items(), key=lambda kv: (kv[1], kv[0] == track.face, recency[kv[0]]))
         current = counts.get(track.face, 0)
+        recent = [v[0] for v in list(track.votes)[-self.enter_frames:]]
         if track.face is None:
             track.face = best
-        elif track.face == "back" and best != "back" and best_n > current:
-            # the card was turned face up: the face shows once it has the majority, and its history
-            # starts there, so the back's votes do not make the new face look doubtful
-            track.face = best
-            kept = [v for v in track.votes if v[0] == best]
+        elif (track.face == "back" and len(recent) == self.enter_frames and "back" not in recent):
+            # the card was turned face up (seen face up in the last enter_frames frames): the face
+            # read most often since shows, and the back's votes leave the window so they do not
+            # make it look doubtful; other faces' votes stay, so a split reading stays uncertain
+            up = Counter(v[0] for v in track.votes if v[0] != "back")
+            track.face = max(up.items(), key=lambda kv: (kv[1], recency[kv[0]]))[0]
+            kept = [v for v in track.votes if v[0] != "back"]
             track.votes.clear()
             track.votes.extend(kept)
         elif best_n >= current + self.switch_margin:
@@ -123,6 +133,16 @@ class CardTracker:
         uncertain = (share < self.split_share or track.confidence < self.uncertain_below or flagged)
         return TableCard(track_id=track.track_id, card=card, face=track.face, quad=track.quad,
                          confidence=round(track.confidence, 4), uncertain=uncertain)
+
+    def _duplicate(self, det: Detection, tracks: list[_Track]) -> bool:
+        """A second detection of a card already tracked (its centre on the card's centre): dropped,
+        so a detector that reports one card twice does not put it on the table twice."""
+        dx, dy = _centre(det.quad)
+        for track in tracks:
+            tx, ty = track.centre()
+            if math.hypot(dx - tx, dy - ty) <= self.duplicate_distance * _size(track.quad):
+                return True
+        return False
 
     # -- the one method ------------------------------------------------------------------------
     def update(self, detections: list[Detection]) -> list[TableCard]:
@@ -144,13 +164,17 @@ class CardTracker:
         for ti, track in enumerate(self._tracks):
             if ti not in matched_tracks:
                 track.misses += 1
-                # a tentative track must be seen in consecutive frames; a confirmed one is kept
-                # until it has been missing for leave_frames frames
-                if not track.confirmed or track.misses >= self.leave_frames:
+                if not track.confirmed:
+                    track.hits -= 1
+                    if track.hits <= 0:
+                        continue
+                elif track.misses >= self.leave_frames:
                     continue
             survivors.append(track)
         for di in unmatched:
             det = detections[di]
+            if self._duplicate(det, survivors):
+                continue
             track = _Track(track_id=next(self._ids), quad=det.quad, hits=1)
             track.confirmed = self.enter_frames <= 1
             track.votes.append((det.face, det.card, float(det.confidence), bool(det.uncertain)))

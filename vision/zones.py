@@ -163,6 +163,7 @@ class ZoneAssigner:
                 raise ZoneError(f"drawn zone(s) {', '.join(unknown)} are not in this game's layout "
                                 f"({', '.join(names)})")
         self.grouped = by_player_columns(self.layout)
+        self.sided = any(z.group is not None for z in self.layout)  # zones may lie side by side
         self._home: dict[int, str] = {}  # track id -> the zone its row was given (automatic mode)
 
     def assign(self, cards: Iterable[TableCard], frame_index: int = 0) -> TableState:
@@ -200,9 +201,9 @@ class ZoneAssigner:
         rows = _split([y for _, y in centres], 0.5 * long_)
         segments = []
         for row in rows:
-            # within a row, a gap wider than a card separates two zones (two hands, two players)
+            # zones side by side in one band (two hands, two players' rows): see _split_band
             xs = [centres[i][0] for i in row]
-            for part in _split(xs, short + 0.8 * short):
+            for part in self._split_band(xs, short):
                 members = [row[j] for j in part]
                 segments.append(members)
         seg_centre = [(float(np.mean([centres[i][0] for i in s])), float(np.mean([centres[i][1] for i in s])))
@@ -242,6 +243,23 @@ class ZoneAssigner:
                 homes.update((cards[i].track_id, name) for i in members)
         self._home = homes
         return zones, unassigned
+
+    def _split_band(self, xs: list[float], short: float) -> list[list[int]]:
+        """Split one band of cards (centre xs) into the zones lying side by side in it.
+
+        Only layouts with players' zones put zones side by side (hands, Kabu-Tsukuri's columns,
+        Echobo's dealer card beside the bets); a Saki row is one row however widely it is laid.
+        Within a band, a gap splits when it is wider than 2.5 times the tightest spacing of the
+        band (and than 1.5 cards); a band of two cards splits when they are 3 cards apart.
+        """
+        if not self.sided:
+            return [list(range(len(xs)))]
+        ordered = sorted(xs)
+        gaps = [b - a for a, b in zip(ordered, ordered[1:])]
+        if not gaps:
+            return [[0]]
+        limit = 3.0 * short if len(gaps) == 1 else max(2.5 * min(gaps), 1.5 * short)
+        return _split(xs, limit)
 
     @staticmethod
     def _row_of(k, rows, segments) -> int:
