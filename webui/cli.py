@@ -49,7 +49,9 @@ def register(subparsers) -> None:
                                           "is revealed in the frames it reaches the page, and how long "
                                           "after the last card of a round the result does. Prints JSON.")
     b.add_argument("--game", default="batta-maki")
-    b.add_argument("--seconds", type=float, default=45.0, help="how long to run (default 45)")
+    b.add_argument("--seconds", type=float, default=45.0, help="how long to run at most (default 45)")
+    b.add_argument("--cards", type=int, default=None,
+                   help="stop once this many cards have been measured (default: run --seconds)")
     b.add_argument("--fps", type=float, default=10.0, help="demo frame rate (default 10)")
     b.add_argument("--detector", choices=("model", "truth"), default="truth",
                    help="truth: the demo's own detections (default); model: the ONNX models")
@@ -285,7 +287,7 @@ def bench_latency(args: argparse.Namespace) -> int:
                 deadline = time.monotonic() + args.seconds
                 measured: set[str] = set()
                 result_seen = False
-                while time.monotonic() < deadline:
+                while time.monotonic() < deadline and (args.cards is None or len(card_lat) < args.cards):
                     line = resp.readline()
                     if not line:
                         break
