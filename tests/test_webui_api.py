@@ -492,3 +492,9 @@ def test_app_without_a_table_shows_why(tmp_path):
     state = app.test_client().get("/api/state").get_json()
     assert "hanadealer serve" in state["banner"]
     assert app.test_client().get("/frame.jpg").status_code == 503
+
+
+def test_history_amounts_are_readable():
+    from webui.app import signed
+    assert [signed(x) for x in (1200000, -300, 0, 0.5, -2.25, 10.0)] == [
+        "+1,200,000", "-300", "0", "+0.5", "-2.25", "+10"]

@@ -72,6 +72,7 @@ def create_app(config: dict | None = None) -> Flask:
     app.register_error_handler(404, lambda e: (_err(e, "not found"), 404))
     app.register_error_handler(405, lambda e: (_err(e, "method not allowed"), 405))
     app.register_error_handler(Exception, _unexpected)
+    app.add_template_filter(signed)
     app.context_processor(lambda: {"csrf_token": _csrf_token(), "logged_in": bool(session.get("dealer")),
                                    "pin_set": ledger.get_meta("pin_hash") is not None})
     return app
@@ -97,6 +98,15 @@ class NoTable:
 
     def set_layout(self, layout, zones=None) -> None:
         pass
+
+
+def signed(amount) -> str:
+    """+1,200 / -0.5 / 0: an amount with its sign, readable (no exponent)."""
+    if isinstance(amount, float) and not amount.is_integer():
+        text = f"{amount:+,.6f}".rstrip("0").rstrip(".")
+    else:
+        text = f"{int(amount):+,}"
+    return "0" if text in ("+0", "-0") else text
 
 
 def _err(e, default):
