@@ -50,15 +50,10 @@ def equalise_round(round_) -> dict:
     """The equalisation for a round document before its cards are revealed: only ``game``, ``house``
     and ``bets`` are read. For the games that make the sides equal (those with an ``equalise`` house
     option: the Batta Maki family and Shoniban)."""
-    from dealer.games import RoundError, get_game, to_json_amount
+    from dealer.games import RoundError, game_and_house, to_json_amount
     from dealer.games.common import parse_bets
 
-    if not isinstance(round_, dict):
-        raise RoundError("a round must be a JSON object")
-    if "game" not in round_:
-        raise RoundError("missing field 'game'")
-    game = get_game(round_["game"])
-    house = game.resolve_house(round_.get("house"))
+    game, house = game_and_house(round_)
     if "equalise" not in house or game.bet_targets is None:
         raise RoundError(f"{game.name} does not equalise bets")
     sides = tuple(game.bet_targets(round_))

@@ -8,7 +8,6 @@ from __future__ import annotations
 import difflib
 from dataclasses import dataclass
 from functools import cache
-from typing import Any
 
 from dealer.cards import UnknownCardError
 
@@ -87,17 +86,6 @@ def nearest_western_ids(text: object, n: int = 3) -> list[str]:
     if s[-1:] in SUITS:  # a known suit: the closest ranks of it
         return difflib.get_close_matches(s, [i for i in western_ids() if i.endswith(s[-1])], n=n, cutoff=0.3)
     return difflib.get_close_matches(s, western_ids(), n=n, cutoff=0.5)
-
-
-def check_western_card(card: Any, where: str) -> str:
-    """A western card id, or a RoundError naming the place and the nearest ids (for a round file)."""
-    from dealer.games import RoundError  # the game contract; imported here to keep this module light
-
-    if not is_western_card(card):
-        near = nearest_western_ids(card)
-        hint = f" (did you mean {', '.join(near)}?)" if near else ""
-        raise RoundError(f"unknown card {card!r} in {where}{hint}; western cards are named like AS, 10H, QD")
-    return card
 
 
 def rank_value(card_id: str) -> int:

@@ -182,3 +182,33 @@ def test_shi_e_is_shown_not_scored(game):
 def test_hankan_has_no_fee_option():
     with pytest.raises(RoundError, match="unknown house option 'fee_model' for hankan"):
         settle_round(round_("hankan", ARASHI_PINE, NINE, BETS, {"fee_model": "percent"}))
+
+
+NAGOYA = {"pine": 1, "willow": 2, "cherry": 3, "wisteria": 4, "iris": 5, "paulownia": 6, "clover": 7, "susuki": 8,
+          "chrysanthemum": 9, "maple": 10, "peony": 10, "plum": 10}                       # RULES.md §3.5
+HONBANA = {"bright": 30, "ribbon": 5, "chaff": 0}                                          # §1.1 Hon-Bana points
+HONBANA_ANIMALS = {"plum-warbler": 20, "iris-bridge": 20, "maple-deer": 20}                # the other animals 10
+
+
+def rules_strength(cards):
+    """§3.5 set strength then the Hon-Bana tie-break, written out independently: a tuple, higher wins."""
+    suits = sorted(get_card(c).suit for c in cards)
+    points = sum(HONBANA_ANIMALS.get(c, 10) if get_card(c).type == "animal" else
+                 10 if c == "willow-rainman" else HONBANA[get_card(c).type] for c in cards)
+    if len(set(suits)) == 1:
+        return (2, 0, points)
+    if suits == ["pine", "willow", "willow"]:
+        return (1, 0, points)
+    return (0, sum(NAGOYA[s] for s in suits) % 10, points)
+
+
+def test_every_set_is_ranked_as_the_rules_say():
+    import itertools
+    deck = sorted(get_game("hankan").deck({}))
+    order = {}
+    for cards in itertools.combinations(deck, 3):
+        s = score_set(cards)
+        order.setdefault((s.rank, s.card_points), set()).add(rules_strength(cards))
+    assert all(len(v) == 1 for v in order.values())
+    ranked = [next(iter(order[k])) for k in sorted(order)]
+    assert ranked == sorted(ranked) and len(set(ranked)) == len(ranked)

@@ -132,3 +132,38 @@ def test_only_runs_depend_on_dealt_order(values):
     keys = {classify(p).key() for p in itertools.permutations(values)}
     if not is_run or s == [1, 2, 3]:
         assert len(keys) == 1
+    else:  # three consecutive values: ascending is Nobori, descending Kudari, any other order neither
+        assert {classify(p).name for p in itertools.permutations(values)} == {"nobori", "kudari", None}
+
+
+def rules_strength(values) -> tuple[int, int]:
+    """RULES.md §6's 3-card row strength, written out independently: (category, ones digit or 0),
+    higher is stronger; equal tuples draw. 11 and 12 count in sums and runs only (§10 K4)."""
+    a, b, c = values
+    s = sorted(values)
+    digit = sum(values) % 10
+    named = [((1, 10, 10), 10), ((3, 3, 3), 9)]
+    for cards, strength in named:
+        if tuple(s) == cards:
+            return (strength, 0)
+    if a == b == c:
+        return (8, 0)  # two Arashi draw whatever their values
+    for cards, strength in [((3, 5, 7), 7), ((1, 2, 3), 6), ((4, 7, 9), 5), ((3, 7, 10), 4)]:
+        if tuple(s) == cards:
+            return (strength, 0)
+    if b == a + 1 and c == b + 1:
+        return (3, digit)
+    if b == a - 1 and c == b - 1:
+        return (2, digit)
+    return (1, digit)
+
+
+def test_row_strength_follows_the_rules_list():
+    """Every 3-card hand of values 1..12: the engine orders them exactly as §6's list does."""
+    hands = list(itertools.product(range(1, 13), repeat=3))
+    key_to_strength = {}
+    for h in hands:
+        key_to_strength.setdefault(classify(h).key(), set()).add(rules_strength(h))
+    assert all(len(v) == 1 for v in key_to_strength.values())          # equal keys: equal strength
+    ordered = [next(iter(key_to_strength[k])) for k in sorted(key_to_strength)]
+    assert ordered == sorted(set(ordered)) and len(ordered) == len(set(ordered))  # same order, no merges

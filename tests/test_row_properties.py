@@ -67,7 +67,7 @@ def play(r):
     return (batta_maki if r["game"] in FAMILY else hankan).play(r)
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=150, deadline=None)
 @given(rounds())
 def test_chips_are_conserved_and_losers_lose_their_stake(r):
     p = play(r)
@@ -84,7 +84,7 @@ def test_chips_are_conserved_and_losers_lose_their_stake(r):
             assert s.net[player] in (0, -stake)
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=100, deadline=None)
 @given(rounds(), st.randoms(use_true_random=False))
 def test_order_of_cards_in_a_set_does_not_matter(r, rnd):
     shuffled = dict(r, rows={name: rnd.sample(cards, len(cards)) for name, cards in r["rows"].items()})
@@ -95,7 +95,7 @@ def test_order_of_cards_in_a_set_does_not_matter(r, rnd):
            {k: (v.score, v.total, v.card_points) for k, v in b.rows.items()}
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=100, deadline=None)
 @given(rounds(games=("batta-maki",)))
 def test_batta_maki_matches_the_banker_formula(r):
     """§3.1: Δb = (1 − f)·stake on W, −stake on L, Δdealer = Σ_L stake − (1 − f)·Σ_W stake."""
@@ -114,7 +114,7 @@ def test_batta_maki_matches_the_banker_formula(r):
     assert p.settlement.net["dealer"] == lose - (1 - f) * win
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=100, deadline=None)
 @given(st.lists(st.tuples(st.sampled_from(PLAYERS), st.sampled_from(["saki", "ato"]), amount), max_size=8))
 def test_equalise_makes_the_sides_equal(bets):
     eq = equalise([Bet(p, on, Fraction(a)) for p, on, a in bets], ("saki", "ato"))
@@ -124,7 +124,7 @@ def test_equalise_makes_the_sides_equal(bets):
     assert (eq.dealer_side is None) == (eq.difference == 0)
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=100, deadline=None)
 @given(rounds(games=("hankan",)))
 def test_hankan_matches_its_formula(r):
     """§3.5: winners +50% of stake, losers −stake, Δdealer = Σ_L stake − 0.5·Σ_W stake; a tie pushes."""

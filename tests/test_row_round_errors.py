@@ -1,7 +1,9 @@
 """Bad round files for the row games: each is refused with one RoundError line naming the problem."""
+from fractions import Fraction
+
 import pytest
 
-from dealer.games import RoundError, settle_round
+from dealer.games import RoundError, parse_amount, settle_round
 
 SAKI = ["pine-crane", "plum-warbler", "cherry-curtain"]
 ATO = ["maple-deer", "susuki-moon", "iris-bridge"]
@@ -46,7 +48,7 @@ BAD = [
     ("koikoi rows of 3", dict(batta(), game="koikoi-atosaki"), "row 'saki' must have 4 cards, not 3"),
     ("unknown card", batta(rows={"saki": ["pine-cran"] + SAKI[1:], "ato": ATO}),
      r"unknown card 'pine-cran' in row 'saki' \(card 1\) \(did you mean pine-crane"),
-    ("face-down card", batta(rows={"saki": SAKI, "ato": ["back"] + ATO[1:]}), r"row 'ato' \(card 1\) is face down \('back'\): every card must be revealed"),
+    ("face-down card", batta(rows={"saki": SAKI, "ato": ["back"] + ATO[1:]}), r"a card in row 'ato' \(card 1\) is face down \('back'\): every card must be revealed"),
     ("card id not a string", batta(rows={"saki": SAKI, "ato": [12] + ATO[1:]}), "unknown card 12 in row 'ato'"),
     ("card not in deck", dict(batta(), game="mutsu-wari", rows={"saki": SAKI, "ato": ["willow-rainman"] + ATO[1:]}),
      "card 'willow-rainman' in row 'ato' .card 1. is not in the deck of mutsu-wari"),
@@ -69,6 +71,8 @@ BAD = [
     ("bet as true", batta(bets=[bet(amount=True)]), "bet 1 amount must be a positive number, not True"),
     ("bet as null", batta(bets=[bet(amount=None)]), "bet 1 amount must be a positive number, not None"),
     ("bet infinite", batta(bets=[bet(amount=float("inf"))]), "bet 1 amount must be a positive number"),
+    ("bet too small to count", batta(bets=[bet(amount=5e-324)]), "bet 1 amount is 5e-324, below the smallest amount"),
+    ("bet too large", batta(bets=[bet(amount=10**13)]), "bet 1 amount is 10000000000000, above the largest amount"),
     ("player on both sides", batta(bets=[bet(), bet(on="ato")]),
      "player 'a' bets on both 'saki' and 'ato'; a player may bet on one side only"),
     ("house not an object", batta(house=["push"]), "'house' must be an object"),
@@ -92,6 +96,7 @@ BAD = [
     ("below min_bet", hankan(house={"min_bet": 20}), "player 'a' stakes 10 on 'naka-e', below the house's min_bet 20"),
     ("min_bet above max_bet", batta(house={"min_bet": 20, "max_bet": 10}), "'min_bet' .20. is above 'max_bet' .10."),
     ("max_bet not a number", batta(house={"max_bet": "lots"}), "house option 'max_bet' cannot be 'lots'"),
+    ("min_bet too small to count", batta(house={"min_bet": 1e-9}), "house option 'min_bet' cannot be 1e-09"),
     ("carry in hankan", hankan(carry=10), "field 'carry' does not apply here: hankan has no carried pot"),
     ("redraws in shoniban", dict(hankan(), game="shoniban", redraws=[]), "field 'redraws' does not apply here"),
     ("deck_exhausted without redraw", dict(batta(), deck_exhausted=True),
@@ -108,6 +113,33 @@ def test_bad_round_is_refused_with_one_line(round_, message):
     assert "\n" not in str(info.value)
 
 
-def test_wager_limits_met():
-    r = settle_round(batta(bets=[bet(amount=6), bet(amount=4)], house={"min_bet": 10, "max_bet": 10}))
-    assert r["players"]["a"]["stake"] == 10
+@pytest.mark.parametrize("amounts, house", [
+    ([6, 4], {"min_bet": 10, "max_bet": 10}),
+    # RULES.md §3.1 wager limits: a stake exactly at a decimal limit is within it (0.1 is not the binary
+    # 0.1000000000000000055...)
+    ([0.1], {"min_bet": 0.1}),
+    ([0.1, 0.2], {"min_bet": 0.3, "max_bet": 0.3}),
+    ([2.675], {"min_bet": 2.675, "max_bet": 2.675}),
+])
+def test_wager_limits_met(amounts, house):
+    r = settle_round(batta(bets=[bet(amount=a) for a in amounts], house=house))
+    assert r["players"]["a"]["stake"] == pytest.approx(sum(amounts))
+
+
+@pytest.mark.parametrize("value, amount", [
+    (10, Fraction(10)), (0.1, Fraction(1, 10)), (2.5, Fraction(5, 2)), (0.333333, Fraction(333333, 10**6)),
+    (0.3333333333333333, Fraction(333333, 10**6)),     # counted to 6 decimals
+    (2.0000004, Fraction(2)),
+    (999999999999.5, Fraction(1999999999999, 2)),      # exact as written, not a nearby binary fraction
+    (1e-6, Fraction(1, 10**6)), (10**12, Fraction(10**12)),
+])
+def test_amounts_are_counted_to_six_decimals(value, amount):
+    assert parse_amount(value, "bet") == amount
+
+
+def test_large_amounts_settle_to_exact_decimals():
+    r = batta(game="atosaki", bets=[bet(amount=999999999999.5), bet(player="b", amount=0.25),
+                                    bet(player="c", on="ato", amount=999999999999.123456)])
+    out = settle_round(r)
+    assert out["net"] == {"a": 999999999999.5, "b": 0.25, "c": -999999999999.1234, "dealer": -0.6266}
+    assert "net_exact" not in out

@@ -155,3 +155,47 @@ def test_game_that_is_not_a_name_is_bad_input():
     from dealer.games import RoundError, settle_round
     with pytest.raises(RoundError, match="unknown game"):
         settle_round({"game": ["otoroku"]})
+
+
+def _doc(name, **changes):
+    doc = json.loads((EXAMPLES / f"{name}.json").read_text())
+    doc.update(changes)
+    return doc
+
+
+def _kakeya_off_suit():
+    doc = _doc("kakeya-toranpu")
+    doc["tricks"][1] = ["2S", "2C", "KH", "KD"]  # dan leads a spade; ann holds spades but plays her club
+    return doc
+
+
+# issue 2's list of bad input, each through the command: status 2, one line on stderr, nothing on stdout
+ISSUE_BAD_INPUT = [
+    ("unknown card", _doc("hankan", rows={**_doc("hankan")["rows"], "oto-e": ["willow-ribon", "pine-crane",
+                                                                              "cherry-curtain"]}),
+     "unknown card 'willow-ribon' in row 'oto-e' (card 1) (did you mean willow-ribbon"),
+    ("row of the wrong size", _doc("atosaki", rows={"saki": ["pine-crane"], "ato": _doc("atosaki")["rows"]["ato"]}),
+     "row 'saki' must have 3 cards, not 1"),
+    ("card not in the game's deck", _doc("hankan", rows={**_doc("hankan")["rows"],
+                                                         "oto-e": ["paulownia-chaff-1", "pine-crane", "cherry-curtain"]}),
+     "card 'paulownia-chaff-1' in row 'oto-e' (card 1) is not in the deck of hankan"),
+    ("card dealt twice with one deck", _doc("batta-maki", rows={"saki": ["pine-crane", "pine-crane", "plum-warbler"],
+                                                                "ato": _doc("batta-maki")["rows"]["ato"]}),
+     "card 'pine-crane' is dealt more than once"),
+    ("bet on a row that does not exist", _doc("shoniban", bets=[{"player": "a", "on": "saki", "amount": 5}]),
+     "bet 1 is on 'saki', which does not exist in this game"),
+    ("bet that is not a positive number", _doc("echobo", bets=[{"player": "a", "on": 3, "amount": "10"}]),
+     "bet 1 amount must be a positive number, not '10'"),
+    ("illegal card in a trick", _kakeya_off_suit(), "trick 2: ann plays 2C but must follow spades (holds 10S, 3S,"),
+    ("missing field", {k: v for k, v in _doc("otoroku").items() if k != "share"}, "missing field 'share'"),
+    ("unknown house option", _doc("kabu-tsukuri", house={"tie_rule": "push"}),
+     "unknown house option 'tie_rule' for kabu-tsukuri"),
+]
+
+
+@pytest.mark.parametrize("round_, message", [c[1:] for c in ISSUE_BAD_INPUT], ids=[c[0] for c in ISSUE_BAD_INPUT])
+def test_every_kind_of_bad_input_of_issue_2(capsys, monkeypatch, round_, message):
+    code, out, err = run(capsys, "-", stdin=json.dumps(round_), monkeypatch=monkeypatch)
+    assert (code, out) == (2, "")
+    assert err.startswith("hanadealer settle: " + message), err
+    assert err.count("\n") == 1 and "Traceback" not in err

@@ -107,20 +107,32 @@ def get_game(name: object) -> Game:
     return games[name]
 
 
-def settle_round(round_: Mapping[str, Any]) -> dict:
-    """Score and settle one round document (the JSON of ``hanadealer settle``)."""
+def game_and_house(round_: Any) -> tuple[Game, dict[str, Any]]:
+    """The game a round document names, and its house options (defaults filled in)."""
     if not isinstance(round_, Mapping):
         raise RoundError("a round must be a JSON object")
     if "game" not in round_:
         raise RoundError("missing field 'game'")
     game = get_game(round_["game"])
-    house = game.resolve_house(round_.get("house"))
+    return game, game.resolve_house(round_.get("house"))
+
+
+def settle_round(round_: Mapping[str, Any]) -> dict:
+    """Score and settle one round document (the JSON of ``hanadealer settle``)."""
+    game, house = game_and_house(round_)
     return game.settle(round_, house)
 
 
 # --- money -----------------------------------------------------------------------------------
 # Amounts are exact fractions inside the engine so that settlement conserves chips exactly;
 # they become JSON numbers only at the edge.
+
+# Amounts are counted to 6 decimals: a float is read as the decimal it is written as (its shortest
+# repr, so 0.1 is exactly a tenth and 999999999999.5 stays exact), rounded to 6 places. No amount may
+# exceed a trillion: a bound no table reaches, that keeps every result a finite JSON number.
+AMOUNT_DECIMALS = 6
+MAX_AMOUNT = 10**12
+
 
 def parse_amount(value: Any, what: str) -> Fraction:
     """A positive, finite number (bet, share, ante); anything else is a RoundError naming ``what``."""
@@ -129,9 +141,23 @@ def parse_amount(value: Any, what: str) -> Fraction:
         raise RoundError(f"{what} must be a positive number, not {value!r}")
     if value <= 0:
         raise RoundError(f"{what} must be a positive number, not {value!r}")
-    return Fraction(value).limit_denominator(10**6) if isinstance(value, float) else Fraction(value)
+    if value > MAX_AMOUNT:
+        raise RoundError(f"{what} is {value!r}, above the largest amount {MAX_AMOUNT}")
+    amount = round(Fraction(repr(value)) if isinstance(value, float) else Fraction(value), AMOUNT_DECIMALS)
+    if amount == 0:  # a positive number too small to count (5e-324 would otherwise become 0)
+        raise RoundError(f"{what} is {value!r}, below the smallest amount 0.000001")
+    return amount
 
 
 def to_json_amount(x: Fraction | int) -> int | float:
     x = Fraction(x)
     return int(x) if x.denominator == 1 else round(float(x), 6)
+
+
+def exact_amounts(amounts: Mapping[str, Fraction]) -> dict[str, str] | None:
+    """Each amount as an exact fraction (``"40/3"``), where the JSON number of one of them does not show
+    it exactly (a pro rata third, or 6 decimals on an amount too large for a float); None where the
+    JSON numbers are exact."""
+    if all(Fraction(str(to_json_amount(v))) == v for v in amounts.values()):
+        return None
+    return {k: str(Fraction(v)) for k, v in amounts.items()}

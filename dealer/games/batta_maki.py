@@ -14,8 +14,8 @@ from typing import Any, Callable, Mapping, Sequence
 
 from dealer.cards import Card, all_cards, get_card
 from dealer.equalise import Equalisation, equalise
-from dealer.games import Game, HouseOption, RoundError, ZoneSpec, to_json_amount
-from dealer.games.common import parse_bets
+from dealer.games import Game, HouseOption, RoundError, ZoneSpec, exact_amounts, to_json_amount
+from dealer.games.common import FEE_RATE_OPTION, check_fee_rate_applies, parse_bets, percent_fee
 from dealer.games.row_games import (WAGER_LIMIT_OPTIONS, Settlement, amounts, check_wager_limits,
                                     parse_carry, parse_rows, players_json, refuse_fields,
                                     settle_carry_over, settle_dealer_takes_all, settle_pot, settle_push,
@@ -158,18 +158,9 @@ def _deck_exhausted(round_: Mapping[str, Any]) -> bool:
 def fee_rate_for(house: Mapping[str, Any], losing: RowScore | None) -> Fraction:
     """The share of a winning player's profit the dealer keeps. 'buta_han' (§3.1 local rule, §10 A2):
     half, only when the losing set's dealt total has ones digit 0 (a buta: 10, 20, 30...)."""
-    model = house["fee_model"]
-    if model == "none":
-        return Fraction(0)
-    if model == "percent":
-        return Fraction(house["fee_rate"]).limit_denominator(10**6)
-    return Fraction(1, 2) if losing is not None and losing.score == 0 else Fraction(0)
-
-
-def check_fee_options(round_: Mapping[str, Any], house: Mapping[str, Any]) -> None:
-    given = round_.get("house") or {}
-    if "fee_rate" in given and house["fee_model"] != "percent":
-        raise RoundError(f"house option 'fee_rate' needs fee_model 'percent' (fee_model is {house['fee_model']!r})")
+    if house["fee_model"] == "buta_han":
+        return Fraction(1, 2) if losing is not None and losing.score == 0 else Fraction(0)
+    return percent_fee(house)
 
 
 # --- the round -------------------------------------------------------------------------------
@@ -201,7 +192,7 @@ class PlayedRound:
 
 
 def play_family(game: "FamilyGame", round_: Mapping[str, Any], house: Mapping[str, Any]) -> PlayedRound:
-    check_fee_options(round_, house)
+    check_fee_rate_applies(round_, house)
     bets = parse_bets(round_, SIDES)
     stakes = stakes_by_player(bets)
     check_wager_limits(stakes, house)
@@ -256,9 +247,8 @@ def result_json(name: str, house: Mapping[str, Any], *, rows_scores: Mapping[str
     out["players"] = players_json(stakes, settlement)
     out["fee"] = to_json_amount(settlement.fee)
     out["net"] = amounts(settlement.net)
-    if any(10**6 % Fraction(v).denominator for v in settlement.net.values()):
-        # a pro rata share that 6 decimals cannot show exactly (a third): give the exact fractions too
-        out["net_exact"] = {k: str(Fraction(v)) for k, v in settlement.net.items()}
+    if (exact := exact_amounts(settlement.net)) is not None:
+        out["net_exact"] = exact
     if eq is not None:  # the pot games: what was carried in and what is carried out
         out["carry_in"] = to_json_amount(settlement.carry_in)
         out["carry"] = to_json_amount(settlement.carry)
@@ -285,10 +275,6 @@ def _zones(set_size: int) -> list[ZoneSpec]:
     return [ZoneSpec("saki", set_size, "Saki", "先"), ZoneSpec("ato", set_size, "Ato", "後")]
 
 
-def _fee_rate_ok(v: Any) -> bool:
-    return isinstance(v, (int, float)) and not isinstance(v, bool) and 0 < v < 1
-
-
 def _options(*, tie_default: str, deck_counts: bool) -> tuple[HouseOption, ...]:
     opts = []
     if deck_counts:
@@ -297,7 +283,7 @@ def _options(*, tie_default: str, deck_counts: bool) -> tuple[HouseOption, ...]:
         HouseOption("fee_model", "none", ("none", "percent", "buta_han"),
                     doc="none; percent: fee_rate of each winning player's profit; buta_han: half of it "
                         "when the losing set's total ends in 0"),
-        HouseOption("fee_rate", 0.1, check=_fee_rate_ok, doc="a number between 0 and 1 (0.1 = 10%)"),
+        FEE_RATE_OPTION,
         HouseOption("tie_rule", tie_default, TIE_RULES, doc="what a tie of the ones digits does"),
         HouseOption("tie_fallback", "push", TIE_FALLBACKS,
                     doc="what a tie still equal on card points or raw total does"),

@@ -6,8 +6,9 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any, Iterable, Mapping
 
-from dealer.cards import is_card, nearest_ids
-from dealer.games import RoundError, parse_amount
+from dealer.cards import BACK, is_card, nearest_ids
+from dealer.games import HouseOption, RoundError, parse_amount
+from dealer.western import is_western_card, nearest_western_ids
 
 
 def require(round_: Mapping[str, Any], key: str, kind: type | tuple[type, ...], what: str | None = None):
@@ -26,13 +27,30 @@ def _kind_name(kind) -> str:
     return " or ".join(names.get(k, k.__name__) for k in kinds)
 
 
+def check_card(card: Any, where: str, kind: str = "hanafuda") -> str:
+    """A known card id of the ``kind`` of deck ('hanafuda', or 'western' for ``AS``, ``10H``...), or a
+    RoundError that names the place and suggests the nearest ids. A face-down card (``back``, as the
+    camera reports one) cannot be scored: it must be revealed first."""
+    if card == BACK:
+        raise RoundError(f"a card in {where} is face down ('back'): every card must be revealed to settle")
+    if kind == "western":
+        if is_western_card(card):
+            return card
+        near, naming = nearest_western_ids(card), "; western cards are named like AS, 10H, QD"
+    else:
+        if is_card(card):
+            return card
+        near, naming = nearest_ids(card), ""
+    hint = f" (did you mean {', '.join(near)}?)" if near else ""
+    raise RoundError(f"unknown card {card!r} in {where}{hint}{naming}")
+
+
 def check_hanafuda_card(card: Any, where: str) -> str:
-    """A known hanafuda card id, or a RoundError that names the place and suggests the nearest ids."""
-    if not is_card(card):
-        near = nearest_ids(card)
-        hint = f" (did you mean {', '.join(near)}?)" if near else ""
-        raise RoundError(f"unknown card {card!r} in {where}{hint}")
-    return card
+    return check_card(card, where, "hanafuda")
+
+
+def check_western_card(card: Any, where: str) -> str:
+    return check_card(card, where, "western")
 
 
 def check_deck_usage(placed: Iterable[tuple[str, str]], deck: Counter, game: str) -> None:
@@ -46,6 +64,24 @@ def check_deck_usage(placed: Iterable[tuple[str, str]], deck: Counter, game: str
         if seen[card] > deck[card]:
             copies = "once" if deck[card] == 1 else f"{deck[card]} times"
             raise RoundError(f"card {card!r} is dealt more than {copies} (again in {where})")
+
+
+# words a result uses beside people's names, so no seat or player may be called by them
+RESERVED_NAMES = {"dealer": "the bank", "tie": "what a result calls a draw"}
+
+
+def check_names(names: list, noun: str, field: str, reserved: Iterable[str] = ()) -> list[str]:
+    """A list of people (``noun`` 'seat', 'player'; from the round's ``field``): non-empty strings,
+    each named once, none of the ``reserved`` words (of RESERVED_NAMES) the result uses itself."""
+    for name in names:
+        if not isinstance(name, str) or not name.strip():
+            raise RoundError(f"{noun} names must be non-empty strings, not {name!r}")
+        if name in reserved:
+            raise RoundError(f"{name!r} is {RESERVED_NAMES[name]}, not a {noun} name")
+    twice = [name for name, k in Counter(names).items() if k > 1]
+    if twice:
+        raise RoundError(f"{noun} {twice[0]!r} is listed twice in {field!r}")
+    return names
 
 
 @dataclass(frozen=True)
@@ -83,3 +119,38 @@ def parse_bets(round_: Mapping[str, Any], targets: Iterable[Any], *, required: b
                              f"(choose from {', '.join(map(str, allowed))})")
         bets.append(Bet(player, b["on"], parse_amount(b["amount"], f"bet {i + 1} amount")))
     return bets
+
+
+def amount_or_null(value: Any) -> bool:
+    """A house option that is an amount (a wager limit, a fixed stake): null, or an amount as the
+    stakes are read (parse_amount)."""
+    if value is None:
+        return True
+    try:
+        parse_amount(value, "amount")
+    except RoundError:
+        return False
+    return True
+
+
+# --- a percentage fee (terazen) on winning players' profit --------------------------------------
+
+def _fee_rate_ok(v: Any) -> bool:
+    return isinstance(v, (int, float)) and not isinstance(v, bool) and 0 < v < 1
+
+
+FEE_RATE_OPTION = HouseOption("fee_rate", 0.1, check=_fee_rate_ok, doc="a number between 0 and 1 (0.1 = 10%)")
+
+
+def check_fee_rate_applies(round_: Mapping[str, Any], house: Mapping[str, Any]) -> None:
+    """A ``fee_rate`` given without fee_model ``percent`` would charge nothing: refuse it, never ignore it."""
+    given = round_.get("house") or {}
+    if "fee_rate" in given and house["fee_model"] != "percent":
+        raise RoundError(f"house option 'fee_rate' needs fee_model 'percent' (fee_model is {house['fee_model']!r})")
+
+
+def percent_fee(house: Mapping[str, Any]) -> Fraction:
+    """The share of a winning player's profit kept as fee under fee_model ``percent`` (else 0)."""
+    if house["fee_model"] != "percent":
+        return Fraction(0)
+    return Fraction(house["fee_rate"]).limit_denominator(10**6)

@@ -20,8 +20,8 @@ from fractions import Fraction
 from typing import Any, Mapping
 
 from dealer.cards import all_cards, get_card
-from dealer.games import Game, HouseOption, RoundError, ZoneSpec, to_json_amount
-from dealer.games.common import check_deck_usage, check_hanafuda_card, parse_bets, require
+from dealer.games import Game, HouseOption, RoundError, ZoneSpec, exact_amounts, parse_amount, to_json_amount
+from dealer.games.common import amount_or_null, check_deck_usage, check_hanafuda_card, parse_bets, require
 
 NAME = "echobo"
 MONTHS = tuple(range(1, 7))
@@ -32,19 +32,15 @@ def _is_number(v: Any) -> bool:
     return isinstance(v, (int, float)) and not isinstance(v, bool)
 
 
-def _positive_or_none(v: Any) -> bool:
-    return v is None or (_is_number(v) and v > 0 and v == v and v != float("inf"))
-
-
 OPTIONS = (
     HouseOption("profit", 5, check=lambda v: _is_number(v) and v in (5, 4.5, 4.6),
                 doc="5, 4.5 or 4.6: what a correct card wins per unit staked"),
     HouseOption("max_cards", 4, check=lambda v: isinstance(v, int) and not isinstance(v, bool)
                 and 1 <= v <= 6, doc="an integer 1 to 6: most cards one bettor may bet on"),
     HouseOption("bet_mode", "fixed_per_card", ("fixed_per_card", "limit_per_player")),
-    HouseOption("bet_size", None, check=_positive_or_none,
+    HouseOption("bet_size", None, check=amount_or_null,
                 doc="null or a positive number: the fixed stake per card (fixed_per_card)"),
-    HouseOption("bet_limit", None, check=_positive_or_none,
+    HouseOption("bet_limit", None, check=amount_or_null,
                 doc="null or a positive number: most one bettor may stake in a round"),
     HouseOption("deck_count", 1, (1, 2)),
 )
@@ -84,8 +80,9 @@ def _month_of_target(on: Any, where: str, house: Mapping[str, Any]) -> int:
         if card.month not in MONTHS:
             raise RoundError(f"card {on!r} in {where} is not in the deck of {NAME} (months 1-6 only)")
         return card.month
-    if _is_number(on) and math.isfinite(on) and on == int(on):
-        if int(on) in MONTHS:
+    # a whole number (1 or 1.0); checked without float() so that a huge integer is refused cleanly too
+    if _is_number(on) and (isinstance(on, int) or math.isfinite(on) and on.is_integer()):
+        if on in MONTHS:
             return int(on)
         raise RoundError(f"{where} is on month {on!r}; {NAME} uses months 1-6")
     raise RoundError(f"{where} must be on a card id or a month number 1-6, not {on!r}")
@@ -148,16 +145,17 @@ def settle(round_: Mapping[str, Any], house: Mapping[str, Any]) -> dict:
         "dealer_card": dealer_card,
         "bets": lines,
     }
-    if any(10**6 % v.denominator for v in net.values()):
-        # an amount that 6 decimals cannot show exactly: give the exact fractions too
-        out["net_exact"] = {k: str(v) for k, v in net.items()}
+    if (exact := exact_amounts(net)) is not None:
+        out["net_exact"] = exact
     return out
 
 
 def _check_stakes(bets, per_player: dict[str, list[int]], house: Mapping[str, Any]) -> None:
     if house["bet_mode"] == "fixed_per_card":
-        size = Fraction(str(house["bet_size"])) if house["bet_size"] is not None else (
-            bets[0].amount if bets else None)
+        if house["bet_size"] is not None:
+            size = parse_amount(house["bet_size"], "house option 'bet_size'")
+        else:  # every card carries the first card's stake
+            size = bets[0].amount if bets else None
         for i, bet in enumerate(bets, 1):
             if bet.amount != size:
                 raise RoundError(f"bet {i} stakes {to_json_amount(bet.amount)}, but every card carries the "
@@ -165,7 +163,7 @@ def _check_stakes(bets, per_player: dict[str, list[int]], house: Mapping[str, An
     elif house["bet_size"] is not None:
         raise RoundError("house option 'bet_size' applies only to bet_mode fixed_per_card")
     if house["bet_limit"] is not None:
-        limit = Fraction(str(house["bet_limit"]))
+        limit = parse_amount(house["bet_limit"], "house option 'bet_limit'")
         for player, idx in per_player.items():
             total = sum((bets[i - 1].amount for i in idx), Fraction(0))
             if total > limit:

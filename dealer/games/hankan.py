@@ -19,9 +19,8 @@ from typing import Any, Mapping, Sequence
 from dealer.cards import Card, all_cards, get_card
 from dealer.equalise import equalise
 from dealer.games import Game, HouseOption, RoundError, ZoneSpec
-from dealer.games.batta_maki import (Outcome, PlayedRound, card_points, check_equalised, check_fee_options,
-                                     result_json)
-from dealer.games.common import parse_bets
+from dealer.games.batta_maki import Outcome, PlayedRound, card_points, check_equalised, result_json
+from dealer.games.common import FEE_RATE_OPTION, check_fee_rate_applies, parse_bets, percent_fee
 from dealer.games.row_games import (WAGER_LIMIT_OPTIONS, check_wager_limits, parse_rows, refuse_fields,
                                     settle_banker, settle_pot, settle_push, stakes_by_player)
 
@@ -129,15 +128,14 @@ def play_hankan(round_: Mapping[str, Any], house: Mapping[str, Any]) -> PlayedRo
 
 
 def play_shoniban(round_: Mapping[str, Any], house: Mapping[str, Any]) -> PlayedRound:
-    check_fee_options(round_, house)
+    check_fee_rate_applies(round_, house)
     bets, stakes, sets, outcome, _ = _read(round_, house, "shoniban")
     eq = equalise(bets, SIDES, dealer_tops_up=house["equalise"] == "dealer_tops_up")
     check_equalised(eq, house)
     if outcome.winner is None:
         settlement = settle_push(stakes)
     else:
-        rate = Fraction(house["fee_rate"]).limit_denominator(10**6) if house["fee_model"] == "percent" else Fraction(0)
-        settlement = settle_pot(stakes, outcome.winner, eq.dealer_adds, eq.dealer_side, rate)
+        settlement = settle_pot(stakes, outcome.winner, eq.dealer_adds, eq.dealer_side, percent_fee(house))
     return PlayedRound("shoniban", house, sets, outcome, eq, stakes, settlement)
 
 
@@ -165,10 +163,6 @@ def play(round_: Mapping[str, Any]) -> PlayedRound:
     return (play_hankan if game.name == "hankan" else play_shoniban)(round_, house)
 
 
-def _fee_rate_ok(v: Any) -> bool:
-    return isinstance(v, (int, float)) and not isinstance(v, bool) and 0 < v < 1
-
-
 POINTS_OPTION = HouseOption("card_points_table", "honbana", ("honbana", "standard"),
                             doc="card points for the tie-break: Hon-Bana 30/20/10/5/0 (§10 A8) or 20/10/5/1")
 
@@ -185,7 +179,7 @@ GAMES: dict[str, Game] = {
                                  "required: the players' bets must already be equal"),
                  HouseOption("fee_model", "none", ("none", "percent"),
                              doc="none, or percent: fee_rate of each winning player's profit"),
-                 HouseOption("fee_rate", 0.1, check=_fee_rate_ok, doc="a number between 0 and 1 (0.1 = 10%)"),
+                 FEE_RATE_OPTION,
                  *WAGER_LIMIT_OPTIONS),
         deck=deck, layout=lambda setup: list(ZONES), settle=settle_shoniban,
         bet_targets=lambda setup: list(SIDES),

@@ -21,15 +21,16 @@ from fractions import Fraction
 from typing import Any, Mapping
 
 from dealer.cards import all_cards, get_card
-from dealer.games import Game, HouseOption, RoundError, ZoneSpec, parse_amount, to_json_amount
-from dealer.games.common import check_deck_usage, check_hanafuda_card, require
+from dealer.games import Game, HouseOption, RoundError, ZoneSpec, exact_amounts, parse_amount, to_json_amount
+from dealer.games.common import check_card, check_deck_usage, check_names, require
 from dealer.kabu import KabuHand, classify, ones_digit
-from dealer.western import all_western_cards, check_western_card, is_western_card, rank_value
+from dealer.western import all_western_cards, is_western_card, rank_value
 
 NAME = "kabu-tsukuri"
 ROWS_PER_PLAYER = 3
 CARDS_PER_ROW = 3
 MIN_PLAYERS, MAX_PLAYERS = 2, 5
+RESERVED = ("dealer", "tie")  # 'winner' lists each row's winning player, or 'tie'
 
 OPTIONS = (
     HouseOption("ranking", "extended", ("extended", "ones_digit"),
@@ -51,17 +52,11 @@ def value_of(card_id: str) -> int:
     return rank_value(card_id) if is_western_card(card_id) else get_card(card_id).month
 
 
-def _check_card(card: Any, where: str, kind: str) -> str:
-    return check_hanafuda_card(card, where) if kind == "hanafuda" else check_western_card(card, where)
-
-
 def _players(setup: Mapping[str, Any]) -> list[str]:
     """The players of a round file (the keys of ``rows``), or of a bare setup ``{"players": [...]}``."""
     if "rows" not in setup and "players" in setup:
-        players = require(setup, "players", list, "a list of player names")
-        if not all(isinstance(p, str) and p.strip() for p in players):
-            raise RoundError(f"player names must be non-empty strings, not {players!r}")
-        return players
+        return check_names(require(setup, "players", list, "a list of player names"), "player", "players",
+                           reserved=RESERVED)
     rows = require(setup, "rows", dict, "an object mapping each player to three rows")
     return list(rows)
 
@@ -79,10 +74,9 @@ def _read_rows(round_: Mapping[str, Any], house: Mapping[str, Any]) -> dict[str,
     rows = require(round_, "rows", dict, "an object mapping each player to three rows")
     if not MIN_PLAYERS <= len(rows) <= MAX_PLAYERS:
         raise RoundError(f"kabu-tsukuri needs {MIN_PLAYERS} to {MAX_PLAYERS} players, not {len(rows)}")
+    check_names(list(rows), "player", "rows", reserved=RESERVED)
     placed = []
     for player, player_rows in rows.items():
-        if not isinstance(player, str) or not player.strip() or player == "dealer":
-            raise RoundError(f"{player!r} is not a player name")
         if not isinstance(player_rows, list) or len(player_rows) != ROWS_PER_PLAYER:
             raise RoundError(f"{player} must have {ROWS_PER_PLAYER} rows (lists of card ids), "
                              f"not {player_rows!r}")
@@ -91,7 +85,7 @@ def _read_rows(round_: Mapping[str, Any], house: Mapping[str, Any]) -> dict[str,
             if not isinstance(row, list) or len(row) != CARDS_PER_ROW:
                 raise RoundError(f"{where} must have {CARDS_PER_ROW} cards, not {row!r}")
             for card in row:
-                placed.append((_check_card(card, where, house["deck"]), where))
+                placed.append((check_card(card, where, house["deck"]), where))
     check_deck_usage(placed, deck(house), NAME)
     return rows
 
@@ -147,9 +141,8 @@ def settle(round_: Mapping[str, Any], house: Mapping[str, Any]) -> dict:
         "carry_in": to_json_amount(carry_in),
         "rounds": rounds,
     }
-    if any(10**6 % v.denominator for v in net.values()):
-        # an amount that 6 decimals cannot show exactly: give the exact fractions too
-        out["net_exact"] = {k: str(v) for k, v in net.items()}
+    if (exact := exact_amounts(net)) is not None:
+        out["net_exact"] = exact
     return out
 
 

@@ -25,9 +25,8 @@ from collections import Counter
 from typing import Any, Mapping
 
 from dealer.games import Game, HouseOption, RoundError, ZoneSpec
-from dealer.games.common import require
-from dealer.western import (SUIT_JA, SUIT_NAMES, SUITS, WesternCard, all_western_cards, check_western_card,
-                            get_western_card)
+from dealer.games.common import check_names, check_western_card, require
+from dealer.western import SUIT_JA, SUIT_NAMES, SUITS, WesternCard, all_western_cards, get_western_card
 
 NAME = "kakeya-toranpu"
 HAND_SIZE = 13
@@ -68,12 +67,10 @@ def _players(setup: Mapping[str, Any]) -> list[str]:
     players = require(setup, "players", list, "a list of 4 or 6 player names in seat order")
     if len(players) not in (4, 6):
         raise RoundError(f"kakeya-toranpu is played by 4 or 6 players, not {len(players)}")
+    check_names(players, "player", "players")
     for p in players:
-        if not isinstance(p, str) or not p.strip():
-            raise RoundError(f"player names must be non-empty strings, not {p!r}")
-    dup = [p for p, k in Counter(players).items() if k > 1]
-    if dup:
-        raise RoundError(f"player {dup[0]!r} is listed twice in 'players'")
+        if "+" in p:  # a pair is named "ann+cat" in scores and net: names must keep pairs apart
+            raise RoundError(f"player {p!r} may not have '+' in the name (it joins the names of a pair)")
     return players
 
 

@@ -24,10 +24,11 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any, Mapping
 
-from dealer.cards import all_cards, get_card
-from dealer.games import Game, HouseOption, RoundError, ZoneSpec, parse_amount, to_json_amount
-from dealer.games.common import check_deck_usage, check_hanafuda_card, require
-from dealer.western import all_western_cards, check_western_card, is_western_card, rank_value
+from dealer.cards import BACK, all_cards, get_card
+from dealer.games import Game, HouseOption, RoundError, ZoneSpec, exact_amounts, parse_amount, to_json_amount
+from dealer.games.common import (FEE_RATE_OPTION, check_card, check_deck_usage, check_fee_rate_applies, check_names,
+                                 percent_fee, require)
+from dealer.western import all_western_cards, is_western_card, rank_value
 
 NAME = "otoroku"
 DEALER = "dealer"
@@ -66,8 +67,7 @@ OPTIONS = (
     HouseOption("teyaku_multipliers", False, (False, True),
                 doc="true: bettors' wins pay the Kingo-banking multipliers (§4.2, §4.4)"),
     HouseOption("fee_model", "none", ("none", "percent")),
-    HouseOption("fee_rate", 0.1, check=lambda v: isinstance(v, (int, float)) and not isinstance(v, bool)
-                and 0 < v < 1, doc="a number between 0 and 1 (percent fee on bettors' wins)"),
+    FEE_RATE_OPTION,
     HouseOption("dealer_max_cards", 5, check=lambda v: _is_int(v) and 2 <= v <= 10,
                 doc="an integer 2 to 10"),
     HouseOption("dealer_bust_limit", 16, (16, 17)),
@@ -172,15 +172,8 @@ def _seats(setup: Mapping[str, Any]) -> list[str]:
     if not 1 <= len(seats) <= MAX_BETTORS:
         raise RoundError(f"field 'seats' must name 1 to {MAX_BETTORS} bettors (2 to 7 players with the dealer), "
                          f"not {len(seats)}")
-    for s in seats:
-        if not isinstance(s, str) or not s.strip():
-            raise RoundError(f"seat names must be non-empty strings, not {s!r}")
-        if s == DEALER:
-            raise RoundError("'dealer' is the bank, not a seat name")
-    dup = [s for s, k in Counter(seats).items() if k > 1]
-    if dup:
-        raise RoundError(f"seat {dup[0]!r} is listed twice in 'seats'")
-    return seats
+    # the result maps each seat to its showdown's winner: the seat, 'dealer' or 'tie'
+    return check_names(seats, "seat", "seats", reserved=("dealer", "tie"))
 
 
 def layout(setup: Mapping[str, Any]) -> list[ZoneSpec]:
@@ -210,7 +203,7 @@ def _read_chosen(round_: Mapping[str, Any], seats: list[str]) -> list[str] | Non
 def _read_hands(round_: Mapping[str, Any], seats: list[str], chosen: list[str] | None,
                 house: Mapping[str, Any]) -> dict[str, list[str] | None]:
     """Each seat's and the dealer's cards in the order dealt. A bettor the dealer did not choose
-    discards unseen, so his hand may be left out (or empty): it is then None."""
+    discards unseen, so his hand may be left out, empty or face down ('back'): it is then None."""
     hands = require(round_, "hands", dict, "an object mapping each seat and 'dealer' to card ids")
     for key in hands:
         if key != DEALER and key not in seats:
@@ -219,8 +212,9 @@ def _read_hands(round_: Mapping[str, Any], seats: list[str], chosen: list[str] |
     out: dict[str, list[str] | None] = {}
     for who in seats + [DEALER]:
         unseen_ok = chosen is not None and who != DEALER and who not in chosen
-        if unseen_ok and hands.get(who) in (None, []):
-            out[who] = None
+        given = hands.get(who)
+        if unseen_ok and (given is None or isinstance(given, list) and all(c == BACK for c in given)):
+            out[who] = None  # discarded unseen: left out, empty, or still face down
             continue
         if who not in hands:
             raise RoundError(f"missing hand for {who!r} in 'hands'")
@@ -229,9 +223,8 @@ def _read_hands(round_: Mapping[str, Any], seats: list[str], chosen: list[str] |
                   else (BETTOR_MIN_CARDS, BETTOR_MAX_CARDS))
         if not isinstance(cards, list) or not lo <= len(cards) <= hi:
             raise RoundError(f"{who}'s hand must be a list of {lo} to {hi} card ids, not {cards!r}")
-        check = check_hanafuda_card if house["deck"] == "hanafuda" else check_western_card
         for card in cards:
-            placed.append((check(card, f"{who}'s hand"), f"{who}'s hand"))
+            placed.append((check_card(card, f"{who}'s hand", house["deck"]), f"{who}'s hand"))
         out[who] = cards
     check_deck_usage(placed, deck(house), NAME)
     return out
@@ -254,6 +247,7 @@ def _label(h: OtorokuHand, lang: int) -> str:
 
 
 def settle(round_: Mapping[str, Any], house: Mapping[str, Any]) -> dict:
+    check_fee_rate_applies(round_, house)
     seats = _seats(round_)
     share = parse_amount(require(round_, "share", (int, float), "a positive number"), "'share'")
     if round_.get("bets") not in (None, []):
@@ -300,7 +294,7 @@ def settle(round_: Mapping[str, Any], house: Mapping[str, Any]) -> dict:
         else:
             shares[seat], outcome[seat], winner[seat] = Fraction(0), "push", "tie"
 
-    rate = Fraction(str(house["fee_rate"])) if house["fee_model"] == "percent" else Fraction(0)
+    rate = percent_fee(house)
     net, fee = {}, Fraction(0)
     for seat in seats:
         amount = shares[seat] * share
@@ -328,9 +322,8 @@ def settle(round_: Mapping[str, Any], house: Mapping[str, Any]) -> dict:
                         "label_en": _label(h, 0), "label_ja": _label(h, 1)}
                   for who, h in hands.items() if h is not None},
     }
-    if any(10**6 % v.denominator for v in net.values()):
-        # an amount that 6 decimals cannot show exactly: give the exact fractions too
-        out["net_exact"] = {k: str(v) for k, v in net.items()}
+    if (exact := exact_amounts(net)) is not None:
+        out["net_exact"] = exact
     return out
 
 

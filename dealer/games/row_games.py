@@ -18,9 +18,8 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any, Iterable, Mapping
 
-from dealer.cards import BACK
 from dealer.games import HouseOption, RoundError, ZoneSpec, parse_amount, to_json_amount
-from dealer.games.common import Bet, check_deck_usage, check_hanafuda_card, require
+from dealer.games.common import Bet, amount_or_null, check_deck_usage, check_hanafuda_card, require
 
 DEALER = "dealer"
 
@@ -51,8 +50,6 @@ def parse_rows(round_: Mapping[str, Any], zones: list[ZoneSpec], deck, game: str
             raise RoundError(f"row {zone.name!r} must have {zone.cards} cards, not {len(cards)}")
         for i, card in enumerate(cards):
             where = f"row {zone.name!r} (card {i + 1})"
-            if card == BACK:
-                raise RoundError(f"{where} is face down ('back'): every card must be revealed to settle")
             check_hanafuda_card(card, where)
             placed.append((card, where))
         out[zone.name] = list(cards)
@@ -78,29 +75,27 @@ def stakes_by_player(bets: list[Bet]) -> dict[str, tuple[str, Fraction]]:
     return stakes
 
 
-def _limit_ok(v: Any) -> bool:
-    return v is None or isinstance(v, (int, float)) and not isinstance(v, bool) and 0 < v < float("inf")
-
-
 # Wager limits are unattested (RULES.md §3.1): a house rule, off by default. They bound each player's
 # total stake in the round.
 WAGER_LIMIT_OPTIONS = (
-    HouseOption("min_bet", None, check=_limit_ok, doc="null (no minimum) or a positive number"),
-    HouseOption("max_bet", None, check=_limit_ok, doc="null (no maximum) or a positive number"),
+    HouseOption("min_bet", None, check=amount_or_null, doc="null (no minimum) or a positive number"),
+    HouseOption("max_bet", None, check=amount_or_null, doc="null (no maximum) or a positive number"),
 )
 
 
 def check_wager_limits(stakes: Mapping[str, tuple[str, Fraction]], house: Mapping[str, Any]) -> None:
-    low, high = house.get("min_bet"), house.get("max_bet")
+    # the limits are amounts like the stakes (read as the decimals written, not as binary floats)
+    low, high = (None if house.get(name) is None else parse_amount(house[name], f"house option {name!r}")
+                 for name in ("min_bet", "max_bet"))
     if low is not None and high is not None and low > high:
-        raise RoundError(f"house option 'min_bet' ({low}) is above 'max_bet' ({high})")
+        raise RoundError(f"house option 'min_bet' ({house['min_bet']}) is above 'max_bet' ({house['max_bet']})")
     for player, (side, amount) in stakes.items():
-        if low is not None and amount < Fraction(low):
+        if low is not None and amount < low:
             raise RoundError(f"player {player!r} stakes {to_json_amount(amount)} on {side!r}, "
-                             f"below the house's min_bet {low}")
-        if high is not None and amount > Fraction(high):
+                             f"below the house's min_bet {house['min_bet']}")
+        if high is not None and amount > high:
             raise RoundError(f"player {player!r} stakes {to_json_amount(amount)} on {side!r}, "
-                             f"above the house's max_bet {high}")
+                             f"above the house's max_bet {house['max_bet']}")
 
 
 def refuse_fields(round_: Mapping[str, Any], fields: Iterable[str], why: str) -> None:
