@@ -34,8 +34,9 @@ def register(subparsers) -> None:
                    help="address to listen on (default 127.0.0.1: this machine only; "
                         "0.0.0.0 lets a tablet on the network connect)")
     p.add_argument("--port", type=int, default=DEFAULT_PORT, help=f"port (default {DEFAULT_PORT})")
-    p.add_argument("--data", default="hanadealer-data", metavar="DIR",
-                   help="folder of the ledger and the drawn zones (default ./hanadealer-data)")
+    p.add_argument("--data", default=os.environ.get("HANADEALER_DATA") or str(Path.home() / ".hanadealer"),
+                   metavar="DIR", help="folder of the ledger and the drawn zones "
+                                       "(default $HANADEALER_DATA, else ~/.hanadealer)")
     p.add_argument("--detector", choices=("model", "truth"), default=None,
                    help="card detector: the ONNX models, or (demo only) the demo's own truth "
                         "(default: model for a camera/video/images, truth for the demo when "
