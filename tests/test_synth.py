@@ -287,8 +287,30 @@ def test_splits_hold_one_art_set_out_of_training():
 
 # ------------------------------------------------------------------------------------- the CLI
 
+class _Result:
+    def __init__(self, returncode, stdout, stderr):
+        self.returncode, self.stdout, self.stderr = returncode, stdout, stderr
+
+
 def _cli(*args):
-    return subprocess.run([sys.executable, "-m", "hanadealer", *args], capture_output=True, text=True, timeout=300)
+    """The command run in this process (fast: the deck and textures stay cached)."""
+    import contextlib
+    import io
+    from hanadealer.cli import main
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        try:
+            code = main(list(args))
+        except SystemExit as exc:   # argparse's own refusals
+            code = exc.code
+    return _Result(code, out.getvalue(), err.getvalue())
+
+
+def test_the_installed_command_runs():
+    r = subprocess.run([sys.executable, "-m", "hanadealer", "bench-synth", "--count", "2", "--workers", "1",
+                        "--size", "160x90"], capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, r.stderr
+    assert json.loads(r.stdout)["scenes"] == 2
 
 
 def test_deck_command_writes_cards_and_print_sheets(tmp_path):
@@ -346,7 +368,7 @@ def test_synth_and_deck_refuse_bad_arguments_clearly(tmp_path):
 
 
 def test_bench_synth_prints_json():
-    r = _cli("bench-synth", "--count", "4", "--workers", "1", "--size", "320x180")
+    r = _cli("bench-synth", "--count", "4", "--workers", "2", "--size", "320x180")
     assert r.returncode == 0, r.stderr
     out = json.loads(r.stdout)
-    assert out["scenes"] == 4 and out["scenes_per_s"] > 0
+    assert out["scenes"] == 4 and out["scenes_per_s"] > 0 and out["workers"] == 2
