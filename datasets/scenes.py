@@ -35,6 +35,8 @@ CONDITIONS = ("perspective", "rotation", "lens", "light", "white_balance", "low_
               "distractors", "hands")
 SURFACES = ("felt", "wood", "cloth", "paper", "tatami", "ukiyoe")
 PROCEDURAL_SURFACES = SURFACES[:-1]
+TEXTURE_PX = 768
+SURFACE_VARIANTS = 5
 
 
 class SceneError(ValueError):
@@ -267,9 +269,9 @@ def _smooth_noise(g, shape, cells):
 
 @lru_cache(maxsize=32)
 def _surface_texture(kind: str, variant: int) -> np.ndarray:
-    """A 1024 x 1024 BGR texture of a table surface; colours are varied later, per scene."""
+    """A TEXTURE_PX square BGR texture of a table surface; colours are varied later, per scene."""
     g = np.random.default_rng(1000 + variant * 31 + SURFACES.index(kind))
-    n = 1024
+    n = TEXTURE_PX
     yy, xx = np.mgrid[0:n, 0:n].astype(np.float32)
     fine = g.normal(0, 1, (n, n)).astype(np.float32)
     if kind == "felt":
@@ -283,13 +285,13 @@ def _surface_texture(kind: str, variant: int) -> np.ndarray:
         streak = cv2.GaussianBlur(fine, (0, 0), sigmaX=18, sigmaY=0.8)
         v = 1 + 0.12 * rings + 0.9 * streak
         img = base[None, None, :] * v[..., None]
-        plank = ((yy // 256) % 2 == 0)                           # plank seams
-        img[(yy % 256) < 2] *= 0.45
-        img[plank] *= 0.93
+        # plank seams every 192 texture pixels
+        img[(yy % 192) < 2] *= 0.45
+        img[((yy // 192) % 2 == 0)] *= 0.93
     elif kind == "cloth":
         base = np.array([(200, 200, 205), (60, 60, 150), (150, 110, 60), (90, 140, 180), (210, 225, 235)][variant % 5], np.float32)
         weave = 0.06 * np.sin(xx * 1.6) * np.sin(yy * 1.6)
-        check = ((xx // 48 + yy // 48) % 2).astype(np.float32) if variant % 2 else 0.0
+        check = ((xx // 36 + yy // 36) % 2).astype(np.float32) if variant % 2 else 0.0
         v = 1 + weave + 0.05 * cv2.GaussianBlur(fine, (0, 0), 0.8) - 0.25 * check
         v += 0.06 * (_smooth_noise(g, (n, n), (5, 5)) - 0.5)
         img = base[None, None, :] * np.asarray(v)[..., None]
@@ -304,7 +306,7 @@ def _surface_texture(kind: str, variant: int) -> np.ndarray:
         rows = 0.08 * np.sin(xx * 0.8)
         v = 1 + 0.8 * straw + rows
         img = base[None, None, :] * v[..., None]
-        img[:, (np.arange(n) % 512) < 22] = (40, 50, 45)       # the cloth edging (heri) of a mat
+        img[:, (np.arange(n) % 384) < 16] = (40, 50, 45)       # the cloth edging (heri) of a mat
     else:  # pragma: no cover
         raise SceneError(kind)
     out = np.clip(img, 0, 255).astype(np.uint8)
@@ -317,7 +319,7 @@ def _ukiyoe_texture(path: str) -> np.ndarray:
     img = cv2.imread(path, cv2.IMREAD_COLOR)
     if img is None:
         raise SceneError(f"cannot read background {path}")
-    s = 1024 / max(img.shape[:2])
+    s = TEXTURE_PX / max(img.shape[:2])
     img = cv2.resize(img, None, fx=s, fy=s, interpolation=cv2.INTER_AREA)
     img.setflags(write=False)
     return img
@@ -332,10 +334,10 @@ def _surface(rng, cfg: SceneConfig) -> tuple[str, np.ndarray, float]:
         if not paths:
             raise SceneError("no backgrounds in the shared folder's backgrounds/")
         tex = _ukiyoe_texture(str(paths[int(rng.integers(len(paths)))]))
-        mm_per_px = rng.uniform(0.5, 1.2)      # a printed cloth or mat
+        mm_per_px = rng.uniform(0.67, 1.6)     # a printed cloth or mat
     else:
-        tex = _surface_texture(kind, int(rng.integers(5)))
-        mm_per_px = {"felt": 0.6, "wood": 1.0, "cloth": 0.5, "paper": 0.4, "tatami": 1.4}[kind] * rng.uniform(0.6, 1.4)
+        tex = _surface_texture(kind, int(rng.integers(SURFACE_VARIANTS)))
+        mm_per_px = {"felt": 0.8, "wood": 1.33, "cloth": 0.67, "paper": 0.53, "tatami": 1.87}[kind] * rng.uniform(0.6, 1.4)
     return kind, tex, mm_per_px
 
 
@@ -410,10 +412,17 @@ def _render(rng: np.random.Generator, art, cfg: SceneConfig):
     a = rng.uniform(0, 2 * np.pi)
     rot = np.array([[math.cos(a), -math.sin(a), 0], [math.sin(a), math.cos(a), 0], [0, 0, 1]])
     H_tex = cam.plane @ rot @ tex_to_table
-    tint = rng.uniform(0.8, 1.2, 3)
-    img = cv2.warpPerspective(tex, H_tex, (w, h), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REFLECT)
-    if surface_kind != "ukiyoe" or rng.random() < 0.5:
-        img = _tint(img, tint)
+    tint = rng.uniform(0.8, 1.2, 3) if surface_kind != "ukiyoe" or rng.random() < 0.5 else np.ones(3)
+    if w >= 640:
+        # The table at half resolution, scaled up: a webcam never resolves the weave anyway, and the
+        # full-frame warp is the dearest step of a scene.
+        half = np.diag([0.5, 0.5, 1.0]) @ H_tex
+        img = cv2.warpPerspective(tex, half, ((w + 1) // 2, (h + 1) // 2), flags=cv2.INTER_LINEAR,
+                                  borderMode=cv2.BORDER_REFLECT)
+        img = cv2.resize(img, (w, h), interpolation=cv2.INTER_LINEAR)
+    else:
+        img = cv2.warpPerspective(tex, H_tex, (w, h), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REFLECT)
+    img = cv2.multiply(img, (*tint, 0.0))
 
     raster = _Raster((w, h))
     light_dir = rng.normal(0, 1, 2)
@@ -484,12 +493,6 @@ def _render(rng: np.random.Generator, art, cfg: SceneConfig):
     labels = {"width": w, "height": h, "art": art_index, "layout": kind, "surface": surface_kind,
               "conditions": sorted(c for c, v in flags.items() if v), "cards": labels_cards}
     return img, labels, quality
-
-
-def _tint(img, tint):
-    lut = np.clip(np.arange(256)[:, None] * tint[None, :], 0, 255).astype(np.uint8)
-    chans = [cv2.LUT(img[:, :, c], lut[:, c]) for c in range(3)]
-    return cv2.merge(chans)
 
 
 def _painted_area(raster: _Raster, quad) -> float:
@@ -654,7 +657,7 @@ def _light(img, rng, on):
     if on("low_light"):
         gain *= rng.uniform(0.3, 0.6)
     gain = cv2.resize(gain, (w, h), interpolation=cv2.INTER_LINEAR)
-    return cv2.multiply(img.astype(np.float32), gain).clip(0, 255).astype(np.uint8)
+    return cv2.multiply(img, gain, dtype=cv2.CV_8U)
 
 
 def _motion_blur(img, rng):
@@ -843,12 +846,16 @@ def label_classes() -> list[str]:
     return list(faces()) + ["back"]
 
 
-def render_encoded(rng: np.random.Generator, art, config: SceneConfig) -> tuple[bytes, np.ndarray, dict]:
-    """A scene as JPEG bytes (encoded once, at the scene's own quality), the decoded image, and labels."""
+def render_encoded(rng: np.random.Generator, art, config: SceneConfig, decode: bool = True,
+                   ) -> tuple[bytes, np.ndarray | None, dict]:
+    """A scene as JPEG bytes (encoded once, at the scene's own quality), the image as
+    ``render_scene`` returns it (None unless ``decode``), and labels."""
     img, labels, quality = _render(rng, art, config)
     ok, buf = cv2.imencode(".jpg", img, [cv2.IMWRITE_JPEG_QUALITY, quality or 95])
     if not ok:  # pragma: no cover
         raise SceneError("JPEG encoding failed")
+    if not decode:
+        return buf.tobytes(), None, labels
     if quality:
         img = cv2.imdecode(buf, cv2.IMREAD_COLOR)
     return buf.tobytes(), img, labels
@@ -857,7 +864,7 @@ def render_encoded(rng: np.random.Generator, art, config: SceneConfig) -> tuple[
 def _scene_job(job):
     index, seed, out_dir, want_crops = job
     arts, config = _WORKER_STATE["arts"], _WORKER_STATE["config"]
-    data, img, labels = render_encoded(scene_rng(seed, index), arts, config)
+    data, img, labels = render_encoded(scene_rng(seed, index), arts, config, decode=want_crops)
     name = f"{index:06d}"
     out = Path(out_dir)
     (out / "images" / f"{name}.jpg").write_bytes(data)
@@ -904,8 +911,7 @@ def generate(art_names, count: int, seed: int, out_dir, fmt: str = "native", cro
     all_labels: list[dict] = [None] * count  # type: ignore[list-item]
     crop_rows: list[dict] = []
     if workers > 1:
-        import multiprocessing as mp
-        with mp.get_context("fork").Pool(workers) as pool:
+        with worker_pool(workers, names, shared, art_height, config) as pool:
             for done, (i, labels, rows) in enumerate(pool.imap(_scene_job, jobs, chunksize=4), 1):
                 all_labels[i] = labels
                 crop_rows += rows
@@ -991,3 +997,40 @@ def write_yolo(all_labels: list[dict], out: Path) -> None:
     names = "\n".join(f"  {i}: {n}" for i, n in enumerate(classes))
     (out / "data.yaml").write_text(f"path: {out.resolve()}\ntrain: images\nval: images\n"
                                    f"kpt_shape: [4, 3]\nnames:\n{names}\n")
+
+
+def _init_worker(art_names, shared, art_height, config):
+    # One OpenCV thread per process: the processes already use every core.
+    cv2.setNumThreads(1)
+    from datasets.art import load_art
+    _WORKER_STATE.update(arts=[load_art(n, shared=shared, height=art_height) for n in art_names], config=config)
+    warm_caches(config)
+
+
+def _ready(_):
+    import time
+    time.sleep(0.2)   # long enough that every worker takes one: all have finished starting
+
+
+def worker_pool(workers: int, art_names, shared, art_height: int, config: SceneConfig):
+    """A process pool whose workers hold the art and warm caches. Processes are spawned, not forked:
+    a forked child of a process that has used OpenCV's thread pool can hang in its first parallel call."""
+    import multiprocessing as mp
+    pool = mp.get_context("spawn").Pool(workers, initializer=_init_worker,
+                                        initargs=(list(art_names), None if shared is None else str(shared),
+                                                  art_height, config))
+    pool.map(_ready, range(workers), chunksize=1)
+    return pool
+
+
+def warm_caches(config: SceneConfig | None = None) -> None:
+    """Build the per-process caches (surface textures, sensor noise, lens maps) now, e.g. before
+    forking workers, so no scene pays for them."""
+    config = config or SceneConfig()
+    for kind in config.surfaces:
+        if kind in PROCEDURAL_SURFACES:
+            for v in range(SURFACE_VARIANTS):
+                _surface_texture(kind, v)
+    _noise_bank()
+    for k in _LENS_KS:
+        _lens_maps(config.size[0], config.size[1], k)
