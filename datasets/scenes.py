@@ -39,6 +39,10 @@ TEXTURE_PX = 768
 SURFACE_VARIANTS = 5
 
 
+CARD_THICKNESS_MM = 0.9
+EDGE_COLOUR = (28, 26, 30)
+
+
 class SceneError(ValueError):
     """A scene configuration or argument that cannot be rendered."""
 
@@ -92,7 +96,7 @@ class SceneConfig:
 # How often a condition that is on shows up in a scene.
 PROBABILITY = {"perspective": 0.9, "rotation": 0.7, "lens": 0.6, "light": 0.9, "white_balance": 0.7,
                "low_light": 0.2, "glare": 0.35, "shadow": 0.8, "motion_blur": 0.15, "focus_blur": 0.25,
-               "noise": 0.85, "jpeg": 0.8, "bend": 0.3, "touching": 0.3, "overlap": 0.3, "outside": 0.25,
+               "noise": 0.85, "jpeg": 0.8, "bend": 0.3, "touching": 0.3, "overlap": 0.3, "outside": 0.2,
                "distractors": 0.7, "hands": 0.25}
 
 
@@ -232,12 +236,14 @@ def _camera(rng, placed: list[_Placed], size, cfg: SceneConfig, on) -> _Camera:
     scale_fit = rng.uniform(0.8, 0.97) * min(w / (ihi[0] - ilo[0]), h / (ihi[1] - ilo[1]))
     scale = scale_card * rng.uniform(1.0, 1.6) if on("outside") else min(scale_card, scale_fit)
     span = (ihi - ilo) * scale
-    free = np.array([w, h]) - span
+    frame = np.array([w, h], np.float64)
     if on("outside"):
-        off = np.array([rng.uniform(-0.35, 1.35), rng.uniform(-0.35, 1.35)]) * np.maximum(free, 0)
-        off += rng.choice([-1, 1], 2) * span * rng.uniform(0.05, 0.25)
+        # Run off an edge, but keep most of the layout in view.
+        lo_off = np.minimum(-0.25 * span, frame - span - 0.1 * frame)
+        hi_off = np.maximum(frame - 0.75 * span, 0.1 * frame)
+        off = np.array([rng.uniform(lo_off[0], hi_off[0]), rng.uniform(lo_off[1], hi_off[1])])
     else:
-        off = np.array([rng.uniform(0, 1), rng.uniform(0, 1)]) * np.maximum(free, 0)
+        off = np.array([rng.uniform(0, 1), rng.uniform(0, 1)]) * np.maximum(frame - span, 0)
     S = np.array([[scale, 0, off[0] - ilo[0] * scale], [0, scale, off[1] - ilo[1] * scale], [0, 0, 1]])
     return _Camera(S @ P)
 
@@ -323,6 +329,30 @@ def _ukiyoe_texture(path: str) -> np.ndarray:
     img = cv2.resize(img, None, fx=s, fy=s, interpolation=cv2.INTER_AREA)
     img.setflags(write=False)
     return img
+
+
+_PYRAMIDS: dict[int, tuple[np.ndarray, list[np.ndarray]]] = {}
+
+
+def _texture_pyramid(tex: np.ndarray) -> list[np.ndarray]:
+    entry = _PYRAMIDS.get(id(tex))
+    if entry is None or entry[0] is not tex:
+        levels = [tex]
+        while min(levels[-1].shape[:2]) > 64 and len(levels) < 5:
+            levels.append(cv2.pyrDown(levels[-1]))
+        _PYRAMIDS[id(tex)] = entry = (tex, levels)
+    return entry[1]
+
+
+def _texture_level(H: np.ndarray, w: int, h: int, tex: np.ndarray) -> int:
+    """How many halvings of the texture to use: texture pixels per output pixel, where the table is
+    seen most obliquely (the frame's top edge), brought near 1."""
+    inv = np.linalg.inv(H)
+    pts = np.array([[w / 2, 0, 1], [w / 2 + 1, 0, 1], [w / 2, h / 2, 1], [w / 2 + 1, h / 2, 1]], np.float64) @ inv.T
+    pts = pts[:, :2] / pts[:, 2:3]
+    ratio = min(np.linalg.norm(pts[1] - pts[0]), np.linalg.norm(pts[3] - pts[2]))
+    levels = len(_texture_pyramid(tex))
+    return int(np.clip(np.floor(np.log2(max(ratio, 1e-6))), 0, levels - 1))
 
 
 def _surface(rng, cfg: SceneConfig) -> tuple[str, np.ndarray, float]:
@@ -413,15 +443,18 @@ def _render(rng: np.random.Generator, art, cfg: SceneConfig):
     rot = np.array([[math.cos(a), -math.sin(a), 0], [math.sin(a), math.cos(a), 0], [0, 0, 1]])
     H_tex = cam.plane @ rot @ tex_to_table
     tint = rng.uniform(0.8, 1.2, 3) if surface_kind != "ukiyoe" or rng.random() < 0.5 else np.ones(3)
-    if w >= 640:
-        # The table at half resolution, scaled up: a webcam never resolves the weave anyway, and the
-        # full-frame warp is the dearest step of a scene.
-        half = np.diag([0.5, 0.5, 1.0]) @ H_tex
-        img = cv2.warpPerspective(tex, half, ((w + 1) // 2, (h + 1) // 2), flags=cv2.INTER_LINEAR,
-                                  borderMode=cv2.BORDER_REFLECT)
+    # The table at half resolution, scaled up (a webcam never resolves the weave anyway, and the
+    # full-frame warp is the dearest step of a scene), from the texture's pyramid level that matches
+    # the scale at which the table is seen, so fine patterns do not alias into moire.
+    out_scale = 0.5 if w >= 640 else 1.0
+    ow, oh = int(round(w * out_scale)), int(round(h * out_scale))
+    H_out = np.diag([out_scale, out_scale, 1.0]) @ H_tex
+    level = _texture_level(H_out, ow, oh, tex)
+    H_out = H_out @ np.diag([2.0 ** level, 2.0 ** level, 1.0])
+    img = cv2.warpPerspective(_texture_pyramid(tex)[level], H_out, (ow, oh), flags=cv2.INTER_LINEAR,
+                              borderMode=cv2.BORDER_REFLECT)
+    if (ow, oh) != (w, h):
         img = cv2.resize(img, (w, h), interpolation=cv2.INTER_LINEAR)
-    else:
-        img = cv2.warpPerspective(tex, H_tex, (w, h), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REFLECT)
     img = cv2.multiply(img, (*tint, 0.0))
 
     raster = _Raster((w, h))
@@ -513,7 +546,9 @@ def _inside_fraction(quad, w, h) -> float:
 def _draw_card(img, tex, p: _Placed, cam: _Camera, raster: _Raster, index, shadow_on, shadow_off, rng, glare):
     """Paste one card, its shadow first; return its image quad (own TL, TR, BR, BL)."""
     h, w = img.shape[:2]
-    corners = _card_corners(p)
+    base = _card_corners(p)
+    corners = base.copy()
+    corners[:, 2] += CARD_THICKNESS_MM   # the face is the card's top
     quad = cam.project(corners)
     if shadow_on:
         sh = corners.copy()
@@ -521,9 +556,12 @@ def _draw_card(img, tex, p: _Placed, cam: _Camera, raster: _Raster, index, shado
         sh[:, 1] += shadow_off[1]
         sh[:, 2] = 0
         _shadow(img, cam.project(sh), rng.uniform(0.25, 0.5), blur_px=max(1.0, _px_per_mm(quad) * 1.2))
+    # The card's edge: hanafuda are thick, and seen from the side their dark edge shows.
+    hull = cv2.convexHull(np.concatenate([cam.project(base), quad]).astype(np.float32)).reshape(-1, 2)
+    cv2.fillConvexPoly(img, np.round(hull * 16).astype(np.int32), EDGE_COLOUR, cv2.LINE_AA, 4)
+    raster.paint(hull, -1)
     # A bent card: split along its length into strips lifted by a parabola, each strip a homography.
     strips = 4 if abs(p.bend) > 0.3 else 1
-    tex_h, tex_w = tex.shape[:2]
     level = _mip(tex, _px_per_mm(quad) * CARD_H)
     th, tw = level.shape[:2]
     for s in range(strips):
@@ -536,7 +574,7 @@ def _draw_card(img, tex, p: _Placed, cam: _Camera, raster: _Raster, index, shado
         bot_l = tl + (bl - tl) * v1
         bot_r = tr + (br - tr) * v1
         pts3 = np.array([top_l, top_r, bot_r, bot_l])
-        pts3[:, 2] = [lift(v0), lift(v0), lift(v1), lift(v1)]
+        pts3[:, 2] = CARD_THICKNESS_MM + np.array([lift(v0), lift(v0), lift(v1), lift(v1)])
         dst = cam.project(pts3)
         src = np.array([[0, v0 * th], [tw, v0 * th], [tw, v1 * th], [0, v1 * th]], np.float32)
         shade = 1.0
