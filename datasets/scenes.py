@@ -232,7 +232,7 @@ def _camera(rng, placed: list[_Placed], size, cfg: SceneConfig, on) -> _Camera:
     card_h = float(np.mean(np.linalg.norm(quads[:, 0] - quads[:, 3], axis=1)))
     # A webcam over a table shows cards from about a tenth to two fifths of the frame's height tall;
     # the layout must fit unless it is meant to run out of the frame.
-    scale_card = rng.uniform(0.09, 0.4) * h / card_h
+    scale_card = rng.uniform(0.11, 0.4) * h / card_h
     scale_fit = rng.uniform(0.8, 0.97) * min(w / (ihi[0] - ilo[0]), h / (ihi[1] - ilo[1]))
     scale = scale_card * rng.uniform(1.0, 1.6) if on("outside") else min(scale_card, scale_fit)
     span = (ihi - ilo) * scale
