@@ -114,3 +114,29 @@ def _frozen(img: np.ndarray) -> np.ndarray:
     img = np.ascontiguousarray(img)
     img.setflags(write=False)
     return img
+
+
+FOREIGN_DECKS = {"western": ("cardart-western", (63.0, 88.0)), "kabufuda": ("cardart-kabufuda", (35.0, 58.0))}
+
+
+def load_foreign_cards(shared: str | os.PathLike | None = None, height: int = 200,
+                       ) -> list[tuple[str, np.ndarray, tuple[float, float]]]:
+    """Cards that are not hanafuda (western playing cards, a kabufuda deck) from the shared folder, as
+    (kind, BGR image, size in mm): hard negatives for the detector and the classifier."""
+    root = _shared_root(shared)
+    return list(_load_foreign(str(root), int(height)))
+
+
+@lru_cache(maxsize=4)
+def _load_foreign(root: str, height: int):
+    out = []
+    for kind, (folder, (w_mm, h_mm)) in FOREIGN_DECKS.items():
+        for path in sorted((Path(root) / folder).glob("*.png")):
+            img = cv2.imread(str(path), cv2.IMREAD_COLOR)
+            if img is None:
+                continue
+            img = cv2.resize(img, (max(1, int(round(height * w_mm / h_mm))), height), interpolation=cv2.INTER_AREA)
+            out.append((f"{kind}-card", _frozen(img), (w_mm, h_mm)))
+    if not out:
+        raise ArtError(f"no foreign card images in {root}/cardart-western or {root}/cardart-kabufuda")
+    return tuple(out)

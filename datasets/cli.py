@@ -33,6 +33,8 @@ def register(subparsers) -> None:
     p.add_argument("--surfaces", default=None,
                    help="comma-separated table surfaces: felt,wood,cloth,paper,tatami,ukiyoe (ukiyoe needs ../shared)")
     p.add_argument("--clean", action="store_true", help="no webcam degradations (overhead, even light, sharp)")
+    p.add_argument("--foreign-cards", action="store_true",
+                   help="also lay western and kabufuda cards about (needs ../shared; labelled as distractors)")
     p.add_argument("--workers", type=int, default=1, help="processes to render with (default 1)")
     p.add_argument("--shared", default=None, help="the shared data folder (default ../shared)")
     p.set_defaults(func=_synth)
@@ -131,6 +133,8 @@ def _config_from(args):
         kwargs["surfaces"] = tuple(s.strip() for s in args.surfaces.split(",") if s.strip())
     if args.shared:
         kwargs["shared"] = args.shared
+    if args.foreign_cards:
+        kwargs["foreign_cards"] = True
     return clean_config(**kwargs) if args.clean else SceneConfig(**kwargs)
 
 

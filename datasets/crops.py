@@ -53,10 +53,17 @@ def crops_from_scene(rng: np.random.Generator, image: np.ndarray, labels: dict, 
         crop = warp_card(image, rotate_quad(_jitter(rng, q, jitter), turn), CROP_WIDTH, CROP_HEIGHT)
         out.append((crop, {"face": c["face"], "card": c["card"], "orientation": 90 * turn}))
     heights = [np.linalg.norm(q[0] - q[3]) for q in quads] or [h * 0.25]
+    things = [np.asarray(d["quad"], np.float64) for d in labels.get("distractors", [])]
     made, tries = 0, 0
     while made < negatives and tries < 30:
         tries += 1
-        if quads and rng.random() < 0.35:
+        pick = rng.random()
+        if things and pick < 0.3:
+            # A card of another deck, a card box, a sheet of paper: card-shaped, not a hanafuda card.
+            cand = _jitter(rng, things[int(rng.integers(len(things)))], jitter)
+            if not _inside(cand, w, h) or _overlap_with_cards(cand, quads) > 0.2:
+                continue
+        elif quads and pick < 0.55:
             # Half a card and what lies beside it: the detector's typical false quad.
             q = quads[int(rng.integers(len(quads)))]
             along = (q[1] - q[0]) if rng.random() < 0.5 else (q[3] - q[0])

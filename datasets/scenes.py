@@ -63,6 +63,7 @@ class SceneConfig:
     shared: str | None = None
     jpeg_quality: tuple[int, int] = (35, 92)
     always: frozenset = frozenset()            # conditions applied to every scene, not by chance
+    foreign_cards: bool = False                # western and kabufuda cards lying about (needs ../shared)
 
     def __post_init__(self):
         w, h = self.size
@@ -466,6 +467,12 @@ def _render(rng: np.random.Generator, art, cfg: SceneConfig):
     if on("distractors"):
         for _ in range(int(rng.integers(1, 4))):
             objs.random_under()
+        if cfg.foreign_cards and rng.random() < 0.6:
+            from datasets.art import load_foreign_cards
+            foreign = load_foreign_cards(cfg.shared)
+            for _ in range(int(rng.integers(1, 4))):
+                kind, tex, size_mm = foreign[int(rng.integers(len(foreign)))]
+                objs.flat_card(kind, tex, size_mm)
 
     # The cards, in dealing order (a later card lies on an earlier one).
     out_cards = []
@@ -523,8 +530,15 @@ def _render(rng: np.random.Generator, art, cfg: SceneConfig):
             "visible": round(visible, 3),
             **({} if p.face_up else {"back": back}),
         })
+    distractors = []
+    for kind_d, quad in objs.flat:
+        if lens_k:
+            quad = _lens_forward(quad, w, h, lens_k)
+        if _inside_fraction(quad, w, h) > 0:
+            distractors.append({"kind": kind_d, "quad": [[round(float(x), 2), round(float(y), 2)] for x, y in quad]})
     labels = {"width": w, "height": h, "art": art_index, "layout": kind, "surface": surface_kind,
-              "conditions": sorted(c for c, v in flags.items() if v), "cards": labels_cards}
+              "conditions": sorted(c for c, v in flags.items() if v), "cards": labels_cards,
+              "distractors": distractors}
     return img, labels, quality
 
 
@@ -754,6 +768,7 @@ class _Objects:
         frame = np.array([[0, 0, 1], [w, 0, 1], [w, h, 1], [0, h, 1]], np.float64) @ inv.T
         frame = frame[:, :2] / frame[:, 2:3]
         self.lo, self.hi = frame.min(0), frame.max(0)      # the table mm the frame may show
+        self.flat: list[tuple[str, np.ndarray]] = []         # card-like things: (kind, image quad)
 
     def _where(self):
         r = self.rng
@@ -774,6 +789,25 @@ class _Objects:
     def _circle(c, r, n=28):
         a = np.linspace(0, 2 * np.pi, n, endpoint=False)
         return np.stack([c[0] + r * np.cos(a), c[1] + r * np.sin(a)], 1)
+
+    def flat_card(self, kind: str, tex: np.ndarray, size_mm):
+        """A card of another deck lying flat: card-shaped, but not a hanafuda card."""
+        r = self.rng
+        c = self._where()
+        a = r.uniform(0, 2 * np.pi)
+        ca, sa = math.cos(a), math.sin(a)
+        wmm, hmm = size_mm
+        local = np.array([[-wmm / 2, hmm / 2], [wmm / 2, hmm / 2], [wmm / 2, -hmm / 2], [-wmm / 2, -hmm / 2]])
+        pts = local @ np.array([[ca, sa], [-sa, ca]]) + c
+        quad = self.cam.project(np.hstack([pts, np.full((4, 1), CARD_THICKNESS_MM)]))
+        if self.shadow_on:
+            _shadow(self.img, self.cam.project(pts + self.shadow_off), 0.3, max(1.0, _px_per_mm(quad)))
+        th, tw = tex.shape[:2]
+        level = _mip(tex, _px_per_mm(quad) * hmm)
+        lh, lw = level.shape[:2]
+        _paste(self.img, level, np.array([[0, 0], [lw, 0], [lw, lh], [0, lh]], np.float32), quad)
+        self.raster.paint(quad, -1)
+        self.flat.append((kind, quad))
 
     def random_under(self):
         r = self.rng
@@ -824,7 +858,7 @@ class _Objects:
         ca, sa = math.cos(a), math.sin(a)
         local = np.array([[-35, -50], [35, -50], [35, 50], [-35, 50]]) @ np.array([[ca, sa], [-sa, ca]])
         col = [(30, 30, 150), (30, 30, 30), (120, 40, 40)][int(r.integers(3))]
-        self._poly(local + c, col, z=20.0)
+        self.flat.append(("card-box", self._poly(local + c, col, z=20.0)))
         inner = local * 0.6 + c
         self._poly(inner, (60, 180, 220), occludes=False, z=20.0, shadow=False)
 
@@ -836,7 +870,7 @@ class _Objects:
         rot = np.array([[ca, sa], [-sa, ca]])
         wmm, hmm = r.uniform(80, 150), r.uniform(100, 210)
         local = np.array([[-wmm / 2, -hmm / 2], [wmm / 2, -hmm / 2], [wmm / 2, hmm / 2], [-wmm / 2, hmm / 2]])
-        self._poly(local @ rot + c, (235, 240, 242))
+        self.flat.append(("paper", self._poly(local @ rot + c, (235, 240, 242))))
         for k in range(int(hmm // 9) - 2):   # lines of writing: a score sheet
             y = -hmm / 2 + 10 + k * 9
             x1 = wmm / 2 - r.uniform(8, wmm * 0.6)

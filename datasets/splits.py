@@ -43,8 +43,9 @@ SPLITS: dict[str, EvalSplit] = {s.name: s for s in [
                                                                "jpeg", "glare", "motion_blur"})),
               about="the held-out art, steep, dim, glare and motion blur in every scene"),
     EvalSplit("heldout-prints", (HELD_OUT_ART,), 100, EVAL_SEED_BASE + 4,
-              SceneConfig(surfaces=("ukiyoe",)),
-              about="the held-out art on ukiyo-e prints (cranes, deer, moons): false-positive bait"),
+              SceneConfig(surfaces=("ukiyoe",), foreign_cards=True, always=frozenset({"distractors"})),
+              about="the held-out art on ukiyo-e prints (cranes, deer, moons) among western and kabufuda "
+                    "cards: false-positive bait"),
     EvalSplit("seen-art", tuple(a for a in TRAIN_ART if a != "demo"), 200, EVAL_SEED_BASE + 5, SceneConfig(),
               about="the art sets training uses, fresh scenes: the gap to 'heldout' is over-fitting to art"),
     EvalSplit("demo", ("demo",), 200, EVAL_SEED_BASE + 6, SceneConfig(), needs_shared=False,

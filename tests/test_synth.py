@@ -372,3 +372,27 @@ def test_bench_synth_prints_json():
     assert r.returncode == 0, r.stderr
     out = json.loads(r.stdout)
     assert out["scenes"] == 4 and out["scenes_per_s"] > 0 and out["workers"] == 2
+
+
+@pytest.mark.shared
+def test_shared_art_prints_and_foreign_cards_make_scenes(shared):
+    a = art_mod.load_art(HELD_OUT_ART, shared=shared, height=120)
+    cfg = SceneConfig(size=(480, 270), surfaces=("ukiyoe",), foreign_cards=True, shared=str(shared),
+                      always=frozenset({"distractors"}))
+    kinds = set()
+    for i in range(6):
+        img, lab = render_scene(scene_rng(6, i), a, cfg)
+        assert lab["surface"] == "ukiyoe" and img.shape == (270, 480, 3)
+        kinds |= {d["kind"] for d in lab["distractors"]}
+        negatives = [l for _, l in crops_from_scene(np.random.default_rng(i), img, lab, negatives=3)
+                     if l["face"] == NONE]
+        assert negatives
+    assert kinds & {"western-card", "kabufuda-card"}
+
+
+def test_foreign_cards_without_shared_data_say_so(tmp_path):
+    cfg = SceneConfig(size=(320, 180), foreign_cards=True, shared=str(tmp_path), always=frozenset({"distractors"}))
+    a = art_mod.load_art("demo", height=60)
+    with pytest.raises(art_mod.ArtError, match="no shared data folder"):
+        for i in range(10):
+            render_scene(scene_rng(1, i), a, cfg)
