@@ -578,8 +578,10 @@ def _draw_card(img, tex, p: _Placed, cam: _Camera, raster: _Raster, index, shado
     strips = 4 if abs(p.bend) > 0.3 else 1
     level = _mip(tex, _px_per_mm(quad) * CARD_H)
     th, tw = level.shape[:2]
+    overlap = 0.6 / max(_px_per_mm(quad) * CARD_H, 1.0)   # strips overlap by ~half a pixel: no seams
     for s in range(strips):
-        v0, v1 = s / strips, (s + 1) / strips
+        v0 = s / strips - (overlap if s > 0 else 0.0)
+        v1 = (s + 1) / strips + (overlap if s < strips - 1 else 0.0)
         def lift(v):
             return p.bend * (1 - (2 * v - 1) ** 2) if p.bend > 0 else -p.bend * (2 * v - 1) ** 2
         tl, tr, br, bl = corners
@@ -596,7 +598,7 @@ def _draw_card(img, tex, p: _Placed, cam: _Camera, raster: _Raster, index, shado
             # Light falls unevenly on a curved card.
             slope = (lift(v1) - lift(v0)) * strips / CARD_H
             shade = float(np.clip(1.0 + 2.5 * slope, 0.75, 1.2))
-        _paste(img, level, src, dst, shade)
+        _paste(img, level, src, dst, shade, clip=strips > 1)
         raster.paint(dst, index)
     if glare:
         _glare(img, quad, rng)
@@ -611,12 +613,13 @@ def _px_per_mm(quad) -> float:
 _MIP_CACHE: dict[int, tuple[np.ndarray, list[np.ndarray]]] = {}
 
 
-def _mip(tex: np.ndarray, target_h: float) -> np.ndarray:
-    """The smallest pyramid level of a card texture at least as tall as it will appear (no aliasing)."""
+def _mip(tex: np.ndarray, target_h: float, width_mm: float = CARD_W) -> np.ndarray:
+    """The smallest pyramid level (premultiplied BGRA with rounded corners) of a card texture at least
+    as tall as it will appear, so small cards do not alias."""
     key = id(tex)
     entry = _MIP_CACHE.get(key)
     if entry is None or entry[0] is not tex:
-        levels = [np.ascontiguousarray(tex)]
+        levels = [_with_rounded_corners(np.ascontiguousarray(tex), width_mm)]
         while levels[-1].shape[0] > 48:
             levels.append(cv2.pyrDown(levels[-1]))
         if len(_MIP_CACHE) > 2000:
@@ -637,22 +640,51 @@ def _roi(pts, w, h, pad=2):
     return x0, y0, x1, y1
 
 
-def _paste(img, tex, src, dst, shade=1.0):
+def _paste(img, tex, src, dst, shade=1.0, clip=False):
+    """Warp the premultiplied BGRA texture region ``src`` onto the image quad ``dst``. The texture's
+    alpha gives the card's rounded, anti-aliased outline; ``clip`` also cuts to the quad (a strip of a
+    bent card)."""
     h, w = img.shape[:2]
     x0, y0, x1, y1 = _roi(dst, w, h)
     if x1 <= x0 or y1 <= y0:
         return
     M = cv2.getPerspectiveTransform(src.astype(np.float32), (dst - [x0, y0]).astype(np.float32))
     size = (x1 - x0, y1 - y0)
-    warped = cv2.warpPerspective(tex, M, size, flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
-    # Coverage with anti-aliased edges: the quad drawn at 4x sub-pixel precision.
-    mask = np.zeros((size[1], size[0]), np.uint8)
-    cv2.fillConvexPoly(mask, np.round((dst - [x0, y0]) * 16).astype(np.int32), 255, cv2.LINE_AA, 4)
-    roi = img[y0:y1, x0:x1]
-    alpha = mask.astype(np.float32) * (1.0 / 255.0)
+    warped = cv2.warpPerspective(tex, M, size, flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT,
+                                 borderValue=(0, 0, 0, 0))
+    alpha = warped[..., 3].astype(np.float32) * (1.0 / 255.0)
+    colour = warped[..., :3].astype(np.float32)
+    if clip:
+        mask = np.zeros((size[1], size[0]), np.uint8)
+        cv2.fillConvexPoly(mask, np.round((dst - [x0, y0]) * 16).astype(np.int32), 255, cv2.LINE_AA, 4)
+        m = mask.astype(np.float32) * (1.0 / 255.0)
+        alpha *= m
+        colour *= m[..., None]
     if shade != 1.0:
-        warped = cv2.convertScaleAbs(warped, alpha=shade)
-    roi[:] = (roi * (1 - alpha[..., None]) + warped * alpha[..., None]).astype(np.uint8)
+        colour *= shade
+    roi = img[y0:y1, x0:x1]
+    roi[:] = np.clip(roi * (1 - alpha[..., None]) + colour, 0, 255).astype(np.uint8)
+
+
+CORNER_RADIUS_MM = 2.0
+
+
+def _with_rounded_corners(tex: np.ndarray, width_mm: float) -> np.ndarray:
+    """BGRA, premultiplied: the card with its die-cut rounded corners transparent."""
+    h, w = tex.shape[:2]
+    k = 4                                                   # drawn at 4x, then averaged: anti-aliased
+    r = max(1, int(round(CORNER_RADIUS_MM / width_mm * w * k)))
+    big = np.zeros((h * k, w * k), np.uint8)
+    cv2.rectangle(big, (r, 0), (w * k - 1 - r, h * k - 1), 255, -1)
+    cv2.rectangle(big, (0, r), (w * k - 1, h * k - 1 - r), 255, -1)
+    for cx, cy in [(r, r), (w * k - 1 - r, r), (w * k - 1 - r, h * k - 1 - r), (r, h * k - 1 - r)]:
+        cv2.circle(big, (cx, cy), r, 255, -1)
+    mask = cv2.resize(big, (w, h), interpolation=cv2.INTER_AREA)
+    a = mask.astype(np.float32) / 255.0
+    out = np.empty((h, w, 4), np.uint8)
+    out[..., :3] = (tex.astype(np.float32) * a[..., None] + 0.5).astype(np.uint8)
+    out[..., 3] = mask
+    return out
 
 
 def _shadow(img, poly, strength, blur_px):
@@ -803,7 +835,7 @@ class _Objects:
         if self.shadow_on:
             _shadow(self.img, self.cam.project(pts + self.shadow_off), 0.3, max(1.0, _px_per_mm(quad)))
         th, tw = tex.shape[:2]
-        level = _mip(tex, _px_per_mm(quad) * hmm)
+        level = _mip(tex, _px_per_mm(quad) * hmm, wmm)
         lh, lw = level.shape[:2]
         _paste(self.img, level, np.array([[0, 0], [lw, 0], [lw, lh], [0, lh]], np.float32), quad)
         self.raster.paint(quad, -1)
