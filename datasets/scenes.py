@@ -969,6 +969,8 @@ def _scene_job(job):
     index, seed, out_dir, want_crops = job
     arts, config = _WORKER_STATE["arts"], _WORKER_STATE["config"]
     data, img, labels = render_encoded(scene_rng(seed, index), arts, config, decode=want_crops)
+    if _WORKER_STATE.get("names"):
+        labels["art_name"] = _WORKER_STATE["names"][labels["art"]]
     name = f"{index:06d}"
     out = Path(out_dir)
     (out / "images" / f"{name}.jpg").write_bytes(data)
@@ -1010,7 +1012,7 @@ def generate(art_names, count: int, seed: int, out_dir, fmt: str = "native", cro
     out = Path(out_dir)
     for sub in ("images", "labels") + (("crops",) if crops else ()):
         (out / sub).mkdir(parents=True, exist_ok=True)
-    _WORKER_STATE.update(arts=arts, config=config)
+    _WORKER_STATE.update(arts=arts, config=config, names=names)
     jobs = [(i, int(seed), str(out), crops) for i in range(count)]
     all_labels: list[dict] = [None] * count  # type: ignore[list-item]
     crop_rows: list[dict] = []
@@ -1107,7 +1109,8 @@ def _init_worker(art_names, shared, art_height, config):
     # One OpenCV thread per process: the processes already use every core.
     cv2.setNumThreads(1)
     from datasets.art import load_art
-    _WORKER_STATE.update(arts=[load_art(n, shared=shared, height=art_height) for n in art_names], config=config)
+    _WORKER_STATE.update(arts=[load_art(n, shared=shared, height=art_height) for n in art_names], config=config,
+                         names=list(art_names))
     warm_caches(config)
 
 

@@ -396,3 +396,15 @@ def test_foreign_cards_without_shared_data_say_so(tmp_path):
     with pytest.raises(art_mod.ArtError, match="no shared data folder"):
         for i in range(10):
             render_scene(scene_rng(1, i), a, cfg)
+
+
+def test_worker_processes_make_the_same_scenes(tmp_path):
+    one, two = tmp_path / "one", tmp_path / "two"
+    assert _cli("synth", "--art", "demo", "--count", "3", "--out", str(one), "--seed", "4", "--size", "320x180",
+                "--workers", "1").returncode == 0
+    assert _cli("synth", "--art", "demo", "--count", "3", "--out", str(two), "--seed", "4", "--size", "320x180",
+                "--workers", "2").returncode == 0
+    for i in range(3):
+        assert (one / "images" / f"{i:06d}.jpg").read_bytes() == (two / "images" / f"{i:06d}.jpg").read_bytes()
+        assert (one / "labels" / f"{i:06d}.json").read_text() == (two / "labels" / f"{i:06d}.json").read_text()
+    assert json.loads((one / "labels" / "000000.json").read_text())["art_name"] == "demo"
