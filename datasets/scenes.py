@@ -420,7 +420,45 @@ def _as_art_list(art) -> list[dict]:
     return arts
 
 
-def _render(rng: np.random.Generator, art, cfg: SceneConfig):
+@dataclass(frozen=True)
+class Placement:
+    """One card laid on the table for ``render_layout``: centre in table millimetres (x to the right,
+    y away from the camera), ``angle`` in degrees counter-clockwise (0: upright for the camera)."""
+    card: str
+    x: float
+    y: float
+    angle: float = 0.0
+    face_up: bool = True
+    bend: float = 0.0
+
+
+def render_layout(rng: np.random.Generator, art, placements, config: SceneConfig | None = None,
+                  back: str | None = None) -> tuple[np.ndarray, dict]:
+    """A scene of the given cards where the caller puts them (a demo table, a test case); camera,
+    light, surface and distractors still come from ``config`` and ``rng``. Labels list the cards in
+    the order given (later ones lie on earlier ones). ``back`` picks the deck's back (default: random)."""
+    placements = list(placements)
+    if not placements:
+        raise SceneError("render_layout needs at least one placement")
+    seen = set()
+    for p in placements:
+        if not isinstance(p, Placement):
+            raise SceneError(f"placements must be datasets.scenes.Placement, not {type(p).__name__}")
+        get_card(p.card)
+        if p.card in seen:
+            raise SceneError(f"card {p.card!r} is placed twice: a deck has one of each")
+        seen.add(p.card)
+    if back is not None and back not in deck.BACKS:
+        raise SceneError(f"unknown back {back!r}: choose one of {', '.join(deck.BACKS)}")
+    placed = [_Placed(p.card, p.face_up, (float(p.x), float(p.y)), float(p.angle), float(p.bend)) for p in placements]
+    img, labels, quality = _render(rng, art, config or SceneConfig(), placed=placed, back=back)
+    if quality:
+        ok, buf = cv2.imencode(".jpg", img, [cv2.IMWRITE_JPEG_QUALITY, quality])
+        img = cv2.imdecode(buf, cv2.IMREAD_COLOR)
+    return img, labels
+
+
+def _render(rng: np.random.Generator, art, cfg: SceneConfig, placed: list | None = None, back: str | None = None):
     if not isinstance(rng, np.random.Generator):
         raise SceneError("rng must be a numpy Generator (numpy.random.default_rng(seed))")
     arts = _as_art_list(art)
@@ -432,10 +470,17 @@ def _render(rng: np.random.Generator, art, cfg: SceneConfig):
     def on(c):
         return flags[c]
 
-    kind = cfg.layout if cfg.layout != "mixed" else LAYOUTS[int(rng.choice(4, p=[0.35, 0.25, 0.25, 0.15]))]
-    placed = _layout(rng, kind, cfg.max_cards, cfg.min_cards, cfg, on)
+    if placed is None:
+        kind = cfg.layout if cfg.layout != "mixed" else LAYOUTS[int(rng.choice(4, p=[0.35, 0.25, 0.25, 0.15]))]
+        placed = _layout(rng, kind, cfg.max_cards, cfg.min_cards, cfg, on)
+    else:
+        kind = "given"
+        for p in placed:   # the caller's cards, only bent if asked
+            if on("bend") and p.bend == 0.0 and rng.random() < 0.5:
+                p.bend = float(rng.uniform(-3.0, 4.0))
     cam = _camera(rng, placed, (w, h), cfg, on)
-    back = deck.BACKS[int(rng.integers(2))]
+    back_drawn = deck.BACKS[int(rng.integers(2))]
+    back = back or back_drawn
 
     # The table: a surface texture laid on the table plane and seen through the camera.
     surface_kind, tex, mm_per_px = _surface(rng, cfg)

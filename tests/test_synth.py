@@ -408,3 +408,21 @@ def test_worker_processes_make_the_same_scenes(tmp_path):
         assert (one / "images" / f"{i:06d}.jpg").read_bytes() == (two / "images" / f"{i:06d}.jpg").read_bytes()
         assert (one / "labels" / f"{i:06d}.json").read_text() == (two / "labels" / f"{i:06d}.json").read_text()
     assert json.loads((one / "labels" / "000000.json").read_text())["art_name"] == "demo"
+
+
+def test_render_layout_puts_the_given_cards_where_asked():
+    from datasets.scenes import Placement, render_layout
+    art, colours = _marked_art()
+    table = [Placement("pine-crane", -60, 0), Placement("maple-deer", 0, 0, angle=180),
+             Placement("willow-rainman", 60, 0, face_up=False)]
+    img, lab = render_layout(np.random.default_rng(0), art, table, clean_config(size=(480, 270)), back="back-red")
+    assert [c["face"] for c in lab["cards"]] == ["pine-crane", "maple-deer", "back"]
+    assert lab["cards"][2]["back"] == "back-red"
+    xs = [np.mean(np.asarray(c["quad"])[:, 0]) for c in lab["cards"]]
+    assert xs == sorted(xs)                             # left to right as placed
+    q = np.asarray(lab["cards"][1]["quad"])
+    assert q[0][1] > q[3][1]                             # upside down: its own top-left is at the bottom
+    with pytest.raises(SceneError, match="twice"):
+        render_layout(np.random.default_rng(0), art, [Placement("pine-crane", 0, 0)] * 2)
+    with pytest.raises(ValueError, match="pine-crane"):
+        render_layout(np.random.default_rng(0), art, [Placement("pine-cran", 0, 0)])
