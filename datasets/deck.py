@@ -428,7 +428,8 @@ def _bird(cv, c, s, body, wing, angle=0.0):
 
 
 def _crane(cv, card, rng):
-    cv.circle((36, 16), 10, RED)                                      # the sun
+    cv.circle((36, 17), 10, (30, 80, 235))                             # the rising sun, over the red sky
+    cv.circle((36, 17), 10, BLACK, 0.5)
     cv.ellipse((24, 50), (9, 6), -20, WHITE)
     cv.ellipse((24, 50), (9, 6), -20, BLACK, 0.5)
     cv.ellipse((29, 53), (6, 3), -20, BLACK)                           # black tail feathers
