@@ -523,8 +523,10 @@ def _render(rng: np.random.Generator, art, cfg: SceneConfig, placed: list | None
     out_cards = []
     for i, p in enumerate(placed):
         face_key = p.card if p.face_up else back
+        # Cards of one deck differ a little: print runs, wear, the angle each one meets the light at.
+        tone = float(rng.uniform(0.88, 1.08)) if on("light") else 1.0
         quad = _draw_card(img, cards[face_key], p, cam, raster, i, shadow_on, shadow_off, rng,
-                          glare=on("glare") and rng.random() < 0.6)
+                          glare=on("glare") and rng.random() < 0.6, tone=tone)
         out_cards.append((p, quad))
 
     if on("distractors"):
@@ -602,7 +604,8 @@ def _inside_fraction(quad, w, h) -> float:
     return float(inter / area)
 
 
-def _draw_card(img, tex, p: _Placed, cam: _Camera, raster: _Raster, index, shadow_on, shadow_off, rng, glare):
+def _draw_card(img, tex, p: _Placed, cam: _Camera, raster: _Raster, index, shadow_on, shadow_off, rng, glare,
+               tone=1.0):
     """Paste one card, its shadow first; return its image quad (own TL, TR, BR, BL)."""
     h, w = img.shape[:2]
     base = _card_corners(p)
@@ -638,11 +641,11 @@ def _draw_card(img, tex, p: _Placed, cam: _Camera, raster: _Raster, index, shado
         pts3[:, 2] = CARD_THICKNESS_MM + np.array([lift(v0), lift(v0), lift(v1), lift(v1)])
         dst = cam.project(pts3)
         src = np.array([[0, v0 * th], [tw, v0 * th], [tw, v1 * th], [0, v1 * th]], np.float32)
-        shade = 1.0
+        shade = tone
         if strips > 1:
             # Light falls unevenly on a curved card.
             slope = (lift(v1) - lift(v0)) * strips / CARD_H
-            shade = float(np.clip(1.0 + 2.5 * slope, 0.75, 1.2))
+            shade = tone * float(np.clip(1.0 + 2.5 * slope, 0.75, 1.2))
         _paste(img, level, src, dst, shade, clip=strips > 1)
         raster.paint(dst, index)
     if glare:
@@ -777,7 +780,10 @@ def _light(img, rng, on):
         d = rng.normal(0, 1, 2)
         grad = (xx / 7 - 0.5) * d[0] + (yy / 5 - 0.5) * d[1]
         spot = np.exp(-(((xx - rng.uniform(0, 7)) / rng.uniform(2, 5)) ** 2 + ((yy - rng.uniform(0, 5)) / rng.uniform(1.5, 4)) ** 2))
-        field = 1 + 0.25 * grad + rng.uniform(0, 0.35) * (spot - 0.4) + rng.normal(0, 0.04, (6, 8))
+        # A webcam's lens darkens the corners (vignetting).
+        r2 = ((xx - 3.5) / 3.5) ** 2 + ((yy - 2.5) / 2.5) ** 2
+        vignette = 1 - rng.uniform(0, 0.18) * r2 / 2
+        field = (1 + 0.25 * grad + rng.uniform(0, 0.35) * (spot - 0.4) + rng.normal(0, 0.04, (6, 8))) * vignette
         gain *= field[..., None]
         # A coloured lamp light: warm or cool over part of the table.
         gain *= (1 + rng.normal(0, 0.06, 3) * spot[..., None]).astype(np.float32)
