@@ -144,9 +144,13 @@ def _layout(rng: np.random.Generator, kind: str, n_max: int, n_min: int, cfg: Sc
             hands.append(k)
             n_total -= k
         step = rng.uniform(14, 30) if not touching else CARD_W
+        per_row = int(rng.integers(2, 5))          # the bettors' hands in rows, at most four to a row
+        n_rows = (len(hands) + per_row - 1) // per_row
         for h, k in enumerate(hands):
-            hx = (h - (len(hands) - 1) / 2) * (CARD_W + step * 4 + 20) * 0.75
-            hy = rng.uniform(-60, 60)
+            row, col = divmod(h, per_row)
+            in_row = min(per_row, len(hands) - row * per_row)
+            hx = (col - (in_row - 1) / 2) * (CARD_W + step * 4 + rng.uniform(10, 40))
+            hy = ((n_rows - 1) / 2 - row) * (CARD_H + rng.uniform(20, 50)) + rng.normal(0, 8)
             base_angle = rng.normal(0, 6)
             for j in range(k):
                 # The first card of each hand is dealt hidden; the rest face up, overlapping.
