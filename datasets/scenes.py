@@ -965,26 +965,59 @@ class _Objects:
             self._poly(line @ rot + c, (80, 60, 50), occludes=False, shadow=False)
 
     def hand(self):
-        """A hand reaching in from the frame's edge, lying over whatever is there."""
+        """A hand reaching in, lying over whatever is there: shaded, and soft because it is nearer
+        the camera than the table the lens is focused on."""
         r = self.rng
         c = self._where()
         a = r.uniform(0, 2 * np.pi)
         ca, sa = math.cos(a), math.sin(a)
         rot = np.array([[ca, sa], [-sa, ca]])
-        skin = _SKIN[int(r.integers(len(_SKIN)))]
-        palm = np.array([[-45, 0], [45, 0], [40, -90], [0, -100], [-40, -90]], np.float64)
-        z = 15.0
-        self._poly(palm @ rot + c, skin, z=z)
-        arm = np.array([[-35, -80], [35, -80], [40, -400], [-40, -400]], np.float64)
-        sleeve = [(40, 40, 40), (120, 80, 40), (200, 200, 200)][int(r.integers(3))]
-        self._poly(arm @ rot + c, sleeve, z=z)
+        skin = np.array(_SKIN[int(r.integers(len(_SKIN)))], np.float32) * r.uniform(0.85, 1.1)
+        sleeve = np.array([(40, 40, 40), (120, 80, 40), (200, 200, 200), (50, 50, 120)][int(r.integers(4))],
+                          np.float32)
+        spread = r.uniform(0.8, 1.3)
+        parts = [(np.array([[-35, -80], [35, -80], [40, -400], [-40, -400]], np.float64), sleeve),
+                 (np.array([[-45, 0], [45, 0], [40, -90], [0, -100], [-40, -90]], np.float64), skin)]
         for k in range(4):
-            x = -33 + k * 22
+            x = (-33 + k * 22) * spread
             ln = r.uniform(45, 75) * (0.85 if k in (0, 3) else 1.0)
-            finger = np.array([[x - 8, -5], [x + 8, -5], [x + 7, ln], [x, ln + 6], [x - 7, ln]], np.float64)
-            self._poly(finger @ rot + c, skin, z=z)
-        thumb = np.array([[40, -60], [55, -50], [85, -5], [78, 2], [45, -20]], np.float64)
-        self._poly(thumb @ rot + c, skin, z=z)
+            tip = [(x + 7 * math.cos(t), ln + 7 * math.sin(t)) for t in np.linspace(0, np.pi, 7)]
+            parts.append((np.array([[x - 8, -5], [x + 8, -5], *tip], np.float64), skin))
+        parts.append((np.array([[40, -60], [55, -50], [85, -5], [80, 4], [72, 2], [45, -20]], np.float64), skin))
+        z = 15.0
+        projected = []
+        for pts, colour in parts:
+            pts = pts @ rot + c
+            if self.shadow_on:
+                _shadow(self.img, self.cam.project(pts + self.shadow_off * (1 + z)), 0.35, 2.0 + z * 0.3)
+            img_pts = self.cam.project(np.hstack([pts, np.full((len(pts), 1), z)]))
+            self.raster.paint(img_pts, -1)
+            projected.append((img_pts, colour))
+        h, w = self.img.shape[:2]
+        allp = np.concatenate([p for p, _ in projected])
+        ends = self.cam.project(np.array([[c[0], c[1], z], [c[0] + 10.0, c[1], z]]))
+        px_per_mm = float(np.linalg.norm(ends[1] - ends[0])) / 10.0
+        blur = max(0.5, px_per_mm * r.uniform(0.3, 1.0))
+        x0, y0, x1, y1 = _roi(allp, w, h, pad=int(3 * blur) + 2)
+        if x1 <= x0 or y1 <= y0:
+            return
+        canvas = np.zeros((y1 - y0, x1 - x0, 3), np.float32)
+        mask = np.zeros((y1 - y0, x1 - x0), np.float32)
+        for img_pts, colour in projected:
+            q = np.round((img_pts - [x0, y0]) * 16).astype(np.int32)
+            cv2.fillPoly(canvas, [q], colour.tolist(), cv2.LINE_AA, 4)
+            cv2.fillPoly(mask, [q], 1.0, cv2.LINE_AA, 4)
+        # Round shapes catch the light unevenly: a broad gradient and some mottling.
+        yy, xx = np.mgrid[0:y1 - y0, 0:x1 - x0].astype(np.float32)
+        d = r.normal(0, 1, 2)
+        d /= np.linalg.norm(d) + 1e-9
+        grad = (xx * d[0] + yy * d[1]) / max(x1 - x0, y1 - y0)
+        shade = 0.9 + 0.25 * (grad - grad.mean())
+        canvas *= shade[..., None]
+        canvas = cv2.GaussianBlur(canvas, (0, 0), blur)
+        mask = cv2.GaussianBlur(mask, (0, 0), blur)
+        roi = self.img[y0:y1, x0:x1]
+        roi[:] = np.clip(roi * (1 - mask[..., None]) + canvas, 0, 255).astype(np.uint8)
 
 
 # ------------------------------------------------------------------------------------ generating
