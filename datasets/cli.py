@@ -1,7 +1,6 @@
 """``hanadealer deck``, ``hanadealer synth`` and ``hanadealer bench-synth``."""
 from __future__ import annotations
 
-import argparse
 import json
 import os
 import sys
@@ -126,9 +125,9 @@ def write_print_sheets(keys, out: Path, dpi: int) -> list[Path]:
 
 
 def _config_from(args):
-    from datasets.scenes import SceneConfig, clean_config, PROCEDURAL_SURFACES
+    from datasets.scenes import SceneConfig, clean_config
     kwargs = {"size": _size(args.size), "layout": args.layout, "max_cards": args.max_cards,
-              "min_cards": min(1, args.max_cards) if args.max_cards >= 1 else 1}
+              "min_cards": 1}
     if args.surfaces:
         kwargs["surfaces"] = tuple(s.strip() for s in args.surfaces.split(",") if s.strip())
     if args.shared:

@@ -17,8 +17,7 @@ from __future__ import annotations
 
 import json
 import math
-import os
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from functools import lru_cache
 from pathlib import Path
 

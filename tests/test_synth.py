@@ -9,12 +9,11 @@ import cv2
 import numpy as np
 import pytest
 
-from dealer.cards import all_cards, card_ids
+from dealer.cards import card_ids
 from datasets import art as art_mod
 from datasets import deck
 from datasets.crops import NONE, crop_classes, crops_from_scene, iter_crops
-from datasets.scenes import (CONDITIONS, SceneConfig, SceneError, clean_config, generate, label_classes,
-                             render_scene, scene_rng)
+from datasets.scenes import SceneConfig, SceneError, clean_config, label_classes, render_scene, scene_rng
 from datasets.splits import HELD_OUT_ART, SPLITS, TRAIN_ART, split_scenes
 
 KEYS = list(card_ids()) + list(deck.BACKS)
