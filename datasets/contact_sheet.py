@@ -51,10 +51,30 @@ def contact_sheet(cols: int = 4, rows: int = 4, tile=(480, 270)) -> np.ndarray:
     return np.vstack([sheet, strip])
 
 
+def deck_sheet(height: int = 174) -> np.ndarray:
+    """All 50 demo cards, a month to a row (the paulownia row also holds the two backs)."""
+    from datasets import deck
+    from dealer.cards import all_cards
+    gap = 6
+    w = deck.card_width(height)
+    rows = []
+    for month in range(1, 13):
+        keys = [c.id for c in all_cards() if c.month == month] + (list(deck.BACKS) if month == 12 else [])
+        slots = 4 if month <= 6 else 6
+        row = np.full((height + 2 * gap, slots * (w + gap) + gap, 3), 245, np.uint8)
+        for k, key in enumerate(keys):
+            row[gap:gap + height, gap + k * (w + gap):gap + k * (w + gap) + w] = deck.render_card(key, height)
+        rows.append(row)
+    return np.vstack([np.hstack([rows[i], rows[i + 6]]) for i in range(6)])   # months 1-6 | 7-12
+
+
 def main(argv=None) -> int:
     argv = sys.argv[1:] if argv is None else argv
+    if len(argv) == 2 and argv[0] == "--deck":
+        cv2.imwrite(argv[1], deck_sheet(), [cv2.IMWRITE_JPEG_QUALITY, 88])
+        return 0
     if len(argv) != 1:
-        print("usage: python -m datasets.contact_sheet OUT.jpg", file=sys.stderr)
+        print("usage: python -m datasets.contact_sheet OUT.jpg | --deck OUT.jpg", file=sys.stderr)
         return 2
     cv2.imwrite(argv[0], contact_sheet(), [cv2.IMWRITE_JPEG_QUALITY, 85])
     return 0
