@@ -425,3 +425,12 @@ def test_render_layout_puts_the_given_cards_where_asked():
         render_layout(np.random.default_rng(0), art, [Placement("pine-crane", 0, 0)] * 2)
     with pytest.raises(ValueError, match="pine-crane"):
         render_layout(np.random.default_rng(0), art, [Placement("pine-cran", 0, 0)])
+
+
+def test_contact_sheets_render_from_the_demo_deck(tmp_path):
+    from datasets import contact_sheet
+    sheet = contact_sheet.contact_sheet(cols=2, rows=2, tile=(160, 90))
+    assert sheet.shape == (2 * 90 + 96, 320, 3)
+    assert contact_sheet.main(["--deck", str(tmp_path / "deck.jpg")]) == 0
+    assert cv2.imread(str(tmp_path / "deck.jpg")) is not None
+    assert contact_sheet.main([]) == 2
