@@ -272,6 +272,16 @@ def _noise_bank(seed: int = 7) -> np.ndarray:
     return np.clip(128 + g.normal(0, 40, (1200, 2000, 3)), 0, 255).astype(np.uint8)
 
 
+def _noise_patch(rng, w: int, h: int) -> np.ndarray:
+    """A w x h window of the noise bank at a random place (stretched if the frame is larger)."""
+    bank = _noise_bank()
+    if bank.shape[0] < h or bank.shape[1] < w:
+        return cv2.resize(bank, (w, h), interpolation=cv2.INTER_NEAREST)
+    y0 = int(rng.integers(0, bank.shape[0] - h + 1))
+    x0 = int(rng.integers(0, bank.shape[1] - w + 1))
+    return bank[y0:y0 + h, x0:x0 + w]
+
+
 def _smooth_noise(g, shape, cells):
     small = g.random((cells[1], cells[0])).astype(np.float32)
     return cv2.resize(small, (shape[1], shape[0]), interpolation=cv2.INTER_CUBIC)
@@ -551,13 +561,15 @@ def _render(rng: np.random.Generator, art, cfg: SceneConfig, placed: list | None
         img = cv2.remap(img, *_lens_maps(w, h, lens_k), interpolation=cv2.INTER_LINEAR,
                         borderMode=cv2.BORDER_REFLECT)
     if on("noise"):
-        sigma = rng.uniform(0.03, 0.18) * (1.8 if flags["low_light"] else 1.0)
-        bank = _noise_bank()
-        y0, x0 = int(rng.integers(0, bank.shape[0] - h + 1)) if bank.shape[0] >= h else 0, \
-            int(rng.integers(0, bank.shape[1] - w + 1)) if bank.shape[1] >= w else 0
-        noise = bank[y0:y0 + h, x0:x0 + w]
-        if noise.shape[:2] == (h, w):
-            img = cv2.addWeighted(img, 1.0, noise, sigma, -128 * sigma)
+        dim = flags["low_light"]
+        sigma = rng.uniform(0.03, 0.18) * (1.8 if dim else 1.0)
+        img = cv2.addWeighted(img, 1.0, _noise_patch(rng, w, h), sigma, -128 * sigma)
+        if dim or rng.random() < 0.3:
+            # A dim sensor's colour noise comes in blotches, several pixels wide.
+            blotch = cv2.resize(_noise_patch(rng, max(1, w // 4), max(1, h // 4)), (w, h),
+                                interpolation=cv2.INTER_LINEAR)
+            s2 = rng.uniform(0.03, 0.1)
+            img = cv2.addWeighted(img, 1.0, blotch, s2, -128 * s2)
     quality = int(rng.integers(cfg.jpeg_quality[0], cfg.jpeg_quality[1] + 1)) if on("jpeg") else 0
 
     # Labels: visible fractions from the coverage raster; quads through the same lens.
