@@ -77,6 +77,14 @@ def test_demo_art_set_and_errors(tmp_path, monkeypatch):
         art_mod.load_art("nope")
     with pytest.raises(art_mod.ArtError, match="no shared data folder"):
         art_mod.load_art("grey-ink", shared=tmp_path / "missing")
+    # A shared folder without the set, or with the set incomplete.
+    (tmp_path / "cards.csv").write_text("id\n")
+    with pytest.raises(art_mod.ArtError, match="'grey-ink' is missing"):
+        art_mod.load_art("grey-ink", shared=tmp_path)
+    (tmp_path / "cardart" / "grey-ink").mkdir(parents=True)
+    cv2.imwrite(str(tmp_path / "cardart" / "grey-ink" / "pine-crane.png"), np.zeros((20, 12, 3), np.uint8))
+    with pytest.raises(art_mod.ArtError, match="lacks 47 card"):
+        art_mod.load_art("grey-ink", shared=tmp_path)
 
 
 @pytest.mark.shared
