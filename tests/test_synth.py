@@ -442,3 +442,10 @@ def test_contact_sheets_render_from_the_demo_deck(tmp_path):
     assert contact_sheet.main(["--deck", str(tmp_path / "deck.jpg")]) == 0
     assert cv2.imread(str(tmp_path / "deck.jpg")) is not None
     assert contact_sheet.main([]) == 2
+
+
+@pytest.mark.shared
+def test_every_evaluation_split_renders(shared):
+    for name, split in SPLITS.items():
+        (i, img, lab), = list(split_scenes(name, shared=shared, limit=1))
+        assert img.shape == (720, 1280, 3) and lab["cards"], name
