@@ -139,7 +139,8 @@ def _config_from(args):
 
 def _synth(args) -> int:
     from datasets.art import ArtError
-    from datasets.scenes import SceneError, generate
+    from datasets.export import generate
+    from datasets.scenes import SceneError
     try:
         if args.count < 1:
             raise ValueError(f"--count must be at least 1, not {args.count}")
@@ -158,8 +159,8 @@ def _synth(args) -> int:
 
 
 def _bench_chunk(job):
-    from datasets.scenes import render_encoded, scene_rng
-    from datasets.scenes import _WORKER_STATE
+    from datasets.export import _WORKER_STATE, render_encoded
+    from datasets.scenes import scene_rng
     start, stop = job
     arts, config = _WORKER_STATE["arts"], _WORKER_STATE["config"]
     n_bytes = n_cards = 0
@@ -173,7 +174,8 @@ def _bench_chunk(job):
 
 def _bench(args) -> int:
     from datasets.art import ArtError, load_art
-    from datasets.scenes import SceneConfig, SceneError, _WORKER_STATE
+    from datasets.export import _WORKER_STATE
+    from datasets.scenes import SceneConfig, SceneError
     try:
         if args.count < 1 or args.workers < 1:
             raise ValueError("--count and --workers must be at least 1")
@@ -190,7 +192,7 @@ def _bench(args) -> int:
     jobs = [(i, min(i + chunk, args.count)) for i in range(0, args.count, chunk)]
     t0 = time.perf_counter()
     if args.workers > 1:
-        from datasets.scenes import worker_pool
+        from datasets.export import worker_pool
         with worker_pool(args.workers, [args.art], args.shared, 300, config) as pool:
             t0 = time.perf_counter()
             results = pool.map(_bench_chunk, jobs, chunksize=1)

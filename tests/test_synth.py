@@ -13,7 +13,8 @@ from dealer.cards import card_ids
 from datasets import art as art_mod
 from datasets import deck
 from datasets.crops import NONE, crop_classes, crops_from_scene, iter_crops
-from datasets.scenes import SceneConfig, SceneError, clean_config, label_classes, render_scene, scene_rng
+from datasets.export import label_classes
+from datasets.scenes import SceneConfig, SceneError, clean_config, render_scene, scene_rng
 from datasets.splits import HELD_OUT_ART, SPLITS, TRAIN_ART, split_scenes
 
 KEYS = list(card_ids()) + list(deck.BACKS)
@@ -415,6 +416,13 @@ def test_worker_processes_make_the_same_scenes(tmp_path):
         assert (one / "images" / f"{i:06d}.jpg").read_bytes() == (two / "images" / f"{i:06d}.jpg").read_bytes()
         assert (one / "labels" / f"{i:06d}.json").read_text() == (two / "labels" / f"{i:06d}.json").read_text()
     assert json.loads((one / "labels" / "000000.json").read_text())["art_name"] == "demo"
+
+
+def test_export_names_stay_importable_from_scenes():
+    from datasets import export, scenes
+    assert scenes.generate is export.generate and scenes.render_encoded is export.render_encoded
+    with pytest.raises(AttributeError):
+        scenes.no_such_name
 
 
 def test_render_layout_puts_the_given_cards_where_asked():
