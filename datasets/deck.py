@@ -22,8 +22,8 @@ BACK_COLOURS = {"back-black": (24, 22, 22), "back-red": (28, 24, 120)}  # BGR
 STOCK = (214, 232, 240)          # cream card stock, BGR
 INK = (28, 26, 26)
 
-_MASTER_SCALE = 10.0             # master canvas: 10 px per mm (540 x 870) for large cards ...
-_SMALL_SCALE = 5.0               # ... and 5 px per mm for cards up to 435 px tall (4x less drawing)
+_MASTER_SCALE = 10.0             # default canvas: 10 px per mm (540 x 870)
+_SMALL_SCALE = 5.0               # the least: 5 px per mm, for cards up to 435 px tall
 _SHIFT = 4                       # sub-pixel bits for OpenCV drawing
 
 
@@ -45,7 +45,10 @@ def demo_deck(height: int = 435) -> dict[str, np.ndarray]:
 
 @lru_cache(maxsize=128)
 def _render_cached(key: str, height: int) -> np.ndarray:
-    master = _master(key, _SMALL_SCALE if height <= CARD_MM[1] * _SMALL_SCALE else _MASTER_SCALE)
+    # Drawn at the smallest whole number of pixels per mm (at least 5) that reaches the height asked
+    # for, then reduced: sharp at print sizes, cheap for small cards.
+    scale = max(_SMALL_SCALE, float(np.ceil(height / CARD_MM[1])))
+    master = _master(key, scale)
     width = card_width(height)
     interp = cv2.INTER_AREA if height < master.shape[0] else cv2.INTER_CUBIC
     out = cv2.resize(master, (width, height), interpolation=interp)
@@ -428,8 +431,8 @@ def _bird(cv, c, s, body, wing, angle=0.0):
 
 
 def _crane(cv, card, rng):
-    cv.circle((36, 17), 10, (30, 80, 235))                             # the rising sun, over the red sky
-    cv.circle((36, 17), 10, BLACK, 0.5)
+    cv.circle((30, 21), 9, (30, 80, 235))                              # the rising sun, over the red sky
+    cv.circle((30, 21), 9, BLACK, 0.5)
     cv.ellipse((24, 50), (9, 6), -20, WHITE)
     cv.ellipse((24, 50), (9, 6), -20, BLACK, 0.5)
     cv.ellipse((29, 53), (6, 3), -20, BLACK)                           # black tail feathers
