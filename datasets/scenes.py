@@ -214,17 +214,17 @@ def _camera(rng, placed: list[_Placed], size, cfg: SceneConfig, on) -> _Camera:
     extent = float(max(hi[0] - lo[0], hi[1] - lo[1], 120.0))
     yaw = np.deg2rad(rng.uniform(0, 360) if on("rotation") and rng.random() < 0.5 else rng.normal(0, 4))
     tilt = np.deg2rad(rng.uniform(5, cfg.tilt_max_deg) if on("perspective") else 0.0)
-    dist = extent * rng.uniform(1.1, 2.2)
+    # A webcam's wide lens is close to the table for its field of view: near cards look larger.
+    dist = extent * rng.uniform(0.8, 2.0)
     # World -> camera: yaw the table about the layout's centre, then look down at tilt.
-    cz, sz = math.cos(yaw), math.sin(yaw)
-    yaw_m = np.array([[cz, -sz, 0], [sz, cz, 0], [0, 0, 1]])
+    cy, sy = math.cos(yaw), math.sin(yaw)
+    yaw_m = np.array([[cy, -sy, 0], [sy, cy, 0], [0, 0, 1]])
     st, ct = math.sin(tilt), math.cos(tilt)
     cam_pos = np.array([0.0, -st * dist, ct * dist])
     r = np.array([[1, 0, 0], [0, -ct, -st], [0, st, -ct]], dtype=np.float64)
     rot = r @ yaw_m
     t = -r @ cam_pos - rot @ np.array([centre[0], centre[1], 0.0])
-    f = 1.0
-    P = np.hstack([rot, t[:, None]]) * np.array([[f], [f], [1.0]])
+    P = np.hstack([rot, t[:, None]])            # unit focal length; the fit below scales it
     cam = _Camera(P)
     # Fit the layout into the frame with an image-space scale and shift (a change of focal length and
     # principal point), leaving the layout partly outside the frame when asked.
