@@ -127,7 +127,7 @@ def _draw_back(key: str, scale: float) -> np.ndarray:
 
 # ---------------------------------------------------------------------------------------------- faces
 
-# Colour scheme per month (BGR): sky/ground accents, main plant colour, second colour.
+# The deck's palette (BGR), flat inks as the woodblock-style prints use.
 RED = (40, 40, 205)
 DEEP_RED = (38, 30, 150)
 BLACK = (30, 28, 28)
@@ -205,10 +205,10 @@ def _month_mark(cv: _Canvas, month: int, variant: int):
     n = len(digits) + 1
     size = 3.6
     x0, y0 = FRAME_MM + 1.0, FRAME_MM + 1.0
-    cv.poly([(x0 - 0.6, y0 - 0.6), (x0 + size + 0.6, y0 - 0.6), (x0 + size + 0.6, y0 + n * (size + 0.6)),
-             (x0 - 0.6, y0 + n * (size + 0.6))], STOCK)
-    cv.outline([(x0 - 0.6, y0 - 0.6), (x0 + size + 0.6, y0 - 0.6), (x0 + size + 0.6, y0 + n * (size + 0.6)),
-                (x0 - 0.6, y0 + n * (size + 0.6))], DEEP_RED, 0.25)
+    plate = [(x0 - 0.6, y0 - 0.6), (x0 + size + 0.6, y0 - 0.6), (x0 + size + 0.6, y0 + n * (size + 0.6)),
+             (x0 - 0.6, y0 + n * (size + 0.6))]
+    cv.poly(plate, STOCK)
+    cv.outline(plate, DEEP_RED, 0.25)
     for i, d in enumerate(digits):
         _kanji(cv, _KANJI_STROKES[d], x0, y0 + i * (size + 0.6), size, INK, 0.45)
     _kanji(cv, _TSUKI, x0, y0 + len(digits) * (size + 0.6), size, INK, 0.45)

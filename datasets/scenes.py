@@ -388,8 +388,9 @@ def _surface(rng, cfg: SceneConfig) -> tuple[str, np.ndarray, float]:
 class _Raster:
     """Who covers each pixel (at about 360 rows, whatever the frame): for the visible fractions."""
 
-    def __init__(self, size, step=None):
+    def __init__(self, size, step=None, lens_k=0.0):
         w, h = size
+        self.size, self.lens_k = size, lens_k      # painted as the lens will show it
         step = step or max(1, int(round(min(w, h) / 360)))
         self.step = step
         self.pad = 64
@@ -398,23 +399,31 @@ class _Raster:
         self.lab[self.pad:-self.pad, self.pad:-self.pad] = -1
 
     def _pts(self, poly):
-        return np.round((np.asarray(poly) / self.step + self.pad - 0.5) * 16).astype(np.int32)
+        poly = np.asarray(poly, np.float64)
+        if self.lens_k:
+            poly = _lens_forward(poly, *self.size, self.lens_k)
+        return np.round((poly / self.step + self.pad - 0.5) * 16).astype(np.int32)
 
     def paint(self, poly, value):
         cv2.fillPoly(self.lab, [self._pts(poly)], int(value), cv2.LINE_8, 4)
 
     def visible(self, n):
-        """Per index: pixels showing it inside the frame, and its full painted pixel count."""
+        """Per card index: the raster pixels inside the frame that show it."""
         return np.bincount(self.lab[self.pad:-self.pad, self.pad:-self.pad].ravel() + 2, minlength=n + 2)[2:]
 
 
 def render_scene(rng: np.random.Generator, art, config: SceneConfig | None = None) -> tuple[np.ndarray, dict]:
     """One scene: (BGR uint8 image of ``config.size``, labels as documented in this module)."""
     img, labels, quality = _render(rng, art, config or SceneConfig())
-    if quality:
-        ok, buf = cv2.imencode(".jpg", img, [cv2.IMWRITE_JPEG_QUALITY, quality])
-        img = cv2.imdecode(buf, cv2.IMREAD_COLOR)
-    return img, labels
+    return _jpeg_round_trip(img, quality), labels
+
+
+def _jpeg_round_trip(img: np.ndarray, quality: int) -> np.ndarray:
+    """The image as the camera's JPEG stream delivers it (unchanged for quality 0: no compression)."""
+    if not quality:
+        return img
+    ok, buf = cv2.imencode(".jpg", img, [cv2.IMWRITE_JPEG_QUALITY, quality])
+    return cv2.imdecode(buf, cv2.IMREAD_COLOR)
 
 
 def _as_art_list(art) -> list[dict]:
@@ -463,10 +472,7 @@ def render_layout(rng: np.random.Generator, art, placements, config: SceneConfig
         raise SceneError(f"unknown back {back!r}: choose one of {', '.join(deck.BACKS)}")
     placed = [_Placed(p.card, p.face_up, (float(p.x), float(p.y)), float(p.angle), float(p.bend)) for p in placements]
     img, labels, quality = _render(rng, art, config or SceneConfig(), placed=placed, back=back)
-    if quality:
-        ok, buf = cv2.imencode(".jpg", img, [cv2.IMWRITE_JPEG_QUALITY, quality])
-        img = cv2.imdecode(buf, cv2.IMREAD_COLOR)
-    return img, labels
+    return _jpeg_round_trip(img, quality), labels
 
 
 def _render(rng: np.random.Generator, art, cfg: SceneConfig, placed: list | None = None, back: str | None = None):
@@ -514,7 +520,9 @@ def _render(rng: np.random.Generator, art, cfg: SceneConfig, placed: list | None
         img = cv2.resize(img, (w, h), interpolation=cv2.INTER_LINEAR)
     img = cv2.multiply(img, (*tint, 0.0))
 
-    raster = _Raster((w, h))
+    # The lens is chosen now: the coverage raster is painted as the lens will show the scene.
+    lens_k = float(rng.choice(_LENS_KS)) if on("lens") else 0.0
+    raster = _Raster((w, h), lens_k=lens_k)
     light_dir = rng.normal(0, 1, 2)
     light_dir /= np.linalg.norm(light_dir) + 1e-9
     shadow_on = on("shadow")
@@ -553,9 +561,7 @@ def _render(rng: np.random.Generator, art, cfg: SceneConfig, placed: list | None
     if on("focus_blur"):
         s = rng.uniform(0.6, 2.0)
         img = cv2.GaussianBlur(img, (0, 0), s)
-    lens_k = 0.0
-    if on("lens"):
-        lens_k = float(rng.choice(_LENS_KS))
+    if lens_k:
         img = cv2.remap(img, *_lens_maps(w, h, lens_k), interpolation=cv2.INTER_LINEAR,
                         borderMode=cv2.BORDER_REFLECT)
     if on("noise"):
@@ -819,17 +825,19 @@ def _motion_blur(img, rng):
     return cv2.filter2D(img, -1, kernel)
 
 
-_LENS_KS = (-0.04, 0.03, 0.06, 0.09, 0.12)
+# Webcams show barrel distortion. The model keeps the frame's corners in place (r = 1 maps to itself),
+# so every output pixel samples inside the rendered frame and nothing unlabelled is mirrored in.
+_LENS_KS = (0.03, 0.06, 0.09, 0.12)
 
 
 @lru_cache(maxsize=12)
 def _lens_maps(w, h, k):
-    """Barrel (k > 0) or pincushion (k < 0) distortion: for each output pixel, where to sample."""
+    """Barrel distortion: for each output pixel, where to sample the undistorted frame."""
     c = np.array([(w - 1) / 2, (h - 1) / 2], np.float32)
     norm = float(np.hypot(w, h) / 2)
     yy, xx = np.mgrid[0:h, 0:w].astype(np.float32)
     dx, dy = (xx - c[0]) / norm, (yy - c[1]) / norm
-    f = 1 + k * (dx * dx + dy * dy)
+    f = (1 + k * (dx * dx + dy * dy)) / (1 + k)
     mx, my = c[0] + dx * f * norm, c[1] + dy * f * norm
     return cv2.convertMaps(mx, my, cv2.CV_16SC2)
 
@@ -841,8 +849,9 @@ def _lens_forward(pts, w, h, k):
     d = (np.asarray(pts, np.float64) - c) / norm
     rs = np.linalg.norm(d, axis=1)
     rd = rs.copy()
-    for _ in range(20):   # solve rd * (1 + k rd^2) = rs by Newton's method
-        rd = rd - (rd * (1 + k * rd * rd) - rs) / (1 + 3 * k * rd * rd)
+    target = rs * (1 + k)
+    for _ in range(20):   # solve rd * (1 + k rd^2) = rs * (1 + k) by Newton's method
+        rd = rd - (rd * (1 + k * rd * rd) - target) / (1 + 3 * k * rd * rd)
     scale = np.where(rs > 1e-9, rd / np.maximum(rs, 1e-9), 1.0)
     return c + d * scale[:, None] * norm
 
