@@ -22,7 +22,8 @@ BACK_COLOURS = {"back-black": (24, 22, 22), "back-red": (28, 24, 120)}  # BGR
 STOCK = (214, 232, 240)          # cream card stock, BGR
 INK = (28, 26, 26)
 
-_MASTER_SCALE = 10.0             # master canvas: 10 px per mm (540 x 870)
+_MASTER_SCALE = 10.0             # default canvas: 10 px per mm (540 x 870)
+_SMALL_SCALE = 5.0               # the least: 5 px per mm, for cards up to 435 px tall
 _SHIFT = 4                       # sub-pixel bits for OpenCV drawing
 
 
@@ -44,7 +45,10 @@ def demo_deck(height: int = 435) -> dict[str, np.ndarray]:
 
 @lru_cache(maxsize=128)
 def _render_cached(key: str, height: int) -> np.ndarray:
-    master = _master(key)
+    # Drawn at the smallest whole number of pixels per mm (at least 5) that reaches the height asked
+    # for, then reduced: sharp at print sizes, cheap for small cards.
+    scale = max(_SMALL_SCALE, float(np.ceil(height / CARD_MM[1])))
+    master = _master(key, scale)
     width = card_width(height)
     interp = cv2.INTER_AREA if height < master.shape[0] else cv2.INTER_CUBIC
     out = cv2.resize(master, (width, height), interpolation=interp)
@@ -52,67 +56,69 @@ def _render_cached(key: str, height: int) -> np.ndarray:
     return out
 
 
-@lru_cache(maxsize=64)
-def _master(key: str) -> np.ndarray:
+@lru_cache(maxsize=128)
+def _master(key: str, scale: float) -> np.ndarray:
     if key in BACKS:
-        return _draw_back(key)
+        return _draw_back(key, scale)
     try:
         card = get_card(key)
     except UnknownCardError as exc:
         raise UnknownCardError(key, exc.suggestions + [b for b in BACKS if b.startswith(key[:4])]) from None
-    return _draw_face(card)
+    return _draw_face(card, scale)
 
 
 class _Canvas:
     """A card canvas addressed in millimetres."""
 
-    def __init__(self, colour):
-        w, h = (int(round(v * _MASTER_SCALE)) for v in CARD_MM)
+    def __init__(self, colour, scale: float = _MASTER_SCALE):
+        self.scale = scale
+        w, h = (int(round(v * scale)) for v in CARD_MM)
         self.img = np.empty((h, w, 3), np.uint8)
-        self.img[:] = colour
+        self.img[:] = np.array(colour, np.uint8)
 
-    @staticmethod
-    def _p(points) -> np.ndarray:
-        return np.round(np.asarray(points, np.float64).reshape(-1, 2) * _MASTER_SCALE * (1 << _SHIFT)).astype(np.int32)
+    def _p(self, points) -> np.ndarray:
+        return np.round(np.asarray(points, np.float64).reshape(-1, 2) * self.scale * (1 << _SHIFT)).astype(np.int32)
 
-    @staticmethod
-    def _s(v: float) -> int:
-        return int(round(v * _MASTER_SCALE * (1 << _SHIFT)))
+    def _s(self, v: float) -> int:
+        return int(round(v * self.scale * (1 << _SHIFT)))
+
+    def _w(self, width_mm: float) -> int:
+        return max(1, int(round(width_mm * self.scale)))
 
     def poly(self, points, colour):
         cv2.fillPoly(self.img, [self._p(points)], colour, cv2.LINE_AA, _SHIFT)
 
     def outline(self, points, colour, width=0.5, closed=True):
-        cv2.polylines(self.img, [self._p(points)], closed, colour, max(1, int(round(width * _MASTER_SCALE))),
+        cv2.polylines(self.img, [self._p(points)], closed, colour, self._w(width),
                       cv2.LINE_AA, _SHIFT)
 
     def line(self, a, b, colour, width=0.5):
         pa, pb = self._p([a, b])
         cv2.line(self.img, tuple(int(v) for v in pa), tuple(int(v) for v in pb), colour,
-                 max(1, int(round(width * _MASTER_SCALE))), cv2.LINE_AA, _SHIFT)
+                 self._w(width), cv2.LINE_AA, _SHIFT)
 
     def circle(self, centre, radius, colour, width=-1.0):
         (c,) = self._p([centre])
-        t = -1 if width < 0 else max(1, int(round(width * _MASTER_SCALE)))
+        t = -1 if width < 0 else self._w(width)
         cv2.circle(self.img, (int(c[0]), int(c[1])), self._s(radius), colour, t, cv2.LINE_AA, _SHIFT)
 
     def ellipse(self, centre, axes, angle, colour, width=-1.0, start=0, end=360):
         (c,) = self._p([centre])
-        t = -1 if width < 0 else max(1, int(round(width * _MASTER_SCALE)))
+        t = -1 if width < 0 else self._w(width)
         cv2.ellipse(self.img, (int(c[0]), int(c[1])), (self._s(axes[0]), self._s(axes[1])), angle, start, end,
                     colour, t, cv2.LINE_AA, _SHIFT)
 
     def text(self, s, origin, size_mm, colour, thick=0.5):
-        scale = size_mm * _MASTER_SCALE / 22.0
-        org = (int(origin[0] * _MASTER_SCALE), int(origin[1] * _MASTER_SCALE))
+        scale = size_mm * self.scale / 22.0
+        org = (int(origin[0] * self.scale), int(origin[1] * self.scale))
         cv2.putText(self.img, s, org, cv2.FONT_HERSHEY_DUPLEX, scale, colour,
-                    max(1, int(round(thick * _MASTER_SCALE))), cv2.LINE_AA)
+                    self._w(thick), cv2.LINE_AA)
 
 
 # ---------------------------------------------------------------------------------------------- backs
 
-def _draw_back(key: str) -> np.ndarray:
-    cv = _Canvas(BACK_COLOURS[key])
+def _draw_back(key: str, scale: float) -> np.ndarray:
+    cv = _Canvas(BACK_COLOURS[key], scale)
     # A faint inner bevel, as the folded paper shows at the edge; otherwise a plain back.
     lighter = tuple(min(255, c + 14) for c in BACK_COLOURS[key])
     cv.outline([(1.2, 1.2), (52.8, 1.2), (52.8, 85.8), (1.2, 85.8)], lighter, 0.35)
@@ -121,7 +127,7 @@ def _draw_back(key: str) -> np.ndarray:
 
 # ---------------------------------------------------------------------------------------------- faces
 
-# Colour scheme per month (BGR): sky/ground accents, main plant colour, second colour.
+# The deck's palette (BGR), flat inks as the woodblock-style prints use.
 RED = (40, 40, 205)
 DEEP_RED = (38, 30, 150)
 BLACK = (30, 28, 28)
@@ -137,8 +143,8 @@ ORANGE = (40, 130, 240)
 GREY = (140, 140, 140)
 
 
-def _draw_face(card: Card) -> np.ndarray:
-    cv = _Canvas(INK)
+def _draw_face(card: Card, scale: float) -> np.ndarray:
+    cv = _Canvas(INK, scale)
     inner = [(FRAME_MM, FRAME_MM), (54 - FRAME_MM, FRAME_MM), (54 - FRAME_MM, 87 - FRAME_MM),
              (FRAME_MM, 87 - FRAME_MM)]
     cv.poly(inner, STOCK)
@@ -153,7 +159,7 @@ def _draw_face(card: Card) -> np.ndarray:
     _month_mark(cv, card.month, variant)
     # Keep the frame crisp over anything that strayed onto it.
     img = cv.img
-    f = int(round(FRAME_MM * _MASTER_SCALE))
+    f = int(round(FRAME_MM * scale))
     img[:f] = INK
     img[-f:] = INK
     img[:, :f] = INK
@@ -199,10 +205,10 @@ def _month_mark(cv: _Canvas, month: int, variant: int):
     n = len(digits) + 1
     size = 3.6
     x0, y0 = FRAME_MM + 1.0, FRAME_MM + 1.0
-    cv.poly([(x0 - 0.6, y0 - 0.6), (x0 + size + 0.6, y0 - 0.6), (x0 + size + 0.6, y0 + n * (size + 0.6)),
-             (x0 - 0.6, y0 + n * (size + 0.6))], STOCK)
-    cv.outline([(x0 - 0.6, y0 - 0.6), (x0 + size + 0.6, y0 - 0.6), (x0 + size + 0.6, y0 + n * (size + 0.6)),
-                (x0 - 0.6, y0 + n * (size + 0.6))], DEEP_RED, 0.25)
+    plate = [(x0 - 0.6, y0 - 0.6), (x0 + size + 0.6, y0 - 0.6), (x0 + size + 0.6, y0 + n * (size + 0.6)),
+             (x0 - 0.6, y0 + n * (size + 0.6))]
+    cv.poly(plate, STOCK)
+    cv.outline(plate, DEEP_RED, 0.25)
     for i, d in enumerate(digits):
         _kanji(cv, _KANJI_STROKES[d], x0, y0 + i * (size + 0.6), size, INK, 0.45)
     _kanji(cv, _TSUKI, x0, y0 + len(digits) * (size + 0.6), size, INK, 0.45)
@@ -425,7 +431,8 @@ def _bird(cv, c, s, body, wing, angle=0.0):
 
 
 def _crane(cv, card, rng):
-    cv.circle((36, 16), 10, RED)                                      # the sun
+    cv.circle((30, 21), 9, (30, 80, 235))                              # the rising sun, over the red sky
+    cv.circle((30, 21), 9, BLACK, 0.5)
     cv.ellipse((24, 50), (9, 6), -20, WHITE)
     cv.ellipse((24, 50), (9, 6), -20, BLACK, 0.5)
     cv.ellipse((29, 53), (6, 3), -20, BLACK)                           # black tail feathers
