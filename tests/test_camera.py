@@ -180,7 +180,7 @@ class ScriptedSource:
         self.closed = True
 
 
-def wait_until(predicate, timeout=5.0):
+def wait_until(predicate, timeout=30.0):
     end = time.monotonic() + timeout
     while time.monotonic() < end:
         if predicate():
@@ -192,10 +192,10 @@ def wait_until(predicate, timeout=5.0):
 def test_grabber_keeps_only_the_newest_frame_and_stops_cleanly():
     source = ScriptedSource(["frame"] * 50)
     grabber = FrameGrabber(source).start()
-    first = grabber.newest(after=0, timeout=2)
+    first = grabber.newest(after=0, timeout=20)
     assert first is not None
     time.sleep(0.05)
-    later = grabber.newest(after=first[0], timeout=2)
+    later = grabber.newest(after=first[0], timeout=20)
     assert later[0] > first[0] + 1        # frames in between were dropped, not queued
     grabber.stop()
     assert source.closed
