@@ -1,0 +1,103 @@
+"""From the mask net's interior map to card quads in frame pixels.
+
+The mask net marks each card's interior shrunk to ``shrink`` of its size around its centre, so
+touching cards give separate blobs. Each blob is traced at 4x the map's resolution (bilinear), fitted
+with a quadrilateral (perspective) or a rotated rectangle, and grown back by 1 / shrink.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+
+_TRACE_UPSAMPLE = 4
+
+
+@dataclass(frozen=True)
+class MapGeometry:
+    """How a map pixel relates to a frame pixel: frame = (map + 0.5) * step - 0.5 per axis."""
+    step_x: float
+    step_y: float
+
+    def to_frame(self, pts: np.ndarray) -> np.ndarray:
+        out = np.empty_like(pts, dtype=np.float64)
+        out[:, 0] = (pts[:, 0] + 0.5) * self.step_x - 0.5
+        out[:, 1] = (pts[:, 1] + 0.5) * self.step_y - 0.5
+        return out
+
+
+def order_clockwise_portrait(quad: np.ndarray) -> np.ndarray:
+    """Corners clockwise on screen (y down), starting at a corner whose next edge is a short side,
+    so the quad reads as an upright portrait card (or the same card turned 180 degrees)."""
+    q = np.asarray(quad, dtype=np.float64).reshape(4, 2)
+    c = q.mean(axis=0)
+    angles = np.arctan2(q[:, 1] - c[1], q[:, 0] - c[0])
+    q = q[np.argsort(angles)]  # increasing angle with y down = clockwise on screen
+    sides = np.linalg.norm(q - np.roll(q, -1, axis=0), axis=1)
+    if sides[0] + sides[2] > sides[1] + sides[3]:
+        q = np.roll(q, -1, axis=0)
+    # of the two portrait readings, start at the one nearer the frame's top-left (the classifier's
+    # orientation output turns it round when the card is upside down)
+    if q[2].sum() < q[0].sum():
+        q = np.roll(q, -2, axis=0)
+    return q
+
+
+def fit_quad(contour: np.ndarray) -> np.ndarray:
+    """Four corners for a card-like contour: the minimum-area rectangle, unless the blob is clearly
+    not a rectangle (a card seen at an angle) and a 4-point polygon fits it well."""
+    hull = cv2.convexHull(contour.reshape(-1, 1, 2).astype(np.float32))
+    rect = cv2.boxPoints(cv2.minAreaRect(hull)).astype(np.float64)
+    rect_area = abs(cv2.contourArea(rect.astype(np.float32)))
+    hull_area = abs(cv2.contourArea(hull))
+    if rect_area <= 0 or hull_area / rect_area > 0.94:
+        return rect
+    perimeter = cv2.arcLength(hull, True)
+    for eps in (0.02, 0.035, 0.05, 0.07):
+        poly = cv2.approxPolyDP(hull, eps * perimeter, True).reshape(-1, 2)
+        if len(poly) == 4:
+            if abs(cv2.contourArea(poly.astype(np.float32))) / hull_area > 0.95:
+                return poly.astype(np.float64)
+            break
+        if len(poly) < 4:
+            break
+    return rect
+
+
+def grow(quad: np.ndarray, shrink: float) -> np.ndarray:
+    c = quad.mean(axis=0)
+    return c + (quad - c) / shrink
+
+
+@dataclass(frozen=True)
+class QuadFinder:
+    shrink: float
+    threshold: float = 0.5
+    min_blob_px: int = 10  # in map pixels: smaller blobs are specks, not cards
+
+    def find(self, interior: np.ndarray, geometry: MapGeometry) -> list[np.ndarray]:
+        """Quads (4x2, frame pixels, clockwise portrait order) of the blobs of the interior map."""
+        binary = (interior > self.threshold).astype(np.uint8)
+        n, _, stats, _ = cv2.connectedComponentsWithStats(binary, connectivity=4)
+        h, w = interior.shape
+        quads = []
+        for i in range(1, n):
+            x, y, bw, bh, area = stats[i]
+            if area < self.min_blob_px:
+                continue
+            x0, y0 = max(x - 2, 0), max(y - 2, 0)
+            x1, y1 = min(x + bw + 2, w), min(y + bh + 2, h)
+            roi = interior[y0:y1, x0:x1]
+            up = cv2.resize(roi, ((x1 - x0) * _TRACE_UPSAMPLE, (y1 - y0) * _TRACE_UPSAMPLE),
+                            interpolation=cv2.INTER_LINEAR)
+            contours, _ = cv2.findContours((up > self.threshold).astype(np.uint8), cv2.RETR_EXTERNAL,
+                                           cv2.CHAIN_APPROX_SIMPLE)
+            if not contours:
+                continue
+            contour = max(contours, key=cv2.contourArea).reshape(-1, 2).astype(np.float64)
+            # upsampled pixel centre -> map pixel coordinates
+            contour = (contour + 0.5) / _TRACE_UPSAMPLE - 0.5 + np.array([x0, y0])
+            quad = geometry.to_frame(fit_quad(contour))
+            quads.append(order_clockwise_portrait(grow(quad, self.shrink)))
+        return quads
