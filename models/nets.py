@@ -43,7 +43,7 @@ class _Normalise(nn.Module):
 class MaskNet(nn.Module):
     def __init__(self, width: int = 1):
         super().__init__()
-        c1, c2, c3, c4 = 16 * width, 32 * width, 64 * width, 96 * width
+        c1, c2, c3, c4 = 16 * width, 32 * width, 64 * width, 128 * width
         self.norm = _Normalise()
         self.stem = _cbr(3, c1, 3, 2)                         # 1/2
         self.down2 = nn.Sequential(_DWBlock(c1, c2, 2), _DWBlock(c2, c2))   # 1/4

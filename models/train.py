@@ -42,47 +42,58 @@ def load_training_art(shared=None) -> list[dict]:
     return [load_art(name, shared=shared) for name in training_art_sets()]
 
 
-def random_scene_config(rng: np.random.Generator):
-    """A scene configuration drawn to cover what the table shows: few to many cards, every layout."""
+def random_scene_config(rng: np.random.Generator, shared=None):
+    """A scene configuration drawn to cover what the table shows: few to many cards, every layout and
+    surface (the ukiyo-e prints too), every condition on."""
     from datasets import scenes
-    return scenes.random_config(rng) if hasattr(scenes, "random_config") else scenes.SceneConfig()
+    max_cards = int(rng.choice([4, 9, 9, 12, 20, 30, 45]))
+    return scenes.SceneConfig(min_cards=1, max_cards=max_cards, surfaces=tuple(scenes.SURFACES),
+                              shared=None if shared is None else str(shared))
 
 
-def write_scene_shards(out: Path, seed: int, shards: int, per_shard: int, shared=None) -> None:
+def write_shards(work: Path, seed: int, shards: int, per_shard: int, shared=None) -> None:
+    """Shards of training data. Each rendered scene gives one mask patch and the crops of its cards
+    (twice, with small and larger quad jitter), so one render feeds both nets."""
+    from datasets.crops import crops_from_scene
     from datasets.scenes import render_scene
-    from models.data import mask_sample
-    out.mkdir(parents=True, exist_ok=True)
-    rng = np.random.default_rng(seed)
+    from datasets.shared import shared_dir
+    from models.data import crop_label, mask_sample
+    (work / "scenes").mkdir(parents=True, exist_ok=True)
+    (work / "crops").mkdir(parents=True, exist_ok=True)
+    root = shared_dir(shared)
+    from datasets.splits import check_training_seed
+    rng = np.random.default_rng(check_training_seed(seed))
     art = load_training_art(shared)
     for s in range(shards):
-        xs, ts, ws = [], [], []
+        xs, ts, ws, crops, cls, orient = [], [], [], [], [], []
         t0 = time.time()
         for _ in range(per_shard):
-            image, labels = render_scene(rng, art, random_scene_config(rng))
-            x, t, w = mask_sample(rng, image, labels)
-            xs.append(x)
-            ts.append(np.round(t * 255).astype(np.uint8))
-            ws.append(w.astype(np.uint8))
-        path = out / f"scenes-{seed}-{s:04d}.npz"
-        np.savez(str(path) + ".tmp.npz", x=np.stack(xs), t=np.stack(ts), w=np.stack(ws))
-        Path(str(path) + ".tmp.npz").rename(path)
-        log(f"scene shard {path.name}: {per_shard} in {time.time() - t0:.1f}s")
+            image, labels = render_scene(rng, art, random_scene_config(rng, root))
+            for _ in range(2):  # two views (scale, cut) of each costly render
+                x, t, w = mask_sample(rng, image, labels)
+                xs.append(x)
+                ts.append(np.round(t * 255).astype(np.uint8))
+                ws.append(w.astype(np.uint8))
+            for jitter, negatives in ((0.025, 2), (0.06, 1)):
+                try:
+                    made = crops_from_scene(rng, image, labels, jitter=jitter, negatives=negatives)
+                except ValueError as exc:  # a scene the crop maker cannot cut (e.g. one card filling it)
+                    log(f"skipped the crops of one scene: {exc}")
+                    continue
+                for crop, label in made:
+                    c, o = crop_label(label)
+                    crops.append(crop)
+                    cls.append(c)
+                    orient.append(o)
+        _save(work / "scenes" / f"scenes-{seed}-{s:04d}.npz", x=np.stack(xs), t=np.stack(ts), w=np.stack(ws))
+        _save(work / "crops" / f"crops-{seed}-{s:04d}.npz", x=np.stack(crops), y=np.array(cls), o=np.array(orient))
+        log(f"shard {seed}-{s}: {per_shard} scenes, {len(crops)} crops in {time.time() - t0:.1f}s")
 
 
-def write_crop_shards(out: Path, seed: int, shards: int, per_shard: int, shared=None) -> None:
-    from datasets.crops import iter_crops
-    from models.data import crop_label
-    out.mkdir(parents=True, exist_ok=True)
-    rng = np.random.default_rng(seed)
-    art = load_training_art(shared)
-    for s in range(shards):
-        t0 = time.time()
-        crops, labels = iter_crops(rng, art, per_shard)
-        cls, orient = zip(*(crop_label(label) for label in labels))
-        path = out / f"crops-{seed}-{s:04d}.npz"
-        np.savez(str(path) + ".tmp.npz", x=np.asarray(crops, np.uint8), y=np.array(cls), o=np.array(orient))
-        Path(str(path) + ".tmp.npz").rename(path)
-        log(f"crop shard {path.name}: {per_shard} in {time.time() - t0:.1f}s")
+def _save(path: Path, **arrays) -> None:
+    tmp = path.with_name(path.name + ".tmp.npz")
+    np.savez(tmp, **arrays)
+    tmp.rename(path)
 
 
 def _shards(folder: Path, prefix: str) -> list[Path]:
@@ -112,7 +123,7 @@ def train_mask(minutes: float, work: Path, out: Path, threads: int, batch: int =
     rng = np.random.default_rng(1)
     step, last_save = 0, time.time()
     while time.time() < deadline:
-        shards = _shards(work / "scenes", "scenes")
+        shards = [p for p in _shards(work / "scenes", "scenes") if "-999-" not in p.name]
         if not shards:
             log("waiting for scene shards")
             time.sleep(20)
@@ -202,7 +213,7 @@ def train_crops(minutes: float, work: Path, out: Path, threads: int, batch: int 
     step, seen, last_save = 0, 0, time.time()
     correct = total = 0
     while time.time() < deadline:
-        shards = [p for p in _shards(work / "crops", "crops") if "-999-" not in p.name]  # 999: validation
+        shards = [p for p in _shards(work / "crops", "crops") if "-999-" not in p.name]  # seed 999: validation
         if not shards:
             log("waiting for crop shards")
             time.sleep(20)
@@ -283,7 +294,7 @@ def calibrate(work: Path, out: Path, val_scenes: int, shared=None, max_wrong_rat
     from models.nets import INPUT_MULTIPLE, MASK_STRIDE, SHRINK
     val = work / "crops" / "crops-999-0000.npz"
     if not val.is_file():
-        write_crop_shards(work / "crops", 999, 1, 4000, shared)
+        write_shards(work, 999, 1, 300, shared)
     d = np.load(val)
     sess = ort.InferenceSession(str(out / "cardface.onnx"), providers=["CPUExecutionProvider"])
     logits = np.concatenate([sess.run(None, {"crops": d["x"][i:i + 256].transpose(0, 3, 1, 2).astype(np.float32)})[0]
@@ -298,7 +309,7 @@ def calibrate(work: Path, out: Path, val_scenes: int, shared=None, max_wrong_rat
     (out / "vision.json").write_text(json.dumps(settings, indent=2) + "\n", encoding="utf-8")
     # threshold: the lowest one whose confident answers on validation scenes are wrong at most at
     # max_wrong_rate (half the target's 1 in 2,000, for margin)
-    from vision.evaluate import collect_scene_outcomes, pick_threshold
+    from vision.evaluate import pick_threshold
     outcomes = collect_scene_outcomes(out, val_scenes, seed=777, shared=shared)
     threshold, stats = pick_threshold(outcomes, max_wrong_rate)
     settings["threshold"] = threshold
@@ -308,16 +319,36 @@ def calibrate(work: Path, out: Path, val_scenes: int, shared=None, max_wrong_rat
     return settings
 
 
+def collect_scene_outcomes(models: Path, scenes: int, seed: int, shared=None) -> list[tuple[float, bool]]:
+    """(confidence, right) for every detection on fresh validation scenes of the training art (seeds
+    apart from training's and below the evaluation splits'); a false alarm counts as wrong."""
+    from datasets.scenes import render_scene
+    from datasets.shared import shared_dir
+    from datasets.splits import check_training_seed
+    from vision.detector import CardDetector
+    from vision.evaluate import cards_from_scene_labels, score_frame
+    detector = CardDetector(models, threshold=0.0)
+    rng = np.random.default_rng(check_training_seed(seed))
+    root = shared_dir(shared)
+    art = load_training_art(shared)
+    outcomes = []
+    for _ in range(scenes):
+        image, labels = render_scene(rng, art, random_scene_config(rng, root))
+        tally = score_frame(detector.detect(image), cards_from_scene_labels(labels))
+        outcomes += [(c.confidence, c.face_right) for c in tally.cards if c.found]
+        outcomes += [(d.confidence, False) for d in tally.false_alarms]
+    return outcomes
+
+
 # ---------------------------------------------------------------- command
 
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(prog="python -m models.train", description=__doc__.splitlines()[0])
-    p.add_argument("--step", choices=["all", "data", "scenes", "crop-data", "mask", "crops", "calibrate"], default="all")
+    p.add_argument("--step", choices=["all", "data", "mask", "crops", "calibrate"], default="all")
     p.add_argument("--mask-minutes", type=float, default=30)
     p.add_argument("--crop-minutes", type=float, default=30)
-    p.add_argument("--scene-shards", type=int, default=24)
-    p.add_argument("--crop-shards", type=int, default=40)
-    p.add_argument("--per-shard", type=int, default=0, help="samples per shard (default: 200 scenes, 3000 crops)")
+    p.add_argument("--shards", type=int, default=30, help="training data shards to render (default 30)")
+    p.add_argument("--per-shard", type=int, default=100, help="scenes per shard (default 100)")
     p.add_argument("--val-scenes", type=int, default=300)
     p.add_argument("--seed", type=int, default=1)
     p.add_argument("--threads", type=int, default=2)
@@ -327,16 +358,14 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--fresh", action="store_true", help="do not resume from checkpoints")
     a = p.parse_args(argv)
     try:
-        import torch  # noqa: F401
+        import torch  # noqa: F401 (only to say clearly that it is missing)
     except ImportError:
         print("training needs PyTorch: pip install -e '.[train]'", file=sys.stderr)
         return 2
     a.work.mkdir(parents=True, exist_ok=True)
     a.out.mkdir(parents=True, exist_ok=True)
-    if a.step in ("all", "data", "scenes"):
-        write_scene_shards(a.work / "scenes", a.seed, a.scene_shards, a.per_shard or 200, a.shared)
-    if a.step in ("all", "data", "crop-data"):
-        write_crop_shards(a.work / "crops", a.seed, a.crop_shards, a.per_shard or 3000, a.shared)
+    if a.step in ("all", "data"):
+        write_shards(a.work, a.seed, a.shards, a.per_shard, a.shared)
     if a.step in ("all", "mask"):
         train_mask(a.mask_minutes, a.work, a.out, a.threads, resume=not a.fresh)
     if a.step in ("all", "crops"):

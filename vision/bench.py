@@ -14,7 +14,11 @@ from vision.evaluate import Tally, cards_from_scene_labels, load_photo_labels, s
 def split_scenes(name: str, count: int | None, shared=None):
     """(image, labels) of the evaluation split ``name`` (its own seeded scenes; the first ``count``)."""
     from datasets import splits
-    yield from splits.iter_split(name, shared=shared, count=count)
+    split = splits.get_split(name)
+    if split.needs_shared and shared is None:
+        raise FileNotFoundError("needs ../shared (card art), which is not present")
+    for _, image, labels in splits.split_scenes(split, shared=shared, limit=count):
+        yield image, labels
 
 
 def split_names() -> list[str]:
@@ -28,7 +32,7 @@ def timing_frames(cards: int, frames: int, seed: int = 5) -> list[np.ndarray]:
     from datasets.scenes import SceneConfig, render_scene
     rng = np.random.default_rng(seed + cards)
     art = load_art("demo")
-    config = SceneConfig(size=(1280, 720), cards=cards)
+    config = SceneConfig(size=(1280, 720), min_cards=cards, max_cards=cards)
     return [render_scene(rng, art, config)[0] for _ in range(frames)]
 
 
