@@ -174,10 +174,30 @@ class CardDetector:
             detections.append(Detection(card=first_card_of_face(r.face), face=r.face,
                                         quad=quad_from_array(quad), confidence=r.confidence,
                                         uncertain=r.confidence < self.threshold or doubtful_turn))
+        detections = _drop_duplicates(detections)
         t3 = time.perf_counter()
         ms = {"mask": (t1 - t0) * 1e3, "quads": (t2 - t1) * 1e3, "classify": (t3 - t2) * 1e3,
               "total": (t3 - t0) * 1e3}
         return detections, ms
+
+
+def _drop_duplicates(detections: list[Detection]) -> list[Detection]:
+    """Where two quads cover the same card (a blob split in two), keep the more confident one."""
+    if len(detections) < 2:
+        return detections
+    from vision.evaluate import quad_iou
+    centres = np.array([d.center() for d in detections])
+    sizes = np.array([np.sqrt(abs(cv2.contourArea(np.float32(d.quad)))) for d in detections])
+    keep = [True] * len(detections)
+    order = sorted(range(len(detections)), key=lambda i: -detections[i].confidence)
+    for a_pos, i in enumerate(order):
+        if not keep[i]:
+            continue
+        for j in order[a_pos + 1:]:
+            if keep[j] and np.linalg.norm(centres[i] - centres[j]) < 0.8 * max(sizes[i], sizes[j]) \
+                    and quad_iou(detections[i].quad, detections[j].quad) > 0.3:
+                keep[j] = False
+    return [d for d, k in zip(detections, keep) if k]
 
 
 def _as_bgr(frame: np.ndarray) -> np.ndarray:

@@ -159,18 +159,15 @@ def pick_threshold(outcomes: list[tuple[float, bool]], max_wrong_rate: float) ->
         return 0.9, {"threshold_from": 0}
     conf = np.array([c for c, _ in outcomes])
     wrong = np.array([not r for _, r in outcomes])
-    order = np.argsort(-conf)
-    conf, wrong = conf[order], wrong[order]
     allowed = max_wrong_rate * len(conf)
-    cum_wrong = np.cumsum(wrong)
-    # the longest prefix (most confident first) whose wrong count stays within what is allowed
-    ok = np.nonzero(cum_wrong <= allowed)[0]
-    k = int(ok[-1]) + 1 if len(ok) else 0
-    if k >= len(conf):
-        threshold = float(conf[-1])
-    else:
-        # between the last kept and the first dropped confidence
-        threshold = float(conf[k]) + 1e-6 if k == 0 else float((conf[k - 1] + conf[k]) / 2)
+    # candidate thresholds: each distinct confidence (a card is confident when conf >= threshold)
+    order = np.argsort(-conf, kind="stable")
+    cum_wrong = np.cumsum(wrong[order])
+    levels = np.unique(conf)[::-1]
+    n_at_or_above = np.searchsorted(-conf[order], -levels, side="right")
+    wrong_at = cum_wrong[n_at_or_above - 1]
+    ok = levels[wrong_at <= allowed]
+    threshold = float(ok.min()) if len(ok) else float(levels[0]) + 1e-6
     threshold = min(max(threshold, 0.3), 0.999)
     kept = conf >= threshold
     return threshold, {"threshold_from": int(len(conf)), "threshold_wrong_confident": int((wrong & kept).sum()),
