@@ -1,0 +1,199 @@
+"""``hanadealer deck``, ``hanadealer synth`` and ``hanadealer bench-synth``."""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import time
+from pathlib import Path
+
+A4_MM = (210.0, 297.0)
+
+
+def register(subparsers) -> None:
+    p = subparsers.add_parser("deck", help="write the project's own demo deck as PNG files and printable A4 sheets")
+    p.add_argument("--out", required=True, help="folder to write into (created if missing)")
+    p.add_argument("--height", type=int, default=870, help="card height in pixels of the PNG files (default 870)")
+    p.add_argument("--dpi", type=int, default=300, help="resolution of the A4 sheets (default 300)")
+    p.set_defaults(func=_deck)
+
+    p = subparsers.add_parser("synth", help="render labelled synthetic table scenes")
+    p.add_argument("--art", nargs="+", required=True, metavar="SET",
+                   help="art set(s): demo, or a folder name of ../shared/cardart")
+    p.add_argument("--count", type=int, required=True, help="number of scenes")
+    p.add_argument("--out", required=True, help="output folder")
+    p.add_argument("--seed", type=int, default=0, help="the same seed gives the same scenes (default 0)")
+    p.add_argument("--format", dest="fmt", default="native", choices=["native", "coco", "yolo"],
+                   help="labels besides the native JSON: COCO annotations.json or YOLO pose .txt")
+    p.add_argument("--crops", action="store_true", help="also write 64x96 card crops and hard negatives")
+    p.add_argument("--layout", default="mixed", help="rows, otoroku, scatter, pile or mixed (default)")
+    p.add_argument("--max-cards", type=int, default=9, help="most cards in a scene (default 9)")
+    p.add_argument("--size", default="1280x720", help="image size WIDTHxHEIGHT (default 1280x720)")
+    p.add_argument("--surfaces", default=None,
+                   help="comma-separated table surfaces: felt,wood,cloth,paper,tatami,ukiyoe (ukiyoe needs ../shared)")
+    p.add_argument("--clean", action="store_true", help="no webcam degradations (overhead, even light, sharp)")
+    p.add_argument("--workers", type=int, default=1, help="processes to render with (default 1)")
+    p.add_argument("--shared", default=None, help="the shared data folder (default ../shared)")
+    p.set_defaults(func=_synth)
+
+    p = subparsers.add_parser("bench-synth", help="measure scene rendering speed (prints JSON)")
+    p.add_argument("--art", default="demo", help="art set (default demo)")
+    p.add_argument("--count", type=int, default=200, help="scenes to render (default 200)")
+    p.add_argument("--workers", type=int, default=2, help="processes (default 2)")
+    p.add_argument("--size", default="1280x720")
+    p.add_argument("--max-cards", type=int, default=9)
+    p.add_argument("--shared", default=None)
+    p.set_defaults(func=_bench)
+
+
+def _fail(command: str, message: str) -> int:
+    print(f"hanadealer {command}: error: {message}", file=sys.stderr)
+    return 2
+
+
+def _size(text: str) -> tuple[int, int]:
+    try:
+        w, h = (int(v) for v in text.lower().split("x"))
+    except ValueError:
+        raise ValueError(f"size must look like 1280x720, not {text!r}") from None
+    return w, h
+
+
+def _writable_dir(path: str) -> Path:
+    out = Path(path)
+    if out.exists() and not out.is_dir():
+        raise ValueError(f"--out {path} exists and is not a folder")
+    out.mkdir(parents=True, exist_ok=True)
+    if not os.access(out, os.W_OK):
+        raise ValueError(f"--out {path} is not writable")
+    return out
+
+
+def _deck(args) -> int:
+    import cv2
+    from datasets import deck
+    from dealer.cards import all_cards
+    try:
+        if args.height < 16 or args.height > 4000:
+            raise ValueError(f"--height must be from 16 to 4000 pixels, not {args.height}")
+        if args.dpi < 72 or args.dpi > 1200:
+            raise ValueError(f"--dpi must be from 72 to 1200, not {args.dpi}")
+        out = _writable_dir(args.out)
+    except ValueError as exc:
+        return _fail("deck", str(exc))
+    keys = [c.id for c in all_cards()] + list(deck.BACKS)
+    for key in keys:
+        cv2.imwrite(str(out / f"{key}.png"), deck.render_card(key, args.height))
+    sheets = write_print_sheets(keys, out, args.dpi)
+    print(json.dumps({"out": str(out), "cards": len(keys), "sheets": [p.name for p in sheets], "dpi": args.dpi}))
+    return 0
+
+
+def write_print_sheets(keys, out: Path, dpi: int) -> list[Path]:
+    """A4 pages at ``dpi`` with the cards at their real size (54 x 87 mm), 9 to a page, with cut marks.
+    The backs are printed once each at the end, for gluing behind faces."""
+    import cv2
+    import numpy as np
+    from datasets import deck
+    px = dpi / 25.4
+    page_w, page_h = int(round(A4_MM[0] * px)), int(round(A4_MM[1] * px))
+    card_h = int(round(deck.CARD_MM[1] * px))
+    card_w = deck.card_width(card_h)
+    gap = int(round(4 * px))
+    cols, rows = 3, 3
+    x0 = (page_w - cols * card_w - (cols - 1) * gap) // 2
+    y0 = (page_h - rows * card_h - (rows - 1) * gap) // 2
+    paths = []
+    for page, start in enumerate(range(0, len(keys), cols * rows), 1):
+        sheet = np.full((page_h, page_w, 3), 255, np.uint8)
+        for k, key in enumerate(keys[start:start + cols * rows]):
+            r, c = divmod(k, cols)
+            x, y = x0 + c * (card_w + gap), y0 + r * (card_h + gap)
+            sheet[y:y + card_h, x:x + card_w] = deck.render_card(key, card_h)
+            for (cx, cy) in [(x, y), (x + card_w, y), (x, y + card_h), (x + card_w, y + card_h)]:
+                m = int(round(2 * px))
+                cv2.line(sheet, (cx - m, cy), (cx + m, cy), (160, 160, 160), 1)
+                cv2.line(sheet, (cx, cy - m), (cx, cy + m), (160, 160, 160), 1)
+        cv2.putText(sheet, f"hanadealer demo deck  page {page}  print at 100% on A4", (x0, page_h - int(8 * px)),
+                    cv2.FONT_HERSHEY_SIMPLEX, dpi / 300, (120, 120, 120), max(1, dpi // 150), cv2.LINE_AA)
+        path = out / f"print-a4-{page}.png"
+        cv2.imwrite(str(path), sheet)
+        paths.append(path)
+    return paths
+
+
+def _config_from(args):
+    from datasets.scenes import SceneConfig, clean_config, PROCEDURAL_SURFACES
+    kwargs = {"size": _size(args.size), "layout": args.layout, "max_cards": args.max_cards,
+              "min_cards": min(1, args.max_cards) if args.max_cards >= 1 else 1}
+    if args.surfaces:
+        kwargs["surfaces"] = tuple(s.strip() for s in args.surfaces.split(",") if s.strip())
+    if args.shared:
+        kwargs["shared"] = args.shared
+    return clean_config(**kwargs) if args.clean else SceneConfig(**kwargs)
+
+
+def _synth(args) -> int:
+    from datasets.art import ArtError
+    from datasets.scenes import SceneError, generate
+    try:
+        if args.count < 1:
+            raise ValueError(f"--count must be at least 1, not {args.count}")
+        if args.workers < 1 or args.workers > 64:
+            raise ValueError(f"--workers must be from 1 to 64, not {args.workers}")
+        config = _config_from(args)
+        out = _writable_dir(args.out)
+        t0 = time.perf_counter()
+        summary = generate(args.art, args.count, args.seed, out, fmt=args.fmt, crops=args.crops, config=config,
+                           shared=args.shared, workers=args.workers)
+    except (ArtError, SceneError, ValueError, FileNotFoundError) as exc:
+        return _fail("synth", str(exc))
+    summary["seconds"] = round(time.perf_counter() - t0, 2)
+    print(json.dumps(summary))
+    return 0
+
+
+def _bench_chunk(job):
+    from datasets.scenes import render_encoded, scene_rng
+    from datasets.scenes import _WORKER_STATE
+    start, stop = job
+    arts, config = _WORKER_STATE["arts"], _WORKER_STATE["config"]
+    n_bytes = n_cards = 0
+    for i in range(start, stop):
+        data, _img, labels = render_encoded(scene_rng(12345, i), arts, config)
+        n_bytes += len(data)
+        n_cards += len(labels["cards"])
+    return stop - start, n_bytes, n_cards
+
+
+def _bench(args) -> int:
+    from datasets.art import ArtError, load_art
+    from datasets.scenes import SceneConfig, SceneError, _WORKER_STATE
+    try:
+        if args.count < 1 or args.workers < 1:
+            raise ValueError("--count and --workers must be at least 1")
+        config = SceneConfig(size=_size(args.size), max_cards=args.max_cards)
+        arts = [load_art(args.art, shared=args.shared)]
+    except (ArtError, SceneError, ValueError) as exc:
+        return _fail("bench-synth", str(exc))
+    _WORKER_STATE.update(arts=arts, config=config)
+    _bench_chunk((10 ** 6, 10 ** 6 + 4))   # warm the per-process caches (textures, lens maps, noise)
+    chunk = 10
+    jobs = [(i, min(i + chunk, args.count)) for i in range(0, args.count, chunk)]
+    t0 = time.perf_counter()
+    if args.workers > 1:
+        import multiprocessing as mp
+        with mp.get_context("fork").Pool(args.workers) as pool:
+            results = pool.map(_bench_chunk, jobs, chunksize=1)
+    else:
+        results = [_bench_chunk(j) for j in jobs]
+    dt = time.perf_counter() - t0
+    n = sum(r[0] for r in results)
+    print(json.dumps({"scenes": n, "seconds": round(dt, 3), "scenes_per_s": round(n / dt, 1),
+                      "ms_per_scene_per_worker": round(1000 * dt * args.workers / n, 1),
+                      "workers": args.workers, "cpu_count": os.cpu_count(), "size": list(config.size),
+                      "max_cards": args.max_cards, "cards_per_scene": round(sum(r[2] for r in results) / n, 2),
+                      "jpeg_kb_per_scene": round(sum(r[1] for r in results) / n / 1024, 1),
+                      "art": args.art, "includes": "render + JPEG encode, no disk"}))
+    return 0

@@ -1,0 +1,374 @@
+"""The demo deck, the scene generator, crops, splits and their commands."""
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import cv2
+import numpy as np
+import pytest
+
+from dealer.cards import all_cards, card_ids
+from datasets import art as art_mod
+from datasets import deck
+from datasets.crops import NONE, crop_classes, crops_from_scene, iter_crops
+from datasets.scenes import (CONDITIONS, SceneConfig, SceneError, clean_config, generate, label_classes,
+                             render_scene, scene_rng)
+from datasets.splits import HELD_OUT_ART, SPLITS, TRAIN_ART, split_scenes
+
+KEYS = list(card_ids()) + list(deck.BACKS)
+
+
+# ------------------------------------------------------------------------------------------- deck
+
+def test_card_image_shape_frame_and_proportions():
+    img = deck.render_card("pine-crane", 174)
+    assert img.dtype == np.uint8 and img.shape == (174, 108, 3)
+    assert abs(img.shape[1] / img.shape[0] - 54 / 87) < 0.01
+    # The black frame runs round the edge; the middle is not black.
+    edge = np.concatenate([img[1, :], img[-2, :], img[:, 1], img[:, -2]])
+    assert edge.max() < 60
+    assert img[40:130, 20:90].mean() > 100
+
+
+def test_backs_are_plain_black_and_red():
+    black, red = deck.render_card("back-black", 87), deck.render_card("back-red", 87)
+    assert black[20:60, 15:40].mean() < 40
+    b, g, r = red[20:60, 15:40].reshape(-1, 3).mean(0)
+    assert r > 90 and r > 2 * g and r > 2 * b
+
+
+def test_demo_deck_has_all_cards_and_48_pairwise_distinct_faces():
+    d = deck.demo_deck(87)
+    assert list(d) == KEYS
+    faces = np.stack([d[c].astype(np.float32) for c in card_ids()])
+    diff = np.abs(faces[:, None] - faces[None, :]).mean(axis=(2, 3, 4))
+    np.fill_diagonal(diff, np.inf)
+    i, j = np.unravel_index(np.argmin(diff), diff.shape)
+    assert diff.min() > 1.0, f"{card_ids()[i]} and {card_ids()[j]} look the same"
+
+
+def test_chaff_of_a_month_differ_less_than_months_do():
+    d = deck.demo_deck(87)
+    same = np.abs(d["pine-chaff-1"].astype(int) - d["pine-chaff-2"]).mean()
+    other = np.abs(d["pine-chaff-1"].astype(int) - d["maple-chaff-1"]).mean()
+    assert same < other
+
+
+def test_unknown_card_and_bad_height_give_clear_errors():
+    with pytest.raises(ValueError, match="pine-crane"):
+        deck.render_card("pine-cran")
+    with pytest.raises(ValueError, match="height"):
+        deck.render_card("pine-crane", 3)
+
+
+def test_render_card_returns_a_private_copy():
+    a = deck.render_card("plum-warbler", 60)
+    a[:] = 0
+    assert deck.render_card("plum-warbler", 60).max() > 0
+
+
+# -------------------------------------------------------------------------------------------- art
+
+def test_demo_art_set_and_errors(tmp_path, monkeypatch):
+    a = art_mod.load_art("demo", height=87)
+    assert set(a) == set(KEYS) and a["pine-crane"].shape == (87, 54, 3)
+    with pytest.raises(art_mod.ArtError, match="unknown art set 'nope'.*demo"):
+        art_mod.load_art("nope")
+    with pytest.raises(art_mod.ArtError, match="no shared data folder"):
+        art_mod.load_art("grey-ink", shared=tmp_path / "missing")
+
+
+@pytest.mark.shared
+def test_every_shared_set_loads_as_framed_cards(shared):
+    for name in art_mod.SHARED_ART_SETS:
+        a = art_mod.load_art(name, shared=shared, height=87)
+        assert set(a) == set(KEYS), name
+        for img in a.values():
+            assert img.shape == (87, 54, 3)
+    # An unframed set gets a black frame drawn round it.
+    img = art_mod.load_art("pastel-unframed", shared=shared, height=87)["pine-crane"]
+    assert np.concatenate([img[0], img[-1], img[:, 0], img[:, -1]]).max() < 60
+
+
+# ----------------------------------------------------------------------------------------- scenes
+
+def _marked_art(height=120):
+    """Each card a flat colour of its own, its own top-left quarter a second colour: labels can be
+    checked against pixels exactly."""
+    g = np.random.default_rng(0)
+    colours, art, taken = {}, {}, []
+    w = deck.card_width(height)
+    for k in KEYS:
+        while True:
+            c = tuple(int(v) for v in g.integers(30, 226, 3))
+            mark = tuple(255 - v for v in c)
+            if all(sum(abs(a - b) for a, b in zip(x, o)) > 40 for o in taken for x in (c, mark)):
+                break
+        taken += [c, mark]
+        colours[k] = (c, mark)
+        img = np.empty((height, w, 3), np.uint8)
+        img[:] = c
+        img[: height // 3, : w // 3] = mark
+        art[k] = img
+    return art, colours
+
+
+def _angle(a, b):
+    a, b = np.asarray(a, float), np.asarray(b, float)
+    return float(np.arccos(np.clip(a @ b / np.linalg.norm(a) / np.linalg.norm(b), -1, 1)))
+
+
+def _shows(img, colour):
+    """Pixels that show ``colour`` under a shade from 0.7 to 1.25."""
+    c = np.asarray(colour, np.float32)
+    px = img.astype(np.float32)
+    s = (px @ c) / (c @ c)
+    return (np.linalg.norm(px - s[..., None] * c, axis=2) < 14) & (s > 0.7) & (s < 1.25)
+
+
+def _mask(quad, w, h):
+    m = np.zeros((h, w), np.uint8)
+    cv2.fillPoly(m, [np.round(np.asarray(quad) * 16).astype(np.int32)], 1, cv2.LINE_8, 4)
+    return m.astype(bool)
+
+
+GEOMETRY = frozenset({"perspective", "rotation", "lens", "touching", "overlap", "outside"})
+
+
+@pytest.mark.parametrize("layout", ["rows", "otoroku", "scatter", "pile"])
+def test_labels_match_the_pixels(layout):
+    art, colours = _marked_art()
+    cfg = SceneConfig(size=(480, 270), layout=layout, conditions=GEOMETRY, face_down=0.0)
+    checked = 0
+    for i in range(6):
+        img, labels = render_scene(scene_rng(11, i), art, cfg)
+        h, w = img.shape[:2]
+        for c in labels["cards"]:
+            if not c["face_up"]:
+                continue
+            colour, mark = colours[c["card"]]
+            inside = _mask(c["quad"], w, h)
+            full = abs(cv2.contourArea(np.float32(c["quad"])))
+            same = (np.abs(img.astype(int) - colour).sum(2) < 24) | (np.abs(img.astype(int) - mark).sum(2) < 24)
+            seen = (inside & same).sum() / full
+            # The quad covers the card: the pixels of its colours inside the quad are its visible part.
+            edge = cv2.arcLength(np.float32(c["quad"]), True) / full   # anti-aliased rim, as a fraction
+            assert abs(seen - c["visible"]) < 0.06 + 1.5 * edge, (layout, i, c, seen)
+            if c["visible"] > 0.95 and full > 400:
+                # The first corner is the card's own top-left: its marked quarter lies there.
+                q = np.asarray(c["quad"])
+                centre = q.mean(0)
+                p = q[0] + (centre - q[0]) * 0.3
+                px = img[int(round(p[1])), int(round(p[0]))].astype(int)
+                assert np.abs(px - mark).sum() < 40, (layout, i, c)
+                checked += 1
+    assert checked >= 3
+
+
+def test_bent_cards_stay_inside_their_quads():
+    w = deck.card_width(120)
+    magenta = np.full((120, w, 3), (255, 0, 255), np.uint8)
+    art = {k: magenta for k in KEYS}
+    cfg = SceneConfig(size=(480, 270), layout="rows", conditions=frozenset({"perspective", "bend"}),
+                      always=frozenset({"perspective", "bend"}), face_down=0.0)
+    for i in range(4):
+        img, labels = render_scene(scene_rng(21, i), art, cfg)
+        shows = _shows(img, (255, 0, 255))
+        union = np.zeros(shows.shape, bool)
+        for c in labels["cards"]:
+            union |= _mask(c["quad"], 480, 270)
+        # Nearly all card pixels lie inside the labelled quads, and the quads are nearly all card.
+        assert (shows & ~union).sum() < 0.03 * shows.sum()
+        assert (shows & union).sum() > 0.93 * union.sum()
+
+
+def test_hidden_cards_are_marked_hidden():
+    art, colours = _marked_art()
+    cfg = SceneConfig(size=(480, 270), layout="pile", conditions=frozenset())
+    hidden = 0
+    for i in range(6):
+        img, labels = render_scene(scene_rng(3, i), art, cfg)
+        for c in labels["cards"]:
+            if c["visible"] < 0.3:
+                hidden += 1
+                assert not c["face_up"] or c["visible"] < 0.3
+    assert hidden >= 1
+    # A hand over the cards hides part of them.
+    cfg = SceneConfig(size=(480, 270), layout="rows", conditions=frozenset({"hands"}), always=frozenset({"hands"}))
+    fractions = [c["visible"] for i in range(8) for c in render_scene(scene_rng(4, i), art, cfg)[1]["cards"]]
+    assert min(fractions) < 0.9
+
+
+def test_same_seed_same_scene_and_other_seed_other_scene():
+    a = art_mod.load_art("demo", height=120)
+    cfg = SceneConfig(size=(320, 180))
+    img1, lab1 = render_scene(scene_rng(7, 3), a, cfg)
+    img2, lab2 = render_scene(scene_rng(7, 3), a, cfg)
+    img3, lab3 = render_scene(scene_rng(8, 3), a, cfg)
+    assert np.array_equal(img1, img2) and lab1 == lab2
+    assert not np.array_equal(img1, img3)
+    json.dumps(lab1)   # plain JSON types only
+
+
+def test_every_card_and_both_backs_appear_across_a_batch():
+    a = art_mod.load_art("demo", height=120)
+    cfg = SceneConfig(size=(256, 144))
+    seen = set()
+    for i in range(120):
+        for c in render_scene(scene_rng(5, i), a, cfg)[1]["cards"]:
+            seen.add(c["card"] or c["back"])
+    assert seen == set(KEYS)
+
+
+def test_label_fields_and_ranges():
+    a = art_mod.load_art("demo", height=120)
+    img, lab = render_scene(scene_rng(1, 1), [a, a], SceneConfig(size=(320, 180)))
+    assert img.shape == (180, 320, 3) and img.dtype == np.uint8
+    assert lab["width"] == 320 and lab["height"] == 180 and lab["cards"]
+    for c in lab["cards"]:
+        assert set(c) >= {"card", "face", "quad", "face_up", "visible"}
+        assert len(c["quad"]) == 4 and all(len(p) == 2 for p in c["quad"])
+        assert 0.0 <= c["visible"] <= 1.0
+        assert (c["face"] == "back") == (not c["face_up"]) == (c["card"] is None)
+
+
+def test_bad_configs_and_arguments_are_refused_clearly():
+    with pytest.raises(SceneError, match="layout"):
+        SceneConfig(layout="circle")
+    with pytest.raises(SceneError, match="condition"):
+        SceneConfig(conditions=frozenset({"fog"}))
+    with pytest.raises(SceneError, match="size"):
+        SceneConfig(size=(10, 10))
+    with pytest.raises(SceneError, match="lacks"):
+        render_scene(np.random.default_rng(0), {"pine-crane": np.zeros((10, 10, 3), np.uint8)}, SceneConfig())
+    with pytest.raises(SceneError, match="Generator"):
+        render_scene(0, art_mod.load_art("demo", height=60), SceneConfig())
+
+
+# ------------------------------------------------------------------------------------------ crops
+
+def test_crops_batch_with_negatives_and_orientations():
+    a = art_mod.load_art("demo", height=120)
+    crops, labels = iter_crops(np.random.default_rng(0), a, 40, SceneConfig(size=(480, 270)))
+    assert crops.shape == (40, 96, 64, 3) and crops.dtype == np.uint8
+    assert {l["face"] for l in labels} <= set(crop_classes())
+    assert any(l["face"] == NONE for l in labels) and any(l["face"] != NONE for l in labels)
+    assert {l["orientation"] for l in labels} <= {0, 180}
+
+
+def test_card_crops_show_the_card_the_right_way_up():
+    art, colours = _marked_art()
+    cfg = SceneConfig(size=(640, 360), layout="rows", conditions=frozenset({"perspective", "rotation"}),
+                      face_down=0.0)
+    n = 0
+    for i in range(4):
+        img, lab = render_scene(scene_rng(9, i), art, cfg)
+        for crop, l in crops_from_scene(np.random.default_rng(i), img, lab, jitter=0.0, negatives=0):
+            colour, mark = colours[l["card"]]
+            corner = crop[8:20, 6:14].reshape(-1, 3).mean(0) if l["orientation"] == 0 else \
+                crop[-20:-8, -14:-6].reshape(-1, 3).mean(0)
+            assert np.abs(corner - mark).sum() < 50
+            n += 1
+    assert n >= 4
+
+
+# ----------------------------------------------------------------------------------------- splits
+
+def test_splits_hold_one_art_set_out_of_training():
+    assert HELD_OUT_ART in art_mod.SHARED_ART_SETS and HELD_OUT_ART not in TRAIN_ART
+    assert "demo" in TRAIN_ART
+    assert any(s.art == (HELD_OUT_ART,) for s in SPLITS.values())
+    first = [lab for _, _, lab in split_scenes("demo", limit=2)]
+    again = [lab for _, _, lab in split_scenes("demo", limit=2)]
+    assert first == again and len(first) == 2
+
+
+# ------------------------------------------------------------------------------------- the CLI
+
+class _Result:
+    def __init__(self, returncode, stdout, stderr):
+        self.returncode, self.stdout, self.stderr = returncode, stdout, stderr
+
+
+def _cli(*args):
+    """The command run in this process (fast: the deck and textures stay cached)."""
+    import contextlib
+    import io
+    from hanadealer.cli import main
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        try:
+            code = main(list(args))
+        except SystemExit as exc:   # argparse's own refusals
+            code = exc.code
+    return _Result(code, out.getvalue(), err.getvalue())
+
+
+def test_the_installed_command_runs():
+    r = subprocess.run([sys.executable, "-m", "hanadealer", "bench-synth", "--count", "2", "--workers", "1",
+                        "--size", "160x90"], capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, r.stderr
+    assert json.loads(r.stdout)["scenes"] == 2
+
+
+def test_deck_command_writes_cards_and_print_sheets(tmp_path):
+    r = _cli("deck", "--out", str(tmp_path), "--height", "87", "--dpi", "100")
+    assert r.returncode == 0, r.stderr
+    for k in KEYS:
+        img = cv2.imread(str(tmp_path / f"{k}.png"))
+        assert img.shape == (87, 54, 3)
+    sheets = sorted(tmp_path.glob("print-a4-*.png"))
+    assert len(sheets) == 6
+    page = cv2.imread(str(sheets[0]))
+    assert page.shape[:2] == (round(297 / 25.4 * 100), round(210 / 25.4 * 100))
+
+
+@pytest.mark.parametrize("fmt", ["native", "coco", "yolo"])
+def test_synth_command_writes_scenes_labels_and_crops(tmp_path, fmt):
+    r = _cli("synth", "--art", "demo", "--count", "3", "--out", str(tmp_path), "--seed", "2", "--format", fmt,
+             "--size", "320x180", "--crops")
+    assert r.returncode == 0, r.stderr
+    labels = [json.loads((tmp_path / "labels" / f"{i:06d}.json").read_text()) for i in range(3)]
+    for i in range(3):
+        assert cv2.imread(str(tmp_path / "images" / f"{i:06d}.jpg")).shape == (180, 320, 3)
+    n_cards = sum(len(l["cards"]) for l in labels)
+    if fmt == "coco":
+        coco = json.loads((tmp_path / "annotations.json").read_text())
+        assert len(coco["images"]) == 3 and len(coco["annotations"]) == n_cards
+        assert [c["name"] for c in coco["categories"]] == label_classes()
+    if fmt == "yolo":
+        rows = sum(len((tmp_path / "labels" / f"{i:06d}.txt").read_text().split("\n")) - 1 for i in range(3))
+        assert rows <= n_cards and rows > 0
+        assert "kpt_shape: [4, 3]" in (tmp_path / "data.yaml").read_text()
+    csv_rows = (tmp_path / "crops" / "labels.csv").read_text().strip().split("\n")
+    assert csv_rows[0] == "file,face,card,orientation" and len(csv_rows) > 1
+    # The same seed gives the same scenes.
+    other = tmp_path / "again"
+    assert _cli("synth", "--art", "demo", "--count", "3", "--out", str(other), "--seed", "2",
+                "--size", "320x180").returncode == 0
+    assert (other / "images" / "000002.jpg").read_bytes() == (tmp_path / "images" / "000002.jpg").read_bytes()
+
+
+def test_synth_and_deck_refuse_bad_arguments_clearly(tmp_path):
+    afile = tmp_path / "file"
+    afile.write_text("x")
+    for args, words in [
+        (["synth", "--art", "nope", "--count", "1", "--out", str(tmp_path)], "unknown art set"),
+        (["synth", "--art", "demo", "--count", "0", "--out", str(tmp_path)], "--count"),
+        (["synth", "--art", "demo", "--count", "1", "--out", str(tmp_path), "--size", "big"], "size"),
+        (["synth", "--art", "demo", "--count", "1", "--out", str(afile)], "not a folder"),
+        (["synth", "--art", "demo", "--count", "1", "--out", str(tmp_path), "--layout", "x"], "layout"),
+        (["deck", "--out", str(afile)], "not a folder"),
+    ]:
+        r = _cli(*args)
+        assert r.returncode == 2, args
+        assert words in r.stderr and "Traceback" not in r.stderr, r.stderr
+
+
+def test_bench_synth_prints_json():
+    r = _cli("bench-synth", "--count", "4", "--workers", "2", "--size", "320x180")
+    assert r.returncode == 0, r.stderr
+    out = json.loads(r.stdout)
+    assert out["scenes"] == 4 and out["scenes_per_s"] > 0 and out["workers"] == 2
