@@ -16,6 +16,7 @@ import argparse
 import json
 import sys
 import time
+import warnings
 from pathlib import Path
 
 import numpy as np
@@ -113,7 +114,7 @@ def train_mask(minutes: float, work: Path, out: Path, threads: int, batch: int =
     opt = torch.optim.AdamW(model.parameters(), lr=3e-3, weight_decay=1e-4)
     ckpt = work / "mask.pt"
     if resume and ckpt.is_file():
-        state = torch.load(ckpt)
+        state = torch.load(ckpt, weights_only=False)  # our own checkpoint
         model.load_state_dict(state["model"])
         opt.load_state_dict(state["opt"])
         log("resumed", ckpt)
@@ -136,7 +137,7 @@ def train_mask(minutes: float, work: Path, out: Path, threads: int, batch: int =
                 idx = order[i:i + batch]
                 frac = min(1.0, (time.time() - start) / (minutes * 60))
                 for g in opt.param_groups:  # cosine decay over the time budget
-                    g["lr"] = 3e-3 * (0.02 + 0.98 * 0.5 * (1 + np.cos(np.pi * frac)))
+                    g["lr"] = float(3e-3 * (0.02 + 0.98 * 0.5 * (1 + np.cos(np.pi * frac))))
                 xb = torch.from_numpy(x[idx].astype(np.float32))
                 tb = torch.from_numpy(t[idx].astype(np.float32) / 255.0)
                 wb = torch.from_numpy(w[idx].astype(np.float32))
@@ -180,9 +181,12 @@ def export_mask(model, out: Path) -> None:
     model.eval()
     dummy = torch.zeros(1, 3, 192, 320)
     tmp = out / "cardmask.onnx.tmp"
-    torch.onnx.export(WithSigmoid(model), dummy, str(tmp), dynamo=False, opset_version=20,
-                      input_names=["image"], output_names=["interior_and_card"],
-                      dynamic_axes={"image": {0: "n", 2: "h", 3: "w"}, "interior_and_card": {0: "n", 2: "h2", 3: "w2"}})
+    with warnings.catch_warnings():  # the TorchScript exporter is the one asked for (no onnxscript needed)
+        warnings.simplefilter("ignore")
+        torch.onnx.export(WithSigmoid(model), dummy, str(tmp), dynamo=False, opset_version=20,
+                          input_names=["image"], output_names=["interior_and_card"],
+                          dynamic_axes={"image": {0: "n", 2: "h", 3: "w"},
+                                        "interior_and_card": {0: "n", 2: "h2", 3: "w2"}})
     tmp.replace(out / "cardmask.onnx")
     model.train()
 
@@ -201,7 +205,7 @@ def train_crops(minutes: float, work: Path, out: Path, threads: int, batch: int 
     opt = torch.optim.AdamW(model.parameters(), lr=3e-3, weight_decay=3e-4)
     ckpt = work / "crops.pt"
     if resume and ckpt.is_file():
-        state = torch.load(ckpt)
+        state = torch.load(ckpt, weights_only=False)  # our own checkpoint
         model.load_state_dict(state["model"])
         opt.load_state_dict(state["opt"])
         log("resumed", ckpt)
@@ -226,7 +230,7 @@ def train_crops(minutes: float, work: Path, out: Path, threads: int, batch: int 
                 idx = order[i:i + batch]
                 frac = min(1.0, (time.time() - start) / (minutes * 60))
                 for g in opt.param_groups:
-                    g["lr"] = 3e-3 * (0.02 + 0.98 * 0.5 * (1 + np.cos(np.pi * frac)))
+                    g["lr"] = float(3e-3 * (0.02 + 0.98 * 0.5 * (1 + np.cos(np.pi * frac))))
                 xb, yb, ob = crop_batch(rng, x[idx], [_stored_label(y[j], o[j]) for j in idx])
                 face_logits, orient_logits = model(torch.from_numpy(xb.astype(np.float32)))
                 yt, ot = torch.from_numpy(yb), torch.from_numpy(ob)
@@ -267,9 +271,11 @@ def export_crops(model, out: Path) -> None:
     model.eval()
     dummy = torch.zeros(2, 3, 96, 64)
     tmp = out / "cardface.onnx.tmp"
-    torch.onnx.export(model, dummy, str(tmp), dynamo=False, opset_version=20, input_names=["crops"],
-                      output_names=["face_logits", "orientation_logits"],
-                      dynamic_axes={"crops": {0: "n"}, "face_logits": {0: "n"}, "orientation_logits": {0: "n"}})
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        torch.onnx.export(model, dummy, str(tmp), dynamo=False, opset_version=20, input_names=["crops"],
+                          output_names=["face_logits", "orientation_logits"],
+                          dynamic_axes={"crops": {0: "n"}, "face_logits": {0: "n"}, "orientation_logits": {0: "n"}})
     tmp.replace(out / "cardface.onnx")
     model.train()
 

@@ -79,6 +79,13 @@ def test_bench_vision_on_the_demo_split(capsys):
         assert key in demo
 
 
+def test_bench_vision_markdown_tables(capsys):
+    assert main(["bench-vision", "--splits", "demo", "--scenes", "1", "--frames", "1", "--cards", "9",
+                 "--markdown"]) == 0
+    out = capsys.readouterr().out
+    assert "| demo | " in out and "| 9 cards (median / p95 ms) |" in out
+
+
 def test_bench_vision_refuses_an_unknown_split(capsys):
     assert main(["bench-vision", "--no-speed", "--splits", "nonsense"]) == 2
     assert "unknown split" in capsys.readouterr().err

@@ -110,3 +110,34 @@ def run_benchmark(detector, scenes=None, splits=None, frames=30, card_counts=(9,
         report["speed"] = {f"{n}_cards": time_stages(detector, n, frames) for n in card_counts}
         report["speed"]["seconds"] = round(time.perf_counter() - t0, 1)
     return report
+
+
+def to_markdown(report: dict) -> str:
+    """The report's headline figures as Markdown tables (for the README and MODEL.md)."""
+    def pct(v):
+        return "n/a" if v is None else f"{100 * v:.2f}%"
+    lines = []
+    rows = dict(report.get("splits", {}))
+    if "photos_dev" in report:
+        rows["photos-dev (real)"] = report["photos_dev"]
+    if rows:
+        lines += ["| split | cards | face accuracy | detection recall | detection precision | uncertain | "
+                  "confident-wrong | false alarms (confident) |",
+                  "|---|---|---|---|---|---|---|---|"]
+        for name, r in rows.items():
+            if "skipped" in r:
+                lines.append(f"| {name} | skipped: {r['skipped']} | | | | | | |")
+                continue
+            lines.append(f"| {name} | {r['cards']} | {pct(r['face_accuracy'])} | {pct(r['detection_recall'])} | "
+                         f"{pct(r['detection_precision'])} | {pct(r['uncertain_share'])} | "
+                         f"{r['confident_wrong']} ({pct(r['confident_wrong_rate'])}) | "
+                         f"{r['false_alarms']} ({r['confident_false_alarms']}) |")
+    speed = report.get("speed")
+    if speed:
+        lines += ["", "| frame (1280x720) | mask | quads | classify | total |", "|---|---|---|---|---|"]
+        for key, r in speed.items():
+            if not isinstance(r, dict):
+                continue
+            cells = " | ".join(f"{r[k]['median_ms']:.1f} / {r[k]['p95_ms']:.1f}" for k in ("mask", "quads", "classify", "total"))
+            lines.append(f"| {key.replace('_', ' ')} (median / p95 ms) | {cells} |")
+    return "\n".join(lines) + "\n"

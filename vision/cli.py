@@ -30,6 +30,7 @@ def register(subparsers) -> None:
     b.add_argument("--quick", action="store_true", help="20 scenes per split and 10 timed frames")
     b.add_argument("--no-accuracy", action="store_true", help="timing only")
     b.add_argument("--no-speed", action="store_true", help="accuracy only")
+    b.add_argument("--markdown", action="store_true", help="print the headline figures as Markdown tables too")
     b.add_argument("--models", default=None)
     b.add_argument("--shared", default=None, help="the shared data folder (default: ../shared)")
     b.add_argument("--threads", type=int, default=2, help="onnxruntime threads (default 2)")
@@ -108,6 +109,9 @@ def bench(args) -> int:
         _error(f"bench-vision: {exc}")
         return 2
     print(json.dumps(report, indent=2))
+    if args.markdown:
+        from vision.bench import to_markdown
+        print(to_markdown(report))
     return 0
 
 
