@@ -103,7 +103,8 @@ def _shards(folder: Path, prefix: str) -> list[Path]:
 
 # ---------------------------------------------------------------- mask net
 
-def train_mask(minutes: float, work: Path, out: Path, threads: int, batch: int = 16, resume: bool = True) -> None:
+def train_mask(minutes: float, work: Path, out: Path, threads: int, batch: int = 16, resume: bool = True,
+               patch: tuple[int, int] = (128, 224)) -> None:
     import torch
     from torch import nn
     from models.nets import MaskNet, count_parameters
@@ -138,9 +139,13 @@ def train_mask(minutes: float, work: Path, out: Path, threads: int, batch: int =
                 frac = min(1.0, (time.time() - start) / (minutes * 60))
                 for g in opt.param_groups:  # cosine decay over the time budget
                     g["lr"] = float(3e-3 * (0.02 + 0.98 * 0.5 * (1 + np.cos(np.pi * frac))))
-                xb = torch.from_numpy(x[idx].astype(np.float32))
-                tb = torch.from_numpy(t[idx].astype(np.float32) / 255.0)
-                wb = torch.from_numpy(w[idx].astype(np.float32))
+                # a random window of the stored patches: more, cheaper steps for the same CPU time
+                ph, pw = patch
+                oy = 2 * int(rng.integers(0, (x.shape[2] - ph) // 2 + 1))
+                ox = 2 * int(rng.integers(0, (x.shape[3] - pw) // 2 + 1))
+                xb = torch.from_numpy(x[idx, :, oy:oy + ph, ox:ox + pw].astype(np.float32))
+                tb = torch.from_numpy(t[idx, :, oy // 2:(oy + ph) // 2, ox // 2:(ox + pw) // 2].astype(np.float32) / 255.0)
+                wb = torch.from_numpy(w[idx, oy // 2:(oy + ph) // 2, ox // 2:(ox + pw) // 2].astype(np.float32))
                 logits = model(xb)
                 loss_map = bce(logits, tb)
                 loss = (loss_map[:, 0] * wb).mean() * 2.0 + loss_map[:, 1].mean()
@@ -282,18 +287,26 @@ def export_crops(model, out: Path) -> None:
 
 # ---------------------------------------------------------------- calibration
 
-def fit_temperature(logits: np.ndarray, labels: np.ndarray) -> float:
-    """The temperature minimising the negative log-likelihood of held-out crops (a 1-D search)."""
+def fit_temperature(logits, labels: np.ndarray) -> float:
+    """The temperature minimising the negative log-likelihood of held-out crops (a 1-D search).
+    ``logits``: one array, or a list of arrays (views of the same crops whose softmaxes are averaged,
+    as the run time does)."""
+    views = [np.asarray(v, np.float64) for v in (logits if isinstance(logits, list) else [logits])]
+
     def nll(t):
-        z = logits / t
-        z = z - z.max(axis=1, keepdims=True)
-        logp = z - np.log(np.exp(z).sum(axis=1, keepdims=True))
-        return -logp[np.arange(len(labels)), labels].mean()
+        p = 0.0
+        for v in views:
+            z = v / t
+            z = z - z.max(axis=1, keepdims=True)
+            e = np.exp(z)
+            p = p + e / e.sum(axis=1, keepdims=True)
+        p = p / len(views)
+        return -np.log(np.maximum(p[np.arange(len(labels)), labels], 1e-12)).mean()
     grid = np.exp(np.linspace(np.log(0.3), np.log(5.0), 200))
     return float(grid[np.argmin([nll(t) for t in grid])])
 
 
-def calibrate(work: Path, out: Path, val_scenes: int, shared=None, max_wrong_rate: float = 1 / 4000) -> dict:
+def calibrate(work: Path, out: Path, val_scenes: int, shared=None, max_wrong_rate: float = 1 / 3000) -> dict:
     """Temperature from validation crops; threshold from validation scenes run through the detector."""
     import onnxruntime as ort
     from models.labels import CLASSES
@@ -303,20 +316,29 @@ def calibrate(work: Path, out: Path, val_scenes: int, shared=None, max_wrong_rat
         write_shards(work, 999, 1, 300, shared)
     d = np.load(val)
     sess = ort.InferenceSession(str(out / "cardface.onnx"), providers=["CPUExecutionProvider"])
-    logits = np.concatenate([sess.run(None, {"crops": d["x"][i:i + 256].transpose(0, 3, 1, 2).astype(np.float32)})[0]
-                             for i in range(0, len(d["x"]), 256)])
-    temperature = fit_temperature(logits.astype(np.float64), d["y"])
-    crop_acc = float((logits.argmax(1) == d["y"]).mean())
+    x = d["x"].transpose(0, 3, 1, 2).astype(np.float32)
+    views = [np.concatenate([sess.run(None, {"crops": np.ascontiguousarray(v[i:i + 256])})[0]
+                             for i in range(0, len(v), 256)]) for v in (x, x[:, :, ::-1, ::-1])]
+    temperature = fit_temperature(views, d["y"])
+    crop_acc = float(((views[0] + views[1]).argmax(1) == d["y"]).mean())
     log(f"temperature {temperature:.3f}; validation crop accuracy {crop_acc:.4f}")
     settings = {"classes": list(CLASSES), "temperature": temperature, "threshold": 0.9,
                 "orientation_threshold": 0.9, "shrink": SHRINK, "input_long_side": 320,
-                "input_multiple": INPUT_MULTIPLE, "mask_stride": MASK_STRIDE,
+                "input_multiple": INPUT_MULTIPLE, "mask_stride": MASK_STRIDE, "turned_views": True,
                 "validation": {"crops": int(len(d["y"])), "crop_accuracy": crop_acc}}
     (out / "vision.json").write_text(json.dumps(settings, indent=2) + "\n", encoding="utf-8")
     # threshold: the lowest one whose confident answers on validation scenes are wrong at most at
     # max_wrong_rate (half the target's 1 in 2,000, for margin)
     from vision.evaluate import pick_threshold
-    outcomes = collect_scene_outcomes(out, val_scenes, seed=777, shared=shared)
+    # first the size: blobs traced at 0.5 come out a little large or small; grow them to the true size
+    _, ratios = collect_scene_outcomes(out, max(20, val_scenes // 5), seed=778, shared=shared)
+    if ratios:
+        settings["shrink"] = float(SHRINK * np.median(ratios))
+        settings["validation"]["size_ratio_before"] = round(float(np.median(ratios)), 4)
+        (out / "vision.json").write_text(json.dumps(settings, indent=2) + "\n", encoding="utf-8")
+        log(f"size ratio {np.median(ratios):.4f}: shrink set to {settings['shrink']:.4f}")
+    outcomes, ratios = collect_scene_outcomes(out, val_scenes, seed=777, shared=shared)
+    settings["validation"]["size_ratio_after"] = round(float(np.median(ratios)), 4) if ratios else None
     threshold, stats = pick_threshold(outcomes, max_wrong_rate)
     settings["threshold"] = threshold
     settings["validation"].update(stats)
@@ -325,25 +347,33 @@ def calibrate(work: Path, out: Path, val_scenes: int, shared=None, max_wrong_rat
     return settings
 
 
-def collect_scene_outcomes(models: Path, scenes: int, seed: int, shared=None) -> list[tuple[float, bool]]:
-    """(confidence, right) for every detection on fresh validation scenes of the training art (seeds
-    apart from training's and below the evaluation splits'); a false alarm counts as wrong."""
+def collect_scene_outcomes(models: Path, scenes: int, seed: int, shared=None):
+    """On fresh validation scenes of the training art (a seed apart from training's and below the
+    evaluation splits'): (confidence, right) for every detection, a false alarm counting as wrong, and
+    for every detection of a card the ratio of its size to the labelled size (sqrt of the areas)."""
     from datasets.scenes import render_scene
     from datasets.shared import shared_dir
     from datasets.splits import check_training_seed
     from vision.detector import CardDetector
-    from vision.evaluate import cards_from_scene_labels, score_frame
+    from vision.evaluate import cards_from_scene_labels, quad_iou, score_frame
+    from vision.geometry import quad_area
     detector = CardDetector(models, threshold=0.0)
     rng = np.random.default_rng(check_training_seed(seed))
     root = shared_dir(shared)
     art = load_training_art(shared)
-    outcomes = []
+    outcomes, ratios = [], []
     for _ in range(scenes):
         image, labels = render_scene(rng, art, random_scene_config(rng, root))
-        tally = score_frame(detector.detect(image), cards_from_scene_labels(labels))
+        detections = detector.detect(image)
+        cards = cards_from_scene_labels(labels)
+        tally = score_frame(detections, cards)
         outcomes += [(c.confidence, c.face_right) for c in tally.cards if c.found]
         outcomes += [(d.confidence, False) for d in tally.false_alarms]
-    return outcomes
+        for d in detections:
+            best = max(cards, key=lambda c: quad_iou(d.quad, c.quad), default=None)
+            if best is not None and best.required and quad_iou(d.quad, best.quad) > 0.7:
+                ratios.append(np.sqrt(quad_area(d.quad) / max(quad_area(best.quad), 1e-6)))
+    return outcomes, ratios
 
 
 # ---------------------------------------------------------------- command

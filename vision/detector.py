@@ -43,6 +43,7 @@ class VisionSettings:
     input_long_side: int
     input_multiple: int
     mask_stride: int
+    turned_views: bool = True  # classify each crop upright and turned 180 degrees, average the two
 
     @classmethod
     def load(cls, path: Path) -> "VisionSettings":
@@ -52,7 +53,8 @@ class VisionSettings:
                        threshold=float(raw["threshold"]),
                        orientation_threshold=float(raw.get("orientation_threshold", 0.9)),
                        shrink=float(raw["shrink"]), input_long_side=int(raw["input_long_side"]),
-                       input_multiple=int(raw["input_multiple"]), mask_stride=int(raw["mask_stride"]))
+                       input_multiple=int(raw["input_multiple"]), mask_stride=int(raw["mask_stride"]),
+                       turned_views=bool(raw.get("turned_views", True)))
         except FileNotFoundError:
             raise ModelMissingError(f"model settings not found: {path} (train with: python -m models.train)") from None
         except (ValueError, KeyError, TypeError) as exc:
@@ -120,11 +122,23 @@ class CropStage:
         """Classify a batch of upright crops (N x 96 x 64 x 3, BGR uint8)."""
         if len(crops) == 0:
             return []
+        n = len(crops)
         x = np.ascontiguousarray(crops.transpose(0, 3, 1, 2), dtype=np.float32)
+        if self.settings.turned_views:
+            # each crop also turned 180 degrees, in the same batch: the two readings are averaged
+            x = np.concatenate([x, x[:, :, ::-1, ::-1]])
         face_logits, orient_logits = self.session.run(None, {"crops": x})
         p = _softmax(face_logits.astype(np.float64) / self.settings.temperature)
         po = _softmax(orient_logits.astype(np.float64))
-        best = p.argmax(axis=1)
+        if self.settings.turned_views:
+            p = (p[:n] + p[n:]) / 2
+            po = (po[:n] + po[n:, ::-1]) / 2  # the turned view's "upright" is the crop's "upside down"
+        # not a card only when "none" holds at least half the probability; otherwise the best face,
+        # with its (then low) confidence, so a card that is hard to read is shown as unsure, not lost
+        none = self.settings.classes.index(NONE)
+        faces_p = p.copy()
+        faces_p[:, none] = -1.0
+        best = np.where(p[:, none] >= 0.5, none, faces_p.argmax(axis=1))
         return [CropClassification(face=self.settings.classes[b], confidence=float(p[i, b]),
                                    upside_down=bool(po[i, 1] > 0.5), orientation_confidence=float(po[i].max()))
                 for i, b in enumerate(best)]

@@ -39,6 +39,7 @@ class LabelledCard:
     face: str
     quad: tuple
     required: bool  # counts for recall (visible enough, not cut by the border)
+    visible: float = 1.0
 
 
 @dataclass(frozen=True)
@@ -51,6 +52,7 @@ class CardOutcome:
     uncertain: bool = False
     said: str | None = None
     truth: str = ""
+    visible: float = 1.0
 
 
 @dataclass
@@ -84,6 +86,12 @@ class Tally:
             "confident_false_alarms": sum(not d.uncertain for d in self.false_alarms),
             "missed": n - len(found),
         }
+        # cards in the open (at least 90% visible) apart from cards partly under others
+        whole = [c for c in self.cards if c.visible >= 0.9]
+        whole_found = [c for c in whole if c.found]
+        out["cards_in_the_open"] = len(whole)
+        out["detection_recall_in_the_open"] = _ratio(len(whole_found), len(whole))
+        out["face_accuracy_in_the_open"] = _ratio(sum(c.face_right for c in whole_found), len(whole_found))
         confusions: dict[str, int] = {}
         for c in found:
             if not c.face_right:
@@ -119,13 +127,13 @@ def score_frame(detections: list[Detection], cards: list[LabelledCard]) -> Tally
         if not c.required:
             continue
         if j not in matched:
-            tally.cards.append(CardOutcome(found=False, truth=c.face))
+            tally.cards.append(CardOutcome(found=False, truth=c.face, visible=c.visible))
             continue
         d = detections[matched[j]]
         tally.cards.append(CardOutcome(found=True, face_right=d.face == c.face,
                                        orientation_right=_same_start(d.quad, c.quad),
                                        confidence=d.confidence, uncertain=d.uncertain, said=d.face,
-                                       truth=c.face))
+                                       truth=c.face, visible=c.visible))
     for i, d in enumerate(detections):
         if i in used_d:
             j = next(j for j, k in matched.items() if k == i)
@@ -146,7 +154,8 @@ def _same_start(q, truth) -> bool:
 
 def cards_from_scene_labels(labels: dict) -> list[LabelledCard]:
     return [LabelledCard(face=c["face"], quad=tuple(map(tuple, c["quad"])),
-                         required=float(c.get("visible", 1.0)) >= MIN_VISIBLE) for c in labels["cards"]]
+                         required=float(c.get("visible", 1.0)) >= MIN_VISIBLE, visible=float(c.get("visible", 1.0)))
+            for c in labels["cards"]]
 
 
 # ---------------------------------------------------------------- the uncertainty threshold
@@ -170,9 +179,12 @@ def pick_threshold(outcomes: list[tuple[float, bool]], max_wrong_rate: float) ->
     threshold = float(ok.min()) if len(ok) else float(levels[0]) + 1e-6
     threshold = min(max(threshold, 0.3), 0.999)
     kept = conf >= threshold
+    curve = {f"{t:g}": {"confident_wrong": int((wrong & (conf >= t)).sum()), "uncertain_share": round(float((conf < t).mean()), 5)}
+             for t in (0.5, 0.8, 0.9, 0.95, 0.98, 0.99, 0.995, 0.998, 0.999)}
     return threshold, {"threshold_from": int(len(conf)), "threshold_wrong_confident": int((wrong & kept).sum()),
                        "threshold_uncertain_share": round(float((~kept).mean()), 5),
-                       "threshold_max_wrong_rate": max_wrong_rate}
+                       "threshold_max_wrong_rate": max_wrong_rate, "wrong_answers": int(wrong.sum()),
+                       "curve": curve}
 
 
 # ---------------------------------------------------------------- real photos

@@ -45,24 +45,58 @@ def order_clockwise_portrait(quad: np.ndarray) -> np.ndarray:
 
 
 def fit_quad(contour: np.ndarray) -> np.ndarray:
-    """Four corners for a card-like contour: the minimum-area rectangle, unless the blob is clearly
-    not a rectangle (a card seen at an angle) and a 4-point polygon fits it well."""
+    """Four corners for a card-like blob outline: a first guess (a 4-point polygon of the hull, or the
+    minimum-area rectangle), then each side re-fitted as a line through the straight middle of that
+    side of the outline and the corners put where the lines meet, so rounded blob corners and
+    perspective (trapezoids) do not bias the quad."""
     hull = cv2.convexHull(contour.reshape(-1, 1, 2).astype(np.float32))
     rect = cv2.boxPoints(cv2.minAreaRect(hull)).astype(np.float64)
-    rect_area = abs(cv2.contourArea(rect.astype(np.float32)))
     hull_area = abs(cv2.contourArea(hull))
-    if rect_area <= 0 or hull_area / rect_area > 0.94:
-        return rect
+    guess = rect
     perimeter = cv2.arcLength(hull, True)
-    for eps in (0.02, 0.035, 0.05, 0.07):
+    for eps in (0.02, 0.035, 0.05, 0.08):
         poly = cv2.approxPolyDP(hull, eps * perimeter, True).reshape(-1, 2)
         if len(poly) == 4:
-            if abs(cv2.contourArea(poly.astype(np.float32))) / hull_area > 0.95:
-                return poly.astype(np.float64)
+            guess = poly.astype(np.float64)
             break
         if len(poly) < 4:
             break
-    return rect
+    refined = _refit_sides(contour, guess)
+    if refined is not None:
+        area = abs(cv2.contourArea(refined.astype(np.float32)))
+        if 0.9 * hull_area <= area <= 1.2 * hull_area and cv2.isContourConvex(refined.astype(np.float32)):
+            return refined
+    return guess
+
+
+def _refit_sides(contour: np.ndarray, quad: np.ndarray) -> np.ndarray | None:
+    pts = contour.reshape(-1, 2)
+    lines = []
+    for i in range(4):
+        a, b = quad[i], quad[(i + 1) % 4]
+        d = b - a
+        length = float(np.hypot(*d))
+        if length < 2:
+            return None
+        u = d / length
+        n = np.array([-u[1], u[0]])
+        rel = pts - a
+        along = rel @ u / length
+        across = np.abs(rel @ n)
+        near = (along > 0.15) & (along < 0.85) & (across < max(1.5, 0.12 * length))
+        if near.sum() < 3:
+            return None
+        vx, vy, x0, y0 = cv2.fitLine(pts[near].astype(np.float32), cv2.DIST_HUBER, 0, 0.01, 0.01).ravel()
+        lines.append((np.array([x0, y0], np.float64), np.array([vx, vy], np.float64)))
+    corners = []
+    for i in range(4):
+        (p1, d1), (p2, d2) = lines[i - 1], lines[i]
+        m = np.array([d1, -d2]).T
+        if abs(np.linalg.det(m)) < 1e-6:
+            return None
+        t = np.linalg.solve(m, p2 - p1)
+        corners.append(p1 + t[0] * d1)
+    return np.array(corners)
 
 
 def grow(quad: np.ndarray, shrink: float) -> np.ndarray:
@@ -74,7 +108,7 @@ def grow(quad: np.ndarray, shrink: float) -> np.ndarray:
 class QuadFinder:
     shrink: float
     threshold: float = 0.5
-    min_blob_px: int = 10  # in map pixels: smaller blobs are specks, not cards
+    min_blob_px: int = 6  # in map pixels: smaller blobs are specks, not cards
 
     def find(self, interior: np.ndarray, geometry: MapGeometry) -> list[np.ndarray]:
         """Quads (4x2, frame pixels, clockwise portrait order) of the blobs of the interior map."""
@@ -92,7 +126,7 @@ class QuadFinder:
             up = cv2.resize(roi, ((x1 - x0) * _TRACE_UPSAMPLE, (y1 - y0) * _TRACE_UPSAMPLE),
                             interpolation=cv2.INTER_LINEAR)
             contours, _ = cv2.findContours((up > self.threshold).astype(np.uint8), cv2.RETR_EXTERNAL,
-                                           cv2.CHAIN_APPROX_SIMPLE)
+                                           cv2.CHAIN_APPROX_NONE)
             if not contours:
                 continue
             contour = max(contours, key=cv2.contourArea).reshape(-1, 2).astype(np.float64)
