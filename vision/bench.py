@@ -2,6 +2,7 @@
 datasets/ and on the labelled real photos, and time per stage for 1280x720 frames."""
 from __future__ import annotations
 
+import os
 import platform
 import time
 from pathlib import Path
@@ -107,8 +108,12 @@ def run_benchmark(detector, scenes=None, splits=None, frames=30, card_counts=(9,
             report["photos_dev"] = {"skipped": "../shared/photos-dev is not present"}
     if speed:
         t0 = time.perf_counter()
+        load_before = os.getloadavg()[0]
         report["speed"] = {f"{n}_cards": time_stages(detector, n, frames) for n in card_counts}
         report["speed"]["seconds"] = round(time.perf_counter() - t0, 1)
+        # other processes on the machine slow every stage: say how busy it was
+        report["speed"]["load_average_1min"] = [round(load_before, 2), round(os.getloadavg()[0], 2)]
+        report["speed"]["cpu_count"] = os.cpu_count()
     return report
 
 

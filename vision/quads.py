@@ -86,16 +86,18 @@ def _refit_sides(contour: np.ndarray, quad: np.ndarray) -> np.ndarray | None:
         near = (along > 0.15) & (along < 0.85) & (across < max(1.5, 0.12 * length))
         if near.sum() < 3:
             return None
-        vx, vy, x0, y0 = cv2.fitLine(pts[near].astype(np.float32), cv2.DIST_HUBER, 0, 0.01, 0.01).ravel()
+        vx, vy, x0, y0 = cv2.fitLine(pts[near].astype(np.float32), cv2.DIST_L2, 0, 0.01, 0.01).ravel()
         lines.append((np.array([x0, y0], np.float64), np.array([vx, vy], np.float64)))
     corners = []
     for i in range(4):
         (p1, d1), (p2, d2) = lines[i - 1], lines[i]
-        m = np.array([d1, -d2]).T
-        if abs(np.linalg.det(m)) < 1e-6:
+        # p1 + t d1 = p2 + s d2, solved by Cramer's rule (2x2; numpy.linalg is slow for this size)
+        det = d1[1] * d2[0] - d1[0] * d2[1]
+        if abs(det) < 1e-6:
             return None
-        t = np.linalg.solve(m, p2 - p1)
-        corners.append(p1 + t[0] * d1)
+        r = p2 - p1
+        t = (r[1] * d2[0] - r[0] * d2[1]) / det
+        corners.append(p1 + t * d1)
     return np.array(corners)
 
 
