@@ -111,11 +111,12 @@ class QuadFinder:
     shrink: float
     threshold: float = 0.5
     min_blob_px: int = 6  # in map pixels: smaller blobs are specks, not cards
+    core_threshold: float = 0.9  # a blob with several cores this sure is split between them
 
     def find(self, interior: np.ndarray, geometry: MapGeometry) -> list[np.ndarray]:
         """Quads (4x2, frame pixels, clockwise portrait order) of the blobs of the interior map."""
         binary = (interior > self.threshold).astype(np.uint8)
-        n, _, stats, _ = cv2.connectedComponentsWithStats(binary, connectivity=4)
+        n, labels, stats, _ = cv2.connectedComponentsWithStats(binary, connectivity=4)
         h, w = interior.shape
         quads = []
         for i in range(1, n):
@@ -125,15 +126,40 @@ class QuadFinder:
             x0, y0 = max(x - 2, 0), max(y - 2, 0)
             x1, y1 = min(x + bw + 2, w), min(y + bh + 2, h)
             roi = interior[y0:y1, x0:x1]
-            up = cv2.resize(roi, ((x1 - x0) * _TRACE_UPSAMPLE, (y1 - y0) * _TRACE_UPSAMPLE),
-                            interpolation=cv2.INTER_LINEAR)
-            contours, _ = cv2.findContours((up > self.threshold).astype(np.uint8), cv2.RETR_EXTERNAL,
-                                           cv2.CHAIN_APPROX_NONE)
-            if not contours:
-                continue
-            contour = max(contours, key=cv2.contourArea).reshape(-1, 2).astype(np.float64)
-            # upsampled pixel centre -> map pixel coordinates
-            contour = (contour + 0.5) / _TRACE_UPSAMPLE - 0.5 + np.array([x0, y0])
-            quad = geometry.to_frame(fit_quad(contour))
-            quads.append(order_clockwise_portrait(grow(quad, self.shrink)))
+            roi_labels = labels[y0:y1, x0:x1]
+            background = roi_labels == 0  # kept: the soft edge just outside the blob is part of its outline
+            for region in self._split(roi, roi_labels == i):
+                quad = self._trace(np.where(region | background, roi, 0.0).astype(np.float32), x0, y0, geometry)
+                if quad is not None:
+                    quads.append(quad)
         return quads
+
+    def _split(self, roi: np.ndarray, blob: np.ndarray) -> list[np.ndarray]:
+        """The blob, or its parts when touching cards left it with several confident cores."""
+        cores = ((roi > self.core_threshold) & blob).astype(np.uint8)
+        n, core_labels, stats, _ = cv2.connectedComponentsWithStats(cores, connectivity=4)
+        big = [k for k in range(1, n) if stats[k, cv2.CC_STAT_AREA] >= max(2, self.min_blob_px // 2)]
+        if len(big) < 2:
+            return [blob]
+        markers = np.zeros(roi.shape, np.int32)
+        for m, k in enumerate(big, start=1):
+            markers[core_labels == k] = m
+        markers[~blob] = len(big) + 1  # outside the blob
+        image = cv2.cvtColor((255 - np.clip(roi * 255, 0, 255)).astype(np.uint8), cv2.COLOR_GRAY2BGR)
+        cv2.watershed(image, markers)
+        return [(markers == m) & blob for m in range(1, len(big) + 1)]
+
+    def _trace(self, roi: np.ndarray, x0: int, y0: int, geometry: MapGeometry) -> np.ndarray | None:
+        rh, rw = roi.shape
+        up = cv2.resize(roi, (rw * _TRACE_UPSAMPLE, rh * _TRACE_UPSAMPLE), interpolation=cv2.INTER_LINEAR)
+        contours, _ = cv2.findContours((up > self.threshold).astype(np.uint8), cv2.RETR_EXTERNAL,
+                                       cv2.CHAIN_APPROX_NONE)
+        if not contours:
+            return None
+        contour = max(contours, key=cv2.contourArea)
+        if cv2.contourArea(contour) < self.min_blob_px * _TRACE_UPSAMPLE ** 2:
+            return None
+        # upsampled pixel centre -> map pixel coordinates
+        contour = (contour.reshape(-1, 2).astype(np.float64) + 0.5) / _TRACE_UPSAMPLE - 0.5 + np.array([x0, y0])
+        quad = geometry.to_frame(fit_quad(contour))
+        return order_clockwise_portrait(grow(quad, self.shrink))
