@@ -44,7 +44,7 @@ def order_clockwise_portrait(quad: np.ndarray) -> np.ndarray:
     return q
 
 
-def fit_quad(contour: np.ndarray) -> np.ndarray:
+def fit_quad(contour: np.ndarray, perspective: bool = True) -> np.ndarray:
     """Four corners for a card-like blob outline: a first guess (a 4-point polygon of the hull, or the
     minimum-area rectangle), then each side re-fitted as a line through the straight middle of that
     side of the outline and the corners put where the lines meet, so rounded blob corners and
@@ -54,7 +54,10 @@ def fit_quad(contour: np.ndarray) -> np.ndarray:
     hull_area = abs(cv2.contourArea(hull))
     guess = rect
     perimeter = cv2.arcLength(hull, True)
-    for eps in (0.02, 0.035, 0.05, 0.08):
+    rect_area = abs(cv2.contourArea(rect.astype(np.float32)))
+    # a blob that fills its rectangle is a card seen square on: start from the rectangle
+    square_on = not perspective or (rect_area > 0 and hull_area / rect_area > 0.94)
+    for eps in () if square_on else (0.02, 0.035, 0.05, 0.08):
         poly = cv2.approxPolyDP(hull, eps * perimeter, True).reshape(-1, 2)
         if len(poly) == 4:
             guess = poly.astype(np.float64)
@@ -112,6 +115,7 @@ class QuadFinder:
     threshold: float = 0.5
     min_blob_px: int = 6  # in map pixels: smaller blobs are specks, not cards
     core_threshold: float = 0.9  # a blob with several cores this sure is split between them
+    perspective: bool = False  # start trapezoids from a 4-point polygon (measured worse than from the rectangle)
 
     def find(self, interior: np.ndarray, geometry: MapGeometry) -> list[np.ndarray]:
         """Quads (4x2, frame pixels, clockwise portrait order) of the blobs of the interior map."""
@@ -161,5 +165,5 @@ class QuadFinder:
             return None
         # upsampled pixel centre -> map pixel coordinates
         contour = (contour.reshape(-1, 2).astype(np.float64) + 0.5) / _TRACE_UPSAMPLE - 0.5 + np.array([x0, y0])
-        quad = geometry.to_frame(fit_quad(contour))
+        quad = geometry.to_frame(fit_quad(contour, self.perspective))
         return order_clockwise_portrait(grow(quad, self.shrink))
