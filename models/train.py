@@ -104,7 +104,7 @@ def _shards(folder: Path, prefix: str) -> list[Path]:
 # ---------------------------------------------------------------- mask net
 
 def train_mask(minutes: float, work: Path, out: Path, threads: int, batch: int = 16, resume: bool = True,
-               patch: tuple[int, int] = (128, 224)) -> None:
+               patch: tuple[int, int] = (128, 224), peak_lr: float = 3e-3) -> None:
     import torch
     from torch import nn
     from models.nets import MaskNet, count_parameters
@@ -138,7 +138,7 @@ def train_mask(minutes: float, work: Path, out: Path, threads: int, batch: int =
                 idx = order[i:i + batch]
                 frac = min(1.0, (time.time() - start) / (minutes * 60))
                 for g in opt.param_groups:  # cosine decay over the time budget
-                    g["lr"] = float(3e-3 * (0.02 + 0.98 * 0.5 * (1 + np.cos(np.pi * frac))))
+                    g["lr"] = float(peak_lr * (0.02 + 0.98 * 0.5 * (1 + np.cos(np.pi * frac))))
                 # a random window of the stored patches: more, cheaper steps for the same CPU time
                 ph, pw = patch
                 oy = 2 * int(rng.integers(0, (x.shape[2] - ph) // 2 + 1))
@@ -383,6 +383,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--step", choices=["all", "data", "mask", "crops", "calibrate"], default="all")
     p.add_argument("--mask-minutes", type=float, default=30)
     p.add_argument("--crop-minutes", type=float, default=30)
+    p.add_argument("--mask-lr", type=float, default=3e-3, help="peak learning rate of the mask net (lower to fine-tune)")
     p.add_argument("--shards", type=int, default=30, help="training data shards to render (default 30)")
     p.add_argument("--per-shard", type=int, default=100, help="scenes per shard (default 100)")
     p.add_argument("--val-scenes", type=int, default=300)
@@ -403,7 +404,7 @@ def main(argv: list[str] | None = None) -> int:
     if a.step in ("all", "data"):
         write_shards(a.work, a.seed, a.shards, a.per_shard, a.shared)
     if a.step in ("all", "mask"):
-        train_mask(a.mask_minutes, a.work, a.out, a.threads, resume=not a.fresh)
+        train_mask(a.mask_minutes, a.work, a.out, a.threads, resume=not a.fresh, peak_lr=a.mask_lr)
     if a.step in ("all", "crops"):
         train_crops(a.crop_minutes, a.work, a.out, a.threads, resume=not a.fresh)
     if a.step in ("all", "calibrate"):
