@@ -1,0 +1,99 @@
+"""The two networks (PyTorch; training only). Both take BGR pixels 0..255 as float and normalise inside,
+so the run-time side only casts and transposes.
+
+- ``MaskNet``: fully convolutional; frame (scaled so its long side is ~320 px) -> two maps at half
+  the input resolution: the card's *shrunk interior* (each card shrunk to ``SHRINK`` around its
+  centre, so touching cards give separate blobs) and the whole visible card.
+- ``CropNet``: a 3x96x64 upright card crop -> face logits (36 faces + back + none) and orientation
+  logits (0: the crop's top is the card's top; 1: the card is upside down in the crop).
+"""
+from __future__ import annotations
+
+import torch
+from torch import nn
+
+from models.labels import CLASSES, INPUT_MULTIPLE, MASK_STRIDE, SHRINK  # noqa: F401 (re-exported)
+
+
+def _cbr(cin, cout, k=3, s=1, groups=1, dilation=1):
+    pad = dilation * (k // 2)
+    return nn.Sequential(nn.Conv2d(cin, cout, k, s, pad, dilation=dilation, groups=groups, bias=False),
+                         nn.BatchNorm2d(cout), nn.ReLU(inplace=True))
+
+
+class _DWBlock(nn.Module):
+    """Depthwise-separable block with a residual when shapes allow."""
+
+    def __init__(self, cin, cout, stride=1, dilation=1):
+        super().__init__()
+        self.dw = _cbr(cin, cin, 3, stride, groups=cin, dilation=dilation)
+        self.pw = _cbr(cin, cout, 1)
+        self.residual = stride == 1 and cin == cout
+
+    def forward(self, x):
+        y = self.pw(self.dw(x))
+        return x + y if self.residual else y
+
+
+class _Normalise(nn.Module):
+    def forward(self, x):
+        return x * (1.0 / 127.5) - 1.0
+
+
+class MaskNet(nn.Module):
+    def __init__(self, width: int = 1):
+        super().__init__()
+        c1, c2, c3, c4 = 16 * width, 32 * width, 64 * width, 128 * width
+        self.norm = _Normalise()
+        self.stem = _cbr(3, c1, 3, 2)                         # 1/2
+        self.down2 = nn.Sequential(_DWBlock(c1, c2, 2), _DWBlock(c2, c2))   # 1/4
+        self.down3 = nn.Sequential(_DWBlock(c2, c3, 2), _DWBlock(c3, c3))   # 1/8
+        self.down4 = nn.Sequential(_DWBlock(c3, c4, 2), _DWBlock(c4, c4, dilation=2),
+                                   _DWBlock(c4, c4, dilation=4), _DWBlock(c4, c4, dilation=2))  # 1/16
+        self.up3 = _cbr(c4 + c3, c3, 1)
+        self.ref3 = _DWBlock(c3, c3)
+        self.up2 = _cbr(c3 + c2, c2, 1)
+        self.ref2 = _DWBlock(c2, c2)
+        self.up1 = _cbr(c2 + c1, c1, 1)
+        self.ref1 = _DWBlock(c1, c1)
+        self.head = nn.Conv2d(c1, 2, 1)
+
+    @staticmethod
+    def _up(x, like):
+        return nn.functional.interpolate(x, size=like.shape[-2:], mode="bilinear", align_corners=False)
+
+    def forward(self, x):
+        x = self.norm(x)
+        f1 = self.stem(x)
+        f2 = self.down2(f1)
+        f3 = self.down3(f2)
+        f4 = self.down4(f3)
+        y = self.ref3(self.up3(torch.cat([self._up(f4, f3), f3], 1)))
+        y = self.ref2(self.up2(torch.cat([self._up(y, f2), f2], 1)))
+        y = self.ref1(self.up1(torch.cat([self._up(y, f1), f1], 1)))
+        return self.head(y)  # logits; the exported model adds a sigmoid
+
+
+class CropNet(nn.Module):
+    def __init__(self, n_classes: int = len(CLASSES)):
+        super().__init__()
+        self.norm = _Normalise()
+        self.features = nn.Sequential(
+            _cbr(3, 24, 3, 2),                                  # 48x32
+            _DWBlock(24, 48, 2), _DWBlock(48, 48),              # 24x16
+            _DWBlock(48, 96, 2), _DWBlock(96, 96),              # 12x8
+            _DWBlock(96, 128, 2), _DWBlock(128, 128), _DWBlock(128, 128),  # 6x4
+            _cbr(128, 48, 1),
+        )
+        # flatten (not global pooling) keeps where things are in the crop: the orientation needs it
+        self.dropout = nn.Dropout(0.2)
+        self.face = nn.Linear(48 * 6 * 4, n_classes)
+        self.orientation = nn.Linear(48 * 6 * 4, 2)
+
+    def forward(self, x):
+        f = self.dropout(torch.flatten(self.features(self.norm(x)), 1))
+        return self.face(f), self.orientation(f)
+
+
+def count_parameters(model: nn.Module) -> int:
+    return sum(p.numel() for p in model.parameters())

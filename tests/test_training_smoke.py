@@ -1,0 +1,58 @@
+"""The training code runs end to end on a handful of demo-deck samples (seconds; skipped without torch)."""
+import numpy as np
+import pytest
+
+torch = pytest.importorskip("torch")
+ort = pytest.importorskip("onnxruntime")
+
+from datasets.art import load_art  # noqa: E402
+from datasets.crops import crops_from_scene  # noqa: E402
+from datasets.scenes import clean_config, render_scene  # noqa: E402
+from models.data import PATCH_H, PATCH_W, crop_batch, mask_sample  # noqa: E402
+from models.labels import CLASSES, MASK_STRIDE  # noqa: E402
+from models.nets import CropNet, MaskNet  # noqa: E402
+from models.train import export_crops, export_mask, fit_temperature  # noqa: E402
+
+
+def test_a_few_steps_of_both_nets_then_export_to_onnx(tmp_path):
+    torch.set_num_threads(1)
+    rng = np.random.default_rng(0)
+    art = load_art("demo", height=200)
+    image, labels = render_scene(rng, art, clean_config(min_cards=3, max_cards=4, size=(640, 360)))
+    x, t, w = zip(*(mask_sample(rng, image, labels) for _ in range(2)))
+    x, t, w = np.stack(x), np.stack(t), np.stack(w)
+    assert x.shape == (2, 3, PATCH_H, PATCH_W) and t.shape == (2, 2, PATCH_H // MASK_STRIDE, PATCH_W // MASK_STRIDE)
+    assert t[:, 0].max() > 0.5  # the cards' interiors are there
+
+    mask_net = MaskNet()
+    opt = torch.optim.AdamW(mask_net.parameters(), lr=1e-3)
+    for _ in range(2):
+        loss = torch.nn.functional.binary_cross_entropy_with_logits(mask_net(torch.from_numpy(x).float()),
+                                                                    torch.from_numpy(t))
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+
+    made = crops_from_scene(rng, image, labels)
+    crops = np.stack([c for c, _ in made])
+    xb, yb, ob = crop_batch(rng, crops, [label for _, label in made])
+    crop_net = CropNet()
+    face_logits, orient_logits = crop_net(torch.from_numpy(xb).float())
+    assert face_logits.shape == (len(made), len(CLASSES)) and orient_logits.shape == (len(made), 2)
+    (face_logits.logsumexp(1).mean() + orient_logits.mean()).backward()
+
+    export_mask(mask_net, tmp_path)
+    export_crops(crop_net, tmp_path)
+    masks = ort.InferenceSession(str(tmp_path / "cardmask.onnx")).run(None, {"image": x[:1].astype(np.float32)})[0]
+    assert masks.shape == (1, 2, PATCH_H // MASK_STRIDE, PATCH_W // MASK_STRIDE)
+    assert 0.0 <= masks.min() and masks.max() <= 1.0
+    faces, turns = ort.InferenceSession(str(tmp_path / "cardface.onnx")).run(None, {"crops": xb.astype(np.float32)})
+    assert faces.shape == (len(made), len(CLASSES)) and turns.shape == (len(made), 2)
+
+
+def test_temperature_scaling_recovers_a_known_temperature():
+    rng = np.random.default_rng(1)
+    true_logits = rng.normal(0, 3, size=(4000, 5))
+    p = np.exp(true_logits) / np.exp(true_logits).sum(1, keepdims=True)
+    labels = np.array([rng.choice(5, p=row) for row in p])
+    assert abs(fit_temperature(true_logits * 2.0, labels) - 2.0) < 0.25

@@ -1,0 +1,91 @@
+"""``hanadealer recognise`` and ``hanadealer bench-vision`` from the command line."""
+import json
+
+import cv2
+import pytest
+
+from datasets.deck import render_card
+from hanadealer.cli import main
+from vision_frames import place, table
+
+
+@pytest.fixture(scope="module")
+def two_card_image(tmp_path_factory):
+    frame = table()
+    place(frame, render_card("cherry-curtain", 435), (420, 360), 280, 8)
+    place(frame, render_card("paulownia-chaff-2", 435), (860, 360), 280, 180 - 6)
+    path = tmp_path_factory.mktemp("img") / "table.png"
+    cv2.imwrite(str(path), frame)
+    return path
+
+
+def test_recognise_json_prints_one_document_per_image(two_card_image, capsys):
+    assert main(["recognise", str(two_card_image), str(two_card_image), "--json"]) == 0
+    lines = capsys.readouterr().out.strip().splitlines()
+    assert len(lines) == 2
+    doc = json.loads(lines[0])
+    assert doc["image"] == str(two_card_image) and doc["ms"] > 0
+    assert sorted(c["face"] for c in doc["cards"]) == ["cherry-curtain", "paulownia-chaff"]
+    chaff = next(c for c in doc["cards"] if c["face"] == "paulownia-chaff")
+    assert chaff["card"] == "paulownia-chaff-1"  # a chaff face names its month's first chaff card
+    for c in doc["cards"]:
+        assert set(c) == {"card", "face", "quad", "confidence", "uncertain"}
+        assert len(c["quad"]) == 4 and all(len(p) == 2 for p in c["quad"])
+
+
+def test_recognise_text_output(two_card_image, capsys):
+    assert main(["recognise", str(two_card_image)]) == 0
+    out = capsys.readouterr().out
+    assert "2 cards" in out and "cherry-curtain" in out
+
+
+def test_bad_images_get_a_clear_error_and_the_others_are_still_read(two_card_image, tmp_path, capsys):
+    corrupt = tmp_path / "corrupt.jpg"
+    corrupt.write_bytes(b"\xff\xd8\xff\xe0 this is not really a jpeg")
+    empty = tmp_path / "empty.png"
+    empty.write_bytes(b"")
+    missing = tmp_path / "missing.png"
+    rc = main(["recognise", str(corrupt), str(two_card_image), str(empty), str(missing), "--json"])
+    assert rc == 2
+    captured = capsys.readouterr()
+    assert len(captured.out.strip().splitlines()) == 1  # the good image
+    err = captured.err
+    assert f"{corrupt}: not a readable image" in err
+    assert f"{empty}: the file is empty" in err
+    assert f"{missing}: no such file" in err
+    assert "Traceback" not in err
+
+
+def test_missing_models_are_named(tmp_path, two_card_image, capsys):
+    assert main(["recognise", str(two_card_image), "--models", str(tmp_path)]) == 2
+    assert "vision.json" in capsys.readouterr().err
+
+
+def test_bench_vision_prints_json_timings_per_stage(capsys):
+    assert main(["bench-vision", "--no-accuracy", "--frames", "2", "--cards", "9"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    nine = report["speed"]["9_cards"]
+    for stage in ("mask", "quads", "classify", "total"):
+        assert nine[stage]["median_ms"] > 0 and nine[stage]["p95_ms"] >= nine[stage]["median_ms"]
+
+
+def test_bench_vision_on_the_demo_split(capsys):
+    assert main(["bench-vision", "--no-speed", "--splits", "demo", "--scenes", "3"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    demo = report["splits"]["demo"]
+    assert demo["scenes"] == 3
+    for key in ("face_accuracy", "detection_recall", "detection_precision", "uncertain_share",
+                "confident_wrong_rate"):
+        assert key in demo
+
+
+def test_bench_vision_markdown_tables(capsys):
+    assert main(["bench-vision", "--splits", "demo", "--scenes", "1", "--frames", "1", "--cards", "9",
+                 "--markdown"]) == 0
+    out = capsys.readouterr().out
+    assert "| demo | " in out and "| 9 cards (median / p95 ms) |" in out
+
+
+def test_bench_vision_refuses_an_unknown_split(capsys):
+    assert main(["bench-vision", "--no-speed", "--splits", "nonsense"]) == 2
+    assert "unknown split" in capsys.readouterr().err

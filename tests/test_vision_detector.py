@@ -1,0 +1,121 @@
+"""The shipped models on the project's own demo deck (no ../shared needed), and on the real photos."""
+import numpy as np
+import pytest
+
+from datasets.art import load_art
+from datasets.deck import BACKS, render_card
+from dealer.cards import BACK, all_cards, get_card
+from vision.detector import CardDetector, first_card_of_face
+from vision.evaluate import cards_from_scene_labels, quad_iou, score_frame
+from vision_frames import place, table
+
+
+@pytest.fixture(scope="module")
+def detector():
+    return CardDetector()
+
+
+def grid_frames(ids, per_frame=10, colour=(40, 90, 30)):
+    """Frames with up to ``per_frame`` cards each in two rows, some upside down or askew."""
+    rng = np.random.default_rng(3)
+    frames = []
+    for start in range(0, len(ids), per_frame):
+        frame = table(colour=colour, seed=start)
+        truth = []
+        for k, card_id in enumerate(ids[start:start + per_frame]):
+            angle = float(rng.choice([0, 180])) + float(rng.uniform(-12, 12))
+            centre = (130 + (k % 5) * 250, 190 + (k // 5) * 340)
+            quad = place(frame, render_card(card_id, 435), centre, 230, angle)
+            truth.append((card_id, quad))
+        frames.append((frame, truth))
+    return frames
+
+
+def test_every_card_of_the_demo_deck_is_recognised(detector):
+    ids = [c.id for c in all_cards()] + list(BACKS)
+    wrong = []
+    for frame, truth in grid_frames(ids):
+        detections = detector.detect(frame)
+        assert len(detections) == len(truth)
+        for card_id, quad in truth:
+            d = max(detections, key=lambda d: quad_iou(d.quad, quad))
+            face = BACK if card_id in BACKS else get_card(card_id).face
+            if d.face != face or quad_iou(d.quad, quad) < 0.8:
+                wrong.append((card_id, d.face, round(quad_iou(d.quad, quad), 2)))
+            elif face != BACK and np.linalg.norm(np.asarray(d.quad[0]) - quad[0]) > 25 and not d.uncertain:
+                # a card read upside down must at least be shown as unsure
+                wrong.append((card_id, "starts at the wrong corner"))
+    assert wrong == []
+
+
+def test_a_demo_deck_scene_is_read_correctly(detector):
+    from datasets.scenes import clean_config, render_scene
+    rng = np.random.default_rng(11)
+    art = load_art("demo")
+    for _ in range(3):
+        image, labels = render_scene(rng, art, clean_config(min_cards=6, max_cards=9, layout="rows"))
+        tally = score_frame(detector.detect(image), cards_from_scene_labels(labels))
+        s = tally.summary()
+        assert s["detection_recall"] == 1.0 and s["face_accuracy"] == 1.0, s
+        assert s["false_alarms"] == 0, s
+
+
+@pytest.mark.parametrize("colour", [(40, 90, 30), (225, 228, 232), (25, 25, 28), (60, 90, 150)])
+def test_a_blank_table_gives_no_cards(detector, colour):
+    assert detector.detect(table(colour=colour)) == []
+
+
+def test_a_card_on_a_light_and_on_a_dark_table(detector):
+    for colour in [(225, 228, 232), (20, 20, 22)]:
+        frame = table(colour=colour)
+        quad = place(frame, render_card("willow-rainman", 435), (640, 360), 300, 180 + 20)
+        (d,) = detector.detect(frame)
+        assert d.face == "willow-rainman" and d.card == "willow-rainman"
+        assert quad_iou(d.quad, quad) > 0.85
+        assert np.linalg.norm(np.asarray(d.quad[0]) - quad[0]) < 25  # upside down, still from its top-left
+
+
+def test_chaff_faces_name_the_first_chaff_card_of_the_month():
+    assert first_card_of_face("pine-chaff") == "pine-chaff-1"
+    assert first_card_of_face("paulownia-chaff") == "paulownia-chaff-1"
+    assert first_card_of_face(BACK) is None
+    assert first_card_of_face("pine-crane") == "pine-crane"
+
+
+@pytest.mark.parametrize("frame", [np.zeros((0, 0, 3), np.uint8), np.zeros((10, 10, 3), np.float32),
+                                   np.zeros((10, 10, 2), np.uint8)])
+def test_a_frame_that_is_not_an_image_is_refused_clearly(detector, frame):
+    with pytest.raises(ValueError, match="frame"):
+        detector.detect(frame)
+
+
+def test_confidences_are_probabilities_and_doubt_follows_the_threshold(detector):
+    frame = table()
+    place(frame, render_card("maple-deer", 435), (400, 360), 260, 5)
+    place(frame, render_card("back-red", 435), (900, 360), 260, -5)
+    detections = detector.detect(frame)
+    assert sorted(d.face for d in detections) == ["back", "maple-deer"]
+    for d in detections:
+        assert 0.0 <= d.confidence <= 1.0
+        assert d.uncertain == (d.confidence < detector.threshold) or d.uncertain
+    strict = CardDetector(threshold=1.01)
+    assert all(d.uncertain for d in strict.detect(frame))
+
+
+@pytest.mark.shared
+def test_photos_dev_cards_are_never_read_wrong_with_confidence(detector, shared):
+    from vision.bench import evaluate_photos
+    result = evaluate_photos(detector, shared / "photos-dev")
+    assert result["confident_wrong"] == 0 and result["confident_false_alarms"] == 0, result
+    # what the shipped models reach (12 of the 14 cards found, every found card named right): a floor
+    # against regressions; the issue's target (all 14) is the strict xfail below
+    assert result["cards"] == 14 and result["face_accuracy_of_all_cards"] >= 0.857, result  # 12 / 14, as rounded
+
+
+@pytest.mark.shared
+@pytest.mark.xfail(strict=True, reason="issue 4 target not met by the shipped models: 2 of the 14 real cards "
+                                       "are not found (see models/MODEL.md)")
+def test_photos_dev_every_card_correct(detector, shared):
+    from vision.bench import evaluate_photos
+    result = evaluate_photos(detector, shared / "photos-dev")
+    assert result["detection_recall"] == 1.0 and result["face_accuracy"] == 1.0, result

@@ -1,0 +1,54 @@
+"""Scoring and the choice of the uncertainty threshold."""
+import pytest
+
+from vision.evaluate import LabelledCard, pick_threshold, quad_iou, score_frame
+from vision.types import Detection
+
+SQUARE = ((0, 0), (54, 0), (54, 87), (0, 87))
+
+
+def shifted(quad, dx, dy=0):
+    return tuple((x + dx, y + dy) for x, y in quad)
+
+
+def det(face, quad, confidence=0.99, uncertain=False):
+    return Detection(card=None, face=face, quad=quad, confidence=confidence, uncertain=uncertain)
+
+
+def test_iou():
+    assert quad_iou(SQUARE, SQUARE) == pytest.approx(1.0)
+    assert quad_iou(SQUARE, shifted(SQUARE, 27)) == pytest.approx(1 / 3, abs=1e-3)
+    assert quad_iou(SQUARE, shifted(SQUARE, 100)) == 0.0
+    assert quad_iou(SQUARE, SQUARE[::-1]) == pytest.approx(1.0)  # winding does not matter
+
+
+def test_score_frame_counts_hits_misses_wrong_faces_and_false_alarms():
+    cards = [LabelledCard("pine-crane", SQUARE, True), LabelledCard("back", shifted(SQUARE, 100), True),
+             LabelledCard("iris-bridge", shifted(SQUARE, 200), True),
+             LabelledCard("maple-deer", shifted(SQUARE, 300), False)]  # mostly hidden: optional
+    detections = [det("pine-crane", SQUARE), det("pine-poetry", shifted(SQUARE, 102)),
+                  det("maple-deer", shifted(SQUARE, 300)), det("plum-warbler", shifted(SQUARE, 500), 0.4, True)]
+    s = score_frame(detections, cards).summary()
+    assert s["cards"] == 3 and s["missed"] == 1
+    assert s["detection_recall"] == pytest.approx(2 / 3, abs=1e-4)
+    assert s["face_accuracy"] == 0.5 and s["confident_wrong"] == 1
+    assert s["false_alarms"] == 1 and s["confident_false_alarms"] == 0
+    assert s["detection_precision"] == pytest.approx(2 / 3, abs=1e-4)  # the optional card's match is not judged
+    assert s["confusions"] == {"back->pine-poetry": 1}
+
+
+def test_orientation_is_judged_by_the_starting_corner():
+    cards = [LabelledCard("pine-crane", SQUARE, True)]
+    turned = SQUARE[2:] + SQUARE[:2]
+    assert score_frame([det("pine-crane", SQUARE)], cards).summary()["orientation_accuracy"] == 1.0
+    assert score_frame([det("pine-crane", turned)], cards).summary()["orientation_accuracy"] == 0.0
+
+
+def test_threshold_keeps_confident_answers_within_the_wrong_rate():
+    outcomes = [(0.999, True)] * 5000 + [(0.97, False)] + [(0.95, True)] * 100 + [(0.6, False)] * 10
+    threshold, stats = pick_threshold(outcomes, max_wrong_rate=1 / 10000)
+    assert 0.97 < threshold <= 0.999
+    assert stats["threshold_wrong_confident"] == 0
+    threshold, stats = pick_threshold(outcomes, max_wrong_rate=1 / 2000)
+    assert 0.6 < threshold <= 0.95  # one confident mistake in 5,111 answers is allowed
+    assert stats["threshold_wrong_confident"] == 1

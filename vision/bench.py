@@ -1,0 +1,150 @@
+"""The recognition benchmark behind ``hanadealer bench-vision``: accuracy per evaluation split of
+datasets/ and on the labelled real photos, and time per stage for 1280x720 frames."""
+from __future__ import annotations
+
+import os
+import platform
+import time
+from pathlib import Path
+
+import numpy as np
+
+from vision.evaluate import Tally, cards_from_scene_labels, load_photo_labels, score_frame
+
+
+def split_scenes(name: str, count: int | None, shared=None):
+    """(image, labels) of the evaluation split ``name`` (its own seeded scenes; the first ``count``)."""
+    from datasets import splits
+    split = splits.get_split(name)
+    if split.needs_shared and shared is None:
+        raise FileNotFoundError("needs ../shared (card art), which is not present")
+    for _, image, labels in splits.split_scenes(split, shared=shared, limit=count):
+        yield image, labels
+
+
+def split_names() -> list[str]:
+    from datasets import splits
+    return list(splits.SPLITS)
+
+
+def timing_frames(cards: int, frames: int, seed: int = 5) -> tuple[list[np.ndarray], float]:
+    """1280x720 scenes of the demo deck with ``cards`` cards each (needs nothing outside the project),
+    and the mean number of cards they really hold (the scattered layout is the one that takes 45)."""
+    from datasets.art import load_art
+    from datasets.scenes import SceneConfig, render_scene
+    rng = np.random.default_rng(seed + cards)
+    art = load_art("demo")
+    config = SceneConfig(size=(1280, 720), min_cards=cards, max_cards=cards, layout="scatter")
+    scenes = [render_scene(rng, art, config) for _ in range(frames)]
+    return [image for image, _ in scenes], float(np.mean([len(labels["cards"]) for _, labels in scenes]))
+
+
+def evaluate_split(detector, name: str, count: int | None, shared=None) -> dict:
+    tally = Tally()
+    ms = []
+    for image, labels in split_scenes(name, count, shared):
+        detections, t = detector.detect_timed(image)
+        ms.append(t["total"])
+        tally.add(score_frame(detections, cards_from_scene_labels(labels)))
+    out = tally.summary()
+    out["scenes"] = len(ms)
+    out["ms_median"] = round(float(np.median(ms)), 2) if ms else None
+    return out
+
+
+def evaluate_photos(detector, folder: Path) -> dict:
+    from vision.cli import read_image
+    labels = load_photo_labels(folder)
+    tally = Tally()
+    per_photo = {}
+    for photo, cards in sorted(labels.items()):
+        detections = detector.detect(read_image(str(folder / photo)))
+        t = score_frame(detections, cards)
+        tally.add(t)
+        per_photo[photo] = {"cards": len(t.cards), "right": sum(c.face_right for c in t.cards),
+                            "said": [f"{c.truth}->{c.said}{' (uncertain)' if c.uncertain else ''}"
+                                     for c in t.cards],
+                            "false_alarms": len(t.false_alarms)}
+    out = tally.summary()
+    out["photos"] = per_photo
+    return out
+
+
+def time_stages(detector, cards: int, frames: int) -> dict:
+    images, labelled = timing_frames(cards, frames)
+    detector.detect(images[0])  # warm up
+    per_stage: dict[str, list[float]] = {}
+    found = []
+    for image in images:
+        detections, t = detector.detect_timed(image)
+        found.append(len(detections))
+        for k, v in t.items():
+            per_stage.setdefault(k, []).append(v)
+    return {"frames": frames, "cards_per_frame": round(labelled, 2), "cards_found_mean": round(float(np.mean(found)), 2),
+            **{k: {"median_ms": round(float(np.median(v)), 2), "p95_ms": round(float(np.percentile(v, 95)), 2)}
+               for k, v in per_stage.items()}}
+
+
+def run_benchmark(detector, scenes=None, splits=None, frames=30, card_counts=(9, 45), accuracy=True,
+                  speed=True, shared=None) -> dict:
+    from datasets.shared import shared_dir
+    report: dict = {"machine": {"python": platform.python_version(), "cpu": platform.processor() or platform.machine(),
+                                "threshold": detector.threshold, "temperature": detector.settings.temperature}}
+    root = shared_dir(shared)
+    if accuracy:
+        names = split_names()
+        if splits:
+            unknown = [s for s in splits if s not in names]
+            if unknown:
+                raise ValueError(f"unknown split(s) {', '.join(unknown)}; the splits are: {', '.join(names)}")
+            names = list(splits)
+        report["splits"] = {}
+        for name in names:
+            try:
+                report["splits"][name] = evaluate_split(detector, name, scenes, root)
+            except FileNotFoundError as exc:  # a split that needs ../shared where it is absent
+                report["splits"][name] = {"skipped": str(exc)}
+        if root is not None and (root / "photos-dev" / "labels.csv").is_file():
+            report["photos_dev"] = evaluate_photos(detector, root / "photos-dev")
+        else:
+            report["photos_dev"] = {"skipped": "../shared/photos-dev is not present"}
+    if speed:
+        t0 = time.perf_counter()
+        load_before = os.getloadavg()[0]
+        report["speed"] = {f"{n}_cards": time_stages(detector, n, frames) for n in card_counts}
+        report["speed"]["seconds"] = round(time.perf_counter() - t0, 1)
+        # other processes on the machine slow every stage: say how busy it was
+        report["speed"]["load_average_1min"] = [round(load_before, 2), round(os.getloadavg()[0], 2)]
+        report["speed"]["cpu_count"] = os.cpu_count()
+    return report
+
+
+def to_markdown(report: dict) -> str:
+    """The report's headline figures as Markdown tables (for the README and MODEL.md)."""
+    def pct(v):
+        return "n/a" if v is None else f"{100 * v:.2f}%"
+    lines = []
+    rows = dict(report.get("splits", {}))
+    if "photos_dev" in report:
+        rows["photos-dev (real)"] = report["photos_dev"]
+    if rows:
+        lines += ["| split | cards | face accuracy | detection recall | detection precision | uncertain | "
+                  "confident-wrong | false alarms (confident) |",
+                  "|---|---|---|---|---|---|---|---|"]
+        for name, r in rows.items():
+            if "skipped" in r:
+                lines.append(f"| {name} | skipped: {r['skipped']} | | | | | | |")
+                continue
+            lines.append(f"| {name} | {r['cards']} | {pct(r['face_accuracy'])} | {pct(r['detection_recall'])} | "
+                         f"{pct(r['detection_precision'])} | {pct(r['uncertain_share'])} | "
+                         f"{r['confident_wrong']} ({pct(r['confident_wrong_rate'])}) | "
+                         f"{r['false_alarms']} ({r['confident_false_alarms']}) |")
+    speed = report.get("speed")
+    if speed:
+        lines += ["", "| frame (1280x720) | mask | quads | classify | total |", "|---|---|---|---|---|"]
+        for key, r in speed.items():
+            if not isinstance(r, dict):
+                continue
+            cells = " | ".join(f"{r[k]['median_ms']:.1f} / {r[k]['p95_ms']:.1f}" for k in ("mask", "quads", "classify", "total"))
+            lines.append(f"| {key.replace('_', ' ')} (median / p95 ms) | {cells} |")
+    return "\n".join(lines) + "\n"

@@ -1,0 +1,122 @@
+"""``hanadealer recognise`` and ``hanadealer bench-vision``."""
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+
+def register(subparsers) -> None:
+    p = subparsers.add_parser("recognise", help="find and name the cards in images",
+                              description="Find and name the cards in each image.")
+    p.add_argument("images", nargs="+", metavar="IMAGE")
+    p.add_argument("--json", action="store_true", help="one JSON document per image, one per line")
+    p.add_argument("--models", default=None, help="folder with the ONNX models (default: the project's models/)")
+    p.add_argument("--threshold", type=float, default=None,
+                   help="confidence below which a card is uncertain (default: the calibrated one)")
+    p.set_defaults(func=recognise)
+
+    b = subparsers.add_parser("bench-vision", help="accuracy and speed of card recognition (JSON)",
+                              description="Evaluate recognition on the evaluation splits of datasets/ and "
+                                          "../shared/photos-dev, and time it per stage; prints JSON.")
+    b.add_argument("--scenes", type=int, default=None, help="scenes per split (default: the split's own count)")
+    b.add_argument("--splits", nargs="*", default=None, help="only these splits")
+    b.add_argument("--frames", type=int, default=30, help="timed frames per card count (default 30)")
+    b.add_argument("--cards", type=int, nargs="*", default=[9, 45], help="card counts to time (default 9 45)")
+    b.add_argument("--quick", action="store_true", help="20 scenes per split and 10 timed frames")
+    b.add_argument("--no-accuracy", action="store_true", help="timing only")
+    b.add_argument("--no-speed", action="store_true", help="accuracy only")
+    b.add_argument("--markdown", action="store_true", help="print the headline figures as Markdown tables too")
+    b.add_argument("--models", default=None)
+    b.add_argument("--shared", default=None, help="the shared data folder (default: ../shared)")
+    b.add_argument("--threads", type=int, default=2, help="onnxruntime threads (default 2)")
+    b.set_defaults(func=bench)
+
+
+def _error(msg: str) -> None:
+    print(f"hanadealer: {msg}", file=sys.stderr)
+
+
+def _detector(args):
+    from vision.detector import CardDetector, ModelMissingError
+    try:
+        return CardDetector(args.models, threads=getattr(args, "threads", 2), threshold=args.threshold
+                            if hasattr(args, "threshold") else None)
+    except ModelMissingError as exc:
+        _error(str(exc))
+        return None
+
+
+def read_image(path: str) -> np.ndarray:
+    """Decode an image file; ValueError with a clear reason when it cannot be."""
+    import cv2
+    p = Path(path)
+    if not p.exists():
+        raise ValueError(f"{path}: no such file")
+    if p.is_dir():
+        raise ValueError(f"{path}: is a folder, not an image")
+    data = np.fromfile(str(p), dtype=np.uint8)
+    if data.size == 0:
+        raise ValueError(f"{path}: the file is empty")
+    image = cv2.imdecode(data, cv2.IMREAD_COLOR)
+    if image is None:
+        raise ValueError(f"{path}: not a readable image (corrupt or unsupported format)")
+    return image
+
+
+def recognise(args) -> int:
+    detector = _detector(args)
+    if detector is None:
+        return 2
+    status = 0
+    for path in args.images:
+        try:
+            image = read_image(path)
+        except (ValueError, OSError) as exc:
+            _error(f"recognise: {exc}")
+            status = 2
+            continue
+        t0 = time.perf_counter()
+        detections = detector.detect(image)
+        ms = (time.perf_counter() - t0) * 1e3
+        if args.json:
+            print(json.dumps({"image": path, "cards": [d.to_json() for d in detections], "ms": round(ms, 1)}),
+                  flush=True)
+        else:
+            print(f"{path}: {len(detections)} card{'s' if len(detections) != 1 else ''} ({ms:.0f} ms)")
+            for d in detections:
+                flag = "  UNCERTAIN" if d.uncertain else ""
+                quad = " ".join(f"{x:.0f},{y:.0f}" for x, y in d.quad)
+                print(f"  {d.card or 'back':<22} face {d.face:<20} {d.confidence:6.1%}{flag}  [{quad}]")
+    return status
+
+
+def bench(args) -> int:
+    from vision.bench import run_benchmark
+    detector = _detector(args)
+    if detector is None:
+        return 2
+    try:
+        report = run_benchmark(detector, scenes=20 if args.quick and args.scenes is None else args.scenes,
+                               splits=args.splits, frames=10 if args.quick else args.frames,
+                               card_counts=args.cards, accuracy=not args.no_accuracy, speed=not args.no_speed,
+                               shared=args.shared)
+    except (ValueError, FileNotFoundError) as exc:
+        _error(f"bench-vision: {exc}")
+        return 2
+    print(json.dumps(report, indent=2))
+    if args.markdown:
+        from vision.bench import to_markdown
+        print(to_markdown(report))
+    return 0
+
+
+if __name__ == "__main__":
+    parser = argparse.ArgumentParser(prog="vision.cli")
+    register(parser.add_subparsers(dest="command", required=True))
+    a = parser.parse_args()
+    sys.exit(a.func(a))

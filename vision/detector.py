@@ -1,0 +1,228 @@
+"""Card detection and recognition on ONNX models: BGR frame -> list of Detection.
+
+Stages (each timed, see ``CardDetector.detect_timed``):
+1. ``mask``: the frame scaled to a long side of ~320 px goes through the mask net (card interiors).
+2. ``quads``: the interior blobs become card quads in frame pixels (vision.quads).
+3. ``classify``: every quad is warped to an upright 64x96 crop; the crop net names the face (36 faces,
+   ``back``, or ``none`` = not a card) and whether the card is upside down; all crops run as one batch.
+Confidences are temperature-calibrated probabilities; a card below the threshold chosen from the
+evaluation (models/vision.json) is reported ``uncertain``.
+"""
+from __future__ import annotations
+
+import json
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+import cv2
+import numpy as np
+import onnxruntime as ort
+
+from dealer.cards import BACK, cards_of_face
+from vision.geometry import CROP_HEIGHT, CROP_WIDTH, rotate_quad, warp_card
+from vision.quads import MapGeometry, QuadFinder
+from vision.types import Detection, quad_from_array
+
+MODELS_DIR = Path(__file__).resolve().parent.parent / "models"
+NONE = "none"
+
+
+class ModelMissingError(RuntimeError):
+    """The ONNX models or their settings file are missing or unreadable."""
+
+
+@dataclass(frozen=True)
+class VisionSettings:
+    """models/vision.json: what training wrote for the run time."""
+    classes: tuple[str, ...]
+    temperature: float
+    threshold: float  # below it a card is uncertain
+    orientation_threshold: float  # an upside-down call less sure than this also makes a card uncertain
+    shrink: float
+    input_long_side: int
+    input_multiple: int
+    mask_stride: int
+    turned_views: bool = True  # classify each crop upright and turned 180 degrees, average the two
+
+    @classmethod
+    def load(cls, path: Path) -> "VisionSettings":
+        try:
+            raw = json.loads(path.read_text(encoding="utf-8"))
+            return cls(classes=tuple(raw["classes"]), temperature=float(raw["temperature"]),
+                       threshold=float(raw["threshold"]),
+                       orientation_threshold=float(raw.get("orientation_threshold", 0.9)),
+                       shrink=float(raw["shrink"]), input_long_side=int(raw["input_long_side"]),
+                       input_multiple=int(raw["input_multiple"]), mask_stride=int(raw["mask_stride"]),
+                       turned_views=bool(raw.get("turned_views", True)))
+        except FileNotFoundError:
+            raise ModelMissingError(f"model settings not found: {path} (train with: python -m models.train)") from None
+        except (ValueError, KeyError, TypeError) as exc:
+            raise ModelMissingError(f"model settings {path} are unreadable: {exc}") from None
+
+
+def _session(path: Path, threads: int) -> ort.InferenceSession:
+    if not path.is_file():
+        raise ModelMissingError(f"model file not found: {path} (train with: python -m models.train)")
+    options = ort.SessionOptions()
+    options.intra_op_num_threads = threads
+    options.inter_op_num_threads = 1
+    options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
+    # any accelerator provider that is installed first, the CPU always last
+    available = ort.get_available_providers()
+    providers = [p for p in available if p not in ("CPUExecutionProvider", "TensorrtExecutionProvider")]
+    providers.append("CPUExecutionProvider")
+    return ort.InferenceSession(str(path), sess_options=options, providers=providers)
+
+
+def _softmax(logits: np.ndarray) -> np.ndarray:
+    z = logits - logits.max(axis=1, keepdims=True)
+    e = np.exp(z)
+    return e / e.sum(axis=1, keepdims=True)
+
+
+@dataclass(frozen=True)
+class MaskStage:
+    session: ort.InferenceSession
+    settings: VisionSettings
+
+    def run(self, frame: np.ndarray) -> tuple[np.ndarray, MapGeometry]:
+        """The interior probability map and how its pixels map to the frame's."""
+        h, w = frame.shape[:2]
+        scale = self.settings.input_long_side / max(h, w)
+        nw, nh = max(1, round(w * scale)), max(1, round(h * scale))
+        small = cv2.resize(frame, (nw, nh), interpolation=cv2.INTER_AREA)
+        m = self.settings.input_multiple
+        pw, ph = -nw % m, -nh % m
+        if pw or ph:
+            small = cv2.copyMakeBorder(small, 0, ph, 0, pw, cv2.BORDER_REPLICATE)
+        x = np.ascontiguousarray(small.transpose(2, 0, 1)[None], dtype=np.float32)
+        probs = self.session.run(None, {"image": x})[0]
+        # drop the padding before tracing blobs
+        s = self.settings.mask_stride
+        interior = probs[0, 0, : (nh + s - 1) // s, : (nw + s - 1) // s]
+        geometry = MapGeometry(step_x=s * w / nw, step_y=s * h / nh)
+        return interior, geometry
+
+
+@dataclass(frozen=True)
+class CropClassification:
+    face: str  # a face, "back", or "none"
+    confidence: float
+    upside_down: bool
+    orientation_confidence: float
+
+
+@dataclass(frozen=True)
+class CropStage:
+    session: ort.InferenceSession
+    settings: VisionSettings
+
+    def run(self, crops: np.ndarray) -> list[CropClassification]:
+        """Classify a batch of upright crops (N x 96 x 64 x 3, BGR uint8)."""
+        if len(crops) == 0:
+            return []
+        n = len(crops)
+        x = np.ascontiguousarray(crops.transpose(0, 3, 1, 2), dtype=np.float32)
+        if self.settings.turned_views:
+            # each crop also turned 180 degrees, in the same batch: the two readings are averaged
+            x = np.concatenate([x, x[:, :, ::-1, ::-1]])
+        face_logits, orient_logits = self.session.run(None, {"crops": x})
+        p = _softmax(face_logits.astype(np.float64) / self.settings.temperature)
+        po = _softmax(orient_logits.astype(np.float64))
+        if self.settings.turned_views:
+            p = (p[:n] + p[n:]) / 2
+            po = (po[:n] + po[n:, ::-1]) / 2  # the turned view's "upright" is the crop's "upside down"
+        # not a card only when "none" holds at least half the probability; otherwise the best face,
+        # with its (then low) confidence, so a card that is hard to read is shown as unsure, not lost
+        none = self.settings.classes.index(NONE)
+        faces_p = p.copy()
+        faces_p[:, none] = -1.0
+        best = np.where(p[:, none] >= 0.5, none, faces_p.argmax(axis=1))
+        return [CropClassification(face=self.settings.classes[b], confidence=float(p[i, b]),
+                                   upside_down=bool(po[i, 1] > 0.5), orientation_confidence=float(po[i].max()))
+                for i, b in enumerate(best)]
+
+
+def first_card_of_face(face: str) -> str | None:
+    """The card id reported for a face: the face's only card, or for a chaff face (whose cards look
+    alike) the first chaff card of that month. None for a back."""
+    if face == BACK:
+        return None
+    return cards_of_face(face)[0].id
+
+
+class CardDetector:
+    """Finds and names the cards in a BGR frame. ``threads``: onnxruntime CPU threads."""
+
+    def __init__(self, models_dir: Path | str | None = None, threads: int = 2,
+                 threshold: float | None = None):
+        d = Path(models_dir) if models_dir else MODELS_DIR
+        self.settings = VisionSettings.load(d / "vision.json")
+        self.threshold = self.settings.threshold if threshold is None else float(threshold)
+        self.mask = MaskStage(_session(d / "cardmask.onnx", threads), self.settings)
+        self.finder = QuadFinder(shrink=self.settings.shrink)
+        self.crops = CropStage(_session(d / "cardface.onnx", threads), self.settings)
+
+    def detect(self, frame_bgr: np.ndarray) -> list[Detection]:
+        return self.detect_timed(frame_bgr)[0]
+
+    def detect_timed(self, frame_bgr: np.ndarray) -> tuple[list[Detection], dict[str, float]]:
+        """Detections and the milliseconds each stage took."""
+        frame = _as_bgr(frame_bgr)
+        t0 = time.perf_counter()
+        interior, geometry = self.mask.run(frame)
+        t1 = time.perf_counter()
+        quads = self.finder.find(interior, geometry)
+        t2 = time.perf_counter()
+        crops = np.stack([warp_card(frame, q, CROP_WIDTH, CROP_HEIGHT) for q in quads]) if quads else \
+            np.zeros((0, CROP_HEIGHT, CROP_WIDTH, 3), np.uint8)
+        results = self.crops.run(crops)
+        detections = []
+        for quad, r in zip(quads, results):
+            if r.face == NONE:
+                continue
+            if r.upside_down:
+                quad = rotate_quad(quad, 2)
+            doubtful_turn = r.face != BACK and r.orientation_confidence < self.settings.orientation_threshold
+            detections.append(Detection(card=first_card_of_face(r.face), face=r.face,
+                                        quad=quad_from_array(quad), confidence=r.confidence,
+                                        uncertain=r.confidence < self.threshold or doubtful_turn))
+        detections = _drop_duplicates(detections)
+        t3 = time.perf_counter()
+        ms = {"mask": (t1 - t0) * 1e3, "quads": (t2 - t1) * 1e3, "classify": (t3 - t2) * 1e3,
+              "total": (t3 - t0) * 1e3}
+        return detections, ms
+
+
+def _drop_duplicates(detections: list[Detection]) -> list[Detection]:
+    """Where two quads cover the same card (a blob split in two), keep the more confident one."""
+    if len(detections) < 2:
+        return detections
+    from vision.evaluate import quad_iou
+    centres = np.array([d.center() for d in detections])
+    sizes = np.array([np.sqrt(abs(cv2.contourArea(np.float32(d.quad)))) for d in detections])
+    keep = [True] * len(detections)
+    order = sorted(range(len(detections)), key=lambda i: -detections[i].confidence)
+    for a_pos, i in enumerate(order):
+        if not keep[i]:
+            continue
+        for j in order[a_pos + 1:]:
+            if keep[j] and np.linalg.norm(centres[i] - centres[j]) < 0.8 * max(sizes[i], sizes[j]) \
+                    and quad_iou(detections[i].quad, detections[j].quad) > 0.3:
+                keep[j] = False
+    return [d for d, k in zip(detections, keep) if k]
+
+
+def _as_bgr(frame: np.ndarray) -> np.ndarray:
+    if not isinstance(frame, np.ndarray) or frame.size == 0:
+        raise ValueError("the frame is empty")
+    if frame.dtype != np.uint8:
+        raise ValueError(f"the frame must be 8-bit (got {frame.dtype})")
+    if frame.ndim == 2:
+        return cv2.cvtColor(frame, cv2.COLOR_GRAY2BGR)
+    if frame.ndim == 3 and frame.shape[2] == 4:
+        return cv2.cvtColor(frame, cv2.COLOR_BGRA2BGR)
+    if frame.ndim == 3 and frame.shape[2] == 3:
+        return frame
+    raise ValueError(f"the frame must be a BGR image (got shape {frame.shape})")

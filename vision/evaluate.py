@@ -1,0 +1,200 @@
+"""Scoring detections against labelled cards: matching, accuracy, recall/precision, doubt, and the
+choice of the uncertainty threshold.
+
+A labelled card counts (for recall) when at least MIN_VISIBLE of it shows; a detection that matches a
+card hidden more than that is neither a hit nor a false alarm. A detection matches a card when their
+quads overlap with IoU >= MATCH_IOU.
+"""
+from __future__ import annotations
+
+import csv
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from vision.types import Detection
+
+MATCH_IOU = 0.5
+MIN_VISIBLE = 0.5
+
+
+def quad_iou(a, b) -> float:
+    pa = np.asarray(a, np.float32).reshape(4, 2)
+    pb = np.asarray(b, np.float32).reshape(4, 2)
+    if cv2.contourArea(pa) < 0:
+        pa = pa[::-1].copy()
+    if cv2.contourArea(pb) < 0:
+        pb = pb[::-1].copy()
+    aa, ab = abs(cv2.contourArea(pa)), abs(cv2.contourArea(pb))
+    if aa <= 0 or ab <= 0:
+        return 0.0
+    inter, _ = cv2.intersectConvexConvex(cv2.convexHull(pa), cv2.convexHull(pb))
+    return float(inter / (aa + ab - inter)) if inter > 0 else 0.0
+
+
+@dataclass(frozen=True)
+class LabelledCard:
+    face: str
+    quad: tuple
+    required: bool  # counts for recall (visible enough, not cut by the border)
+    visible: float = 1.0
+
+
+@dataclass(frozen=True)
+class CardOutcome:
+    """One labelled card that counts: found or not, and what was said about it."""
+    found: bool
+    face_right: bool = False
+    orientation_right: bool = False
+    confidence: float = 0.0
+    uncertain: bool = False
+    said: str | None = None
+    truth: str = ""
+    visible: float = 1.0
+
+
+@dataclass
+class Tally:
+    cards: list[CardOutcome] = field(default_factory=list)
+    false_alarms: list[Detection] = field(default_factory=list)  # detections of no card
+    detections: int = 0  # detections that were judged (matched a counting card or none)
+
+    def add(self, other: "Tally") -> None:
+        self.cards += other.cards
+        self.false_alarms += other.false_alarms
+        self.detections += other.detections
+
+    def summary(self) -> dict:
+        n = len(self.cards)
+        found = [c for c in self.cards if c.found]
+        wrong_confident = [c for c in found if not c.face_right and not c.uncertain]
+        right = sum(c.face_right for c in found)
+        out = {
+            "cards": n,
+            "detection_recall": _ratio(len(found), n),
+            "detection_precision": _ratio(self.detections - len(self.false_alarms), self.detections),
+            "face_accuracy": _ratio(right, len(found)),
+            "face_accuracy_of_all_cards": _ratio(right, n),
+            "orientation_accuracy": _ratio(sum(c.orientation_right for c in found if c.truth != "back"),
+                                           sum(1 for c in found if c.truth != "back")),
+            "uncertain_share": _ratio(sum(c.uncertain for c in found), len(found)),
+            "confident_wrong_rate": _ratio(len(wrong_confident), len(found)),
+            "confident_wrong": len(wrong_confident),
+            "false_alarms": len(self.false_alarms),
+            "confident_false_alarms": sum(not d.uncertain for d in self.false_alarms),
+            "missed": n - len(found),
+        }
+        # cards in the open (at least 90% visible) apart from cards partly under others
+        whole = [c for c in self.cards if c.visible >= 0.9]
+        whole_found = [c for c in whole if c.found]
+        out["cards_in_the_open"] = len(whole)
+        out["detection_recall_in_the_open"] = _ratio(len(whole_found), len(whole))
+        out["face_accuracy_in_the_open"] = _ratio(sum(c.face_right for c in whole_found), len(whole_found))
+        confusions: dict[str, int] = {}
+        for c in found:
+            if not c.face_right:
+                key = f"{c.truth}->{c.said}"
+                confusions[key] = confusions.get(key, 0) + 1
+        out["confusions"] = dict(sorted(confusions.items(), key=lambda kv: -kv[1])[:10])
+        return out
+
+
+def _ratio(a: int, b: int) -> float | None:
+    return round(a / b, 5) if b else None
+
+
+def score_frame(detections: list[Detection], cards: list[LabelledCard]) -> Tally:
+    """Greedy one-to-one matching by IoU, best pairs first."""
+    pairs = []
+    for i, d in enumerate(detections):
+        for j, c in enumerate(cards):
+            iou = quad_iou(d.quad, c.quad)
+            if iou >= MATCH_IOU:
+                pairs.append((iou, i, j))
+    pairs.sort(reverse=True)
+    used_d, used_c = set(), set()
+    tally = Tally()
+    matched = {}
+    for _, i, j in pairs:
+        if i in used_d or j in used_c:
+            continue
+        used_d.add(i)
+        used_c.add(j)
+        matched[j] = i
+    for j, c in enumerate(cards):
+        if not c.required:
+            continue
+        if j not in matched:
+            tally.cards.append(CardOutcome(found=False, truth=c.face, visible=c.visible))
+            continue
+        d = detections[matched[j]]
+        tally.cards.append(CardOutcome(found=True, face_right=d.face == c.face,
+                                       orientation_right=_same_start(d.quad, c.quad),
+                                       confidence=d.confidence, uncertain=d.uncertain, said=d.face,
+                                       truth=c.face, visible=c.visible))
+    for i, d in enumerate(detections):
+        if i in used_d:
+            j = next(j for j, k in matched.items() if k == i)
+            if cards[j].required:
+                tally.detections += 1
+            continue
+        tally.detections += 1
+        tally.false_alarms.append(d)
+    return tally
+
+
+def _same_start(q, truth) -> bool:
+    """The detection starts at the labelled top-left corner (nearest of the four)."""
+    q = np.asarray(q, float).reshape(4, 2)
+    t = np.asarray(truth, float).reshape(4, 2)
+    return int(np.argmin(np.linalg.norm(t - q[0], axis=1))) == 0
+
+
+def cards_from_scene_labels(labels: dict) -> list[LabelledCard]:
+    return [LabelledCard(face=c["face"], quad=tuple(map(tuple, c["quad"])),
+                         required=float(c.get("visible", 1.0)) >= MIN_VISIBLE, visible=float(c.get("visible", 1.0)))
+            for c in labels["cards"]]
+
+
+# ---------------------------------------------------------------- the uncertainty threshold
+
+def pick_threshold(outcomes: list[tuple[float, bool]], max_wrong_rate: float) -> tuple[float, dict]:
+    """The lowest threshold at which the answers given with confidence (>= threshold) are wrong at most
+    ``max_wrong_rate`` of all answers. ``outcomes``: (confidence, right) per detection, false alarms
+    counting as wrong."""
+    if not outcomes:
+        return 0.9, {"threshold_from": 0}
+    conf = np.array([c for c, _ in outcomes])
+    wrong = np.array([not r for _, r in outcomes])
+    allowed = max_wrong_rate * len(conf)
+    # candidate thresholds: each distinct confidence (a card is confident when conf >= threshold)
+    order = np.argsort(-conf, kind="stable")
+    cum_wrong = np.cumsum(wrong[order])
+    levels = np.unique(conf)[::-1]
+    n_at_or_above = np.searchsorted(-conf[order], -levels, side="right")
+    wrong_at = cum_wrong[n_at_or_above - 1]
+    ok = levels[wrong_at <= allowed]
+    threshold = float(ok.min()) if len(ok) else float(levels[0]) + 1e-6
+    threshold = min(max(threshold, 0.3), 0.99999)
+    kept = conf >= threshold
+    curve = {f"{t:g}": {"confident_wrong": int((wrong & (conf >= t)).sum()), "uncertain_share": round(float((conf < t).mean()), 5)}
+             for t in (0.5, 0.8, 0.9, 0.95, 0.98, 0.99, 0.995, 0.998, 0.999, 0.9999)}
+    return threshold, {"threshold_from": int(len(conf)), "threshold_wrong_confident": int((wrong & kept).sum()),
+                       "threshold_uncertain_share": round(float((~kept).mean()), 5),
+                       "threshold_max_wrong_rate": max_wrong_rate, "wrong_answers": int(wrong.sum()),
+                       "curve": curve}
+
+
+# ---------------------------------------------------------------- real photos
+
+def load_photo_labels(folder: Path) -> dict[str, list[LabelledCard]]:
+    """photos-dev/labels.csv: photo -> its labelled cards (partial ones do not count)."""
+    by_photo: dict[str, list[LabelledCard]] = {}
+    with (folder / "labels.csv").open(newline="", encoding="utf-8") as f:
+        for row in csv.DictReader(f):
+            quad = tuple((float(row[f"x{i}"]), float(row[f"y{i}"])) for i in range(1, 5))
+            by_photo.setdefault(row["photo"], []).append(
+                LabelledCard(face=row["face"], quad=quad, required=row.get("partial", "no").strip() != "yes"))
+    return by_photo

@@ -1,0 +1,169 @@
+"""From the mask net's interior map to card quads in frame pixels.
+
+The mask net marks each card's interior shrunk to ``shrink`` of its size around its centre, so
+touching cards give separate blobs. Each blob is traced at 4x the map's resolution (bilinear), fitted
+with a quadrilateral (perspective) or a rotated rectangle, and grown back by 1 / shrink.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+
+_TRACE_UPSAMPLE = 4
+
+
+@dataclass(frozen=True)
+class MapGeometry:
+    """How a map pixel relates to a frame pixel: frame = (map + 0.5) * step - 0.5 per axis."""
+    step_x: float
+    step_y: float
+
+    def to_frame(self, pts: np.ndarray) -> np.ndarray:
+        out = np.empty_like(pts, dtype=np.float64)
+        out[:, 0] = (pts[:, 0] + 0.5) * self.step_x - 0.5
+        out[:, 1] = (pts[:, 1] + 0.5) * self.step_y - 0.5
+        return out
+
+
+def order_clockwise_portrait(quad: np.ndarray) -> np.ndarray:
+    """Corners clockwise on screen (y down), starting at a corner whose next edge is a short side,
+    so the quad reads as an upright portrait card (or the same card turned 180 degrees)."""
+    q = np.asarray(quad, dtype=np.float64).reshape(4, 2)
+    c = q.mean(axis=0)
+    angles = np.arctan2(q[:, 1] - c[1], q[:, 0] - c[0])
+    q = q[np.argsort(angles)]  # increasing angle with y down = clockwise on screen
+    sides = np.linalg.norm(q - np.roll(q, -1, axis=0), axis=1)
+    if sides[0] + sides[2] > sides[1] + sides[3]:
+        q = np.roll(q, -1, axis=0)
+    # of the two portrait readings, start at the one nearer the frame's top-left (the classifier's
+    # orientation output turns it round when the card is upside down)
+    if q[2].sum() < q[0].sum():
+        q = np.roll(q, -2, axis=0)
+    return q
+
+
+def fit_quad(contour: np.ndarray, perspective: bool = True) -> np.ndarray:
+    """Four corners for a card-like blob outline: a first guess (a 4-point polygon of the hull, or the
+    minimum-area rectangle), then each side re-fitted as a line through the straight middle of that
+    side of the outline and the corners put where the lines meet, so rounded blob corners and
+    perspective (trapezoids) do not bias the quad."""
+    hull = cv2.convexHull(contour.reshape(-1, 1, 2).astype(np.float32))
+    rect = cv2.boxPoints(cv2.minAreaRect(hull)).astype(np.float64)
+    hull_area = abs(cv2.contourArea(hull))
+    guess = rect
+    perimeter = cv2.arcLength(hull, True)
+    rect_area = abs(cv2.contourArea(rect.astype(np.float32)))
+    # a blob that fills its rectangle is a card seen square on: start from the rectangle
+    square_on = not perspective or (rect_area > 0 and hull_area / rect_area > 0.94)
+    for eps in () if square_on else (0.02, 0.035, 0.05, 0.08):
+        poly = cv2.approxPolyDP(hull, eps * perimeter, True).reshape(-1, 2)
+        if len(poly) == 4:
+            guess = poly.astype(np.float64)
+            break
+        if len(poly) < 4:
+            break
+    refined = _refit_sides(contour, guess)
+    if refined is not None:
+        area = abs(cv2.contourArea(refined.astype(np.float32)))
+        if 0.9 * hull_area <= area <= 1.2 * hull_area and cv2.isContourConvex(refined.astype(np.float32)):
+            return refined
+    return guess
+
+
+def _refit_sides(contour: np.ndarray, quad: np.ndarray) -> np.ndarray | None:
+    pts = contour.reshape(-1, 2)
+    lines = []
+    for i in range(4):
+        a, b = quad[i], quad[(i + 1) % 4]
+        d = b - a
+        length = float(np.hypot(*d))
+        if length < 2:
+            return None
+        u = d / length
+        n = np.array([-u[1], u[0]])
+        rel = pts - a
+        along = rel @ u / length
+        across = np.abs(rel @ n)
+        near = (along > 0.15) & (along < 0.85) & (across < max(1.5, 0.12 * length))
+        if near.sum() < 3:
+            return None
+        vx, vy, x0, y0 = cv2.fitLine(pts[near].astype(np.float32), cv2.DIST_L2, 0, 0.01, 0.01).ravel()
+        lines.append((np.array([x0, y0], np.float64), np.array([vx, vy], np.float64)))
+    corners = []
+    for i in range(4):
+        (p1, d1), (p2, d2) = lines[i - 1], lines[i]
+        # p1 + t d1 = p2 + s d2, solved by Cramer's rule (2x2; numpy.linalg is slow for this size)
+        det = d1[1] * d2[0] - d1[0] * d2[1]
+        if abs(det) < 1e-6:
+            return None
+        r = p2 - p1
+        t = (r[1] * d2[0] - r[0] * d2[1]) / det
+        corners.append(p1 + t * d1)
+    return np.array(corners)
+
+
+def grow(quad: np.ndarray, shrink: float) -> np.ndarray:
+    c = quad.mean(axis=0)
+    return c + (quad - c) / shrink
+
+
+@dataclass(frozen=True)
+class QuadFinder:
+    shrink: float
+    threshold: float = 0.5
+    min_blob_px: int = 6  # in map pixels: smaller blobs are specks, not cards
+    core_threshold: float = 0.9  # a blob with several cores this sure is split between them
+    perspective: bool = False  # start trapezoids from a 4-point polygon (measured worse than from the rectangle)
+
+    def find(self, interior: np.ndarray, geometry: MapGeometry) -> list[np.ndarray]:
+        """Quads (4x2, frame pixels, clockwise portrait order) of the blobs of the interior map."""
+        binary = (interior > self.threshold).astype(np.uint8)
+        n, labels, stats, _ = cv2.connectedComponentsWithStats(binary, connectivity=4)
+        h, w = interior.shape
+        quads = []
+        for i in range(1, n):
+            x, y, bw, bh, area = stats[i]
+            if area < self.min_blob_px:
+                continue
+            x0, y0 = max(x - 2, 0), max(y - 2, 0)
+            x1, y1 = min(x + bw + 2, w), min(y + bh + 2, h)
+            roi = interior[y0:y1, x0:x1]
+            roi_labels = labels[y0:y1, x0:x1]
+            background = roi_labels == 0  # kept: the soft edge just outside the blob is part of its outline
+            for region in self._split(roi, roi_labels == i):
+                quad = self._trace(np.where(region | background, roi, 0.0).astype(np.float32), x0, y0, geometry)
+                if quad is not None:
+                    quads.append(quad)
+        return quads
+
+    def _split(self, roi: np.ndarray, blob: np.ndarray) -> list[np.ndarray]:
+        """The blob, or its parts when touching cards left it with several confident cores."""
+        cores = ((roi > self.core_threshold) & blob).astype(np.uint8)
+        n, core_labels, stats, _ = cv2.connectedComponentsWithStats(cores, connectivity=4)
+        big = [k for k in range(1, n) if stats[k, cv2.CC_STAT_AREA] >= max(2, self.min_blob_px // 2)]
+        if len(big) < 2:
+            return [blob]
+        markers = np.zeros(roi.shape, np.int32)
+        for m, k in enumerate(big, start=1):
+            markers[core_labels == k] = m
+        markers[~blob] = len(big) + 1  # outside the blob
+        image = cv2.cvtColor((255 - np.clip(roi * 255, 0, 255)).astype(np.uint8), cv2.COLOR_GRAY2BGR)
+        cv2.watershed(image, markers)
+        return [(markers == m) & blob for m in range(1, len(big) + 1)]
+
+    def _trace(self, roi: np.ndarray, x0: int, y0: int, geometry: MapGeometry) -> np.ndarray | None:
+        rh, rw = roi.shape
+        up = cv2.resize(roi, (rw * _TRACE_UPSAMPLE, rh * _TRACE_UPSAMPLE), interpolation=cv2.INTER_LINEAR)
+        contours, _ = cv2.findContours((up > self.threshold).astype(np.uint8), cv2.RETR_EXTERNAL,
+                                       cv2.CHAIN_APPROX_NONE)
+        if not contours:
+            return None
+        contour = max(contours, key=cv2.contourArea)
+        if cv2.contourArea(contour) < self.min_blob_px * _TRACE_UPSAMPLE ** 2:
+            return None
+        # upsampled pixel centre -> map pixel coordinates
+        contour = (contour.reshape(-1, 2).astype(np.float64) + 0.5) / _TRACE_UPSAMPLE - 0.5 + np.array([x0, y0])
+        quad = geometry.to_frame(fit_quad(contour, self.perspective))
+        return order_clockwise_portrait(grow(quad, self.shrink))
