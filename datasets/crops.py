@@ -72,6 +72,8 @@ def crops_from_scene(rng: np.random.Generator, image: np.ndarray, labels: dict, 
                 continue
         else:
             ch = float(rng.choice(heights)) * rng.uniform(0.7, 1.3)
+            # a card as large as the frame would leave no room to place the negative
+            ch = min(ch, h, w * CROP_HEIGHT / CROP_WIDTH)
             cw = ch * CROP_WIDTH / CROP_HEIGHT
             a = rng.uniform(0, 2 * np.pi)
             centre = np.array([rng.uniform(cw / 2, w - cw / 2), rng.uniform(ch / 2, h - ch / 2)])

@@ -458,3 +458,15 @@ def test_every_evaluation_split_renders(shared):
     for name, split in SPLITS.items():
         (i, img, lab), = list(split_scenes(name, shared=shared, limit=1))
         assert img.shape == (720, 1280, 3) and lab["cards"], name
+
+
+def test_negative_crops_when_one_card_fills_the_frame():
+    """A close-up where the only card is about as large as the frame still gives its crop (there is
+    no room for a not-a-card crop that misses the card, and that must not be an error)."""
+    from datasets.crops import crops_from_scene
+    image = np.full((120, 100, 3), 90, np.uint8)
+    labels = {"cards": [{"card": "pine-crane", "face": "pine-crane", "face_up": True, "visible": 1.0,
+                         "quad": [[2, 2], [97, 2], [97, 117], [2, 117]]}]}
+    crops = crops_from_scene(np.random.default_rng(0), image, labels, negatives=3)
+    assert [c[1]["face"] for c in crops][0] == "pine-crane"
+    assert all(c[0].shape == (96, 64, 3) for c in crops)
