@@ -23,6 +23,12 @@ from vision.quads import _refit_sides, order_clockwise_portrait
 CARD_ASPECT = 87 / 54
 
 
+def _percentiles(hist: np.ndarray, low: float, high: float) -> tuple[float, float]:
+    c = np.cumsum(hist)
+    total = c[-1] if c[-1] > 0 else 1.0
+    return float(np.searchsorted(c, low * total)), float(np.searchsorted(c, high * total))
+
+
 @dataclass(frozen=True)
 class EdgeMap:
     """Edges of the frame at 1/scale of its size (uint8, 255 on an edge, dilated by one pixel)."""
@@ -59,18 +65,18 @@ class QuadProposer:
     def edge_map(self, frame: np.ndarray) -> EdgeMap:
         small = cv2.resize(frame, (frame.shape[1] // self.scale, frame.shape[0] // self.scale),
                            interpolation=cv2.INTER_AREA)
-        small = cv2.GaussianBlur(small, (3, 3), 0)
-        edges = None
-        for channel in cv2.split(small):
-            # contrast stretched per channel, so dim scenes give edges too
-            lo, hi = np.percentile(channel[::4, ::4], (1, 99))
-            if hi - lo < 8:
-                continue
-            stretched = cv2.convertScaleAbs(channel, alpha=255.0 / (hi - lo), beta=-lo * 255.0 / (hi - lo))
-            e = cv2.Canny(stretched, self.canny_low, self.canny_high, L2gradient=True)
-            edges = e if edges is None else cv2.bitwise_or(edges, e)
-        if edges is None:
-            edges = np.zeros(small.shape[:2], np.uint8)
+        small = cv2.GaussianBlur(small, (5, 5), 0)
+        # contrast stretched (one gain for the three channels), so dim scenes give edges too; at most
+        # 2.5x: more would turn the sensor noise of a plain dim table into edges
+        sample = np.ascontiguousarray(small[::4, ::4]).reshape(-1, 1)  # the values of all three channels
+        hist = cv2.calcHist([sample], [0], None, [256], [0, 256]).ravel()
+        lo, hi = _percentiles(hist, 0.01, 0.99)
+        alpha = min(255.0 / max(hi - lo, 1.0), 2.5)
+        if alpha > 1.05:
+            small = cv2.convertScaleAbs(small, alpha=alpha, beta=-lo * alpha)
+        # Canny on the colour image takes the strongest gradient of the three channels: a card can
+        # differ from the table in colour only
+        edges = cv2.Canny(small, self.canny_low, self.canny_high)
         return EdgeMap(cv2.dilate(edges, np.ones((3, 3), np.uint8)), self.scale)
 
     def propose(self, frame: np.ndarray, edge_map: EdgeMap | None = None) -> list[np.ndarray]:
@@ -84,6 +90,11 @@ class QuadProposer:
         contours, _ = cv2.findContours(em.edges, cv2.RETR_LIST, cv2.CHAIN_APPROX_SIMPLE)
         quads = []
         for contour in contours:
+            if len(contour) < 4:
+                continue
+            _, _, bw, bh = cv2.boundingRect(contour)
+            if bw < 0.7 * min_short or bh < 0.7 * min_short:
+                continue
             area = abs(cv2.contourArea(contour))
             if area < min_area or area > max_area:
                 continue
@@ -130,15 +141,19 @@ class QuadProposer:
 
 
 def combine_quads(mask_quads: list[np.ndarray], proposals: list[np.ndarray], edge_map: EdgeMap,
-                  same_card_iou: float = 0.5, min_support: float = 0.5, max_new: int = 24) -> list[np.ndarray]:
+                  same_card_iou: float = 0.5, min_support: float = 0.8, max_new: int = 24) -> list[np.ndarray]:
     """One quad per card from the mask net's quads and the proposals: where quads overlap (IoU at least
     ``same_card_iou``) the one whose sides lie best on the frame's edges is kept. A proposal that
     overlaps no mask quad is a card the mask net missed, or not a card: it is kept when at least
     ``min_support`` of its sides lie on edges, at most ``max_new`` of them (the best), and the crop
     classifier's ``none`` rejects the ones that are not cards."""
     from vision.evaluate import quad_iou
-    mask_quads = [np.asarray(q, np.float64) for q in mask_quads]
-    scored = [(edge_map.support(q), True, q) for q in mask_quads]
+    scored = []
+    for q in mask_quads:
+        q = np.asarray(q, np.float64)
+        snapped = order_clockwise_portrait(snap_to_edges(q, edge_map))
+        scored.append(max((edge_map.support(q), True, q), (edge_map.support(snapped), True, snapped),
+                          key=lambda t: t[0]))
     scored += [(edge_map.support(q), False, q) for q in proposals]
     # best-supported first; on a tie the mask quad (it saw the whole card, not a frame inside it)
     scored.sort(key=lambda t: (-t[0], not t[1]))
@@ -167,3 +182,88 @@ def combine_quads(mask_quads: list[np.ndarray], proposals: list[np.ndarray], edg
 
 def _boxes_apart(a, b) -> bool:
     return a[0] + a[2] < b[0] or b[0] + b[2] < a[0] or a[1] + a[3] < b[1] or b[1] + b[3] < a[1]
+
+
+def snap_to_edges(quad: np.ndarray, edge_map: EdgeMap, band: float = 0.12, min_share: float = 0.35) -> np.ndarray:
+    """The quad with each side moved onto the outermost straight edge near it (within ``band`` of the
+    card's short side, turned by up to 4 degrees): a mask quad is a blob grown back to size, a little
+    off; the card's outline is sharp. A side with no such edge stays where it is."""
+    s = edge_map.scale
+    q = (np.asarray(quad, np.float64).reshape(4, 2) + 0.5) / s - 0.5
+    sides = np.linalg.norm(q - np.roll(q, -1, axis=0), axis=1)
+    reach = band * min(sides.min(), 400.0) + 2.0
+    x0, y0 = np.floor(q.min(axis=0) - reach).astype(int)
+    x1, y1 = np.ceil(q.max(axis=0) + reach).astype(int)
+    h, w = edge_map.edges.shape
+    x0, y0, x1, y1 = max(x0, 0), max(y0, 0), min(x1, w), min(y1, h)
+    if x1 - x0 < 4 or y1 - y0 < 4:
+        return np.asarray(quad, np.float64)
+    ys, xs = np.nonzero(edge_map.edges[y0:y1, x0:x1])
+    pts = np.stack([xs + x0, ys + y0], axis=1).astype(np.float64)
+    if len(pts) < 8:
+        return np.asarray(quad, np.float64)
+    centre = q.mean(axis=0)
+    lines = []
+    for i in range(4):
+        a, b = q[i], q[(i + 1) % 4]
+        lines.append(_snap_side(pts, a, b, centre, reach, min_share))
+    corners = []
+    for i in range(4):
+        (p1, d1), (p2, d2) = lines[i - 1], lines[i]
+        det = d1[1] * d2[0] - d1[0] * d2[1]
+        if abs(det) < 1e-6:
+            return np.asarray(quad, np.float64)
+        r = p2 - p1
+        t = (r[1] * d2[0] - r[0] * d2[1]) / det
+        corners.append(p1 + t * d1)
+    snapped = np.array(corners)
+    area_before = abs(cv2.contourArea(q.astype(np.float32)))
+    area_after = abs(cv2.contourArea(snapped.astype(np.float32)))
+    if not cv2.isContourConvex(snapped.astype(np.float32)) or not 0.7 * area_before <= area_after <= 1.4 * area_before:
+        return np.asarray(quad, np.float64)
+    return (snapped + 0.5) * s - 0.5
+
+
+_SNAP_ANGLES = np.deg2rad(np.arange(-4, 4.5, 1.0))
+
+
+def _snap_side(pts: np.ndarray, a: np.ndarray, b: np.ndarray, centre: np.ndarray, reach: float,
+               min_share: float) -> tuple[np.ndarray, np.ndarray]:
+    """The line (point, direction) for the side a->b: the outermost well-supported edge line near it."""
+    d = b - a
+    length = float(np.hypot(*d))
+    u = d / max(length, 1e-9)
+    mid = (a + b) / 2
+    normal = np.array([-u[1], u[0]])
+    if normal @ (mid - centre) < 0:
+        normal = -normal  # pointing out of the card
+    rel = pts - mid
+    along = rel @ u
+    near = np.abs(along) < 0.38 * length
+    rel = rel[near]
+    if len(rel) < 4:
+        return a, u
+    best = None
+    for angle in _SNAP_ANGLES:
+        c, s_ = np.cos(angle), np.sin(angle)
+        n = np.array([c * normal[0] - s_ * normal[1], s_ * normal[0] + c * normal[1]])
+        across = rel @ n
+        inband = np.abs(across) < reach
+        if inband.sum() < 4:
+            continue
+        counts = np.bincount(np.floor(across[inband] + reach).astype(int), minlength=int(2 * reach) + 2)
+        counts = counts[:-1] + counts[1:]  # 2-pixel bins, overlapping
+        # an edge along a side: the dilated edge is ~3 px wide, so ~1.5 hits per pixel of side
+        need = min_share * 0.76 * length * 1.5
+        ok = np.nonzero(counts >= need)[0]
+        if len(ok) == 0:
+            continue
+        k = int(ok[np.argmax(counts[ok] + 1e-3 * ok)])  # the strongest (on a tie the outer) line
+        score = counts[k]
+        if best is None or score > best[1]:
+            best = (k, score, n, k + 1 - reach)
+    if best is None:
+        return a, u
+    _, _, n, offset = best
+    direction = np.array([n[1], -n[0]])
+    return mid + n * offset, direction
