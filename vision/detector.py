@@ -194,7 +194,7 @@ class CardDetector:
             detections.append(Detection(card=first_card_of_face(r.face), face=r.face,
                                         quad=quad_from_array(quad), confidence=r.confidence,
                                         uncertain=r.confidence < self.threshold or doubtful_turn))
-        detections = _drop_duplicates(detections)
+        detections = _drop_small(_drop_duplicates(detections))
         t3 = time.perf_counter()
         ms = {"mask": (t1 - t0) * 1e3, "quads": (t2 - t1) * 1e3, "proposals": (t2b - t2) * 1e3,
               "classify": (t3 - t2b) * 1e3,
@@ -219,6 +219,17 @@ def _drop_duplicates(detections: list[Detection]) -> list[Detection]:
                     and quad_iou(detections[i].quad, detections[j].quad) > 0.3:
                 keep[j] = False
     return [d for d, k in zip(detections, keep) if k]
+
+
+def _drop_small(detections: list[Detection], least: float = 0.6) -> list[Detection]:
+    """Drop what is far smaller than the other cards of the frame (a side less than ``least`` of the
+    median's): the cards on a table are about the same size, and such a quad is a part of a card
+    (a plain patch of a back, read as a back), not a card. Only with three or more detections."""
+    if len(detections) < 3:
+        return detections
+    sides = np.sqrt([abs(cv2.contourArea(np.float32(d.quad))) for d in detections])
+    median = float(np.median(sides))
+    return [d for d, s in zip(detections, sides) if s >= least * median]
 
 
 def _as_bgr(frame: np.ndarray) -> np.ndarray:

@@ -34,6 +34,7 @@ class EdgeMap:
     """Edges of the frame at 1/scale of its size (uint8, 255 on an edge, dilated by one pixel)."""
     edges: np.ndarray
     scale: int
+    thin: np.ndarray | None = None  # the same edges undilated (one pixel wide)
 
     def support(self, quad: np.ndarray, samples_per_side: int = 24) -> float:
         """The share of points along the quad's sides (corners left out: cards are rounded there)
@@ -77,7 +78,7 @@ class QuadProposer:
         # Canny on the colour image takes the strongest gradient of the three channels: a card can
         # differ from the table in colour only
         edges = cv2.Canny(small, self.canny_low, self.canny_high)
-        return EdgeMap(cv2.dilate(edges, np.ones((3, 3), np.uint8)), self.scale)
+        return EdgeMap(cv2.dilate(edges, np.ones((3, 3), np.uint8)), self.scale, thin=edges)
 
     def propose(self, frame: np.ndarray, edge_map: EdgeMap | None = None) -> list[np.ndarray]:
         """Card-shaped quads (4x2 float, frame pixels, clockwise portrait order)."""
@@ -88,6 +89,11 @@ class QuadProposer:
         min_area = min_short * min_short * self.aspect_low * self.min_fill
         max_area = self.max_area_share * h * w
         contours, _ = cv2.findContours(em.edges, cv2.RETR_LIST, cv2.CHAIN_APPROX_SIMPLE)
+        if em.thin is not None:
+            # the thin edges too: where a card's outline runs close to its dark frame, or a pattern
+            # on the cloth touches the outline, the dilated edges merge, but the thin outline and the
+            # frame still enclose a card-shaped ring
+            contours = list(contours) + list(cv2.findContours(em.thin, cv2.RETR_LIST, cv2.CHAIN_APPROX_SIMPLE)[0])
         quads = []
         for contour in contours:
             if len(contour) < 4:
@@ -108,7 +114,7 @@ class QuadProposer:
             if short < min_short or not self.aspect_low <= long / max(short, 1e-6) <= self.aspect_high:
                 continue
             quads.append(order_clockwise_portrait((quad + 0.5) * s - 0.5))
-        return quads
+        return _distinct(quads, em)
 
     def _fit(self, contour: np.ndarray, area: float) -> np.ndarray | None:
         hull = cv2.convexHull(contour)
@@ -154,9 +160,17 @@ def combine_quads(mask_quads: list[np.ndarray], proposals: list[np.ndarray], edg
         snapped = order_clockwise_portrait(snap_to_edges(q, edge_map))
         scored.append(max((edge_map.support(q), True, q), (edge_map.support(snapped), True, snapped),
                           key=lambda t: t[0]))
-    scored += [(edge_map.support(q), False, q) for q in proposals]
-    # best-supported first; on a tie the mask quad (it saw the whole card, not a frame inside it)
-    scored.sort(key=lambda t: (-t[0], not t[1]))
+    mask_areas = [abs(cv2.contourArea(np.float32(q))) for q in mask_quads]
+    for q in proposals:
+        # a proposal well inside a mask quad that is 8-60% larger is the inner edge of a dark frame
+        # whose outline does not show against a dark table: the mask net saw the whole card
+        area = abs(cv2.contourArea(np.float32(q)))
+        if any(1.08 * area <= ma <= 1.6 * area and quad_iou(q, m) >= 0.6 for m, ma in zip(mask_quads, mask_areas)):
+            continue
+        scored.append((edge_map.support(q), False, q))
+    # best-supported first (a tenth apart counts as equal); on a tie the larger: the card's outline,
+    # not the inner edge of its frame
+    scored.sort(key=lambda t: (-round(t[0] * 10), -abs(cv2.contourArea(t[2].astype(np.float32)))))
     kept: list[tuple[float, bool, np.ndarray]] = []
     new = 0
     boxes = []
@@ -178,6 +192,24 @@ def combine_quads(mask_quads: list[np.ndarray], proposals: list[np.ndarray], edg
         kept.append((support, from_mask, q))
         boxes.append(box)
     return [q for _, _, q in kept]
+
+
+def _distinct(quads: list[np.ndarray], edge_map: EdgeMap, same_iou: float = 0.7) -> list[np.ndarray]:
+    """One of each group of near-identical quads (the same outline traced on the thin and on the
+    dilated edges, inside and outside): the one whose sides lie best on the edges."""
+    from vision.evaluate import quad_iou
+    # (supports a tenth apart count as equal: then the larger, the card's outline rather than the
+    # inner edge of its frame)
+    quads = sorted(quads, key=lambda q: (-round(edge_map.support(q) * 10), -abs(cv2.contourArea(q.astype(np.float32)))))
+    kept: list[np.ndarray] = []
+    boxes = []
+    for q in quads:
+        box = cv2.boundingRect(q.astype(np.float32))
+        if any(not _boxes_apart(box, b) and quad_iou(q, k) >= same_iou for k, b in zip(kept, boxes)):
+            continue
+        kept.append(q)
+        boxes.append(box)
+    return kept
 
 
 def _boxes_apart(a, b) -> bool:
@@ -219,7 +251,7 @@ def snap_to_edges(quad: np.ndarray, edge_map: EdgeMap, band: float = 0.12, min_s
     snapped = np.array(corners)
     area_before = abs(cv2.contourArea(q.astype(np.float32)))
     area_after = abs(cv2.contourArea(snapped.astype(np.float32)))
-    if not cv2.isContourConvex(snapped.astype(np.float32)) or not 0.7 * area_before <= area_after <= 1.4 * area_before:
+    if not cv2.isContourConvex(snapped.astype(np.float32)) or not 0.92 * area_before <= area_after <= 1.25 * area_before:
         return np.asarray(quad, np.float64)
     return (snapped + 0.5) * s - 0.5
 
@@ -258,7 +290,10 @@ def _snap_side(pts: np.ndarray, a: np.ndarray, b: np.ndarray, centre: np.ndarray
         ok = np.nonzero(counts >= need)[0]
         if len(ok) == 0:
             continue
-        k = int(ok[np.argmax(counts[ok] + 1e-3 * ok)])  # the strongest (on a tie the outer) line
+        # the outermost line nearly as strong as the strongest: the card's outline, not the inner
+        # edge of its frame or a straight line of its art
+        strong = ok[counts[ok] >= 0.6 * counts[ok].max()]
+        k = int(strong.max())
         score = counts[k]
         if best is None or score > best[1]:
             best = (k, score, n, k + 1 - reach)
