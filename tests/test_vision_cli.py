@@ -65,7 +65,7 @@ def test_bench_vision_prints_json_timings_per_stage(capsys):
     assert main(["bench-vision", "--no-accuracy", "--frames", "2", "--cards", "9"]) == 0
     report = json.loads(capsys.readouterr().out)
     nine = report["speed"]["9_cards"]
-    for stage in ("mask", "quads", "classify", "total"):
+    for stage in ("mask", "quads", "proposals", "classify", "total"):
         assert nine[stage]["median_ms"] > 0 and nine[stage]["p95_ms"] >= nine[stage]["median_ms"]
 
 

@@ -86,10 +86,25 @@ def test_combining_keeps_one_quad_per_card():
     proposals = proposer.propose(frame, edges)
     centre = quads[1].mean(axis=0)
     mask = [quads[0] + 3.0, centre + (quads[1] - centre) * 0.9]  # two of the cards, a bit off
-    combined = combine_quads(mask, proposals, edges)
+    combined = combine_quads(mask, proposals, edges, new_cards=True)
     assert len(combined) == len(quads)
     for q in quads:
         assert sum(quad_iou(c, q) >= 0.5 for c in combined) == 1
+    # the mask quads put right on the cards' outlines
+    assert max(quad_iou(c, quads[0]) for c in combined) > 0.93
+
+
+def test_by_default_only_the_cards_the_mask_found_are_kept():
+    frame, quads = scene(table())
+    proposer = QuadProposer()
+    edges = proposer.edge_map(frame)
+    proposals = proposer.propose(frame, edges)
+    centre = quads[1].mean(axis=0)
+    mask = [quads[0] + 3.0, centre + (quads[1] - centre) * 0.9]
+    combined = combine_quads(mask, proposals, edges)
+    assert len(combined) == 2
+    for c, q in zip(sorted(combined, key=lambda c: c[:, 0].min()), sorted(quads[:2], key=lambda q: q[:, 0].min())):
+        assert quad_iou(c, q) > 0.93  # each replaced by the better-fitting quad on its outline
 
 
 @pytest.fixture(scope="module")

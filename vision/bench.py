@@ -141,10 +141,11 @@ def to_markdown(report: dict) -> str:
                          f"{r['false_alarms']} ({r['confident_false_alarms']}) |")
     speed = report.get("speed")
     if speed:
-        lines += ["", "| frame (1280x720) | mask | quads | classify | total |", "|---|---|---|---|---|"]
+        stages = ("mask", "quads", "proposals", "classify", "total")
+        lines += ["", "| frame (1280x720) | " + " | ".join(stages) + " |", "|---" * (len(stages) + 1) + "|"]
         for key, r in speed.items():
             if not isinstance(r, dict):
                 continue
-            cells = " | ".join(f"{r[k]['median_ms']:.1f} / {r[k]['p95_ms']:.1f}" for k in ("mask", "quads", "classify", "total"))
+            cells = " | ".join(f"{r[k]['median_ms']:.1f} / {r[k]['p95_ms']:.1f}" if k in r else "n/a" for k in stages)
             lines.append(f"| {key.replace('_', ' ')} (median / p95 ms) | {cells} |")
     return "\n".join(lines) + "\n"

@@ -147,34 +147,46 @@ class QuadProposer:
 
 
 def combine_quads(mask_quads: list[np.ndarray], proposals: list[np.ndarray], edge_map: EdgeMap,
-                  same_card_iou: float = 0.5, min_support: float = 0.8, max_new: int = 24) -> list[np.ndarray]:
-    """One quad per card from the mask net's quads and the proposals: where quads overlap (IoU at least
-    ``same_card_iou``) the one whose sides lie best on the frame's edges is kept. A proposal that
-    overlaps no mask quad is a card the mask net missed, or not a card: it is kept when at least
-    ``min_support`` of its sides lie on edges, at most ``max_new`` of them (the best), and the crop
-    classifier's ``none`` rejects the ones that are not cards."""
+                  same_card_iou: float = 0.5, new_cards: bool = False, min_support: float = 0.8,
+                  max_new: int = 24) -> list[np.ndarray]:
+    """One quad per card from the mask net's quads and the proposals: each mask quad also snapped onto
+    the card's outline, and where quads overlap (IoU at least ``same_card_iou``) the one whose sides
+    lie best on the frame's edges is kept.
+
+    A proposal that overlaps no mask quad (IoU under 0.3) is either a card the mask net missed or not
+    a card. Measured on validation scenes, such proposals added a few cards but far more wrong answers,
+    some with full confidence (patches of backs, table patterns), so they are left out unless
+    ``new_cards``; then at most ``max_new`` of them (the best), each with at least ``min_support`` of
+    its sides on edges, and the crop classifier's ``none`` has to reject the ones that are not cards."""
     from vision.evaluate import quad_iou
     scored = []
     for q in mask_quads:
         q = np.asarray(q, np.float64)
         snapped = order_clockwise_portrait(snap_to_edges(q, edge_map))
-        scored.append(max((edge_map.support(q), True, q), (edge_map.support(snapped), True, snapped),
+        scored.append(max((edge_map.support(q), "mask", q), (edge_map.support(snapped), "mask", snapped),
                           key=lambda t: t[0]))
     mask_areas = [abs(cv2.contourArea(np.float32(q))) for q in mask_quads]
+    mask_boxes = [cv2.boundingRect(np.float32(q)) for q in mask_quads]
     for q in proposals:
+        box = cv2.boundingRect(np.float32(q))
+        near = [(m, ma, quad_iou(q, m)) for m, ma, mb in zip(mask_quads, mask_areas, mask_boxes)
+                if not _boxes_apart(box, mb)]
+        is_new = all(iou < 0.3 for _, _, iou in near)
+        if is_new and not new_cards:
+            continue
         # a proposal well inside a mask quad that is 8-60% larger is the inner edge of a dark frame
         # whose outline does not show against a dark table: the mask net saw the whole card
         area = abs(cv2.contourArea(np.float32(q)))
-        if any(1.08 * area <= ma <= 1.6 * area and quad_iou(q, m) >= 0.6 for m, ma in zip(mask_quads, mask_areas)):
+        if any(1.08 * area <= ma <= 1.6 * area and iou >= 0.6 for _, ma, iou in near):
             continue
-        scored.append((edge_map.support(q), False, q))
+        scored.append((edge_map.support(q), "new" if is_new else "proposal", q))
     # best-supported first (a tenth apart counts as equal); on a tie the larger: the card's outline,
     # not the inner edge of its frame
     scored.sort(key=lambda t: (-round(t[0] * 10), -abs(cv2.contourArea(t[2].astype(np.float32)))))
-    kept: list[tuple[float, bool, np.ndarray]] = []
+    kept: list[tuple[float, str, np.ndarray]] = []
     new = 0
     boxes = []
-    for support, from_mask, q in scored:
+    for support, kind, q in scored:
         box = cv2.boundingRect(q.astype(np.float32))
         clash = False
         for (_, _, k), kb in zip(kept, boxes):
@@ -185,11 +197,13 @@ def combine_quads(mask_quads: list[np.ndarray], proposals: list[np.ndarray], edg
                 break
         if clash:
             continue
-        if not from_mask:
-            if support < min_support or new >= max_new:
+        if kind != "mask" and support < min_support:
+            continue
+        if kind == "new":
+            if new >= max_new:
                 continue
             new += 1
-        kept.append((support, from_mask, q))
+        kept.append((support, kind, q))
         boxes.append(box)
     return [q for _, _, q in kept]
 
