@@ -89,7 +89,8 @@ def run_benchmark(detector, scenes=None, splits=None, frames=30, card_counts=(9,
                   speed=True, shared=None) -> dict:
     from datasets.shared import shared_dir
     report: dict = {"machine": {"python": platform.python_version(), "cpu": platform.processor() or platform.machine(),
-                                "threshold": detector.threshold, "temperature": detector.settings.temperature}}
+                                "threshold": detector.threshold, "temperature": detector.settings.temperature,
+                                "edge_proposals": getattr(detector, "proposer", None) is not None}}
     root = shared_dir(shared)
     if accuracy:
         names = split_names()
