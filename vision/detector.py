@@ -179,7 +179,9 @@ class CardDetector:
         t2 = time.perf_counter()
         if self.proposer is not None:
             edge_map = self.proposer.edge_map(frame)
-            quads = combine_quads(quads, self.proposer.propose(frame, edge_map), edge_map)
+            # proposals only where the mask net found something: new cards from proposals alone gave
+            # confident wrong answers on validation (see vision.proposals.combine_quads)
+            quads = combine_quads(quads, self.proposer.propose(frame, edge_map, near=quads), edge_map)
         t2b = time.perf_counter()
         crops = np.stack([warp_card(frame, q, CROP_WIDTH, CROP_HEIGHT) for q in quads]) if quads else \
             np.zeros((0, CROP_HEIGHT, CROP_WIDTH, 3), np.uint8)

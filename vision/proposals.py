@@ -36,7 +36,7 @@ class EdgeMap:
     scale: int
     thin: np.ndarray | None = None  # the same edges undilated (one pixel wide)
 
-    def support(self, quad: np.ndarray, samples_per_side: int = 24) -> float:
+    def support(self, quad: np.ndarray, samples_per_side: int = 16) -> float:
         """The share of points along the quad's sides (corners left out: cards are rounded there)
         that lie on an edge."""
         q = (np.asarray(quad, np.float64).reshape(4, 2) + 0.5) / self.scale - 0.5
@@ -80,29 +80,41 @@ class QuadProposer:
         edges = cv2.Canny(small, self.canny_low, self.canny_high)
         return EdgeMap(cv2.dilate(edges, np.ones((3, 3), np.uint8)), self.scale, thin=edges)
 
-    def propose(self, frame: np.ndarray, edge_map: EdgeMap | None = None) -> list[np.ndarray]:
-        """Card-shaped quads (4x2 float, frame pixels, clockwise portrait order)."""
+    def propose(self, frame: np.ndarray, edge_map: EdgeMap | None = None,
+                near: list[np.ndarray] | None = None) -> list[np.ndarray]:
+        """Card-shaped quads (4x2 float, frame pixels, clockwise portrait order); with ``near``, only
+        the ones that overlap the bounding box of one of those quads."""
         em = edge_map if edge_map is not None else self.edge_map(frame)
         s = em.scale
         h, w = em.edges.shape
         min_short = self.min_short_side / s
         min_area = min_short * min_short * self.aspect_low * self.min_fill
         max_area = self.max_area_share * h * w
-        contours, _ = cv2.findContours(em.edges, cv2.RETR_LIST, cv2.CHAIN_APPROX_SIMPLE)
-        if em.thin is not None:
-            # the thin edges too: where a card's outline runs close to its dark frame, or a pattern
-            # on the cloth touches the outline, the dilated edges merge, but the thin outline and the
-            # frame still enclose a card-shaped ring
-            contours = list(contours) + list(cv2.findContours(em.thin, cv2.RETR_LIST, cv2.CHAIN_APPROX_SIMPLE)[0])
+        # the thin edges: where a card's outline runs close to its dark frame, or a pattern on the
+        # cloth touches the outline, dilated edges merge, but the thin outline and the frame still
+        # enclose a card-shaped ring
+        contours, _ = cv2.findContours(em.thin if em.thin is not None else em.edges, cv2.RETR_LIST,
+                                       cv2.CHAIN_APPROX_SIMPLE)
+        near_boxes = None if near is None else \
+            [cv2.boundingRect(np.float32((np.asarray(q, np.float64).reshape(4, 2) + 0.5) / s - 0.5)) for q in near]
         quads = []
         for contour in contours:
             if len(contour) < 4:
                 continue
-            _, _, bw, bh = cv2.boundingRect(contour)
+            box = cv2.boundingRect(contour)
+            bw, bh = box[2], box[3]
             if bw < 0.7 * min_short or bh < 0.7 * min_short:
+                continue
+            if near_boxes is not None and all(_boxes_apart(box, b) for b in near_boxes):
                 continue
             area = abs(cv2.contourArea(contour))
             if area < min_area or area > max_area:
+                continue
+            # a cheap first look (the rotated bounding box) before the fit: most outlines are not cards
+            (_, _), (rw, rh), _ = cv2.minAreaRect(contour)
+            r_short, r_long = min(rw, rh), max(rw, rh)
+            if r_short < 0.85 * min_short or area < 0.8 * self.min_fill * rw * rh or \
+                    not 0.9 * self.aspect_low <= r_long / max(r_short, 1e-6) <= 1.1 * self.aspect_high:
                 continue
             quad = self._fit(contour, area)
             if quad is None:
@@ -160,10 +172,18 @@ def combine_quads(mask_quads: list[np.ndarray], proposals: list[np.ndarray], edg
     its sides on edges, and the crop classifier's ``none`` has to reject the ones that are not cards."""
     from vision.evaluate import quad_iou
     scored = []
+    proposal_boxes = [cv2.boundingRect(np.float32(p)) for p in proposals]
     for q in mask_quads:
         q = np.asarray(q, np.float64)
+        box = cv2.boundingRect(np.float32(q))
+        support = edge_map.support(q)
+        # no need to snap a quad already on its outline, or one a proposal fits better
+        if support >= 0.85 or any(not _boxes_apart(box, pb) and quad_iou(p, q) >= 0.7
+                                  for p, pb in zip(proposals, proposal_boxes)):
+            scored.append((support, "mask", q))
+            continue
         snapped = order_clockwise_portrait(snap_to_edges(q, edge_map))
-        scored.append(max((edge_map.support(q), "mask", q), (edge_map.support(snapped), "mask", snapped),
+        scored.append(max((support, "mask", q), (edge_map.support(snapped), "mask", snapped),
                           key=lambda t: t[0]))
     mask_areas = [abs(cv2.contourArea(np.float32(q))) for q in mask_quads]
     mask_boxes = [cv2.boundingRect(np.float32(q)) for q in mask_quads]
@@ -244,7 +264,9 @@ def snap_to_edges(quad: np.ndarray, edge_map: EdgeMap, band: float = 0.12, min_s
     x0, y0, x1, y1 = max(x0, 0), max(y0, 0), min(x1, w), min(y1, h)
     if x1 - x0 < 4 or y1 - y0 < 4:
         return np.asarray(quad, np.float64)
-    ys, xs = np.nonzero(edge_map.edges[y0:y1, x0:x1])
+    # the thin edges: a third of the points of the dilated ones, and sharper lines
+    edges = edge_map.thin if edge_map.thin is not None else edge_map.edges
+    ys, xs = np.nonzero(edges[y0:y1, x0:x1])
     pts = np.stack([xs + x0, ys + y0], axis=1).astype(np.float64)
     if len(pts) < 8:
         return np.asarray(quad, np.float64)
@@ -271,6 +293,7 @@ def snap_to_edges(quad: np.ndarray, edge_map: EdgeMap, band: float = 0.12, min_s
 
 
 _SNAP_ANGLES = np.deg2rad(np.arange(-4, 4.5, 1.0))
+_SNAP_SIN_MAX = float(np.sin(_SNAP_ANGLES.max()))
 
 
 def _snap_side(pts: np.ndarray, a: np.ndarray, b: np.ndarray, centre: np.ndarray, reach: float,
@@ -285,32 +308,32 @@ def _snap_side(pts: np.ndarray, a: np.ndarray, b: np.ndarray, centre: np.ndarray
         normal = -normal  # pointing out of the card
     rel = pts - mid
     along = rel @ u
-    near = np.abs(along) < 0.38 * length
+    across0 = rel @ normal
+    # only the edge points along the middle of this side and within reach of it (any of the angles)
+    near = (np.abs(along) < 0.38 * length) & (np.abs(across0) < reach + 0.4 * length * _SNAP_SIN_MAX)
     rel = rel[near]
     if len(rel) < 4:
         return a, u
-    best = None
-    for angle in _SNAP_ANGLES:
-        c, s_ = np.cos(angle), np.sin(angle)
-        n = np.array([c * normal[0] - s_ * normal[1], s_ * normal[0] + c * normal[1]])
-        across = rel @ n
-        inband = np.abs(across) < reach
-        if inband.sum() < 4:
-            continue
-        counts = np.bincount(np.floor(across[inband] + reach).astype(int), minlength=int(2 * reach) + 2)
-        counts = counts[:-1] + counts[1:]  # 2-pixel bins, overlapping
-        # an edge along a side: the dilated edge is ~3 px wide, so ~1.5 hits per pixel of side
-        need = min_share * 0.76 * length * 1.5
-        ok = np.nonzero(counts >= need)[0]
-        if len(ok) == 0:
-            continue
-        # the outermost line nearly as strong as the strongest: the card's outline, not the inner
-        # edge of its frame or a straight line of its art
-        strong = ok[counts[ok] >= 0.6 * counts[ok].max()]
-        k = int(strong.max())
-        score = counts[k]
-        if best is None or score > best[1]:
-            best = (k, score, n, k + 1 - reach)
+    normals = np.stack([np.cos(_SNAP_ANGLES) * normal[0] - np.sin(_SNAP_ANGLES) * normal[1],
+                        np.sin(_SNAP_ANGLES) * normal[0] + np.cos(_SNAP_ANGLES) * normal[1]])  # 2 x K
+    across_all = rel @ normals  # n x K
+    bins = int(2 * reach) + 2
+    # an edge along a side: about one hit per pixel of side (a thin edge, 2-pixel bins)
+    need = min_share * 0.76 * length
+    inband = np.abs(across_all) < reach
+    # one histogram of the distance across the side per angle, all in one bincount
+    index = np.floor(across_all + reach).astype(np.int64) + np.arange(len(_SNAP_ANGLES)) * bins
+    counts = np.bincount(index[inband], minlength=len(_SNAP_ANGLES) * bins).reshape(len(_SNAP_ANGLES), bins)
+    counts = counts[:, :-1] + counts[:, 1:]  # 2-pixel bins, overlapping
+    strongest = counts.max(axis=1)
+    if strongest.max() < need:
+        return a, u
+    k_angle = int(np.argmax(strongest))  # the angle whose best line is the sharpest
+    row = counts[k_angle]
+    # on it, the outermost line nearly as strong as the strongest: the card's outline, not the inner
+    # edge of its frame or a straight line of its art
+    k = int(np.nonzero(row >= max(need, 0.6 * row.max()))[0].max())
+    best = (k, row[k], normals[:, k_angle], k + 1 - reach)
     if best is None:
         return a, u
     _, _, n, offset = best
