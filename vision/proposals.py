@@ -1,15 +1,15 @@
-"""Classical card quad proposals from the frame itself, beside the mask net's quads.
+"""Classical card quad proposals from the frame itself, to re-fit the mask net's quads.
 
-The mask net sees the frame at 1/4 of its size and merges touching cards or misses small ones; the
-card's own outline is sharp at full resolution. So: the frame at half size, edges per colour channel
-(a card can differ from the table in colour only), closed by a small dilation, every outline traced,
-and the outlines that are convex quadrilaterals of a card's proportions (54:87, within what a tilted
-camera does to them) kept, their sides re-fitted as lines. The classifier's ``none`` class rejects the
-rest (a phone, a book of the right shape).
+The mask net sees the frame at 1/4 of its size: its quads are grown blobs, a little off, and
+sometimes two touching cards in one; the card's own outline is sharp in the frame. So: the frame at
+half size, contrast-stretched, Canny edges on the colour image (a card can differ from the table in
+colour only), every thin outline near a mask quad traced, and the outlines that are convex
+quadrilaterals of a card's proportions (54:87, within what a tilted camera does to them) kept, their
+sides re-fitted as lines. Each mask quad is also snapped onto the straight edges next to its sides.
 
-``edge_support`` scores how well any quad sits on the frame's edges: the share of points along its
-sides that lie on an edge. The detector uses it to choose between a mask quad and a proposal for the
-same card.
+``EdgeMap.support`` scores how well any quad sits on the frame's edges: the share of points along
+its sides that lie on an edge. ``combine_quads`` uses it to choose, for each card, between the mask
+quad, its snapped version and the proposals.
 """
 from __future__ import annotations
 
@@ -229,8 +229,7 @@ def combine_quads(mask_quads: list[np.ndarray], proposals: list[np.ndarray], edg
 
 
 def _distinct(quads: list[np.ndarray], edge_map: EdgeMap, same_iou: float = 0.7) -> list[np.ndarray]:
-    """One of each group of near-identical quads (the same outline traced on the thin and on the
-    dilated edges, inside and outside): the one whose sides lie best on the edges."""
+    """One of each group of near-identical quads (the same outline traced on the of a thin edge): the one whose sides lie best on the edges."""
     from vision.evaluate import quad_iou
     # (supports a tenth apart count as equal: then the larger, the card's outline rather than the
     # inner edge of its frame)
