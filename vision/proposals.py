@@ -229,7 +229,8 @@ def combine_quads(mask_quads: list[np.ndarray], proposals: list[np.ndarray], edg
 
 
 def _distinct(quads: list[np.ndarray], edge_map: EdgeMap, same_iou: float = 0.7) -> list[np.ndarray]:
-    """One of each group of near-identical quads (the same outline traced on the of a thin edge): the one whose sides lie best on the edges."""
+    """One of each group of near-identical quads (the same outline traced on both sides of a thin
+    edge): the one whose sides lie best on the edges."""
     from vision.evaluate import quad_iou
     # (supports a tenth apart count as equal: then the larger, the card's outline rather than the
     # inner edge of its frame)
