@@ -306,8 +306,13 @@ def fit_temperature(logits, labels: np.ndarray) -> float:
     return float(grid[np.argmin([nll(t) for t in grid])])
 
 
-def calibrate(work: Path, out: Path, val_scenes: int, shared=None, max_wrong_rate: float = 1 / 3000) -> dict:
-    """Temperature from validation crops; threshold from validation scenes run through the detector."""
+def calibrate(work: Path, out: Path, val_scenes: int, shared=None, max_wrong_rate: float = 1 / 3000,
+              threshold_only: bool = False) -> dict:
+    """Temperature from validation crops; threshold from validation scenes run through the detector.
+    ``threshold_only``: keep the temperature and size of models/vision.json and choose only the
+    threshold again (after a change to how quads are found: the nets are the same)."""
+    if threshold_only:
+        return _calibrate_threshold(out, val_scenes, shared, max_wrong_rate)
     import onnxruntime as ort
     from models.labels import CLASSES
     from models.nets import INPUT_MULTIPLE, MASK_STRIDE, SHRINK
@@ -331,23 +336,36 @@ def calibrate(work: Path, out: Path, val_scenes: int, shared=None, max_wrong_rat
     # max_wrong_rate (half the target's 1 in 2,000, for margin)
     from vision.evaluate import pick_threshold
     # first the size: blobs traced at 0.5 come out a little large or small; grow them to the true size
-    _, ratios = collect_scene_outcomes(out, max(20, val_scenes // 5), seed=778, shared=shared)
+    # (the mask net's quads only: the grow factor applies to them, not to the edge proposals)
+    _, ratios = collect_scene_outcomes(out, max(20, val_scenes // 5), seed=778, shared=shared, proposals=False)
     if ratios:
         settings["shrink"] = float(SHRINK * np.median(ratios))
         settings["validation"]["size_ratio_before"] = round(float(np.median(ratios)), 4)
         (out / "vision.json").write_text(json.dumps(settings, indent=2) + "\n", encoding="utf-8")
         log(f"size ratio {np.median(ratios):.4f}: shrink set to {settings['shrink']:.4f}")
-    outcomes, ratios = collect_scene_outcomes(out, val_scenes, seed=777, shared=shared)
+    _, ratios = collect_scene_outcomes(out, max(20, val_scenes // 5), seed=778, shared=shared, proposals=False)
     settings["validation"]["size_ratio_after"] = round(float(np.median(ratios)), 4) if ratios else None
+    (out / "vision.json").write_text(json.dumps(settings, indent=2) + "\n", encoding="utf-8")
+    return _calibrate_threshold(out, val_scenes, shared, max_wrong_rate)
+
+
+def _calibrate_threshold(out: Path, val_scenes: int, shared, max_wrong_rate: float) -> dict:
+    """The lowest threshold whose confident answers on validation scenes (the whole detector, edge
+    proposals included) are wrong at most at max_wrong_rate (half the target's 1 in 2,000, for margin)."""
+    from vision.evaluate import pick_threshold
+    path = out / "vision.json"
+    settings = json.loads(path.read_text(encoding="utf-8"))
+    outcomes, _ = collect_scene_outcomes(out, val_scenes, seed=777, shared=shared)
     threshold, stats = pick_threshold(outcomes, max_wrong_rate)
     settings["threshold"] = threshold
-    settings["validation"].update(stats)
-    (out / "vision.json").write_text(json.dumps(settings, indent=2) + "\n", encoding="utf-8")
+    settings.setdefault("validation", {}).update(stats)
+    settings["validation"]["threshold_scenes"] = val_scenes
+    path.write_text(json.dumps(settings, indent=2) + "\n", encoding="utf-8")
     log("calibrated", json.dumps(settings["validation"]))
     return settings
 
 
-def collect_scene_outcomes(models: Path, scenes: int, seed: int, shared=None):
+def collect_scene_outcomes(models: Path, scenes: int, seed: int, shared=None, proposals: bool = True):
     """On fresh validation scenes of the training art (a seed apart from training's and below the
     evaluation splits'): (confidence, right) for every detection, a false alarm counting as wrong, and
     for every detection of a card the ratio of its size to the labelled size (sqrt of the areas)."""
@@ -357,7 +375,7 @@ def collect_scene_outcomes(models: Path, scenes: int, seed: int, shared=None):
     from vision.detector import CardDetector
     from vision.evaluate import cards_from_scene_labels, quad_iou, score_frame
     from vision.geometry import quad_area
-    detector = CardDetector(models, threshold=0.0)
+    detector = CardDetector(models, threshold=0.0, proposals=proposals)
     rng = np.random.default_rng(check_training_seed(seed))
     root = shared_dir(shared)
     art = load_training_art(shared)
@@ -393,6 +411,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--out", type=Path, default=MODELS)
     p.add_argument("--shared", default=None, help="the shared data folder (default: ../shared)")
     p.add_argument("--fresh", action="store_true", help="do not resume from checkpoints")
+    p.add_argument("--threshold-only", action="store_true",
+                   help="calibrate: keep temperature and size, choose only the uncertainty threshold again")
     a = p.parse_args(argv)
     try:
         import torch  # noqa: F401 (only to say clearly that it is missing)
@@ -408,7 +428,7 @@ def main(argv: list[str] | None = None) -> int:
     if a.step in ("all", "crops"):
         train_crops(a.crop_minutes, a.work, a.out, a.threads, resume=not a.fresh)
     if a.step in ("all", "calibrate"):
-        calibrate(a.work, a.out, a.val_scenes, a.shared)
+        calibrate(a.work, a.out, a.val_scenes, a.shared, threshold_only=a.threshold_only)
     return 0
 
 

@@ -65,8 +65,14 @@ def test_bench_vision_prints_json_timings_per_stage(capsys):
     assert main(["bench-vision", "--no-accuracy", "--frames", "2", "--cards", "9"]) == 0
     report = json.loads(capsys.readouterr().out)
     nine = report["speed"]["9_cards"]
-    for stage in ("mask", "quads", "classify", "total"):
+    for stage in ("mask", "quads", "proposals", "classify", "total"):
         assert nine[stage]["median_ms"] > 0 and nine[stage]["p95_ms"] >= nine[stage]["median_ms"]
+
+
+def test_bench_vision_can_leave_the_proposals_out(capsys):
+    assert main(["bench-vision", "--no-accuracy", "--frames", "2", "--cards", "9", "--no-proposals"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert report["machine"]["edge_proposals"] is False
 
 
 def test_bench_vision_on_the_demo_split(capsys):

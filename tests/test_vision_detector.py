@@ -107,14 +107,14 @@ def test_photos_dev_cards_are_never_read_wrong_with_confidence(detector, shared)
     from vision.bench import evaluate_photos
     result = evaluate_photos(detector, shared / "photos-dev")
     assert result["confident_wrong"] == 0 and result["confident_false_alarms"] == 0, result
-    # what the shipped models reach (12 of the 14 cards found, every found card named right): a floor
-    # against regressions; the issue's target (all 14) is the strict xfail below
+    # a floor against regressions (12 of the 14 found, all right); the issue's target, all 14 found
+    # and right, is the strict xfail below
     assert result["cards"] == 14 and result["face_accuracy_of_all_cards"] >= 0.857, result  # 12 / 14, as rounded
 
 
 @pytest.mark.shared
-@pytest.mark.xfail(strict=True, reason="issue 4 target not met by the shipped models: 2 of the 14 real cards "
-                                       "are not found (see models/MODEL.md)")
+@pytest.mark.xfail(strict=True, reason="issue 4 target not met: 2 of the 14 real cards are not found "
+                                       "(see models/MODEL.md)")
 def test_photos_dev_every_card_correct(detector, shared):
     from vision.bench import evaluate_photos
     result = evaluate_photos(detector, shared / "photos-dev")

@@ -89,7 +89,8 @@ def run_benchmark(detector, scenes=None, splits=None, frames=30, card_counts=(9,
                   speed=True, shared=None) -> dict:
     from datasets.shared import shared_dir
     report: dict = {"machine": {"python": platform.python_version(), "cpu": platform.processor() or platform.machine(),
-                                "threshold": detector.threshold, "temperature": detector.settings.temperature}}
+                                "threshold": detector.threshold, "temperature": detector.settings.temperature,
+                                "edge_proposals": getattr(detector, "proposer", None) is not None}}
     root = shared_dir(shared)
     if accuracy:
         names = split_names()
@@ -141,10 +142,11 @@ def to_markdown(report: dict) -> str:
                          f"{r['false_alarms']} ({r['confident_false_alarms']}) |")
     speed = report.get("speed")
     if speed:
-        lines += ["", "| frame (1280x720) | mask | quads | classify | total |", "|---|---|---|---|---|"]
+        stages = ("mask", "quads", "proposals", "classify", "total")
+        lines += ["", "| frame (1280x720) | " + " | ".join(stages) + " |", "|---" * (len(stages) + 1) + "|"]
         for key, r in speed.items():
             if not isinstance(r, dict):
                 continue
-            cells = " | ".join(f"{r[k]['median_ms']:.1f} / {r[k]['p95_ms']:.1f}" for k in ("mask", "quads", "classify", "total"))
+            cells = " | ".join(f"{r[k]['median_ms']:.1f} / {r[k]['p95_ms']:.1f}" if k in r else "n/a" for k in stages)
             lines.append(f"| {key.replace('_', ' ')} (median / p95 ms) | {cells} |")
     return "\n".join(lines) + "\n"

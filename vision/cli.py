@@ -34,6 +34,8 @@ def register(subparsers) -> None:
     b.add_argument("--models", default=None)
     b.add_argument("--shared", default=None, help="the shared data folder (default: ../shared)")
     b.add_argument("--threads", type=int, default=2, help="onnxruntime threads (default 2)")
+    b.add_argument("--no-proposals", action="store_true",
+                   help="the mask net's quads only, without the edge proposals (for comparison)")
     b.set_defaults(func=bench)
 
 
@@ -45,7 +47,8 @@ def _detector(args):
     from vision.detector import CardDetector, ModelMissingError
     try:
         return CardDetector(args.models, threads=getattr(args, "threads", 2), threshold=args.threshold
-                            if hasattr(args, "threshold") else None)
+                            if hasattr(args, "threshold") else None,
+                            proposals=not getattr(args, "no_proposals", False))
     except ModelMissingError as exc:
         _error(str(exc))
         return None

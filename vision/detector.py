@@ -21,6 +21,7 @@ import onnxruntime as ort
 
 from dealer.cards import BACK, cards_of_face
 from vision.geometry import CROP_HEIGHT, CROP_WIDTH, rotate_quad, warp_card
+from vision.proposals import QuadProposer, combine_quads
 from vision.quads import MapGeometry, QuadFinder
 from vision.types import Detection, quad_from_array
 
@@ -156,13 +157,14 @@ class CardDetector:
     """Finds and names the cards in a BGR frame. ``threads``: onnxruntime CPU threads."""
 
     def __init__(self, models_dir: Path | str | None = None, threads: int = 2,
-                 threshold: float | None = None):
+                 threshold: float | None = None, proposals: bool = True):
         d = Path(models_dir) if models_dir else MODELS_DIR
         self.settings = VisionSettings.load(d / "vision.json")
         self.threshold = self.settings.threshold if threshold is None else float(threshold)
         self.mask = MaskStage(_session(d / "cardmask.onnx", threads), self.settings)
         self.finder = QuadFinder(shrink=self.settings.shrink)
         self.crops = CropStage(_session(d / "cardface.onnx", threads), self.settings)
+        self.proposer = QuadProposer() if proposals else None
 
     def detect(self, frame_bgr: np.ndarray) -> list[Detection]:
         return self.detect_timed(frame_bgr)[0]
@@ -175,6 +177,12 @@ class CardDetector:
         t1 = time.perf_counter()
         quads = self.finder.find(interior, geometry)
         t2 = time.perf_counter()
+        if self.proposer is not None:
+            edge_map = self.proposer.edge_map(frame)
+            # proposals only where the mask net found something: new cards from proposals alone gave
+            # confident wrong answers on validation (see vision.proposals.combine_quads)
+            quads = combine_quads(quads, self.proposer.propose(frame, edge_map, near=quads), edge_map)
+        t2b = time.perf_counter()
         crops = np.stack([warp_card(frame, q, CROP_WIDTH, CROP_HEIGHT) for q in quads]) if quads else \
             np.zeros((0, CROP_HEIGHT, CROP_WIDTH, 3), np.uint8)
         results = self.crops.run(crops)
@@ -188,9 +196,10 @@ class CardDetector:
             detections.append(Detection(card=first_card_of_face(r.face), face=r.face,
                                         quad=quad_from_array(quad), confidence=r.confidence,
                                         uncertain=r.confidence < self.threshold or doubtful_turn))
-        detections = _drop_duplicates(detections)
+        detections = _drop_small(_drop_duplicates(detections))
         t3 = time.perf_counter()
-        ms = {"mask": (t1 - t0) * 1e3, "quads": (t2 - t1) * 1e3, "classify": (t3 - t2) * 1e3,
+        ms = {"mask": (t1 - t0) * 1e3, "quads": (t2 - t1) * 1e3, "proposals": (t2b - t2) * 1e3,
+              "classify": (t3 - t2b) * 1e3,
               "total": (t3 - t0) * 1e3}
         return detections, ms
 
@@ -212,6 +221,17 @@ def _drop_duplicates(detections: list[Detection]) -> list[Detection]:
                     and quad_iou(detections[i].quad, detections[j].quad) > 0.3:
                 keep[j] = False
     return [d for d, k in zip(detections, keep) if k]
+
+
+def _drop_small(detections: list[Detection], least: float = 0.6) -> list[Detection]:
+    """Drop what is far smaller than the other cards of the frame (a side less than ``least`` of the
+    median's): the cards on a table are about the same size, and such a quad is a part of a card
+    (a plain patch of a back, read as a back), not a card. Only with three or more detections."""
+    if len(detections) < 3:
+        return detections
+    sides = np.sqrt([abs(cv2.contourArea(np.float32(d.quad))) for d in detections])
+    median = float(np.median(sides))
+    return [d for d, s in zip(detections, sides) if s >= least * median]
 
 
 def _as_bgr(frame: np.ndarray) -> np.ndarray:

@@ -1,0 +1,127 @@
+"""Edge proposals: card-shaped quads found in the frame itself, and how they join the mask quads."""
+import cv2
+import numpy as np
+import pytest
+
+from datasets.deck import render_card
+from vision.detector import CardDetector
+from vision.evaluate import quad_iou
+from vision.proposals import QuadProposer, combine_quads, snap_to_edges
+from vision_frames import place, table
+
+CARDS = ["pine-crane", "cherry-curtain", "susuki-moon", "maple-deer", "willow-rainman", "paulownia-chaff-1"]
+
+
+def patterned_table(h=720, w=1280, seed=1, stripe=(90, 100, 170)):
+    """A printed tablecloth: diagonal stripes and dots in several colours (edges everywhere)."""
+    rng = np.random.default_rng(seed)
+    frame = table(h, w, colour=(120, 60, 150), seed=seed)
+    for x in range(-300, w, 46):
+        cv2.line(frame, (x, 0), (x + 300, h), stripe, 5)
+    for _ in range(40):
+        c = tuple(int(v) for v in rng.integers(0, 255, 3))
+        cv2.circle(frame, (int(rng.integers(0, w)), int(rng.integers(0, h))), int(rng.integers(8, 40)), c, -1)
+    return frame
+
+
+def scene(frame):
+    """Six demo-deck cards in two rows, turned a little, some upside down; their quads."""
+    quads = []
+    for k, card_id in enumerate(CARDS):
+        centre = (220 + (k % 3) * 380, 190 + (k // 3) * 340)
+        angle = (-14, 6, 180 + 10, 25, -5, 180 - 20)[k]
+        quads.append(place(frame, render_card(card_id, 435), centre, 250, angle))
+    return frame, quads
+
+
+def found(proposals, quad, iou=0.85):
+    return any(quad_iou(p, quad) >= iou for p in proposals)
+
+
+@pytest.mark.parametrize("frame", [table(), table(colour=(225, 228, 232))], ids=["green cloth", "white table"])
+def test_proposals_find_every_card_of_a_demo_deck_scene_on_a_plain_table(frame):
+    frame, quads = scene(frame)
+    proposals = QuadProposer().propose(frame)
+    assert [found(proposals, q) for q in quads] == [True] * len(quads)
+
+
+@pytest.mark.parametrize("stripe", [(90, 100, 170), (30, 150, 200)], ids=["soft", "loud"])
+def test_proposals_on_a_printed_cloth(stripe):
+    # where the print's stripes run into a card's outline, the thin outline joins them and its shape
+    # is lost: a known limit (measured: 2 of these 6 cards are proposed; the dilated edges found 4
+    # but cost twice the time). The mask net's quad is then the one used: the detector test below
+    # finds all six
+    at_least = 2
+    frame, quads = scene(patterned_table(stripe=stripe))
+    proposals = QuadProposer().propose(frame)
+    assert sum(found(proposals, q) for q in quads) >= at_least
+    assert len(proposals) <= 3 * len(quads)  # the stripes and dots themselves are not proposed
+
+
+def test_a_rectangle_of_the_wrong_shape_is_not_proposed():
+    frame = table(colour=(40, 90, 30))
+    # a white square and a long thin box: no card has those proportions, even seen at an angle
+    cv2.rectangle(frame, (200, 200), (400, 400), (235, 235, 235), -1)
+    cv2.rectangle(frame, (600, 300), (1100, 420), (200, 200, 210), -1)
+    assert QuadProposer().propose(frame) == []
+    # while a card-shaped one is
+    cv2.rectangle(frame, (700, 500), (762, 600), (235, 235, 235), -1)
+    assert len(QuadProposer().propose(frame)) == 1
+
+
+def test_a_mask_quad_a_little_off_snaps_onto_the_card():
+    frame, quads = scene(table())
+    proposer = QuadProposer()
+    edges = proposer.edge_map(frame)
+    truth = quads[0]
+    centre = truth.mean(axis=0)
+    off = centre + (truth - centre) * 0.96 + [6, -5]  # too small and shifted, as a grown blob can be
+    snapped = snap_to_edges(off, edges)
+    assert quad_iou(snapped, truth) > quad_iou(off, truth) + 0.05
+    assert quad_iou(snapped, truth) > 0.9
+
+
+def test_combining_keeps_one_quad_per_card():
+    frame, quads = scene(table())
+    proposer = QuadProposer()
+    edges = proposer.edge_map(frame)
+    proposals = proposer.propose(frame, edges)
+    centre = quads[1].mean(axis=0)
+    mask = [quads[0] + 3.0, centre + (quads[1] - centre) * 0.9]  # two of the cards, a bit off
+    combined = combine_quads(mask, proposals, edges, new_cards=True)
+    assert len(combined) == len(quads)
+    for q in quads:
+        assert sum(quad_iou(c, q) >= 0.5 for c in combined) == 1
+    # the mask quads put right on the cards' outlines
+    assert max(quad_iou(c, quads[0]) for c in combined) > 0.93
+
+
+def test_by_default_only_the_cards_the_mask_found_are_kept():
+    frame, quads = scene(table())
+    proposer = QuadProposer()
+    edges = proposer.edge_map(frame)
+    proposals = proposer.propose(frame, edges)
+    centre = quads[1].mean(axis=0)
+    mask = [quads[0] + 3.0, centre + (quads[1] - centre) * 0.9]
+    combined = combine_quads(mask, proposals, edges)
+    assert len(combined) == 2
+    for c, q in zip(sorted(combined, key=lambda c: c[:, 0].min()), sorted(quads[:2], key=lambda q: q[:, 0].min())):
+        assert quad_iou(c, q) > 0.93  # each replaced by the better-fitting quad on its outline
+
+
+@pytest.fixture(scope="module")
+def detector():
+    return CardDetector()
+
+
+@pytest.mark.parametrize("frame", [table(), patterned_table()], ids=["green cloth", "printed cloth"])
+def test_the_detector_reports_each_card_once(detector, frame):
+    frame, quads = scene(frame)
+    detections, ms = detector.detect_timed(frame)
+    assert "proposals" in ms and ms["total"] >= ms["proposals"]
+    for i, a in enumerate(detections):
+        for b in detections[i + 1:]:
+            assert quad_iou(a.quad, b.quad) < 0.3, (a.face, b.face)
+    names = sorted(d.face for d in detections)
+    from dealer.cards import get_card
+    assert names == sorted(get_card(c).face for c in CARDS)

@@ -1,0 +1,341 @@
+"""Classical card quad proposals from the frame itself, to re-fit the mask net's quads.
+
+The mask net sees the frame at 1/4 of its size: its quads are grown blobs, a little off, and
+sometimes two touching cards in one; the card's own outline is sharp in the frame. So: the frame at
+half size, contrast-stretched, Canny edges on the colour image (a card can differ from the table in
+colour only), every thin outline near a mask quad traced, and the outlines that are convex
+quadrilaterals of a card's proportions (54:87, within what a tilted camera does to them) kept, their
+sides re-fitted as lines. Each mask quad is also snapped onto the straight edges next to its sides.
+
+``EdgeMap.support`` scores how well any quad sits on the frame's edges: the share of points along
+its sides that lie on an edge. ``combine_quads`` uses it to choose, for each card, between the mask
+quad, its snapped version and the proposals.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+
+from vision.quads import _refit_sides, order_clockwise_portrait
+
+CARD_ASPECT = 87 / 54
+
+
+def _percentiles(hist: np.ndarray, low: float, high: float) -> tuple[float, float]:
+    c = np.cumsum(hist)
+    total = c[-1] if c[-1] > 0 else 1.0
+    return float(np.searchsorted(c, low * total)), float(np.searchsorted(c, high * total))
+
+
+@dataclass(frozen=True)
+class EdgeMap:
+    """Edges of the frame at 1/scale of its size (uint8, 255 on an edge, dilated by one pixel)."""
+    edges: np.ndarray
+    scale: int
+    thin: np.ndarray | None = None  # the same edges undilated (one pixel wide)
+
+    def support(self, quad: np.ndarray, samples_per_side: int = 16) -> float:
+        """The share of points along the quad's sides (corners left out: cards are rounded there)
+        that lie on an edge."""
+        q = (np.asarray(quad, np.float64).reshape(4, 2) + 0.5) / self.scale - 0.5
+        t = np.linspace(0.12, 0.88, samples_per_side)[:, None]
+        pts = np.concatenate([q[i] + t * (q[(i + 1) % 4] - q[i]) for i in range(4)])
+        h, w = self.edges.shape
+        xi = np.rint(pts[:, 0]).astype(int)
+        yi = np.rint(pts[:, 1]).astype(int)
+        inside = (xi >= 0) & (xi < w) & (yi >= 0) & (yi < h)
+        if not inside.any():
+            return 0.0
+        on = self.edges[yi[inside], xi[inside]] > 0
+        return float(on.sum()) / len(pts)
+
+
+@dataclass(frozen=True)
+class QuadProposer:
+    scale: int = 2  # work on the frame at 1/scale of its size
+    canny_low: int = 30
+    canny_high: int = 90
+    min_short_side: float = 24.0  # frame pixels: a smaller card cannot be read from a 64x96 crop anyway
+    max_area_share: float = 0.35  # of the frame: a bigger quad is the table or a tray, not a card
+    aspect_low: float = CARD_ASPECT * 0.68  # a card tilted ~45 degrees away, foreshortened
+    aspect_high: float = CARD_ASPECT / 0.68
+    min_fill: float = 0.85  # outline area / quad area: a card's outline fills its quad
+
+    def edge_map(self, frame: np.ndarray) -> EdgeMap:
+        small = cv2.resize(frame, (frame.shape[1] // self.scale, frame.shape[0] // self.scale),
+                           interpolation=cv2.INTER_AREA)
+        small = cv2.GaussianBlur(small, (5, 5), 0)
+        # contrast stretched (one gain for the three channels), so dim scenes give edges too; at most
+        # 2.5x: more would turn the sensor noise of a plain dim table into edges
+        sample = np.ascontiguousarray(small[::4, ::4]).reshape(-1, 1)  # the values of all three channels
+        hist = cv2.calcHist([sample], [0], None, [256], [0, 256]).ravel()
+        lo, hi = _percentiles(hist, 0.01, 0.99)
+        alpha = min(255.0 / max(hi - lo, 1.0), 2.5)
+        if alpha > 1.05:
+            small = cv2.convertScaleAbs(small, alpha=alpha, beta=-lo * alpha)
+        # Canny on the colour image takes the strongest gradient of the three channels: a card can
+        # differ from the table in colour only
+        edges = cv2.Canny(small, self.canny_low, self.canny_high)
+        return EdgeMap(cv2.dilate(edges, np.ones((3, 3), np.uint8)), self.scale, thin=edges)
+
+    def propose(self, frame: np.ndarray, edge_map: EdgeMap | None = None,
+                near: list[np.ndarray] | None = None) -> list[np.ndarray]:
+        """Card-shaped quads (4x2 float, frame pixels, clockwise portrait order); with ``near``, only
+        the ones that overlap the bounding box of one of those quads."""
+        em = edge_map if edge_map is not None else self.edge_map(frame)
+        s = em.scale
+        h, w = em.edges.shape
+        min_short = self.min_short_side / s
+        min_area = min_short * min_short * self.aspect_low * self.min_fill
+        max_area = self.max_area_share * h * w
+        # the thin edges: where a card's outline runs close to its dark frame, or a pattern on the
+        # cloth touches the outline, dilated edges merge, but the thin outline and the frame still
+        # enclose a card-shaped ring
+        contours, _ = cv2.findContours(em.thin if em.thin is not None else em.edges, cv2.RETR_LIST,
+                                       cv2.CHAIN_APPROX_SIMPLE)
+        near_boxes = None if near is None else \
+            [cv2.boundingRect(np.float32((np.asarray(q, np.float64).reshape(4, 2) + 0.5) / s - 0.5)) for q in near]
+        quads = []
+        for contour in contours:
+            if len(contour) < 4:
+                continue
+            box = cv2.boundingRect(contour)
+            bw, bh = box[2], box[3]
+            if bw < 0.7 * min_short or bh < 0.7 * min_short:
+                continue
+            if near_boxes is not None and all(_boxes_apart(box, b) for b in near_boxes):
+                continue
+            area = abs(cv2.contourArea(contour))
+            if area < min_area or area > max_area:
+                continue
+            # a cheap first look (the rotated bounding box) before the fit: most outlines are not cards
+            (_, _), (rw, rh), _ = cv2.minAreaRect(contour)
+            r_short, r_long = min(rw, rh), max(rw, rh)
+            if r_short < 0.85 * min_short or area < 0.8 * self.min_fill * rw * rh or \
+                    not 0.9 * self.aspect_low <= r_long / max(r_short, 1e-6) <= 1.1 * self.aspect_high:
+                continue
+            quad = self._fit(contour, area)
+            if quad is None:
+                continue
+            sides = np.linalg.norm(quad - np.roll(quad, -1, axis=0), axis=1)
+            short, long = (sides[0] + sides[2]) / 2, (sides[1] + sides[3]) / 2
+            if short > long:
+                short, long = long, short
+            if short < min_short or not self.aspect_low <= long / max(short, 1e-6) <= self.aspect_high:
+                continue
+            quads.append(order_clockwise_portrait((quad + 0.5) * s - 0.5))
+        return _distinct(quads, em)
+
+    def _fit(self, contour: np.ndarray, area: float) -> np.ndarray | None:
+        hull = cv2.convexHull(contour)
+        hull_area = abs(cv2.contourArea(hull))
+        if hull_area <= 0 or area / hull_area < self.min_fill:
+            return None  # not convex enough: an outline of several things
+        perimeter = cv2.arcLength(hull, True)
+        guess = None
+        for eps in (0.02, 0.035, 0.05):
+            poly = cv2.approxPolyDP(hull, eps * perimeter, True).reshape(-1, 2)
+            if len(poly) == 4:
+                guess = poly.astype(np.float64)
+                break
+            if len(poly) < 4:
+                break
+        if guess is None:
+            rect = cv2.boxPoints(cv2.minAreaRect(hull)).astype(np.float64)
+            if hull_area / max(abs(cv2.contourArea(rect.astype(np.float32))), 1e-6) < 0.92:
+                return None
+            guess = rect
+        quad_area = abs(cv2.contourArea(guess.astype(np.float32)))
+        if quad_area <= 0 or hull_area / quad_area < self.min_fill or quad_area / hull_area > 1.15:
+            return None
+        refined = _refit_sides(contour.reshape(-1, 2).astype(np.float64), guess)
+        if refined is not None and cv2.isContourConvex(refined.astype(np.float32)):
+            r_area = abs(cv2.contourArea(refined.astype(np.float32)))
+            if 0.9 * hull_area <= r_area <= 1.15 * hull_area:
+                return refined
+        return guess if cv2.isContourConvex(guess.astype(np.float32)) else None
+
+
+def combine_quads(mask_quads: list[np.ndarray], proposals: list[np.ndarray], edge_map: EdgeMap,
+                  same_card_iou: float = 0.5, new_cards: bool = False, min_support: float = 0.8,
+                  max_new: int = 24) -> list[np.ndarray]:
+    """One quad per card from the mask net's quads and the proposals: each mask quad also snapped onto
+    the card's outline, and where quads overlap (IoU at least ``same_card_iou``) the one whose sides
+    lie best on the frame's edges is kept.
+
+    A proposal that overlaps no mask quad (IoU under 0.3) is either a card the mask net missed or not
+    a card. Measured on validation scenes, such proposals added a few cards but far more wrong answers,
+    some with full confidence (patches of backs, table patterns), so they are left out unless
+    ``new_cards``; then at most ``max_new`` of them (the best), each with at least ``min_support`` of
+    its sides on edges, and the crop classifier's ``none`` has to reject the ones that are not cards."""
+    from vision.evaluate import quad_iou
+    scored = []
+    proposal_boxes = [cv2.boundingRect(np.float32(p)) for p in proposals]
+    for q in mask_quads:
+        q = np.asarray(q, np.float64)
+        box = cv2.boundingRect(np.float32(q))
+        support = edge_map.support(q)
+        # no need to snap a quad already on its outline, or one a proposal fits better
+        if support >= 0.85 or any(not _boxes_apart(box, pb) and quad_iou(p, q) >= 0.7
+                                  for p, pb in zip(proposals, proposal_boxes)):
+            scored.append((support, "mask", q))
+            continue
+        snapped = order_clockwise_portrait(snap_to_edges(q, edge_map))
+        scored.append(max((support, "mask", q), (edge_map.support(snapped), "mask", snapped),
+                          key=lambda t: t[0]))
+    mask_areas = [abs(cv2.contourArea(np.float32(q))) for q in mask_quads]
+    mask_boxes = [cv2.boundingRect(np.float32(q)) for q in mask_quads]
+    for q in proposals:
+        box = cv2.boundingRect(np.float32(q))
+        near = [(m, ma, quad_iou(q, m)) for m, ma, mb in zip(mask_quads, mask_areas, mask_boxes)
+                if not _boxes_apart(box, mb)]
+        is_new = all(iou < 0.3 for _, _, iou in near)
+        if is_new and not new_cards:
+            continue
+        # a proposal well inside a mask quad that is 8-60% larger is the inner edge of a dark frame
+        # whose outline does not show against a dark table: the mask net saw the whole card
+        area = abs(cv2.contourArea(np.float32(q)))
+        if any(1.08 * area <= ma <= 1.6 * area and iou >= 0.6 for _, ma, iou in near):
+            continue
+        scored.append((edge_map.support(q), "new" if is_new else "proposal", q))
+    # best-supported first (a tenth apart counts as equal); on a tie the larger: the card's outline,
+    # not the inner edge of its frame
+    scored.sort(key=lambda t: (-round(t[0] * 10), -abs(cv2.contourArea(t[2].astype(np.float32)))))
+    kept: list[tuple[float, str, np.ndarray]] = []
+    new = 0
+    boxes = []
+    for support, kind, q in scored:
+        box = cv2.boundingRect(q.astype(np.float32))
+        clash = False
+        for (_, _, k), kb in zip(kept, boxes):
+            if _boxes_apart(box, kb):
+                continue
+            if quad_iou(q, k) >= same_card_iou:
+                clash = True
+                break
+        if clash:
+            continue
+        if kind != "mask" and support < min_support:
+            continue
+        if kind == "new":
+            if new >= max_new:
+                continue
+            new += 1
+        kept.append((support, kind, q))
+        boxes.append(box)
+    return [q for _, _, q in kept]
+
+
+def _distinct(quads: list[np.ndarray], edge_map: EdgeMap, same_iou: float = 0.7) -> list[np.ndarray]:
+    """One of each group of near-identical quads (the same outline traced on both sides of a thin
+    edge): the one whose sides lie best on the edges."""
+    from vision.evaluate import quad_iou
+    # (supports a tenth apart count as equal: then the larger, the card's outline rather than the
+    # inner edge of its frame)
+    quads = sorted(quads, key=lambda q: (-round(edge_map.support(q) * 10), -abs(cv2.contourArea(q.astype(np.float32)))))
+    kept: list[np.ndarray] = []
+    boxes = []
+    for q in quads:
+        box = cv2.boundingRect(q.astype(np.float32))
+        if any(not _boxes_apart(box, b) and quad_iou(q, k) >= same_iou for k, b in zip(kept, boxes)):
+            continue
+        kept.append(q)
+        boxes.append(box)
+    return kept
+
+
+def _boxes_apart(a, b) -> bool:
+    return a[0] + a[2] < b[0] or b[0] + b[2] < a[0] or a[1] + a[3] < b[1] or b[1] + b[3] < a[1]
+
+
+def snap_to_edges(quad: np.ndarray, edge_map: EdgeMap, band: float = 0.12, min_share: float = 0.35) -> np.ndarray:
+    """The quad with each side moved onto the outermost straight edge near it (within ``band`` of the
+    card's short side, turned by up to 4 degrees): a mask quad is a blob grown back to size, a little
+    off; the card's outline is sharp. A side with no such edge stays where it is."""
+    s = edge_map.scale
+    q = (np.asarray(quad, np.float64).reshape(4, 2) + 0.5) / s - 0.5
+    sides = np.linalg.norm(q - np.roll(q, -1, axis=0), axis=1)
+    reach = band * min(sides.min(), 400.0) + 2.0
+    x0, y0 = np.floor(q.min(axis=0) - reach).astype(int)
+    x1, y1 = np.ceil(q.max(axis=0) + reach).astype(int)
+    h, w = edge_map.edges.shape
+    x0, y0, x1, y1 = max(x0, 0), max(y0, 0), min(x1, w), min(y1, h)
+    if x1 - x0 < 4 or y1 - y0 < 4:
+        return np.asarray(quad, np.float64)
+    # the thin edges: a third of the points of the dilated ones, and sharper lines
+    edges = edge_map.thin if edge_map.thin is not None else edge_map.edges
+    ys, xs = np.nonzero(edges[y0:y1, x0:x1])
+    pts = np.stack([xs + x0, ys + y0], axis=1).astype(np.float64)
+    if len(pts) < 8:
+        return np.asarray(quad, np.float64)
+    centre = q.mean(axis=0)
+    lines = []
+    for i in range(4):
+        a, b = q[i], q[(i + 1) % 4]
+        lines.append(_snap_side(pts, a, b, centre, reach, min_share))
+    corners = []
+    for i in range(4):
+        (p1, d1), (p2, d2) = lines[i - 1], lines[i]
+        det = d1[1] * d2[0] - d1[0] * d2[1]
+        if abs(det) < 1e-6:
+            return np.asarray(quad, np.float64)
+        r = p2 - p1
+        t = (r[1] * d2[0] - r[0] * d2[1]) / det
+        corners.append(p1 + t * d1)
+    snapped = np.array(corners)
+    area_before = abs(cv2.contourArea(q.astype(np.float32)))
+    area_after = abs(cv2.contourArea(snapped.astype(np.float32)))
+    if not cv2.isContourConvex(snapped.astype(np.float32)) or not 0.92 * area_before <= area_after <= 1.25 * area_before:
+        return np.asarray(quad, np.float64)
+    return (snapped + 0.5) * s - 0.5
+
+
+_SNAP_ANGLES = np.deg2rad(np.arange(-4, 4.5, 1.0))
+_SNAP_SIN_MAX = float(np.sin(_SNAP_ANGLES.max()))
+
+
+def _snap_side(pts: np.ndarray, a: np.ndarray, b: np.ndarray, centre: np.ndarray, reach: float,
+               min_share: float) -> tuple[np.ndarray, np.ndarray]:
+    """The line (point, direction) for the side a->b: the outermost well-supported edge line near it."""
+    d = b - a
+    length = float(np.hypot(*d))
+    u = d / max(length, 1e-9)
+    mid = (a + b) / 2
+    normal = np.array([-u[1], u[0]])
+    if normal @ (mid - centre) < 0:
+        normal = -normal  # pointing out of the card
+    rel = pts - mid
+    along = rel @ u
+    across0 = rel @ normal
+    # only the edge points along the middle of this side and within reach of it (any of the angles)
+    near = (np.abs(along) < 0.38 * length) & (np.abs(across0) < reach + 0.4 * length * _SNAP_SIN_MAX)
+    rel = rel[near]
+    if len(rel) < 4:
+        return a, u
+    normals = np.stack([np.cos(_SNAP_ANGLES) * normal[0] - np.sin(_SNAP_ANGLES) * normal[1],
+                        np.sin(_SNAP_ANGLES) * normal[0] + np.cos(_SNAP_ANGLES) * normal[1]])  # 2 x K
+    across_all = rel @ normals  # n x K
+    bins = int(2 * reach) + 2
+    # an edge along a side: about one hit per pixel of side (a thin edge, 2-pixel bins)
+    need = min_share * 0.76 * length
+    inband = np.abs(across_all) < reach
+    # one histogram of the distance across the side per angle, all in one bincount
+    index = np.floor(across_all + reach).astype(np.int64) + np.arange(len(_SNAP_ANGLES)) * bins
+    counts = np.bincount(index[inband], minlength=len(_SNAP_ANGLES) * bins).reshape(len(_SNAP_ANGLES), bins)
+    counts = counts[:, :-1] + counts[:, 1:]  # 2-pixel bins, overlapping
+    strongest = counts.max(axis=1)
+    if strongest.max() < need:
+        return a, u
+    k_angle = int(np.argmax(strongest))  # the angle whose best line is the sharpest
+    row = counts[k_angle]
+    # on it, the outermost line nearly as strong as the strongest: the card's outline, not the inner
+    # edge of its frame or a straight line of its art
+    k = int(np.nonzero(row >= max(need, 0.6 * row.max()))[0].max())
+    best = (k, row[k], normals[:, k_angle], k + 1 - reach)
+    if best is None:
+        return a, u
+    _, _, n, offset = best
+    direction = np.array([n[1], -n[0]])
+    return mid + n * offset, direction
