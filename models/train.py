@@ -103,6 +103,16 @@ def _shards(folder: Path, prefix: str) -> list[Path]:
 
 # ---------------------------------------------------------------- mask net
 
+def _resume(model, opt, ckpt: Path, resume: bool) -> None:
+    """Continue from our own checkpoint where there is one (training runs in resumable slices)."""
+    if resume and ckpt.is_file():
+        import torch
+        state = torch.load(ckpt, weights_only=False)  # our own checkpoint
+        model.load_state_dict(state["model"])
+        opt.load_state_dict(state["opt"])
+        log("resumed", ckpt)
+
+
 def train_mask(minutes: float, work: Path, out: Path, threads: int, batch: int = 16, resume: bool = True,
                patch: tuple[int, int] = (128, 224), peak_lr: float = 3e-3) -> None:
     import torch
@@ -114,11 +124,7 @@ def train_mask(minutes: float, work: Path, out: Path, threads: int, batch: int =
     log(f"mask net: {count_parameters(model)} parameters")
     opt = torch.optim.AdamW(model.parameters(), lr=3e-3, weight_decay=1e-4)
     ckpt = work / "mask.pt"
-    if resume and ckpt.is_file():
-        state = torch.load(ckpt, weights_only=False)  # our own checkpoint
-        model.load_state_dict(state["model"])
-        opt.load_state_dict(state["opt"])
-        log("resumed", ckpt)
+    _resume(model, opt, ckpt, resume)
     deadline = time.time() + minutes * 60
     start = time.time()
     bce = nn.BCEWithLogitsLoss(reduction="none")
@@ -209,11 +215,7 @@ def train_crops(minutes: float, work: Path, out: Path, threads: int, batch: int 
     log(f"crop net: {count_parameters(model)} parameters")
     opt = torch.optim.AdamW(model.parameters(), lr=3e-3, weight_decay=3e-4)
     ckpt = work / "crops.pt"
-    if resume and ckpt.is_file():
-        state = torch.load(ckpt, weights_only=False)  # our own checkpoint
-        model.load_state_dict(state["model"])
-        opt.load_state_dict(state["opt"])
-        log("resumed", ckpt)
+    _resume(model, opt, ckpt, resume)
     ce = nn.CrossEntropyLoss()
     ce_orient = nn.CrossEntropyLoss(ignore_index=-1)
     rng = np.random.default_rng(2)

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
-from vision.quads import _refit_sides, order_clockwise_portrait
+from vision.quads import _refit_sides, four_corners, order_clockwise_portrait
 
 CARD_ASPECT = 87 / 54
 
@@ -134,14 +134,7 @@ class QuadProposer:
         if hull_area <= 0 or area / hull_area < self.min_fill:
             return None  # not convex enough: an outline of several things
         perimeter = cv2.arcLength(hull, True)
-        guess = None
-        for eps in (0.02, 0.035, 0.05):
-            poly = cv2.approxPolyDP(hull, eps * perimeter, True).reshape(-1, 2)
-            if len(poly) == 4:
-                guess = poly.astype(np.float64)
-                break
-            if len(poly) < 4:
-                break
+        guess = four_corners(hull, perimeter, (0.02, 0.035, 0.05))
         if guess is None:
             rect = cv2.boxPoints(cv2.minAreaRect(hull)).astype(np.float64)
             if hull_area / max(abs(cv2.contourArea(rect.astype(np.float32))), 1e-6) < 0.92:

@@ -44,6 +44,18 @@ def order_clockwise_portrait(quad: np.ndarray) -> np.ndarray:
     return q
 
 
+def four_corners(hull: np.ndarray, perimeter: float, tolerances) -> np.ndarray | None:
+    """The first simplification of ``hull`` to exactly four corners, trying each tolerance (a
+    fraction of the perimeter) from tight to loose; None when none gives four."""
+    for eps in tolerances:
+        poly = cv2.approxPolyDP(hull, eps * perimeter, True).reshape(-1, 2)
+        if len(poly) == 4:
+            return poly.astype(np.float64)
+        if len(poly) < 4:
+            return None
+    return None
+
+
 def fit_quad(contour: np.ndarray, perspective: bool = True) -> np.ndarray:
     """Four corners for a card-like blob outline: a first guess (a 4-point polygon of the hull, or the
     minimum-area rectangle), then each side re-fitted as a line through the straight middle of that
@@ -57,13 +69,10 @@ def fit_quad(contour: np.ndarray, perspective: bool = True) -> np.ndarray:
     rect_area = abs(cv2.contourArea(rect.astype(np.float32)))
     # a blob that fills its rectangle is a card seen square on: start from the rectangle
     square_on = not perspective or (rect_area > 0 and hull_area / rect_area > 0.94)
-    for eps in () if square_on else (0.02, 0.035, 0.05, 0.08):
-        poly = cv2.approxPolyDP(hull, eps * perimeter, True).reshape(-1, 2)
-        if len(poly) == 4:
-            guess = poly.astype(np.float64)
-            break
-        if len(poly) < 4:
-            break
+    if not square_on:
+        guess = four_corners(hull, perimeter, (0.02, 0.035, 0.05, 0.08))
+        if guess is None:
+            guess = rect
     refined = _refit_sides(contour, guess)
     if refined is not None:
         area = abs(cv2.contourArea(refined.astype(np.float32)))
