@@ -192,12 +192,14 @@ def wait_until(predicate, timeout=30.0):
 def test_grabber_keeps_only_the_newest_frame_and_stops_cleanly():
     source = ScriptedSource(["frame"] * 50)
     grabber = FrameGrabber(source).start()
-    first = grabber.newest(after=0, timeout=20)
-    assert first is not None
-    # asked again for a frame after the first, it gives the newest one: frames in between were
-    # dropped, not queued (a queue would keep answering with the frame right after the first)
-    assert wait_until(lambda: grabber.newest(after=first[0], timeout=1)[0] > first[0] + 1)
-    grabber.stop()
+    try:
+        first = grabber.newest(after=0, timeout=20)
+        assert first is not None
+        # asked again for a frame after the first, it gives the newest one: frames in between were
+        # dropped, not queued (a queue would keep answering with the frame right after the first)
+        assert wait_until(lambda: grabber.newest(after=first[0], timeout=1)[0] > first[0] + 1)
+    finally:
+        grabber.stop()
     assert source.closed
     assert grabber.newest(after=10**9, timeout=0.1) is None
 

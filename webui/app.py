@@ -155,11 +155,15 @@ class _TableWatcher:
             try:
                 if seen is None:
                     seen = int((self.live.snapshot() or {}).get("version", 0))
+                asked = time.monotonic()
                 snap = self.live.wait_for_change(seen, 1.0)
             except Exception:  # a broken table must not kill the page: retry
-                time.sleep(0.5)
+                self._stop.wait(0.5)
                 continue
-            if snap is not None:
+            if snap is None and time.monotonic() - asked < 0.1:
+                # the table answered at once without a change: it is stopped. Do not spin on it.
+                self._stop.wait(0.5)
+            elif snap is not None:
                 seen = int(snap.get("version", 0))
                 self.hub.bump()
 
