@@ -103,6 +103,40 @@ def _shards(folder: Path, prefix: str) -> list[Path]:
 
 # ---------------------------------------------------------------- mask net
 
+def _training_batches(rng: np.random.Generator, folder: Path, prefix: str, keys: tuple[str, ...],
+                      batch: int, start: float, minutes: float):
+    """Shuffled batches from the training shards (seed 999 is validation and left out) until the time
+    budget is spent: yields (the shard's arrays by ``keys``, batch indices, fraction of budget spent).
+    Waits for shards that a renderer is still writing."""
+    deadline = start + minutes * 60
+    while time.time() < deadline:
+        shards = [p for p in _shards(folder, prefix) if "-999-" not in p.name]
+        if not shards:
+            log(f"waiting for {prefix} shards")
+            time.sleep(20)
+            continue
+        for path in rng.permutation(shards):
+            d = np.load(path)
+            arrays = [d[k] for k in keys]
+            order = rng.permutation(len(arrays[0]))
+            for i in range(0, len(order) - batch + 1, batch):
+                if time.time() >= deadline:
+                    return
+                yield arrays, order[i:i + batch], min(1.0, (time.time() - start) / (minutes * 60))
+
+
+def _cosine_lr(opt, peak: float, frac: float) -> None:
+    """Cosine decay of the learning rate over the time budget."""
+    for g in opt.param_groups:
+        g["lr"] = float(peak * (0.02 + 0.98 * 0.5 * (1 + np.cos(np.pi * frac))))
+
+
+def _checkpoint(torch, model, opt, ckpt: Path, export, out: Path) -> None:
+    torch.save({"model": model.state_dict(), "opt": opt.state_dict()}, ckpt)
+    export(model, out)
+
+
+
 def _resume(model, opt, ckpt: Path, resume: bool) -> None:
     """Continue from our own checkpoint where there is one (training runs in resumable slices)."""
     if resume and ckpt.is_file():
@@ -125,55 +159,36 @@ def train_mask(minutes: float, work: Path, out: Path, threads: int, batch: int =
     opt = torch.optim.AdamW(model.parameters(), lr=3e-3, weight_decay=1e-4)
     ckpt = work / "mask.pt"
     _resume(model, opt, ckpt, resume)
-    deadline = time.time() + minutes * 60
     start = time.time()
     bce = nn.BCEWithLogitsLoss(reduction="none")
     rng = np.random.default_rng(1)
     step, last_save = 0, time.time()
-    while time.time() < deadline:
-        shards = [p for p in _shards(work / "scenes", "scenes") if "-999-" not in p.name]
-        if not shards:
-            log("waiting for scene shards")
-            time.sleep(20)
-            continue
-        for path in rng.permutation(shards):
-            d = np.load(path)
-            x, t, w = d["x"], d["t"], d["w"]
-            order = rng.permutation(len(x))
-            for i in range(0, len(order) - batch + 1, batch):
-                idx = order[i:i + batch]
-                frac = min(1.0, (time.time() - start) / (minutes * 60))
-                for g in opt.param_groups:  # cosine decay over the time budget
-                    g["lr"] = float(peak_lr * (0.02 + 0.98 * 0.5 * (1 + np.cos(np.pi * frac))))
-                # a random window of the stored patches: more, cheaper steps for the same CPU time
-                ph, pw = patch
-                oy = 2 * int(rng.integers(0, (x.shape[2] - ph) // 2 + 1))
-                ox = 2 * int(rng.integers(0, (x.shape[3] - pw) // 2 + 1))
-                xb = torch.from_numpy(x[idx, :, oy:oy + ph, ox:ox + pw].astype(np.float32))
-                tb = torch.from_numpy(t[idx, :, oy // 2:(oy + ph) // 2, ox // 2:(ox + pw) // 2].astype(np.float32) / 255.0)
-                wb = torch.from_numpy(w[idx, oy // 2:(oy + ph) // 2, ox // 2:(ox + pw) // 2].astype(np.float32))
-                logits = model(xb)
-                loss_map = bce(logits, tb)
-                loss = (loss_map[:, 0] * wb).mean() * 2.0 + loss_map[:, 1].mean()
-                p = torch.sigmoid(logits[:, 0]) * wb
-                dice = 1 - (2 * (p * tb[:, 0]).sum() + 1) / (p.sum() + tb[:, 0].sum() + 1)
-                loss = loss + dice
-                opt.zero_grad()
-                loss.backward()
-                opt.step()
-                step += 1
-                if step % 50 == 0:
-                    log(f"mask step {step} loss {loss.item():.4f} dice {dice.item():.4f} lr {opt.param_groups[0]['lr']:.5f}")
-                if time.time() - last_save > 180:
-                    torch.save({"model": model.state_dict(), "opt": opt.state_dict()}, ckpt)
-                    export_mask(model, out)
-                    last_save = time.time()
-                if time.time() >= deadline:
-                    break
-            if time.time() >= deadline:
-                break
-    torch.save({"model": model.state_dict(), "opt": opt.state_dict()}, ckpt)
-    export_mask(model, out)
+    for (x, t, w), idx, frac in _training_batches(rng, work / "scenes", "scenes", ("x", "t", "w"), batch,
+                                                  start, minutes):
+        _cosine_lr(opt, peak_lr, frac)
+        # a random window of the stored patches: more, cheaper steps for the same CPU time
+        ph, pw = patch
+        oy = 2 * int(rng.integers(0, (x.shape[2] - ph) // 2 + 1))
+        ox = 2 * int(rng.integers(0, (x.shape[3] - pw) // 2 + 1))
+        xb = torch.from_numpy(x[idx, :, oy:oy + ph, ox:ox + pw].astype(np.float32))
+        tb = torch.from_numpy(t[idx, :, oy // 2:(oy + ph) // 2, ox // 2:(ox + pw) // 2].astype(np.float32) / 255.0)
+        wb = torch.from_numpy(w[idx, oy // 2:(oy + ph) // 2, ox // 2:(ox + pw) // 2].astype(np.float32))
+        logits = model(xb)
+        loss_map = bce(logits, tb)
+        loss = (loss_map[:, 0] * wb).mean() * 2.0 + loss_map[:, 1].mean()
+        p = torch.sigmoid(logits[:, 0]) * wb
+        dice = 1 - (2 * (p * tb[:, 0]).sum() + 1) / (p.sum() + tb[:, 0].sum() + 1)
+        loss = loss + dice
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+        step += 1
+        if step % 50 == 0:
+            log(f"mask step {step} loss {loss.item():.4f} dice {dice.item():.4f} lr {opt.param_groups[0]['lr']:.5f}")
+        if time.time() - last_save > 180:
+            _checkpoint(torch, model, opt, ckpt, export_mask, out)
+            last_save = time.time()
+    _checkpoint(torch, model, opt, ckpt, export_mask, out)
     log(f"mask net done after {step} steps")
 
 
@@ -219,52 +234,33 @@ def train_crops(minutes: float, work: Path, out: Path, threads: int, batch: int 
     ce = nn.CrossEntropyLoss()
     ce_orient = nn.CrossEntropyLoss(ignore_index=-1)
     rng = np.random.default_rng(2)
-    deadline = time.time() + minutes * 60
     start = time.time()
     step, seen, last_save = 0, 0, time.time()
     correct = total = 0
-    while time.time() < deadline:
-        shards = [p for p in _shards(work / "crops", "crops") if "-999-" not in p.name]  # seed 999: validation
-        if not shards:
-            log("waiting for crop shards")
-            time.sleep(20)
-            continue
-        for path in rng.permutation(shards):
-            d = np.load(path)
-            x, y, o = d["x"], d["y"], d["o"]
-            order = rng.permutation(len(x))
-            for i in range(0, len(order) - batch + 1, batch):
-                idx = order[i:i + batch]
-                frac = min(1.0, (time.time() - start) / (minutes * 60))
-                for g in opt.param_groups:
-                    g["lr"] = float(3e-3 * (0.02 + 0.98 * 0.5 * (1 + np.cos(np.pi * frac))))
-                xb, yb, ob = crop_batch(rng, x[idx], [_stored_label(y[j], o[j]) for j in idx])
-                face_logits, orient_logits = model(torch.from_numpy(xb.astype(np.float32)))
-                yt, ot = torch.from_numpy(yb), torch.from_numpy(ob)
-                loss = ce(face_logits, yt)
-                if (ot >= 0).any():
-                    loss = loss + 0.5 * ce_orient(orient_logits, ot)
-                opt.zero_grad()
-                loss.backward()
-                opt.step()
-                step += 1
-                seen += len(idx)
-                correct += int((face_logits.argmax(1) == yt).sum())
-                total += len(idx)
-                if step % 50 == 0:
-                    log(f"crop step {step} seen {seen} loss {loss.item():.4f} train-acc {correct / total:.4f} "
-                        f"lr {opt.param_groups[0]['lr']:.5f} {seen / (time.time() - start):.0f} crops/s")
-                    correct = total = 0
-                if time.time() - last_save > 180:
-                    torch.save({"model": model.state_dict(), "opt": opt.state_dict()}, ckpt)
-                    export_crops(model, out)
-                    last_save = time.time()
-                if time.time() >= deadline:
-                    break
-            if time.time() >= deadline:
-                break
-    torch.save({"model": model.state_dict(), "opt": opt.state_dict()}, ckpt)
-    export_crops(model, out)
+    for (x, y, o), idx, frac in _training_batches(rng, work / "crops", "crops", ("x", "y", "o"), batch,
+                                                  start, minutes):
+        _cosine_lr(opt, 3e-3, frac)
+        xb, yb, ob = crop_batch(rng, x[idx], [_stored_label(y[j], o[j]) for j in idx])
+        face_logits, orient_logits = model(torch.from_numpy(xb.astype(np.float32)))
+        yt, ot = torch.from_numpy(yb), torch.from_numpy(ob)
+        loss = ce(face_logits, yt)
+        if (ot >= 0).any():
+            loss = loss + 0.5 * ce_orient(orient_logits, ot)
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+        step += 1
+        seen += len(idx)
+        correct += int((face_logits.argmax(1) == yt).sum())
+        total += len(idx)
+        if step % 50 == 0:
+            log(f"crop step {step} seen {seen} loss {loss.item():.4f} train-acc {correct / total:.4f} "
+                f"lr {opt.param_groups[0]['lr']:.5f} {seen / (time.time() - start):.0f} crops/s")
+            correct = total = 0
+        if time.time() - last_save > 180:
+            _checkpoint(torch, model, opt, ckpt, export_crops, out)
+            last_save = time.time()
+    _checkpoint(torch, model, opt, ckpt, export_crops, out)
     log(f"crop net done after {step} steps, {seen} crops")
 
 

@@ -56,3 +56,27 @@ def test_temperature_scaling_recovers_a_known_temperature():
     p = np.exp(true_logits) / np.exp(true_logits).sum(1, keepdims=True)
     labels = np.array([rng.choice(5, p=row) for row in p])
     assert abs(fit_temperature(true_logits * 2.0, labels) - 2.0) < 0.25
+
+
+def test_training_loops_run_on_tiny_shards_and_export(tmp_path):
+    """train_mask and train_crops, for a few seconds each on one tiny shard: they train, checkpoint
+    and export ONNX models that load."""
+    from models.train import train_crops, train_mask
+    rng = np.random.default_rng(1)
+    art = load_art("demo", height=200)
+    image, labels = render_scene(rng, art, clean_config(min_cards=3, max_cards=4, size=(640, 360)))
+    x, t, w = (np.stack(a) for a in zip(*(mask_sample(rng, image, labels) for _ in range(4))))
+    (tmp_path / "scenes").mkdir()
+    np.savez(tmp_path / "scenes" / "scenes-001-0.npz", x=x, t=(t * 255).astype(np.uint8), w=w)
+    made = crops_from_scene(rng, image, labels) * 4
+    (tmp_path / "crops").mkdir()
+    np.savez(tmp_path / "crops" / "crops-001-0.npz", x=np.stack([c for c, _ in made]),
+             y=np.array([CLASSES.index(lab["face"]) for _, lab in made]),
+             o=np.array([lab["orientation"] for _, lab in made]))
+    out = tmp_path / "out"
+    out.mkdir()
+    train_mask(0.04, tmp_path, out, threads=1, batch=2, patch=(PATCH_H, PATCH_W))
+    train_crops(0.04, tmp_path, out, threads=1, batch=4)
+    assert (tmp_path / "mask.pt").is_file() and (tmp_path / "crops.pt").is_file()
+    for name in ("cardmask.onnx", "cardface.onnx"):
+        ort.InferenceSession(str(out / name))
