@@ -330,8 +330,6 @@ def calibrate(work: Path, out: Path, val_scenes: int, shared=None, max_wrong_rat
                 "input_multiple": INPUT_MULTIPLE, "mask_stride": MASK_STRIDE, "turned_views": True,
                 "validation": {"crops": int(len(d["y"])), "crop_accuracy": crop_acc}}
     (out / "vision.json").write_text(json.dumps(settings, indent=2) + "\n", encoding="utf-8")
-    # threshold: the lowest one whose confident answers on validation scenes are wrong at most at
-    # max_wrong_rate (half the target's 1 in 2,000, for margin)
     # first the size: blobs traced at 0.5 come out a little large or small; grow them to the true size
     # (the mask net's quads only: the grow factor applies to them, not to the edge proposals)
     _, ratios = collect_scene_outcomes(out, max(20, val_scenes // 5), seed=778, shared=shared, proposals=False)
