@@ -498,3 +498,84 @@ def test_history_amounts_are_readable():
     from webui.app import signed
     assert [signed(x) for x in (1200000, -300, 0, 0.5, -2.25, 10.0)] == [
         "+1,200,000", "-300", "0", "+0.5", "-2.25", "+10"]
+
+
+REDRAW_SESSION = dict(SESSION, house={"tie_rule": "redraw"})
+TIED_ATO = [(4, "wisteria-cuckoo"), (5, "iris-bridge"), (6, "clover-boar")]      # 4+5+7 -> 6, tied with Saki
+
+
+def test_a_redrawn_tie_is_finished_on_the_page(app, live, ledger_path):
+    d = Dealer(app)
+    d.post("/api/session", REDRAW_SESSION)
+    d.post("/api/bets", {"player": "Aki", "on": "saki", "amount": 100})
+    d.post("/api/bets", {"player": "Ben", "on": "ato", "amount": 100})
+    live.show({"saki": SAKI, "ato": TIED_ATO})
+    r = d.get("/api/round").get_json()
+    assert r["preview"]["tie"] == "pending" and r["redraw"] == {"waiting": True, "deck_exhausted": False}
+    assert any("draw one card onto each set" in p for p in r["problems"]), r["problems"]
+    refused = d.post("/api/settle")
+    assert refused.status_code == 400 and "redraw" in refused.get_json()["error"]
+
+    # one card drawn onto Saki only: the page says what is missing
+    live.show({"saki": SAKI + [(7, "maple-deer")], "ato": TIED_ATO})
+    r = d.get("/api/round").get_json()
+    assert any("Saki 先 1, Ato 後 0" in p for p in r["problems"]), r["problems"]
+    saki = [z for z in r["zones"] if z["name"] == "saki"][0]
+    assert [c.get("redraw") for c in saki["cards"]] == [None, None, None, 1] and saki["complete"]
+
+    # and onto Ato: Saki 6+10 -> 6, Ato 6+1 -> 7 wins
+    live.show({"saki": SAKI + [(7, "maple-deer")], "ato": TIED_ATO + [(8, "pine-chaff-1")]})
+    pending = d.post("/api/settle").get_json()
+    assert pending["round"]["rows"] == {"saki": [c for _, c in SAKI], "ato": [c for _, c in TIED_ATO]}
+    assert pending["round"]["redraws"] == [{"saki": "maple-deer", "ato": "pine-chaff-1"}]
+    assert pending["result"]["winner"] == "ato" and pending["result"]["decided_by"] == "redraw"
+    assert pending["result"]["net"] == {"Aki": -100, "Ben": 100, "dealer": 0}
+    assert d.post("/api/confirm", {"pending": pending["id"]}).status_code == 200
+    assert Ledger(ledger_path).rounds()[0].round["redraws"] == [{"saki": "maple-deer", "ato": "pine-chaff-1"}]
+
+
+def test_a_redraw_that_runs_out_of_deck_carries_the_pot_into_the_next_round(app, live, ledger_path):
+    d = Dealer(app)
+    d.post("/api/session", REDRAW_SESSION)
+    d.post("/api/bets", {"player": "Aki", "on": "saki", "amount": 100})
+    d.post("/api/bets", {"player": "Ben", "on": "ato", "amount": 60})
+    # tied, and tied again after a redraw (each set draws a ten)
+    live.show({"saki": SAKI + [(7, "maple-deer")], "ato": TIED_ATO + [(8, "maple-blue")]})
+    r = d.get("/api/round").get_json()
+    assert r["preview"]["tie"] == "pending" and any("tied again" in p for p in r["problems"]), r["problems"]
+
+    bad = d.post("/api/round/deck-exhausted", {"exhausted": "yes"})
+    assert bad.status_code == 400 and "run out" in bad.get_json()["error"]
+    assert d.post("/api/round/deck-exhausted", {"exhausted": True}).get_json() == {"exhausted": True}
+    pending = d.post("/api/settle").get_json()
+    assert pending["round"]["deck_exhausted"] is True and pending["result"]["tie"] == "carry_over"
+    assert pending["result"]["carry"] == 200  # both stakes and the dealer's top-up of 40
+    d.post("/api/confirm", {"pending": pending["id"]})
+
+    # the next round: the winners share the carried pot
+    live.show({"saki": SAKI, "ato": ATO[:2] + [(6, "susuki-moon")]})  # Ato 4+5+8 -> 7 wins
+    state = d.get("/api/state").get_json()
+    assert state["session"]["bets"] == [] and state["redraw"] == {"waiting": False, "deck_exhausted": False}
+    d.post("/api/bets", {"player": "Aki", "on": "saki", "amount": 50})
+    d.post("/api/bets", {"player": "Ben", "on": "ato", "amount": 50})
+    pending = d.post("/api/settle").get_json()
+    assert pending["round"]["carry"] == 200 and pending["result"]["carry_in"] == 200
+    assert pending["result"]["net"]["Ben"] > 50  # the stake won plus the carried pot
+    d.post("/api/confirm", {"pending": pending["id"]})
+    assert sum(Ledger(ledger_path).balances().values()) == 0  # every chip of the pot came back out
+
+
+def test_the_deck_running_out_is_refused_where_ties_are_not_redrawn(app, live):
+    d = Dealer(app)
+    d.post("/api/session", SESSION)  # Batta Maki's default tie rule: push
+    r = d.post("/api/round/deck-exhausted", {"exhausted": True})
+    assert r.status_code == 400 and "'push'" in r.get_json()["error"]
+    assert d.get("/api/state").get_json()["redraw"] is None
+
+
+def test_without_the_redraw_rule_an_extra_card_is_an_error_not_a_redraw(app, live):
+    d = Dealer(app)
+    d.post("/api/session", SESSION)
+    live.show({"saki": SAKI + [(7, "maple-deer")], "ato": TIED_ATO})
+    r = d.get("/api/round").get_json()
+    assert any("Saki 先 has 4 of 3 cards" in p for p in r["problems"]), r["problems"]

@@ -335,11 +335,18 @@ def correct():
     return jsonify(_service().correct(_json_body()))
 
 
+@api.post("/round/deck-exhausted")
+def deck_exhausted():
+    """A tie being redrawn when the deck has run out: the round then ends as the house says."""
+    return jsonify(exhausted=_service().set_deck_exhausted(_json_body()))
+
+
 @api.get("/round")
 def reveal():
     """The round as revealed so far: zones, cards, what is missing, and the scores once complete."""
     view = _service().view()
-    return jsonify({k: view.get(k) for k in ("zones", "row_scores", "problems", "preview", "pending", "advice")})
+    return jsonify({k: view.get(k) for k in ("zones", "row_scores", "problems", "preview", "pending", "advice",
+                                             "redraw")})
 
 
 @api.post("/settle")

@@ -19,6 +19,8 @@ ROW_GAMES = {"batta-maki", "atosaki", "koikoi-atosaki", "mutsu-wari", "hankan", 
 # Games whose stake is not a bet on a target: Otoroku is played in shares, Kabu-Tsukuri for an ante.
 NO_BETS = {"otoroku": "Otoroku is played in shares (the share is set when the session starts), not bets",
            "kabu-tsukuri": "Kabu-Tsukuri is played for the ante set when the session starts, not bets"}
+# Games whose tied round can carry its pot into the next round (the engine's "carry" in and out).
+CARRY_GAMES = {"kabu-tsukuri", "batta-maki", "atosaki", "koikoi-atosaki", "mutsu-wari"}
 # Kakeya Toranpu is a trick game with western cards: the camera pipeline does not follow tricks.
 NOT_LIVE = {"kakeya-toranpu": "Kakeya Toranpu is a trick game with western cards; the live table "
                               "cannot follow it (settle it with `hanadealer settle`)"}
@@ -69,10 +71,15 @@ class ZoneView:
     face_down: int
 
     @property
+    def dealt(self) -> list[dict]:
+        """The row as dealt: without the cards drawn onto it to break a tie."""
+        return [c for c in self.cards if not c.get("redraw")]
+
+    @property
     def complete(self) -> bool:
         if self.face_down:
             return False
-        return len(self.cards) == self.expected if self.expected is not None else bool(self.cards)
+        return len(self.dealt) == self.expected if self.expected is not None else bool(self.cards)
 
     def to_json(self) -> dict:
         return {"name": self.name, "label_en": self.label_en, "label_ja": self.label_ja,
@@ -92,7 +99,7 @@ class BuiltRound:
         return self.round is not None
 
 
-def zone_title(z: ZoneSpec) -> str:
+def zone_title(z: ZoneSpec | ZoneView) -> str:
     return f"{z.label_en} {z.label_ja}".strip()
 
 
@@ -113,6 +120,7 @@ class RoundBuilder:
         except Exception:  # a deck that cannot be built should not hide the cards themselves
             deck = Counter()
         seen, down, _ = table_zones(snapshot)
+        redraw_rows = tie_redraw_rows(layout, house)
         problems: list[str] = []
         used: Counter = Counter()
         views: list[ZoneView] = []
@@ -136,6 +144,9 @@ class RoundBuilder:
                         "recognised": recognised, "confidence": c.get("confidence"),
                         "uncertain": bool(c.get("uncertain")) and not fix, "corrected": bool(fix),
                         "position": pos}
+                if z.name in redraw_rows and pos > z.cards:
+                    # a card laid after a full row is one drawn onto it to break a tie, in order
+                    item["redraw"] = pos - z.cards
                 out.append(item)
                 if needed:
                     ledger_cards.append({"zone": z.name, **item})
@@ -154,10 +165,11 @@ class RoundBuilder:
                 continue
             if view.face_down:
                 problems.append(f"{zone_title(z)}: {view.face_down} card(s) still face down")
-            elif z.cards is not None and len(out) != z.cards:
+            elif z.cards is not None and len(view.dealt) != z.cards:
                 problems.append(f"{zone_title(z)} has {len(out)} of {z.cards} cards")
             elif z.cards is None and not out:
                 problems.append(f"{zone_title(z)} has no cards yet")
+        problems += _uneven_redraws(views, redraw_rows)
         if problems:
             return BuiltRound(None, tuple(views), tuple(problems), tuple(ledger_cards))
         try:
@@ -165,6 +177,25 @@ class RoundBuilder:
         except RoundError as exc:
             return BuiltRound(None, tuple(views), (str(exc),), tuple(ledger_cards))
         return BuiltRound(round_, tuple(views), (), tuple(ledger_cards))
+
+
+def tie_redraw_rows(layout: list[ZoneSpec], house: Mapping[str, Any]) -> tuple[str, ...]:
+    """The two rows a tie is broken on by drawing a card onto each (Batta Maki family with the house
+    tie rule ``redraw``), or () when ties are not redrawn. The drawn cards are laid at the end of
+    their row, so a row may hold more cards than it is dealt."""
+    names = tuple(z.name for z in layout)
+    if house.get("tie_rule") == "redraw" and names == ("saki", "ato"):
+        return names
+    return ()
+
+
+def _uneven_redraws(views: list[ZoneView], rows: tuple[str, ...]) -> list[str]:
+    drawn = {v.name: v for v in views if v.name in rows}
+    counts = {name: len(v.cards) - len(v.dealt) for name, v in drawn.items()}
+    if len(set(counts.values())) <= 1:
+        return []
+    said = ", ".join(f"{zone_title(v)} {counts[n]}" for n, v in drawn.items())
+    return [f"a redraw lays one card at the end of each set; the cards drawn so far: {said}"]
 
 
 def zone_needed(game: Game, z: ZoneSpec, setup: Mapping[str, Any] | None = None) -> bool:
@@ -228,8 +259,6 @@ def build_round_document(game: Game, setup: Mapping[str, Any], bets: list[dict],
             rows.setdefault(owner, []).append(ids[z.name])
         doc["rows"] = rows
         doc["bet"] = setup.get("ante", 1)
-        if setup.get("carry"):
-            doc["carry"] = setup["carry"]
     elif game.name == "echobo":
         dealer = [z for z in zones if z.name == "dealer"] or list(zones[:1])
         cards = ids[dealer[0].name] if dealer else []
@@ -237,7 +266,15 @@ def build_round_document(game: Game, setup: Mapping[str, Any], bets: list[dict],
             raise RoundError(f"the dealer's card must be one card, the table shows {len(cards)}")
         doc["dealer_card"] = cards[0]
     else:
-        doc["rows"] = ids
+        dealt = {z.name: [c["card"] for c in z.dealt] for z in zones}
+        doc["rows"] = dealt
+        drawn = {z.name: [c["card"] for c in z.cards if c.get("redraw")] for z in zones}
+        if any(drawn.values()):
+            doc["redraws"] = [dict(zip(drawn, pair)) for pair in zip(*drawn.values())]
+        if setup.get("deck_exhausted"):
+            doc["deck_exhausted"] = True
+    if game.name in CARRY_GAMES and setup.get("carry"):
+        doc["carry"] = setup["carry"]
     return doc
 
 
@@ -283,10 +320,10 @@ def revealed_scores(game: Game, zones: list[ZoneView] | tuple[ZoneView, ...]) ->
         return {}
     out: dict[str, Any] = {}
     for z in zones:
-        if not z.scored or not z.complete or any(c["uncertain"] or not c["card"] for c in z.cards):
+        if not z.scored or not z.complete or any(c["uncertain"] or not c["card"] for c in z.dealt):
             continue
         try:
-            out[z.name] = scorer([c["card"] for c in z.cards])
+            out[z.name] = scorer([c["card"] for c in z.dealt])
         except Exception:  # a card the game does not know: the full settle will say so
             continue
     return out

@@ -18,8 +18,8 @@ from typing import Any, Callable, Mapping
 from dealer.cards import get_card, is_card, nearest_ids
 from dealer.games import RoundError, get_game, parse_amount, settle_round, to_json_amount
 from dealer.ledger import Ledger
-from webui.round_builder import (NO_BETS, RoundBuilder, revealed_scores, bet_targets, card_label, layout_setup, table_zones,
-                                 zone_title)
+from webui.round_builder import (CARRY_GAMES, NO_BETS, RoundBuilder, revealed_scores, bet_targets, card_label, layout_setup, table_zones,
+                                 tie_redraw_rows, zone_title)
 
 CHIP_COLOURS = ("red", "blue", "green", "black", "white", "yellow", "purple", "orange")
 MAX_PLAYERS = 12
@@ -129,8 +129,10 @@ class DealerService:
             session["share"] = self._amount(data.get("share", 1), "the share")
         if game.name == "kabu-tsukuri":
             session["ante"] = self._amount(data.get("ante", 1), "the ante")
-            if data.get("carry") not in (None, 0):
-                session["carry"] = self._amount(data["carry"], "the carried pot")
+        if data.get("carry") not in (None, 0):
+            if game.name not in CARRY_GAMES:
+                raise InputError(f"{game.name} has no pot to carry over from an earlier round")
+            session["carry"] = self._amount(data["carry"], "the carried pot")
         try:  # the game's own checks of its seats and players (how many, names)
             game.layout(layout_setup(session))
         except RoundError as exc:
@@ -315,6 +317,23 @@ class DealerService:
             self._save()
             return {"track_id": track, "card": card}
 
+    def set_deck_exhausted(self, data: Mapping[str, Any]) -> bool:
+        """The dealer says the deck ran out while redrawing a tie (the pot then carries over)."""
+        with self._lock:
+            s = self._require_session()
+            game = self._game()
+            house = game.resolve_house(s.get("house"))
+            if not tie_redraw_rows(game.layout(layout_setup(s)), house):
+                raise InputError(f"the deck running out matters only when ties are redrawn; "
+                                 f"{s['game']} here breaks ties by {house.get('tie_rule', 'its own rules')!r}")
+            value = data.get("exhausted") if isinstance(data, Mapping) else None
+            if not isinstance(value, bool):
+                raise InputError("say whether the deck has run out: {\"exhausted\": true or false}")
+            s["deck_exhausted"] = value
+            s["pending"] = None
+            self._save()
+            return value
+
     # --- the round -------------------------------------------------------------------------------
     def build(self, snapshot: Mapping[str, Any] | None = None):
         s = self._require_session()
@@ -355,8 +374,8 @@ class DealerService:
                 raise InputError("nothing to confirm: settle the round first")
             if pending_id != pending["id"]:
                 raise InputError("the settlement changed since it was shown: check it and confirm again")
-            after = dict(s, bets=[], corrections={}, pending=None, chosen=None)
-            if s["game"] == "kabu-tsukuri":  # a drawn round's pot goes to the next round
+            after = dict(s, bets=[], corrections={}, pending=None, chosen=None, deck_exhausted=False)
+            if s["game"] in CARRY_GAMES:  # a tied round's pot goes to the next round
                 after["carry"] = pending["result"].get("carry", 0) or 0
             jpeg = base64.b64decode(self.ledger.get_meta("pending_jpeg") or "") or None
             round_id = self.ledger.record_round(
@@ -392,7 +411,8 @@ class DealerService:
         view: dict[str, Any] = {"table_time": snap.get("time"),
                                 "camera": status.get("camera", "ok"), "error": status.get("error"),
                                 "banner": banner(status), "session": None, "zones": [],
-                                "problems": [], "preview": None, "pending": None, "advice": None}
+                                "problems": [], "preview": None, "pending": None, "advice": None,
+                                "redraw": None}
         s = self.session
         if not s:
             view["problems"] = ["no session yet: choose the game and the players (Settings)"]
@@ -421,6 +441,9 @@ class DealerService:
                 unsettled = not_settled(view["preview"])
                 if unsettled:
                     view["problems"] = [unsettled]
+        if tie_redraw_rows(game.layout(layout_setup(s)), game.resolve_house(s.get("house"))):
+            waiting = bool(view["preview"]) and view["preview"].get("settled") is False
+            view["redraw"] = {"waiting": waiting, "deck_exhausted": bool(s.get("deck_exhausted"))}
         view["pending"] = s.get("pending")
         view["advice"] = equalise_advice(game, s)
         _, _, unassigned = table_zones(snap)
@@ -432,10 +455,12 @@ def not_settled(result: Mapping[str, Any]) -> str | None:
     """Why the engine's result cannot be paid out yet (a tie waiting for a redraw), or None."""
     if result.get("settled", True) is not False:
         return None
-    tie = result.get("tie") or {}
+    tie = result.get("tie_break") or {}
     step = tie.get("next") if isinstance(tie, Mapping) else None
-    return ("the sets are tied and the house rule asks for a redraw, which the live table does not "
-            "follow: settle this round with `hanadealer settle`" + (f" ({step})" if step else ""))
+    drawn = len(tie.get("draws") or []) if isinstance(tie, Mapping) else 0
+    return (f"the sets are tied{' again' if drawn else ''} and the house rule asks for a redraw: draw one "
+            f"card onto each set and lay it at the end of its row, or press 'Deck ran out' if the deck "
+            f"is empty" if step else "the sets are tied and the round waits for a redraw")
 
 
 def banner(status: Mapping[str, Any]) -> str | None:

@@ -20,6 +20,7 @@ function render(s) {
   probs.replaceChildren(...(s.problems || []).map((p) => el("li", {}, p)));
   renderBets(s);
   renderChoose(s);
+  renderRedraw(s);
   renderPending(s);
   document.getElementById("unassigned").textContent = s.unassigned ? `${s.unassigned} card(s) outside every zone` : "";
 }
@@ -33,9 +34,11 @@ function renderZones(s) {
       type: "button", "data-track": c.track_id, title: c.card || c.face,
       onclick: () => openCorrect(z, c)},
       el("span", {class: "card-name"}, c.label),
-      el("span", {class: "card-conf"}, c.corrected ? "corrected" : (c.uncertain ? "unsure: tap" : Math.round((c.confidence || 0) * 100) + "%"))));
+      el("span", {class: "card-conf"}, c.corrected ? "corrected" : (c.uncertain ? "unsure: tap" : Math.round((c.confidence || 0) * 100) + "%")),
+      c.redraw ? el("span", {class: "card-redraw"}, `redraw ${c.redraw}`) : ""));
     for (let i = 0; i < z.face_down; i++) cards.push(el("span", {class: "card down"}, "face down"));
-    const exp = z.expected ? ` ${z.cards.length}/${z.expected}` : "";
+    const dealt = z.cards.filter((c) => !c.redraw).length;
+    const exp = z.expected ? ` ${dealt}/${z.expected}` : "";
     const score = scores[z.name];
     return el("div", {class: "zone" + (z.scored ? "" : " unscored") + (z.complete ? " complete" : ""), "data-zone": z.name},
       el("div", {class: "zone-head"},
@@ -110,6 +113,19 @@ function renderChoose(s) {
     el("button", {type: "button", class: "small" + (chosen ? "" : " primary"), onclick: () => set(null)}, "Everyone"));
 }
 
+// A tie redrawn card by card: when the deck runs out first, the dealer says so (the pot carries over).
+function renderRedraw(s) {
+  const box = document.getElementById("redraw");
+  const r = s.redraw;
+  const show = Boolean(r && (r.waiting || r.deck_exhausted));
+  box.hidden = !show;
+  if (!show) { box.replaceChildren(); return; }
+  box.replaceChildren(el("button", {type: "button", id: "deck-exhausted-btn", class: "small" + (r.deck_exhausted ? " primary" : ""),
+    "aria-pressed": String(r.deck_exhausted),
+    onclick: () => api("/api/round/deck-exhausted", {exhausted: !r.deck_exhausted}).catch(() => {})},
+    r.deck_exhausted ? "Deck ran out (tap to undo)" : "Deck ran out"));
+}
+
 function renderPending(s) {
   const box = document.getElementById("pending");
   const p = s.pending;
@@ -120,6 +136,7 @@ function renderPending(s) {
       el("td", {class: "num " + (amount < 0 ? "neg" : "pos")}, fmt(amount), amount < 0 ? " pays" : (amount > 0 ? " wins" : ""))));
   const extra = [];
   for (const key of ["fee", "house_fee", "terazen"]) if (p.result[key] !== undefined) extra.push(el("p", {}, `Fee (terazen 寺銭): ${JSON.stringify(p.result[key])}`));
+  if (p.result.carry) extra.push(el("p", {id: "carry-out"}, `Pot carried to the next round: ${fmt(p.result.carry)}`));
   box.replaceChildren(el("table", {class: "grid net", id: "net-table"}, rows), ...extra,
     el("div", {class: "row"},
       el("button", {type: "button", class: "primary big", id: "confirm-btn", onclick: confirmRound}, "Confirm & record"),
