@@ -346,7 +346,8 @@ def calibrate(work: Path, out: Path, val_scenes: int, shared=None, max_wrong_rat
 
 def _calibrate_threshold(out: Path, val_scenes: int, shared, max_wrong_rate: float) -> dict:
     """The lowest threshold whose confident answers on validation scenes (the whole detector, edge
-    proposals included) are wrong at most at max_wrong_rate (half the target's 1 in 2,000, for margin)."""
+    proposals included) are wrong at most at max_wrong_rate (a third of the target's 1 in 2,000, for
+    margin). The answers are those that name a face or misread a card (see collect_scene_outcomes)."""
     from vision.evaluate import pick_threshold
     path = out / "vision.json"
     settings = json.loads(path.read_text(encoding="utf-8"))
@@ -362,13 +363,13 @@ def _calibrate_threshold(out: Path, val_scenes: int, shared, max_wrong_rate: flo
 
 def collect_scene_outcomes(models: Path, scenes: int, seed: int, shared=None, proposals: bool = True):
     """On fresh validation scenes of the training art (a seed apart from training's and below the
-    evaluation splits'): (confidence, right) for every detection, a false alarm counting as wrong, and
-    for every detection of a card the ratio of its size to the labelled size (sqrt of the areas)."""
+    evaluation splits'): the threshold outcomes (vision.evaluate.threshold_outcomes) of every scene,
+    and for every detection of a card the ratio of its size to the labelled size (sqrt of the areas)."""
     from datasets.scenes import render_scene
     from datasets.shared import shared_dir
     from datasets.splits import check_training_seed
     from vision.detector import CardDetector
-    from vision.evaluate import cards_from_scene_labels, quad_iou, score_frame
+    from vision.evaluate import cards_from_scene_labels, quad_iou, score_frame, threshold_outcomes
     from vision.geometry import quad_area
     detector = CardDetector(models, threshold=0.0, proposals=proposals)
     rng = np.random.default_rng(check_training_seed(seed))
@@ -380,8 +381,7 @@ def collect_scene_outcomes(models: Path, scenes: int, seed: int, shared=None, pr
         detections = detector.detect(image)
         cards = cards_from_scene_labels(labels)
         tally = score_frame(detections, cards)
-        outcomes += [(c.confidence, c.face_right) for c in tally.cards if c.found]
-        outcomes += [(d.confidence, False) for d in tally.false_alarms]
+        outcomes += threshold_outcomes(tally)
         for d in detections:
             best = max(cards, key=lambda c: quad_iou(d.quad, c.quad), default=None)
             if best is not None and best.required and quad_iou(d.quad, best.quad) > 0.7:

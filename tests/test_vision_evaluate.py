@@ -1,7 +1,7 @@
 """Scoring and the choice of the uncertainty threshold."""
 import pytest
 
-from vision.evaluate import LabelledCard, pick_threshold, quad_iou, score_frame
+from vision.evaluate import LabelledCard, pick_threshold, quad_iou, score_frame, threshold_outcomes
 from vision.types import Detection
 
 SQUARE = ((0, 0), (54, 0), (54, 87), (0, 87))
@@ -52,3 +52,23 @@ def test_threshold_keeps_confident_answers_within_the_wrong_rate():
     threshold, stats = pick_threshold(outcomes, max_wrong_rate=1 / 2000)
     assert 0.6 < threshold <= 0.95  # one confident mistake in 5,111 answers is allowed
     assert stats["threshold_wrong_confident"] == 1
+
+
+def test_confident_false_alarms_that_name_a_face_are_counted_apart_from_backs():
+    cards = [LabelledCard("pine-crane", SQUARE, True)]
+    detections = [det("pine-crane", SQUARE), det("back", shifted(SQUARE, 300)), det("iris-bridge", shifted(SQUARE, 500)),
+                  det("plum-warbler", shifted(SQUARE, 700), 0.4, True)]
+    s = score_frame(detections, cards).summary()
+    assert s["false_alarms"] == 3 and s["confident_false_alarms"] == 2
+    assert s["confident_false_alarms_naming_a_face"] == 1
+
+
+def test_the_threshold_is_chosen_on_answers_naming_a_face_or_misreading_a_card():
+    cards = [LabelledCard("pine-crane", SQUARE, True), LabelledCard("back", shifted(SQUARE, 100), True),
+             LabelledCard("iris-bridge", shifted(SQUARE, 200), True)]
+    detections = [det("pine-crane", SQUARE, 0.97), det("back", shifted(SQUARE, 100), 1.0),
+                  det("back", shifted(SQUARE, 200), 0.99),           # a face-up card read as a back: wrong
+                  det("back", shifted(SQUARE, 400), 1.0),             # two backs merged: left out
+                  det("maple-deer", shifted(SQUARE, 600), 0.8)]       # a face where there is no card: wrong
+    outcomes = threshold_outcomes(score_frame(detections, cards))
+    assert sorted(outcomes) == [(0.8, False), (0.97, True), (0.99, False)]

@@ -130,7 +130,7 @@ def to_markdown(report: dict) -> str:
         rows["photos-dev (real)"] = report["photos_dev"]
     if rows:
         lines += ["| split | cards | face accuracy | detection recall | detection precision | uncertain | "
-                  "confident-wrong | false alarms (confident) |",
+                  "confident-wrong | false alarms (confident; of them naming a face) |",
                   "|---|---|---|---|---|---|---|---|"]
         for name, r in rows.items():
             if "skipped" in r:
@@ -139,7 +139,8 @@ def to_markdown(report: dict) -> str:
             lines.append(f"| {name} | {r['cards']} | {pct(r['face_accuracy'])} | {pct(r['detection_recall'])} | "
                          f"{pct(r['detection_precision'])} | {pct(r['uncertain_share'])} | "
                          f"{r['confident_wrong']} ({pct(r['confident_wrong_rate'])}) | "
-                         f"{r['false_alarms']} ({r['confident_false_alarms']}) |")
+                         f"{r['false_alarms']} ({r['confident_false_alarms']}; "
+                         f"{r.get('confident_false_alarms_naming_a_face', 'n/a')}) |")
     speed = report.get("speed")
     if speed:
         stages = ("mask", "quads", "proposals", "classify", "total")

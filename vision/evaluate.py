@@ -14,6 +14,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
+from dealer.cards import BACK
 from vision.types import Detection
 
 MATCH_IOU = 0.5
@@ -84,6 +85,8 @@ class Tally:
             "confident_wrong": len(wrong_confident),
             "false_alarms": len(self.false_alarms),
             "confident_false_alarms": sum(not d.uncertain for d in self.false_alarms),
+            # of those, the ones that name a face (the rest say "back": a face-down card names no one)
+            "confident_false_alarms_naming_a_face": sum(not d.uncertain and d.face != BACK for d in self.false_alarms),
             "missed": n - len(found),
         }
         # cards in the open (at least 90% visible) apart from cards partly under others
@@ -159,6 +162,17 @@ def cards_from_scene_labels(labels: dict) -> list[LabelledCard]:
 
 
 # ---------------------------------------------------------------- the uncertainty threshold
+
+def threshold_outcomes(tally: Tally) -> list[tuple[float, bool]]:
+    """(confidence, right) of every answer the threshold is chosen on: each card found (wrong when
+    misread) and each false alarm (wrong), except face-down cards read as backs and false alarms read
+    as backs (a quad across two touching face-down cards, a plain patch of a back). A back names no
+    card and pays no one, and a round cannot be settled while a card is face down, so the threshold
+    is set by the answers a settlement depends on; the benchmark still counts every false alarm."""
+    out = [(c.confidence, c.face_right) for c in tally.cards if c.found and not (c.said == BACK and c.truth == BACK)]
+    out += [(d.confidence, False) for d in tally.false_alarms if d.face != BACK]
+    return out
+
 
 def pick_threshold(outcomes: list[tuple[float, bool]], max_wrong_rate: float) -> tuple[float, dict]:
     """The lowest threshold at which the answers given with confidence (>= threshold) are wrong at most
