@@ -219,7 +219,8 @@ def export_mask(model, out: Path) -> None:
 
 # ---------------------------------------------------------------- crop net
 
-def train_crops(minutes: float, work: Path, out: Path, threads: int, batch: int = 96, resume: bool = True) -> None:
+def train_crops(minutes: float, work: Path, out: Path, threads: int, batch: int = 96, resume: bool = True,
+                peak_lr: float = 3e-3) -> None:
     import torch
     from torch import nn
     from models.data import crop_batch
@@ -239,7 +240,7 @@ def train_crops(minutes: float, work: Path, out: Path, threads: int, batch: int 
     correct = total = 0
     for (x, y, o), idx, frac in _training_batches(rng, work / "crops", "crops", ("x", "y", "o"), batch,
                                                   start, minutes):
-        _cosine_lr(opt, 3e-3, frac)
+        _cosine_lr(opt, peak_lr, frac)
         xb, yb, ob = crop_batch(rng, x[idx], [_stored_label(y[j], o[j]) for j in idx])
         face_logits, orient_logits = model(torch.from_numpy(xb.astype(np.float32)))
         yt, ot = torch.from_numpy(yb), torch.from_numpy(ob)
@@ -397,6 +398,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--mask-minutes", type=float, default=30)
     p.add_argument("--crop-minutes", type=float, default=30)
     p.add_argument("--mask-lr", type=float, default=3e-3, help="peak learning rate of the mask net (lower to fine-tune)")
+    p.add_argument("--crop-lr", type=float, default=3e-3, help="peak learning rate of the crop net (lower to fine-tune)")
     p.add_argument("--shards", type=int, default=30, help="training data shards to render (default 30)")
     p.add_argument("--per-shard", type=int, default=100, help="scenes per shard (default 100)")
     p.add_argument("--val-scenes", type=int, default=300)
@@ -421,7 +423,7 @@ def main(argv: list[str] | None = None) -> int:
     if a.step in ("all", "mask"):
         train_mask(a.mask_minutes, a.work, a.out, a.threads, resume=not a.fresh, peak_lr=a.mask_lr)
     if a.step in ("all", "crops"):
-        train_crops(a.crop_minutes, a.work, a.out, a.threads, resume=not a.fresh)
+        train_crops(a.crop_minutes, a.work, a.out, a.threads, resume=not a.fresh, peak_lr=a.crop_lr)
     if a.step in ("all", "calibrate"):
         calibrate(a.work, a.out, a.val_scenes, a.shared, threshold_only=a.threshold_only)
     return 0
