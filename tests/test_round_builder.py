@@ -111,12 +111,6 @@ def test_echobo_dealer_card_and_bet_targets():
     assert "pine-crane" in targets and 6 in targets
 
 
-def test_kakeya_is_not_played_live():
-    g = _game("kakeya-toranpu", [])
-    built = RoundBuilder().build(snap(), g, SETUP, [], {})
-    assert not built.ready and "hanadealer settle" in built.problems[0]
-
-
 def test_otoroku_a_bettor_not_chosen_may_keep_his_hand_unseen():
     g = _game("otoroku", [ZoneSpec("A", None, "A", ""), ZoneSpec("B", None, "B", ""), ZoneSpec("dealer", None, "Dealer", "親")])
     s = snap(A=[(1, "pine-crane"), (2, "plum-warbler")], B=[(3, "back"), (4, "back")],

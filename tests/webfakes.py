@@ -16,6 +16,7 @@ class FakeLiveTable:
         self._snap = {"version": 0, "zones": {}, "unassigned": [], "status": {"camera": "ok", "error": None}}
         self.layout = None
         self.zones = None
+        self.card_kind = "hanafuda"
         self.frames = 0
 
     def show(self, zones: dict, status: dict | None = None, unassigned=()):
@@ -43,6 +44,9 @@ class FakeLiveTable:
 
     def set_layout(self, layout, zones=None):
         self.layout, self.zones = layout, zones
+
+    def set_card_kind(self, kind):
+        self.card_kind = kind
 
     def start(self):
         pass

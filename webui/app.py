@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import hmac
 import json
+import logging
 import secrets
 import threading
 import time
@@ -30,6 +31,7 @@ from werkzeug.security import check_password_hash, generate_password_hash
 from dealer.cards import all_cards
 from dealer.games import GAME_NAMES, RoundError, get_game
 from dealer.ledger import Ledger
+from dealer.western import all_western_cards
 from webui.round_builder import SUIT_JA, card_label
 from webui.service import CHIP_COLOURS, DealerService, InputError
 
@@ -39,6 +41,8 @@ stream = Blueprint("stream", __name__)
 
 PIN_MIN, PIN_MAX = 4, 12
 LOCKOUT_AFTER, LOCKOUT_S = 5, 30.0
+
+log = logging.getLogger(__name__)
 
 
 def create_app(config: dict | None = None) -> Flask:
@@ -62,7 +66,7 @@ def create_app(config: dict | None = None) -> Flask:
     service = DealerService(ledger, live, zones_loader=lambda game: _load_zones(zones_dir, game))
     app.extensions["hanadealer"] = {"service": service, "ledger": ledger, "live": live,
                                     "zones_dir": zones_dir, "failures": [0, 0.0],
-                                    "watcher": _TableWatcher(live, service.hub)}
+                                    "watcher": _TableWatcher(live, service.hub, service.observe_table)}
     app.register_blueprint(pages)
     app.register_blueprint(api)
     app.register_blueprint(stream)
@@ -73,6 +77,9 @@ def create_app(config: dict | None = None) -> Flask:
     app.register_error_handler(405, lambda e: (_err(e, "method not allowed"), 405))
     app.register_error_handler(Exception, _unexpected)
     app.add_template_filter(signed)
+    if app.config.get("WATCH_TABLE", not app.testing):
+        # Kakeya's tricks are read off the table as they are played, whether or not a page is open
+        app.extensions["hanadealer"]["watcher"].ensure_started()
     app.context_processor(lambda: {"csrf_token": _csrf_token(), "logged_in": bool(session.get("dealer")),
                                    "pin_set": ledger.get_meta("pin_hash") is not None})
     return app
@@ -132,10 +139,11 @@ def _service() -> DealerService:
 
 
 class _TableWatcher:
-    """One thread per app turning every LiveTable change into a Hub bump (wakes every SSE stream)."""
+    """One thread per app turning every LiveTable change into a Hub bump (wakes every SSE stream),
+    after giving the change to ``on_change`` (the service reads Kakeya's tricks off the table)."""
 
-    def __init__(self, live, hub):
-        self.live, self.hub = live, hub
+    def __init__(self, live, hub, on_change=None):
+        self.live, self.hub, self.on_change = live, hub, on_change
         self._thread: threading.Thread | None = None
         self._stop = threading.Event()
         self._lock = threading.Lock()
@@ -165,6 +173,11 @@ class _TableWatcher:
                 self._stop.wait(0.5)
             elif snap is not None:
                 seen = int(snap.get("version", 0))
+                if self.on_change is not None:
+                    try:
+                        self.on_change(snap)
+                    except Exception:  # never let one bad state stop the page's updates
+                        log.exception("reading the table change failed")
                 self.hub.bump()
 
 
@@ -263,6 +276,11 @@ def state():
 
 @api.get("/cards")
 def cards():
+    """The cards the dealer may choose from when correcting one: the 48 hanafuda cards, or with
+    ``?deck=western`` the 52 western cards (Kakeya Toranpu)."""
+    if request.args.get("deck") == "western":
+        return jsonify([{"id": c.id, "label": card_label(c.id), "rank": c.rank, "suit": c.suit}
+                        for c in all_western_cards()])
     return jsonify([{"id": c.id, "label": card_label(c.id), "month": c.month, "suit": c.suit,
                      "suit_ja": SUIT_JA.get(c.suit, "")} for c in all_cards()])
 
@@ -333,6 +351,23 @@ def choose():
 @api.post("/correct")
 def correct():
     return jsonify(_service().correct(_json_body()))
+
+
+@api.post("/tricks/leader")
+def trick_leader():
+    """Kakeya: who leads the first trick."""
+    return jsonify(leader=_service().set_leader(_json_body()))
+
+
+@api.post("/tricks")
+def add_trick():
+    """Kakeya: a trick entered by hand (the camera could not read it), cards in the order played."""
+    return jsonify(_service().add_trick(_json_body())), 201
+
+
+@api.post("/tricks/undo")
+def undo_trick():
+    return jsonify(_service().undo_trick())
 
 
 @api.post("/round/deck-exhausted")
@@ -430,8 +465,10 @@ def get_zones():
 
 
 def _layout_of(session_data):
+    """The zones the camera reads for the session's game (for Kakeya only the trick)."""
     from webui.round_builder import layout_setup
-    return get_game(session_data["game"]).layout(layout_setup(session_data))
+    from webui.tricks import live_layout
+    return live_layout(get_game(session_data["game"]), layout_setup(session_data))
 
 
 def _zones_path(zones_dir: Path, game: str) -> Path:

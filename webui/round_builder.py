@@ -14,6 +14,7 @@ from typing import Any, Mapping
 
 from dealer.cards import BACK, cards_of_face, get_card, is_card, UnknownCardError
 from dealer.games import Game, RoundError, ZoneSpec
+from dealer.western import is_western_card
 
 ROW_GAMES = {"batta-maki", "atosaki", "koikoi-atosaki", "mutsu-wari", "hankan", "shoniban"}
 # Games whose stake is not a bet on a target: Otoroku is played in shares, Kabu-Tsukuri for an ante.
@@ -21,9 +22,8 @@ NO_BETS = {"otoroku": "Otoroku is played in shares (the share is set when the se
            "kabu-tsukuri": "Kabu-Tsukuri is played for the ante set when the session starts, not bets"}
 # Games whose tied round can carry its pot into the next round (the engine's "carry" in and out).
 CARRY_GAMES = {"kabu-tsukuri", "batta-maki", "atosaki", "koikoi-atosaki", "mutsu-wari"}
-# Kakeya Toranpu is a trick game with western cards: the camera pipeline does not follow tricks.
-NOT_LIVE = {"kakeya-toranpu": "Kakeya Toranpu is a trick game with western cards; the live table "
-                              "cannot follow it (settle it with `hanadealer settle`)"}
+# Kakeya Toranpu settles in stones between the pairs (its round is built from the tricks, webui.tricks)
+NO_BETS["kakeya-toranpu"] = "Kakeya Toranpu is settled in stones between the pairs, not bets"
 
 
 # --- the snapshot, read defensively -------------------------------------------------------------
@@ -111,8 +111,6 @@ class RoundBuilder:
 
     def build(self, snapshot: Mapping[str, Any] | None, game: Game, setup: Mapping[str, Any],
               bets: list[dict], corrections: Mapping[str, str]) -> BuiltRound:
-        if game.name in NOT_LIVE:
-            return BuiltRound(None, (), (NOT_LIVE[game.name],))
         house = game.resolve_house(setup.get("house"))
         layout = game.layout(layout_setup(setup))
         try:
@@ -297,6 +295,8 @@ def card_label(card_id: str | None) -> str:
     """'pine-crane' -> 'Pine crane 松' (for the page)."""
     if not card_id:
         return "?"
+    if is_western_card(card_id):  # 'QH' -> 'Q♥'
+        return card_id[:-1] + SUIT_SYMBOLS[card_id[-1]]
     try:
         card = get_card(card_id)
     except UnknownCardError:
@@ -305,6 +305,7 @@ def card_label(card_id: str | None) -> str:
     return f"{card.suit.replace('-', ' ').capitalize()} {rest} {SUIT_JA.get(card.suit, '')}".strip()
 
 
+SUIT_SYMBOLS = {"S": "♠", "H": "♥", "D": "♦", "C": "♣"}
 SUIT_JA = {"pine": "松", "plum": "梅", "cherry": "桜", "wisteria": "藤", "iris": "菖蒲", "peony": "牡丹",
            "clover": "萩", "bush-clover": "萩", "susuki": "芒", "chrysanthemum": "菊", "maple": "紅葉", "willow": "柳",
            "paulownia": "桐"}

@@ -18,7 +18,12 @@ from typing import Any, Callable, Mapping
 from dealer.cards import get_card, is_card, nearest_ids
 from dealer.games import RoundError, get_game, parse_amount, settle_round, to_json_amount
 from dealer.ledger import Ledger
-from webui.round_builder import (CARRY_GAMES, NO_BETS, RoundBuilder, revealed_scores, bet_targets, card_label, layout_setup, table_zones,
+from dealer.games.kakeya import pairs_of
+from dealer.games.kakeya import TRICKS, rensho_of
+from dealer.western import SUITS, is_western_card, nearest_western_ids
+from webui.tricks import (KAKEYA, TRICK_ZONE, TrickWatch, active_players, check_trick_cards, live_layout,
+                          play_order, replay_tricks, round_document)
+from webui.round_builder import (CARRY_GAMES, NO_BETS, BuiltRound, ZoneView, RoundBuilder, revealed_scores, bet_targets, card_label, layout_setup, table_zones,
                                  tie_redraw_rows, zone_title)
 
 CHIP_COLOURS = ("red", "blue", "green", "black", "white", "yellow", "purple", "orange")
@@ -70,6 +75,7 @@ class DealerService:
         self.zones_loader = zones_loader
         self._lock = threading.RLock()
         self._view_cache: tuple[tuple[int, int], dict] | None = None
+        self.trick_watch: TrickWatch | None = None  # Kakeya: reads each trick off the table
         self.layout_note: str | None = None
         self.session: dict | None = ledger.load_session()
         if self.session:
@@ -94,7 +100,10 @@ class DealerService:
         self.layout_note = None
         try:
             game = get_game(self.session["game"])
-            layout = game.layout(layout_setup(self.session))
+            layout = live_layout(game, layout_setup(self.session))
+            use_deck = getattr(self.live, "set_card_kind", None)
+            if use_deck is not None:  # the detector for the game's cards (western for Kakeya)
+                use_deck(game.card_kind)
         except Exception as exc:
             self.layout_note = f"the game's layout is not available: {exc}"
             return
@@ -129,6 +138,8 @@ class DealerService:
             session["share"] = self._amount(data.get("share", 1), "the share")
         if game.name == "kabu-tsukuri":
             session["ante"] = self._amount(data.get("ante", 1), "the ante")
+        if game.name == KAKEYA:
+            session.update(self._check_kakeya(data, names))
         if data.get("carry") not in (None, 0):
             if game.name not in CARRY_GAMES:
                 raise InputError(f"{game.name} has no pot to carry over from an earlier round")
@@ -139,9 +150,35 @@ class DealerService:
             raise InputError(str(exc)) from None
         with self._lock:
             self.session = session
+            self.trick_watch = None
             self._apply_layout()
             self._save()
         return session
+
+    @staticmethod
+    def _check_kakeya(data: Mapping[str, Any], names: list[str]) -> dict:
+        """Kakeya's session: the trump (else the house's), the dealing pair (needed with six
+        players: it sits out), and an empty record of tricks."""
+        if len(names) not in (4, 6):
+            raise InputError(f"Kakeya Toranpu is played by 4 or 6 players (two or three pairs), not {len(names)}")
+        out: dict[str, Any] = {"tricks": [], "leader": None, "trick_warning": None}
+        trump = data.get("trump")
+        if trump not in (None, ""):
+            if trump not in SUITS:
+                raise InputError(f"the trump is one of {', '.join(SUITS)} (spades, hearts, diamonds, clubs), "
+                                 f"not {trump!r}")
+            out["trump"] = trump
+        dealers = data.get("dealers")
+        if dealers in (None, [], ""):
+            if len(names) == 6:
+                raise InputError("with six players name the dealing pair (it sits out this hand)")
+        else:
+            pairs = [set(p) for p in pairs_of(names)]
+            if not isinstance(dealers, list) or set(dealers) not in pairs or len(dealers) != 2:
+                raise InputError(f"the dealers are one of the pairs of partners "
+                                 f"{[sorted(p) for p in pairs]}, not {dealers!r}")
+            out["dealers"] = list(dealers)
+        return out
 
     @staticmethod
     def _amount(value: Any, what: str):
@@ -308,7 +345,12 @@ class DealerService:
             else:
                 if track not in on_table:
                     raise InputError(f"there is no card {track} on the table now (it may have been picked up)")
-                if not is_card(card):
+                if s["game"] == KAKEYA:
+                    if not is_western_card(card):
+                        near = nearest_western_ids(card)
+                        hint = f" (did you mean {', '.join(near)}?)" if near else ""
+                        raise InputError(f"unknown western card {card!r}{hint}")
+                elif not is_card(card):
                     near = nearest_ids(card)
                     hint = f" (did you mean {', '.join(near)}?)" if near else ""
                     raise InputError(f"unknown card {card!r}{hint}")
@@ -334,10 +376,141 @@ class DealerService:
             self._save()
             return value
 
+    # --- Kakeya's tricks ----------------------------------------------------------------------------
+    def _require_kakeya(self) -> dict:
+        s = self._require_session()
+        if s["game"] != KAKEYA:
+            raise InputError(f"tricks are recorded only in Kakeya Toranpu; this session plays {s['game']}")
+        return s
+
+    def _trick_cards(self, snap: Mapping[str, Any] | None, s: Mapping[str, Any]) -> list[dict]:
+        """The trick zone's cards as the page shows them, the dealer's corrections applied."""
+        zones, _, _ = table_zones(snap)
+        out = []
+        for pos, c in enumerate(zones.get(TRICK_ZONE, []), start=1):
+            fix = s["corrections"].get(str(c.get("track_id")))
+            out.append({"track_id": c.get("track_id"), "card": fix or c.get("card"), "face": c.get("face"),
+                        "recognised": c.get("card"), "confidence": c.get("confidence"),
+                        "uncertain": bool(c.get("uncertain")) and not fix, "corrected": bool(fix),
+                        "position": pos})
+        return out
+
+    def observe_table(self, snap: Mapping[str, Any] | None = None) -> None:
+        """Kakeya: read the trick in the middle of the table when it is complete and sure (called on
+        every change of the table, and before the page is drawn)."""
+        with self._lock:
+            s = self.session
+            if not s or s.get("game") != KAKEYA or s.get("pending") or len(s["tricks"]) >= TRICKS:
+                return
+            snap = self.live.snapshot() if snap is None else snap
+            if self.trick_watch is None:
+                self.trick_watch = TrickWatch(len(active_players(s)))
+            trick, warning = self.trick_watch.observe(self._trick_cards(snap, s))
+            changed = False
+            if trick is not None:
+                ids = [c["card"] for c in trick]
+                played = {c for t in s["tricks"] for c in t["cards"]}
+                if s["tricks"] and set(ids) == set(s["tricks"][-1]["cards"]):
+                    pass  # the last trick, still on the table (read again after a restart)
+                elif set(ids) & played:
+                    s["trick_warning"] = (f"the trick on the table ({' '.join(ids)}) has cards already "
+                                          f"played: check the tricks recorded")
+                    changed = True
+                else:
+                    s["tricks"].append({"cards": ids, "source": "camera", "read": trick})
+                    s["trick_warning"] = None
+                    changed = True
+            if warning:
+                s["trick_warning"] = warning
+                changed = True
+            if changed:
+                self._save()
+
+    def set_leader(self, data: Mapping[str, Any]) -> str:
+        """Who leads the first trick (the non-dealing pair leads it)."""
+        with self._lock:
+            s = self._require_kakeya()
+            who = data.get("player") if isinstance(data, Mapping) else None
+            active = active_players(s)
+            if who not in active:
+                raise InputError(f"the first trick is led by one of the players with a hand "
+                                 f"({', '.join(active)}), not {who!r}")
+            if len(active) == len(s["players"]) and who in (s.get("dealers") or []):
+                raise InputError(f"{who} is of the dealing pair; the other pair leads the first trick")
+            s["leader"] = who
+            self._save()
+            return who
+
+    def add_trick(self, data: Mapping[str, Any]) -> dict:
+        """A trick entered by hand: its cards in the order played, from the player who leads it."""
+        with self._lock:
+            s = self._require_kakeya()
+            if len(s["tricks"]) >= TRICKS:
+                raise InputError(f"all {TRICKS} tricks are recorded: settle the hand, or undo a trick")
+            played = {c for t in s["tricks"] for c in t["cards"]}
+            try:
+                cards = check_trick_cards(data.get("cards") if isinstance(data, Mapping) else None,
+                                          len(active_players(s)), played)
+            except RoundError as exc:
+                raise InputError(str(exc)) from None
+            s["tricks"].append({"cards": cards, "source": "hand"})
+            s["trick_warning"] = None
+            s["pending"] = None
+            self._save()
+            return {"trick": len(s["tricks"]), "cards": cards}
+
+    def undo_trick(self) -> dict:
+        with self._lock:
+            s = self._require_kakeya()
+            if not s["tricks"]:
+                raise InputError("no trick is recorded yet")
+            removed = s["tricks"].pop()
+            if self.trick_watch is not None:
+                self.trick_watch.forget()
+            s["trick_warning"] = None
+            s["pending"] = None
+            self._save()
+            return {"trick": len(s["tricks"]) + 1, "cards": removed["cards"]}
+
+    def _build_kakeya(self, snap: Mapping[str, Any] | None) -> BuiltRound:
+        s = self.session
+        game = self._game()
+        house = game.resolve_house(s.get("house"))
+        active = active_players(s)
+        _, down, _ = table_zones(snap)
+        trick_zone = ZoneView(TRICK_ZONE, "Trick in play", "場の札", len(active), False, None,
+                              tuple(self._trick_cards(snap, s)), down.get(TRICK_ZONE, 0))
+        play = replay_tricks(s, house, s["tricks"])
+        problems = list(play.problems)
+        if s.get("trick_warning"):
+            problems.append(s["trick_warning"])
+        if not problems and len(play.tricks) < TRICKS:
+            problems.append(f"{len(play.tricks)} of {TRICKS} tricks recorded")
+        cards = tuple({"zone": f"trick {t['trick']}", "position": k, "player": who, "card": card,
+                       "source": t["source"], **_read_of(t, k)}
+                      for t in play.tricks for k, (who, card) in enumerate(zip(t["players"], t["cards"]), start=1))
+        round_ = round_document(s, play) if not problems else None
+        return BuiltRound(round_, (trick_zone,), tuple(problems), cards)
+
+    def kakeya_view(self, s: Mapping[str, Any]) -> dict:
+        game = self._game()
+        house = game.resolve_house(s.get("house"))
+        play = replay_tricks(s, house, s["tricks"])
+        active = active_players(s)
+        trump = s.get("trump") or house["default_trump"]
+        return {"recorded": list(play.tricks), "count": len(play.tricks), "of": TRICKS,
+                "leader": s.get("leader"), "next_leader": play.next_leader,
+                "next_order": play_order(active, play.next_leader) if play.next_leader in active else None,
+                "pictures": play.pictures, "active": active, "dealers": s.get("dealers"),
+                "trump": trump, "rensho": rensho_of(trump, house["rensho_rule"]),
+                "warning": s.get("trick_warning")}
+
     # --- the round -------------------------------------------------------------------------------
     def build(self, snapshot: Mapping[str, Any] | None = None):
         s = self._require_session()
         snap = self.live.snapshot() if snapshot is None else snapshot
+        if s["game"] == KAKEYA:
+            return self._build_kakeya(snap)
         return self.builder.build(snap, self._game(), s, s["bets"], s["corrections"])
 
     def settle(self) -> dict:
@@ -377,6 +550,10 @@ class DealerService:
             after = dict(s, bets=[], corrections={}, pending=None, chosen=None, deck_exhausted=False)
             if s["game"] in CARRY_GAMES:  # a tied round's pot goes to the next round
                 after["carry"] = pending["result"].get("carry", 0) or 0
+            if s["game"] == KAKEYA:  # a new hand: the losing pair deals (§8)
+                after.update(tricks=[], leader=None, trick_warning=None,
+                             dealers=pending["result"].get("next_dealers") or s.get("dealers"))
+                self.trick_watch = None
             jpeg = base64.b64decode(self.ledger.get_meta("pending_jpeg") or "") or None
             round_id = self.ledger.record_round(
                 round_=pending["round"], result=pending["result"],
@@ -396,6 +573,7 @@ class DealerService:
     def view(self) -> dict:
         """Everything the page draws, as one JSON-ready dict (sent on every change)."""
         snap = self.live.snapshot() or {}
+        self.observe_table(snap)  # Kakeya: a trick completed on the table is recorded first
         key = (self.hub.version, int(snap.get("version", 0) or 0))
         cached = self._view_cache
         if cached and cached[0] == key:
@@ -412,7 +590,7 @@ class DealerService:
                                 "camera": status.get("camera", "ok"), "error": status.get("error"),
                                 "banner": banner(status), "session": None, "zones": [],
                                 "problems": [], "preview": None, "pending": None, "advice": None,
-                                "redraw": None}
+                                "redraw": None, "tricks": None}
         s = self.session
         if not s:
             view["problems"] = ["no session yet: choose the game and the players (Settings)"]
@@ -422,7 +600,8 @@ class DealerService:
                            "house": game.resolve_house(s.get("house")), "players": s["players"],
                            "bets": s["bets"], "limits": s.get("limits") or {},
                            "targets": _target_labels(game, s), "no_bets": NO_BETS.get(game.name),
-                           "seats": s.get("seats"), "chosen": s.get("chosen")}
+                           "seats": s.get("seats"), "chosen": s.get("chosen"),
+                           "card_kind": game.card_kind}
         try:
             built = self.build(snap)
         except RoundError as exc:
@@ -441,6 +620,8 @@ class DealerService:
                 unsettled = not_settled(view["preview"])
                 if unsettled:
                     view["problems"] = [unsettled]
+        if game.name == KAKEYA:
+            view["tricks"] = self.kakeya_view(s)
         if tie_redraw_rows(game.layout(layout_setup(s)), game.resolve_house(s.get("house"))):
             waiting = bool(view["preview"]) and view["preview"].get("settled") is False
             view["redraw"] = {"waiting": waiting, "deck_exhausted": bool(s.get("deck_exhausted"))}
@@ -449,6 +630,15 @@ class DealerService:
         _, _, unassigned = table_zones(snap)
         view["unassigned"] = len(unassigned)
         return view
+
+
+def _read_of(trick: Mapping[str, Any], position: int) -> dict:
+    """What the camera read for a card of a recorded trick (for the ledger), or {} if entered by hand."""
+    read = trick.get("read") or []
+    if position > len(read):
+        return {}
+    r = read[position - 1]
+    return {"recognised": r.get("recognised"), "confidence": r.get("confidence"), "corrected": r.get("corrected")}
 
 
 def not_settled(result: Mapping[str, Any]) -> str | None:

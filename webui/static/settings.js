@@ -22,6 +22,7 @@ function renderHouse() {
   }));
   document.querySelectorAll(".otoroku-only").forEach((n) => { n.hidden = gameSelect.value !== "otoroku"; });
   document.querySelectorAll(".kabu-only").forEach((n) => { n.hidden = gameSelect.value !== "kabu-tsukuri"; });
+  document.querySelectorAll(".kakeya-only").forEach((n) => { n.hidden = gameSelect.value !== "kakeya-toranpu"; });
 }
 
 function addPlayer(name, colour) {
@@ -54,6 +55,13 @@ document.getElementById("session-form").addEventListener("submit", async (ev) =>
   const body = {game: gameSelect.value, house, players, limits};
   if (gameSelect.value === "otoroku") body.share = Number(document.getElementById("share").value);
   if (gameSelect.value === "kabu-tsukuri") body.ante = Number(document.getElementById("ante").value);
+  if (gameSelect.value === "kakeya-toranpu") {
+    // players in the order of play; partners sit opposite, so the dealers are e.g. the 2nd and 4th
+    const dealers = document.getElementById("dealers").value.split(",").map((x) => x.trim()).filter(Boolean);
+    if (dealers.length) body.dealers = dealers;
+    const trump = document.getElementById("trump").value;
+    if (trump) body.trump = trump;
+  }
   try {
     await api("/api/session", body);
     showMessage("Session started.");

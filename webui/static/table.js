@@ -2,9 +2,16 @@
 "use strict";
 let STATE = null;
 let CARDS = [];
+let CARDS_KIND = null;
 let correcting = null;
 
-api("/api/cards").then((cards) => { CARDS = cards; });
+// the cards a correction may choose from: the 48 hanafuda cards, or the 52 western ones (Kakeya)
+function loadCards(kind) {
+  if (kind === CARDS_KIND) return;
+  CARDS_KIND = kind;
+  api(kind === "western" ? "/api/cards?deck=western" : "/api/cards").then((cards) => { CARDS = cards; });
+}
+loadCards("hanafuda");
 
 function render(s) {
   STATE = s;
@@ -19,8 +26,10 @@ function render(s) {
   const probs = document.getElementById("problems");
   probs.replaceChildren(...(s.problems || []).map((p) => el("li", {}, p)));
   renderBets(s);
+  if (sess) loadCards(sess.card_kind || "hanafuda");
   renderChoose(s);
   renderRedraw(s);
+  renderTricks(s);
   renderPending(s);
   document.getElementById("unassigned").textContent = s.unassigned ? `${s.unassigned} card(s) outside every zone` : "";
 }
@@ -124,6 +133,42 @@ function renderRedraw(s) {
     "aria-pressed": String(r.deck_exhausted),
     onclick: () => api("/api/round/deck-exhausted", {exhausted: !r.deck_exhausted}).catch(() => {})},
     r.deck_exhausted ? "Deck ran out (tap to undo)" : "Deck ran out"));
+}
+
+// Kakeya Toranpu: the tricks read off the table (or entered by hand), who leads, the pictures taken.
+function renderTricks(s) {
+  const box = document.getElementById("tricks");
+  const t = s.tricks;
+  box.hidden = !t;
+  if (!t) { box.replaceChildren(); return; }
+  const head = el("p", {class: "tricks-head"}, `Trick ${Math.min(t.count + 1, t.of)} of ${t.of}` +
+    ` · trump ${t.trump} · Rensho ${t.rensho}` + (t.dealers ? ` · dealers ${t.dealers.join(" and ")}` : ""));
+  const parts = [head];
+  if (!t.leader) {
+    parts.push(el("div", {class: "row"}, el("span", {}, "Who leads the first trick?"),
+      ...t.active.map((p) => el("button", {type: "button", class: "small", "data-leader": p,
+        onclick: () => api("/api/tricks/leader", {player: p}).catch(() => {})}, p))));
+  } else if (t.next_order && t.count < t.of) {
+    parts.push(el("p", {id: "next-order"}, `Next: ${t.next_order.join(" → ")}`));
+  }
+  parts.push(el("ol", {id: "trick-list", class: "trick-list"}, ...t.recorded.map((r) =>
+    el("li", {}, r.players.map((p, i) => `${p} ${cardText(r.cards[i])}`).join(" · "),
+      ` → ${r.winner}`, r.source === "hand" ? " (entered by hand)" : ""))));
+  parts.push(el("p", {id: "pictures"}, "Picture cards taken: " +
+    Object.entries(t.pictures).map(([pair, cards]) => `${pair} ${cards.length}`).join(" · ")));
+  const input = el("input", {id: "trick-input", type: "text", placeholder: "e.g. QH 3H AD 5H", "aria-label": "trick cards in the order played"});
+  parts.push(el("form", {class: "row", id: "trick-form", onsubmit: async (ev) => {
+      ev.preventDefault();
+      try { await api("/api/tricks", {cards: input.value.trim().toUpperCase().split(/[\s,]+/).filter(Boolean)}); input.value = ""; }
+      catch (e) { /* shown */ }
+    }}, input, el("button", {class: "small"}, "Enter trick by hand"),
+    el("button", {type: "button", class: "small", id: "undo-trick", onclick: () => api("/api/tricks/undo", {}).catch(() => {})}, "Undo last trick")));
+  box.replaceChildren(...parts);
+}
+
+function cardText(id) {
+  const suits = {S: "♠", H: "♥", D: "♦", C: "♣"};
+  return id.slice(0, -1) + (suits[id.slice(-1)] || id.slice(-1));
 }
 
 function renderPending(s) {

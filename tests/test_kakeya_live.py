@@ -1,0 +1,182 @@
+"""Kakeya Toranpu on the live table: each trick read off the middle of the table as it is played,
+the play order from the order the cards appeared, a trick entered by hand when the camera cannot read
+it, and the thirteen tricks settled in stones like any other round."""
+import pytest
+
+from dealer.games import settle_round
+from dealer.ledger import Ledger
+from kakeya_play import deal, play
+from test_webui_api import Dealer
+from webfakes import FakeLiveTable
+from webui.app import create_app
+from webui.tricks import TrickWatch
+
+PLAYERS = ["Aki", "Ben", "Cho", "Dan"]  # pairs Aki+Cho and Ben+Dan; Ben and Dan deal
+SESSION = {"game": "kakeya-toranpu", "players": [{"name": p} for p in PLAYERS], "dealers": ["Ben", "Dan"]}
+
+
+def western(track_id, card, uncertain=False):
+    return {"track_id": track_id, "card": card, "face": card, "confidence": 0.5 if uncertain else 0.99,
+            "uncertain": uncertain, "quad": [[0, 0], [63, 0], [63, 88], [0, 88]]}
+
+
+@pytest.fixture
+def live():
+    return FakeLiveTable()
+
+
+@pytest.fixture
+def app(live, tmp_path):
+    return create_app({"LIVE": live, "LEDGER": str(tmp_path / "ledger.sqlite"), "PIN": "2468", "TESTING": True})
+
+
+def lay_trick(d, live, cards, first_track):
+    """The cards of one trick appear one by one in the middle, then the trick is gathered."""
+    for k in range(1, len(cards) + 1):
+        live.show({"trick": [western(first_track + i, c) for i, c in enumerate(cards[:k])]})
+        d.get("/api/state")
+    live.show({"trick": []})
+    return d.get("/api/state").get_json()
+
+
+# --- the watch, alone -----------------------------------------------------------------------------
+
+def test_a_trick_is_read_when_full_and_sure_in_the_order_the_cards_appeared():
+    watch = TrickWatch(4)
+    assert watch.observe([western(7, "QH"), western(5, "3H")]) == (None, None)
+    trick, warning = watch.observe([western(7, "QH"), western(5, "3H"), western(9, "AH"), western(8, "5S")])
+    assert [c["card"] for c in trick] == ["3H", "QH", "5S", "AH"] and warning is None
+    # the same cards seen again are not a new trick
+    assert watch.observe([western(7, "QH"), western(5, "3H"), western(9, "AH"), western(8, "5S")]) == (None, None)
+    assert watch.observe([]) == (None, None)
+
+
+def test_a_full_trick_gathered_while_a_card_is_unsure_is_reported_not_guessed():
+    watch = TrickWatch(4)
+    unsure = [western(1, "QH"), western(2, "3H", uncertain=True), western(3, "AH"), western(4, "5S")]
+    assert watch.observe(unsure) == (None, None)
+    trick, warning = watch.observe([])
+    assert trick is None and "enter it by hand" in warning
+
+
+def test_after_an_undo_the_trick_on_the_table_is_read_again():
+    watch = TrickWatch(4)
+    cards = [western(1, "QH"), western(2, "3H"), western(3, "AH"), western(4, "5S")]
+    assert watch.observe(cards)[0] is not None
+    watch.forget()
+    assert watch.observe(cards)[0] is not None
+
+
+# --- the page -------------------------------------------------------------------------------------
+
+def test_a_whole_hand_read_off_the_table_settles_in_stones_and_is_recorded(app, live, tmp_path):
+    d = Dealer(app)
+    assert d.post("/api/session", SESSION).status_code == 200
+    assert [z.name for z in live.layout] == ["trick"] and live.card_kind == "western"
+    state = d.get("/api/state").get_json()
+    assert state["session"]["no_bets"] and "choose who leads" in " ".join(state["problems"])
+
+    refused = d.post("/api/tricks/leader", {"player": "Ben"})
+    assert refused.status_code == 400 and "dealing pair" in refused.get_json()["error"]
+    assert d.post("/api/tricks/leader", {"player": "Aki"}).get_json() == {"leader": "Aki"}
+
+    hands = deal(PLAYERS, seed=3)
+    tricks = play(PLAYERS, hands, leader="Aki", seed=3)
+    expected = settle_round({"game": "kakeya-toranpu", "players": PLAYERS, "hands": hands, "tricks": tricks,
+                             "dealers": ["Ben", "Dan"]})
+    track = 1
+    for t, cards in enumerate(tricks, start=1):
+        state = lay_trick(d, live, cards, track)
+        track += len(cards)
+        assert state["tricks"]["count"] == t, state["problems"]
+        assert state["tricks"]["recorded"][-1]["winner"] == expected["tricks"][t - 1]["winner"]
+    assert state["problems"] == [] and state["preview"]["net"] == expected["net"]
+    assert state["tricks"]["pictures"] == expected["pictures"]
+
+    pending = d.post("/api/settle").get_json()
+    assert {p: sorted(h) for p, h in pending["round"]["hands"].items()} == {p: sorted(h) for p, h in hands.items()}
+    ok = d.post("/api/confirm", {"pending": pending["id"]})
+    assert ok.status_code == 200
+    rec = Ledger(tmp_path / "ledger.sqlite").rounds()[0]
+    assert rec.result["net"] == expected["net"] and rec.round["tricks"] == tricks
+    assert {c["zone"] for c in rec.cards} == {f"trick {t}" for t in range(1, 14)}
+    # the next hand starts empty, dealt by the losing pair
+    after = d.get("/api/state").get_json()
+    assert after["tricks"]["count"] == 0 and after["tricks"]["leader"] is None
+    assert after["tricks"]["dealers"] == expected["next_dealers"]
+
+
+def test_an_unsure_card_waits_for_the_dealers_correction(app, live):
+    d = Dealer(app)
+    d.post("/api/session", SESSION)
+    d.post("/api/tricks/leader", {"player": "Aki"})
+    live.show({"trick": [western(1, "QH"), western(2, "3H"), western(3, "AH", uncertain=True), western(4, "5H")]})
+    state = d.get("/api/state").get_json()
+    assert state["tricks"]["count"] == 0
+    assert [c["uncertain"] for c in state["zones"][0]["cards"]] == [False, False, True, False]
+    bad = d.post("/api/correct", {"track_id": 3, "card": "pine-crane"})
+    assert bad.status_code == 400 and "unknown western card" in bad.get_json()["error"]
+    assert d.post("/api/correct", {"track_id": 3, "card": "AD"}).status_code == 200
+    state = d.get("/api/state").get_json()
+    assert state["tricks"]["recorded"][0]["cards"] == ["QH", "3H", "AD", "5H"]
+    assert state["tricks"]["recorded"][0]["players"] == ["Aki", "Ben", "Cho", "Dan"]
+
+
+def test_a_trick_entered_by_hand_and_undone(app, live):
+    d = Dealer(app)
+    d.post("/api/session", SESSION)
+    d.post("/api/tricks/leader", {"player": "Cho"})
+    r = d.post("/api/tricks", {"cards": ["2S", "KS", "4S", "9S"]})
+    assert r.status_code == 201 and r.get_json() == {"trick": 1, "cards": ["2S", "KS", "4S", "9S"]}
+    state = d.get("/api/state").get_json()
+    first = state["tricks"]["recorded"][0]
+    assert first["players"] == ["Cho", "Dan", "Aki", "Ben"] and first["winner"] == "Dan"
+    assert first["source"] == "hand" and state["tricks"]["next_order"][0] == "Dan"
+    for cards, message in [(["2S", "KS", "4S"], "a trick is 4 cards"), (["2S", "3S", "5S", "6S"], "already played"),
+                           (["ZZ", "3S", "5S", "6S"], "unknown western card"), (["3S", "3S", "5S", "6S"], "twice")]:
+        r = d.post("/api/tricks", {"cards": cards})
+        assert r.status_code == 400 and message in r.get_json()["error"], (cards, r.get_json())
+    assert d.post("/api/tricks/undo").get_json() == {"trick": 1, "cards": ["2S", "KS", "4S", "9S"]}
+    again = d.post("/api/tricks/undo")
+    assert again.status_code == 400 and "no trick" in again.get_json()["error"]
+
+
+def test_a_trick_with_cards_already_played_is_pointed_out(app, live):
+    d = Dealer(app)
+    d.post("/api/session", SESSION)
+    d.post("/api/tricks/leader", {"player": "Aki"})
+    d.post("/api/tricks", {"cards": ["2S", "KS", "4S", "9S"]})
+    live.show({"trick": [western(11, "2S"), western(12, "QS"), western(13, "3S"), western(14, "5S")]})
+    state = d.get("/api/state").get_json()
+    assert state["tricks"]["count"] == 1 and any("already" in p for p in state["problems"]), state["problems"]
+
+
+def test_kakeya_session_checks(app):
+    d = Dealer(app)
+    six = dict(SESSION, players=[{"name": p} for p in PLAYERS + ["Eri", "Fumi"]], dealers=None)
+    r = d.post("/api/session", six)
+    assert r.status_code == 400 and "dealing pair" in r.get_json()["error"]
+    r = d.post("/api/session", dict(SESSION, dealers=["Aki", "Ben"]))
+    assert r.status_code == 400 and "pairs of partners" in r.get_json()["error"]
+    r = d.post("/api/session", dict(SESSION, trump="X"))
+    assert r.status_code == 400 and "trump" in r.get_json()["error"]
+    r = d.post("/api/session", dict(SESSION, players=[{"name": p} for p in PLAYERS[:3]]))
+    assert r.status_code == 400 and "4 or 6" in r.get_json()["error"]
+    # six players: the dealing pair sits out, the other four play
+    six["dealers"] = ["Cho", "Fumi"]
+    assert d.post("/api/session", six).status_code == 200
+    state = d.get("/api/state").get_json()
+    assert state["tricks"]["active"] == ["Aki", "Ben", "Dan", "Eri"]
+    refused = d.post("/api/tricks/leader", {"player": "Cho"})
+    assert refused.status_code == 400 and "players with a hand" in refused.get_json()["error"]
+    d.post("/api/tricks/leader", {"player": "Dan"})
+    d.post("/api/tricks", {"cards": ["2S", "KS", "4S", "9S"]})
+    first = d.get("/api/state").get_json()["tricks"]["recorded"][0]
+    assert first["players"] == ["Dan", "Eri", "Aki", "Ben"] and first["winner"] == "Eri"
+
+
+def test_tricks_are_only_for_kakeya(app):
+    d = Dealer(app)
+    d.post("/api/session", {"game": "batta-maki", "players": [{"name": "Aki"}]})
+    r = d.post("/api/tricks/leader", {"player": "Aki"})
+    assert r.status_code == 400 and "only in Kakeya" in r.get_json()["error"]

@@ -1,0 +1,162 @@
+"""Kakeya Toranpu on the live table: its tricks, recorded one by one as they are played.
+
+Kakeya is a trick game: the round the rule engine settles is the whole play (every trick, in the
+order played), and a hand is known only from the cards its player has played. So the live table
+follows the trick in the middle of the table: when the trick zone holds one card of every player in
+the hand, all read surely, the trick is recorded. The order the cards appeared in (the tracker's ids
+grow as cards arrive) is the order of play, starting from the leader: the dealer names who leads the
+first trick, and the winner of each trick leads the next (the engine's own ``trick_winner``). A trick
+the camera could not read surely, or whose order is wrong, is undone and entered by hand on the page.
+After the thirteenth trick the round is complete and settles like any other.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Mapping
+
+from dealer.games import Game, RoundError, ZoneSpec
+from dealer.games.kakeya import TRICKS, pairs_of, pair_name, rensho_of, trick_winner
+from dealer.western import get_western_card, is_western_card, nearest_western_ids
+
+KAKEYA = "kakeya-toranpu"
+TRICK_ZONE = "trick"
+
+
+def live_layout(game: Game, setup: Mapping[str, Any]) -> list[ZoneSpec]:
+    """The zones the camera reads: the game's layout, or for Kakeya only the trick in the middle
+    (the hands are held, and the tricks taken are kept face down)."""
+    layout = list(game.layout(setup))
+    if game.name == KAKEYA:
+        return [z for z in layout if z.name == TRICK_ZONE]
+    return layout
+
+
+def active_players(setup: Mapping[str, Any]) -> list[str]:
+    """The players with a hand, in the order of play: all four, or with six the four not of the
+    dealing pair (which sits out)."""
+    players = [p["name"] if isinstance(p, Mapping) else p for p in setup.get("players", [])]
+    if len(players) == 6:
+        dealers = set(setup.get("dealers") or [])
+        return [p for p in players if p not in dealers]
+    return players
+
+
+def play_order(active: list[str], leader: str) -> list[str]:
+    start = active.index(leader)
+    return [active[(start + k) % len(active)] for k in range(len(active))]
+
+
+@dataclass(frozen=True)
+class TrickPlay:
+    """The recorded tricks replayed: who played what, who won, the picture cards each pair took."""
+    tricks: tuple[dict, ...]
+    next_leader: str | None
+    pictures: dict[str, list[str]]
+    problems: tuple[str, ...] = ()
+
+    @property
+    def complete(self) -> bool:
+        return len(self.tricks) == TRICKS and not self.problems
+
+
+def replay_tricks(setup: Mapping[str, Any], house: Mapping[str, Any], tricks: list[Mapping[str, Any]]) -> TrickPlay:
+    """Each recorded trick (``{"cards": [...], "source": ...}``, cards in the order played) with its
+    players, winner and picture cards, from the first trick's ``leader`` in ``setup``."""
+    active = active_players(setup)
+    pairs = [p for p in pairs_of([p["name"] if isinstance(p, Mapping) else p for p in setup.get("players", [])])
+             if p[0] in active]
+    pair_of = {p: pair for pair in pairs for p in pair}
+    trump = setup.get("trump") or house["default_trump"]
+    rensho = rensho_of(trump, house["rensho_rule"])
+    pictures: dict[str, list[str]] = {pair_name(p): [] for p in pairs}
+    leader = setup.get("leader")
+    out: list[dict] = []
+    played: dict[str, int] = {}
+    problems: list[str] = []
+    if leader is None:
+        problems.append("choose who leads the first trick (a player of the pair that did not deal)")
+    for t, trick in enumerate(tricks, 1):
+        cards = list(trick["cards"])
+        if leader is None:
+            break
+        order = play_order(active, leader)
+        for c in cards:
+            if c in played:
+                problems.append(f"trick {t}: {c} was already played in trick {played[c]}")
+            played.setdefault(c, t)
+        if problems:
+            break
+        winner = order[trick_winner([get_western_card(c) for c in cards], trump, rensho)]
+        taken = [c for c in cards if get_western_card(c).is_picture]
+        pictures[pair_name(pair_of[winner])] += taken
+        out.append({"trick": t, "cards": cards, "players": order, "winner": winner, "pictures": taken,
+                    "source": trick.get("source", "camera"), "read": list(trick.get("read", []))})
+        leader = winner
+    return TrickPlay(tuple(out), leader, pictures, tuple(problems))
+
+
+def round_document(setup: Mapping[str, Any], play: TrickPlay) -> dict:
+    """The round JSON of ``hanadealer settle`` from the thirteen tricks: each hand is the cards its
+    player played."""
+    hands: dict[str, list[str]] = {p: [] for p in active_players(setup)}
+    for trick in play.tricks:
+        for who, card in zip(trick["players"], trick["cards"]):
+            hands[who].append(card)
+    doc: dict[str, Any] = {"game": KAKEYA, "house": dict(setup.get("house") or {}),
+                           "players": [p["name"] for p in setup.get("players", [])],
+                           "hands": hands, "tricks": [t["cards"] for t in play.tricks]}
+    if setup.get("trump"):
+        doc["trump"] = setup["trump"]
+    if setup.get("dealers"):
+        doc["dealers"] = list(setup["dealers"])
+    return doc
+
+
+def check_trick_cards(cards: Any, size: int, already: set[str]) -> list[str]:
+    """A trick entered by hand: ``size`` western card ids, none twice, none played before."""
+    if not isinstance(cards, list) or len(cards) != size:
+        raise RoundError(f"a trick is {size} cards, one from each player in the order played, not {cards!r}")
+    for c in cards:
+        if not is_western_card(c):
+            near = nearest_western_ids(c) if isinstance(c, str) else []
+            hint = f" (did you mean {', '.join(near)}?)" if near else ""
+            raise RoundError(f"unknown western card {c!r}{hint}")
+    if len(set(cards)) != len(cards):
+        raise RoundError(f"the trick names a card twice: {cards}")
+    again = [c for c in cards if c in already]
+    if again:
+        raise RoundError(f"{', '.join(again)} was already played in an earlier trick")
+    return list(cards)
+
+
+@dataclass
+class TrickWatch:
+    """Watches the trick zone, state after state: a trick is read when the zone holds ``size`` cards
+    that are all face up, sure and western, none of them part of the trick read before. A full trick
+    that is gathered before it was read surely is reported, so the dealer enters it by hand."""
+    size: int
+    _read_tracks: frozenset = field(default_factory=frozenset)
+    _unsure_tracks: frozenset | None = None
+
+    def observe(self, cards: list[Mapping[str, Any]]) -> tuple[list[dict] | None, str | None]:
+        """``cards``: the trick zone's cards (track_id, card, face, uncertain; corrections applied).
+        (the trick read now, in the order the cards appeared, or None; a warning, or None)."""
+        tracks = frozenset(c.get("track_id") for c in cards)
+        if not cards:
+            missed = self._unsure_tracks is not None
+            self._unsure_tracks = None
+            return None, ("a trick was gathered before every card of it was read surely: undo it "
+                          "if it was read wrong, or enter it by hand" if missed else None)
+        if len(cards) != self.size or tracks & self._read_tracks:
+            return None, None
+        sure = all(not c.get("uncertain") and is_western_card(c.get("card")) for c in cards)
+        if not sure:
+            self._unsure_tracks = tracks
+            return None, None
+        self._read_tracks = tracks
+        self._unsure_tracks = None
+        return sorted((dict(c) for c in cards), key=lambda c: c.get("track_id") or 0), None
+
+    def forget(self) -> None:
+        """After an undo: the trick still on the table may be read again."""
+        self._read_tracks = frozenset()
