@@ -135,3 +135,40 @@ def test_page_shows_other_games_without_script_errors(tmp_path):
                     live.stop()
         finally:
             browser.close()
+
+
+def test_page_follows_the_tricks_of_kakeya_on_the_demo(tmp_path):
+    """Kakeya Toranpu on the demo: the page lists the tricks as they are played, with who played
+    what and who took each, and offers no bets (the pairs play for stones)."""
+    if not Path(CHROMIUM).exists():
+        pytest.skip(f"headless Chromium is not installed at {CHROMIUM} (scripts/test.sh installs it)")
+    pytest.importorskip("playwright.sync_api", reason="the playwright package is not installed")
+    from playwright.sync_api import sync_playwright
+    from vision.demo_table import DemoTable, DemoTruthDetector, demo_setup
+    from webui.cli import ServerThread, build_live_app
+    table = DemoTable(game="kakeya-toranpu", seed=0, fps=20)
+    live, app = build_live_app(table, DemoTruthDetector(table), "kakeya-toranpu",
+                               demo_setup("kakeya-toranpu")["players"], tmp_path, pin=PIN)
+    live.start()
+    try:
+        with ServerThread(app) as srv, sync_playwright() as pw:
+            browser = pw.chromium.launch(executable_path=CHROMIUM, args=ARGS, headless=True)
+            try:
+                page = browser.new_page(viewport={"width": 1280, "height": 900})
+                errors = []
+                page.on("pageerror", lambda exc: errors.append(str(exc)))
+                page.goto(srv.url + "/")
+                page.click("#login-btn")
+                page.fill("#pin-input", PIN)
+                page.click("#pin-ok")
+                page.wait_for_selector("body[data-logged-in=yes]")
+                page.wait_for_selector("#trick-list li:nth-child(2)", timeout=30000)
+                first = page.inner_text("#trick-list li:nth-child(1)")
+                assert first.startswith("A ") and "→" in first  # A leads: B and D deal first
+                assert page.locator("#bet-form").is_hidden()  # settled in stones, no bets
+                assert page.locator("#undo-trick").is_visible()
+                assert errors == [], errors
+            finally:
+                browser.close()
+    finally:
+        live.stop()

@@ -74,10 +74,11 @@ def test_a_whole_hand_read_off_the_table_settles_in_stones_and_is_recorded(app, 
     assert d.post("/api/session", SESSION).status_code == 200
     assert [z.name for z in live.layout] == ["trick"] and live.card_kind == "western"
     state = d.get("/api/state").get_json()
-    assert state["session"]["no_bets"] and "choose who leads" in " ".join(state["problems"])
-
+    # the pair that did not deal leads: its first player unless the dealer says otherwise
+    assert state["session"]["no_bets"] and state["tricks"]["leader"] == "Aki"
     refused = d.post("/api/tricks/leader", {"player": "Ben"})
     assert refused.status_code == 400 and "dealing pair" in refused.get_json()["error"]
+    assert d.post("/api/tricks/leader", {"player": "Cho"}).get_json() == {"leader": "Cho"}
     assert d.post("/api/tricks/leader", {"player": "Aki"}).get_json() == {"leader": "Aki"}
 
     hands = deal(PLAYERS, seed=3)
@@ -102,8 +103,19 @@ def test_a_whole_hand_read_off_the_table_settles_in_stones_and_is_recorded(app, 
     assert {c["zone"] for c in rec.cards} == {f"trick {t}" for t in range(1, 14)}
     # the next hand starts empty, dealt by the losing pair
     after = d.get("/api/state").get_json()
-    assert after["tricks"]["count"] == 0 and after["tricks"]["leader"] is None
-    assert after["tricks"]["dealers"] == expected["next_dealers"]
+    assert after["tricks"]["count"] == 0 and after["tricks"]["dealers"] == expected["next_dealers"]
+    assert after["tricks"]["leader"] not in expected["next_dealers"]
+
+
+def test_without_the_dealers_the_page_asks_who_leads(app, live):
+    d = Dealer(app)
+    d.post("/api/session", dict(SESSION, dealers=None))
+    d.post("/api/tricks", {"cards": ["2S", "KS", "4S", "9S"]})
+    state = d.get("/api/state").get_json()
+    assert state["tricks"]["leader"] is None and state["tricks"]["recorded"] == []
+    assert any("choose who leads the first trick" in p for p in state["problems"])
+    d.post("/api/tricks/leader", {"player": "Ben"})  # with no dealers named, anyone may lead
+    assert d.get("/api/state").get_json()["tricks"]["recorded"][0]["players"][0] == "Ben"
 
 
 def test_an_unsure_card_waits_for_the_dealers_correction(app, live):
@@ -180,3 +192,38 @@ def test_tricks_are_only_for_kakeya(app):
     d.post("/api/session", {"game": "batta-maki", "players": [{"name": "Aki"}]})
     r = d.post("/api/tricks/leader", {"player": "Aki"})
     assert r.status_code == 400 and "only in Kakeya" in r.get_json()["error"]
+
+
+# --- the demo table deals Kakeya, and the live table follows it --------------------------------------
+
+def test_the_demo_table_plays_a_hand_that_the_live_table_follows_trick_by_trick(tmp_path):
+    from dealer.games.kakeya import pairs_of
+    from vision.demo_table import DemoTable, DemoTruthDetector, demo_layout, demo_setup
+    from vision.live import LiveTable
+    from webui.service import DealerService
+
+    table = DemoTable(game="kakeya-toranpu", size=(640, 360), realtime=False, hands=False)
+    live = LiveTable(table, DemoTruthDetector(table), demo_layout("kakeya-toranpu"))
+    assert [z.name for z in live.layout] == ["trick"]
+    service = DealerService(Ledger(tmp_path / "ledger.sqlite"), live)
+    players = demo_setup("kakeya-toranpu")["players"]
+    service.start_session({"game": "kakeya-toranpu", "players": players, "dealers": table.kakeya_dealers})
+    laid = []  # the tricks as the demo laid them, in the order the cards came
+    seen: dict[str, int] = {}
+    while table.rounds_completed == 0:
+        frame = table.read()
+        for t in table.ground_truth():
+            seen.setdefault(t["card"], table.frame_index)
+        if len(table.ground_truth()) == 4:
+            cards = sorted((t["card"] for t in table.ground_truth()), key=seen.get)
+            if not laid or set(laid[-1]) != set(cards):
+                laid.append(cards)
+        live.process(frame)
+        service.observe_table()
+    assert len(laid) == 13 and len({c for t in laid for c in t}) == 52
+    assert [t["cards"] for t in service.session["tricks"]] == laid
+    built = service.build()
+    assert built.problems == () and built.ready
+    result = settle_round(built.round)
+    assert set(map(tuple, result["pairs"])) == set(pairs_of(players))
+    assert result["net"][f"{result['winner'][0]}+{result['winner'][1]}"] == result["stones"] > 0

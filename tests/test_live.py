@@ -272,3 +272,36 @@ def test_jpeg_shows_the_drawn_zones():
     live.set_layout(BATTA, [TableZone("ato", [(20, 200), (600, 200), (600, 340), (20, 340)])])
     drawn = cv2.imdecode(np.frombuffer(live.jpeg(), np.uint8), cv2.IMREAD_COLOR)
     assert plain[270, 20].mean() < 90 and drawn[270, 20].mean() > 150   # the zone's left edge
+
+
+def test_the_detector_follows_the_deck_in_play():
+    """Kakeya Toranpu switches the live table to the western card detector; it is built when first
+    needed, and one that cannot be built says why from detect (the table shows it and keeps running)."""
+    from vision.live import DetectorByDeck
+
+    class Named:
+        def __init__(self, name):
+            self.name = name
+
+        def detect(self, frame):
+            return [self.name]
+
+    built = []
+
+    def western():
+        built.append("western")
+        return Named("western")
+
+    def broken():
+        raise RuntimeError("western card recognition is not available: no model")
+
+    by_deck = DetectorByDeck({"hanafuda": lambda: Named("hanafuda"), "western": western})
+    live = LiveTable(ListSource([]), by_deck, [])
+    assert by_deck.detect(None) == ["hanafuda"] and built == []
+    live.set_card_kind("western")
+    assert by_deck.detect(None) == ["western"] and by_deck.detect(None) == ["western"] and built == ["western"]
+    with pytest.raises(ValueError, match="no detector for 'tarot' cards"):
+        live.set_card_kind("tarot")
+    failing = DetectorByDeck({"hanafuda": broken}, kind="hanafuda")
+    with pytest.raises(RuntimeError, match="not available"):
+        failing.detect(None)

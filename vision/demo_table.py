@@ -7,7 +7,9 @@ project's own demo deck; the table has mild perspective, uneven light and sensor
 is cheap (cached background, each placed card warped once and then only pasted), so 10 frames/s
 need a fraction of one core.
 
-The dealer's hand comes in from the far edge to place, turn and pick up each card.
+The dealer's hand comes in from the far edge to place, turn and pick up each card. Kakeya Toranpu
+is played with the project's own western deck: four players play out a whole hand trick by trick
+(each trick laid in the middle, one card in front of each player, then gathered), by the rules.
 ``ground_truth()`` tells what is really on the table in the frame ``read`` returned last (for
 tests and the latency benchmark); ``DemoTruthDetector`` turns that into detections, optionally with
 misses and misreadings, so the whole live pipeline runs without a model.
@@ -24,13 +26,18 @@ import cv2
 import numpy as np
 
 from dealer.cards import all_cards, get_card
-from dealer.games import ZoneSpec, get_game
+from dealer.games import ZoneSpec, get_game, settle_round
+from dealer.games.kakeya import may_play, pairs_of, rensho_of, trick_winner
+from dealer.western import get_western_card, is_western_card, western_ids
 from datasets.deck import render_card
+from datasets.western_deck import BACK as WESTERN_BACK, CARD_MM as WESTERN_MM, render_western_card
 from vision.camera import FramePacer
 from vision.types import Detection
 from vision.zones import by_player_columns
 
 CARD_ASPECT = 54.0 / 87.0  # width / height of a hanafuda card
+WESTERN_ASPECT = WESTERN_MM[0] / WESTERN_MM[1]
+TRICK_ZONE = "trick"
 
 
 # --- the game on the table -----------------------------------------------------------------------
@@ -48,8 +55,13 @@ def demo_setup(game: str) -> dict:
 
 
 def demo_layout(game: str) -> list[ZoneSpec]:
-    """The game's layout (from the rule engine) for the demo's players; RoundError for an unknown game."""
-    return list(get_game(game).layout(demo_setup(game)))
+    """The game's layout (from the rule engine) for the demo's players; RoundError for an unknown game.
+    Kakeya Toranpu's table is read at the trick in the middle only (hands are held, tricks taken lie
+    face down)."""
+    layout = list(get_game(game).layout(demo_setup(game)))
+    if _card_kind(game) == "western":
+        return [z for z in layout if z.name == TRICK_ZONE]
+    return layout
 
 
 def _card_kind(game: str) -> str:
@@ -61,13 +73,18 @@ def demo_deck_ids(game: str) -> list[str]:
     """The card ids of the game's deck at its default house rules, each once, in deck order."""
     spec = get_game(game)
     counts = spec.deck(spec.resolve_house({}))
+    if spec.card_kind == "western":
+        return [c for c in western_ids() if counts.get(c, 0) > 0]
     return [c.id for c in all_cards() if counts.get(c.id, 0) > 0]
 
 
 # --- card images -------------------------------------------------------------------------------
 
 def card_image(card_id: str, height: int) -> np.ndarray:
-    """The demo deck's picture of a card id or back ("back-black", "back-red")."""
+    """The demo deck's picture of a card id or back ("back-black", "back-red"), or of a western card
+    or its back ("QH", "back-western")."""
+    if is_western_card(card_id) or card_id == WESTERN_BACK:
+        return render_western_card(card_id, height)
     return render_card(card_id, height)
 
 
@@ -106,8 +123,8 @@ class DemoTable:
                  layout: list[ZoneSpec] | None = None, hands: bool = True):
         if fps <= 0:
             raise ValueError(f"fps must be positive, not {fps!r}")
-        if _card_kind(game) != "hanafuda":
-            raise ValueError(f"the demo table deals hanafuda only; {game} is played with Western cards")
+        self.western = _card_kind(game) == "western"
+        self.aspect = WESTERN_ASPECT if self.western else CARD_ASPECT
         self.game = game
         self.seed = seed
         self.fps = fps
@@ -124,7 +141,9 @@ class DemoTable:
                        for _ in range(3)]
         self._slots = self._plan_slots()
         self._images: dict[tuple[str, int], np.ndarray] = {}
-        self._back = "back-red" if seed % 2 else "back-black"
+        self._back = WESTERN_BACK if self.western else ("back-red" if seed % 2 else "back-black")
+        self._players = demo_setup(game)["players"]
+        self._dealers = [self._players[1], self._players[3]] if self.western else []  # Kakeya: B and D deal first
         self._pile: list[str] = []
         self._on_table: list[_Placed] = []
         self._events: deque = deque()
@@ -170,6 +189,13 @@ class DemoTable:
         """Where each zone's cards go on the flat table: rows, player columns or a grid of hands."""
         w, h = self.width, self.height
         zones = self.layout
+        if self.western:
+            # one card in front of each player around the middle: the first player sits at the near
+            # edge, the others follow counter-clockwise (right, far, left), the order of play
+            card_h = 0.27 * h
+            offsets = ((0.0, 0.66), (0.9, 0.0), (0.0, -0.66), (-0.9, 0.0))
+            return {TRICK_ZONE: [_Slot(TRICK_ZONE, k, (w / 2 + dx * card_h, h / 2 + dy * card_h), card_h)
+                                 for k, (dx, dy) in enumerate(offsets)]}
         max_cards = max((z.cards or 4) for z in zones)
         if by_player_columns(zones):
             # one column per player (a zone without a player is a column of its own), in order
@@ -186,9 +212,9 @@ class DemoTable:
         # card height limited by rows (1.3 card heights per row) and columns (cards 1.2 widths
         # apart, 2.4 card widths between zones side by side)
         by_height = 0.85 * h / (1.3 * n_rows)
-        by_width = 0.9 * w / (n_cols * (max_cards * 1.2 + 2.4) * CARD_ASPECT)
+        by_width = 0.9 * w / (n_cols * (max_cards * 1.2 + 2.4) * self.aspect)
         card_h = min(by_height, by_width, 0.3 * h)
-        card_w = card_h * CARD_ASPECT
+        card_w = card_h * self.aspect
         col_w = (max_cards * 1.2 + 2.4) * card_w
         x0 = (w - n_cols * col_w) / 2.0
         y0 = (h - n_rows * 1.3 * card_h) / 2.0
@@ -220,6 +246,9 @@ class DemoTable:
 
     def _plan_round(self) -> None:
         """Queue (frame, action, item) events for one whole round, starting at the next frame."""
+        if self.western:
+            self._plan_kakeya_hand()
+            return
         f = self.fps
         t = self.frame_index + 1
         dealt: list[tuple[_Slot, str, bool]] = []
@@ -259,6 +288,55 @@ class DemoTable:
         self._events.extend(events)
         self.round_index += 1
 
+    @property
+    def kakeya_dealers(self) -> list[str]:
+        """Kakeya Toranpu: the pair dealing the hand being played (or next), for the page's session."""
+        return list(self._dealers)
+
+    def _plan_kakeya_hand(self) -> None:
+        """One hand of Kakeya Toranpu played out by the rules (trump spades): the pair that did not
+        deal leads, each player plays a random allowed card, the trick's winner leads the next; each
+        trick is laid in the middle card by card and gathered. The losing pair deals the next hand."""
+        f = self.fps
+        t = self.frame_index + 1
+        players = self._players
+        cards = list(self.deck_ids)
+        self._rng.shuffle(cards)
+        hands = {p: cards[i::4] for i, p in enumerate(players)}
+        trump = "S"
+        rensho = rensho_of(trump)
+        leader = next(p for pair in pairs_of(players) if set(pair) != set(self._dealers) for p in pair)
+        left = {p: list(h) for p, h in hands.items()}
+        tricks, events = [], []
+        for _ in range(len(cards) // len(players)):
+            start = players.index(leader)
+            order = [players[(start + k) % len(players)] for k in range(len(players))]
+            trick = []
+            for who in order:
+                led = get_western_card(trick[0]).suit if trick else None
+                allowed = [c for c in left[who] if may_play(c, led, left[who], rensho)]
+                card = allowed[int(self._rng.integers(len(allowed)))]
+                left[who].remove(card)
+                trick.append(card)
+                slot = self._slots[TRICK_ZONE][players.index(who)]
+                events.append((t, "place", (slot, card, True)))
+                self._plan_hand(slot, t)
+                t += max(1, round(0.7 * f))
+            t += round(1.5 * f)  # everyone sees who takes it
+            for slot in self._slots[TRICK_ZONE]:
+                events.append((t, "remove", (slot.zone, slot.position)))
+            self._plan_hand(self._slots[TRICK_ZONE][0], t, leave_only=True)
+            t += round(0.8 * f)
+            leader = order[trick_winner([get_western_card(c) for c in trick], trump, rensho)]
+            tricks.append(trick)
+        result = settle_round({"game": self.game, "players": players, "hands": hands, "tricks": tricks,
+                               "dealers": list(self._dealers)})
+        self._dealers = list(result["next_dealers"])
+        t += round(12.0 * f)  # the dealer settles the stones before the next deal
+        events.append((t, "round-end", None))
+        self._events.extend(events)
+        self.round_index += 1
+
     def _plan_hand(self, slot: _Slot, t: int, leave_only: bool = False) -> None:
         """The dealer's hand comes from the far edge to the slot for frame ``t`` and goes back."""
         if not self.hands:
@@ -288,7 +366,7 @@ class DemoTable:
     def _position(self, placed: _Placed) -> _Placed:
         cx, cy = placed.slot.centre
         ch = placed.slot.height
-        cw = ch * CARD_ASPECT
+        cw = ch * self.aspect
         a = math.radians(placed.angle + (180.0 if placed.upside_down else 0.0))
         ca, sa = math.cos(a), math.sin(a)
         corners = []
@@ -341,7 +419,7 @@ class DemoTable:
         hx, hy, ch = hand
         (px, py), = self._project(np.float32([[hx, hy]]))
         (ex, ey), = self._project(np.float32([[hx + 0.25 * ch, -ch]]))
-        cw = ch * CARD_ASPECT
+        cw = ch * self.aspect
         mask = np.zeros((self.height, self.width), np.uint8)
         arm = np.int32([[px - 0.45 * cw, py], [px + 0.45 * cw, py], [ex + 0.6 * cw, ey], [ex - 0.6 * cw, ey]])
         cv2.fillConvexPoly(mask, arm, 255, cv2.LINE_AA)
@@ -397,7 +475,7 @@ class DemoTable:
         frame = self._render()
         self._truth = [
             {"card": p.card if p.face_up else None,
-             "face": get_card(p.card).face if p.face_up else "back",
+             "face": (p.card if self.western else get_card(p.card).face) if p.face_up else "back",
              "quad": [[round(x, 2), round(y, 2)] for x, y in p.quad],
              "face_up": p.face_up, "zone": p.slot.zone, "position": p.slot.position,
              "visible": self._visible(p)}
@@ -447,7 +525,7 @@ class DemoTruthDetector:
         self.misread_rate = misread_rate
         self.confidence = confidence
         self._rng = np.random.default_rng(seed)
-        self._faces = sorted({get_card(c).face for c in table.deck_ids})
+        self._faces = sorted(set(table.deck_ids) if table.western else {get_card(c).face for c in table.deck_ids})
 
     def detect(self, frame: np.ndarray) -> list[Detection]:
         truth = self.table.truth_for(frame)
@@ -462,7 +540,7 @@ class DemoTruthDetector:
             face, card, conf = t["face"], t["card"], self.confidence
             if self.misread_rate and self._rng.random() < self.misread_rate:
                 face = self._faces[int(self._rng.integers(len(self._faces)))]
-                card = next(c.id for c in all_cards() if c.face == face)
+                card = face if self.table.western else next(c.id for c in all_cards() if c.face == face)
                 conf = 0.55
             out.append(Detection(card=card, face=face, quad=tuple(tuple(p) for p in t["quad"]),
                                  confidence=conf, uncertain=conf < 0.6))

@@ -45,7 +45,7 @@ import copy
 import logging
 import threading
 import time
-from typing import Iterable
+from typing import Callable, Iterable, Mapping
 
 import cv2
 import numpy as np
@@ -63,12 +63,47 @@ UNSURE_COLOUR = (0, 180, 255)     # BGR amber
 
 
 def default_detector():
-    """The project's ONNX card detector (imported only when asked for: it loads the models)."""
+    """The project's ONNX card detectors (imported only when asked for: they load the models): the
+    hanafuda one at once, the western one (Kakeya Toranpu) when a game first needs it."""
     try:
         from vision.detector import CardDetector
     except ImportError as exc:
         raise RuntimeError(f"the card detector is not available: {exc}") from exc
-    return CardDetector()
+    return DetectorByDeck({"hanafuda": CardDetector, "western": _western_detector}, built={"hanafuda": CardDetector()})
+
+
+def _western_detector():
+    try:
+        from vision.western import WesternCardDetector
+    except ImportError as exc:
+        raise RuntimeError(f"western card recognition is not available: {exc}") from exc
+    return WesternCardDetector()
+
+
+class DetectorByDeck:
+    """The detector for the deck in play (``use("western")`` for Kakeya Toranpu), each built the
+    first time it is needed; ``detect(frame)`` as any detector. A detector that cannot be built
+    raises from ``detect``, so the table shows why and keeps running."""
+
+    def __init__(self, makers: Mapping[str, Callable[[], Detector]], kind: str = "hanafuda",
+                 built: Mapping[str, Detector] | None = None):
+        self.makers = dict(makers)
+        self.kind = kind
+        self._built: dict[str, Detector] = dict(built or {})
+        self._lock = threading.Lock()
+
+    def use(self, kind: str) -> None:
+        if kind not in self.makers:
+            raise ValueError(f"no detector for {kind!r} cards (known: {', '.join(self.makers)})")
+        self.kind = kind
+
+    def detect(self, frame: np.ndarray) -> list:
+        kind = self.kind
+        with self._lock:
+            detector = self._built.get(kind)
+            if detector is None:
+                detector = self._built[kind] = self.makers[kind]()
+        return detector.detect(frame)
 
 
 def card_json(card: TableCard) -> dict:
@@ -246,6 +281,12 @@ class LiveTable:
             self._frame_serial += 1  # the picture shows the drawn zones: draw it again
             state = assigner.assign(self._cards, self._snapshot["frame_index"])
             self._publish(state, self._snapshot["frame_index"], force=True)
+
+    def set_card_kind(self, kind: str) -> None:
+        """The deck in play ("hanafuda" or "western"): the detector reads that deck from now on."""
+        use = getattr(self.detector, "use", None)
+        if use is not None:
+            use(kind)
 
     # -- the processing thread -----------------------------------------------------------------
     def _status(self) -> dict:

@@ -194,6 +194,11 @@ class ZoneAssigner:
         if not cards:
             self._home = {}
             return {}, []
+        if len(self.layout) == 1:
+            # one zone (Kakeya's trick in the middle): every card on the table is in it, read like text
+            name = self.layout[0].name
+            self._home = {c.track_id: name for c in cards}
+            return {name: sorted(cards, key=lambda c: (_centre(c)[1], _centre(c)[0]))}, []
         short = float(np.median([_card_extent(c)[0] for c in cards]))
         long_ = float(np.median([_card_extent(c)[1] for c in cards]))
         centres = [_centre(c) for c in cards]

@@ -84,22 +84,25 @@ def _detector(kind: str | None, source):
 def _layout(game: str, players: list[str]):
     from dealer.games import get_game
     from webui.round_builder import layout_setup
+    from webui.tricks import live_layout
     try:
-        return get_game(game).layout(layout_setup({"game": game, "players": [{"name": n} for n in players]}))
+        return live_layout(get_game(game), layout_setup({"game": game, "players": [{"name": n} for n in players]}))
     except Exception:
         from vision.demo_table import demo_layout
         return demo_layout(game)
 
 
-def _players(arg: str | None) -> list[str]:
+def _players(arg: str | None, game: str | None = None) -> list[str]:
+    """The players named on the command line, else the demo's (three; four for Kakeya Toranpu)."""
     if arg:
         return [n.strip() for n in arg.split(",") if n.strip()]
-    from vision.demo_table import DEMO_PLAYERS
-    return list(DEMO_PLAYERS)
+    from vision.demo_table import DEMO_PLAYERS, demo_setup
+    return list(demo_setup(game)["players"]) if game else list(DEMO_PLAYERS)
 
 
 def build_live_app(source, detector, game: str, players: list[str], data_dir: Path, pin: str | None = None):
-    """The LiveTable on ``source`` and the app on it; a new session for ``game`` when none is open."""
+    """The LiveTable on ``source`` and the app on it; a new session for ``game`` when none is open
+    (Kakeya Toranpu on the demo table: the demo's dealing pair and first leader)."""
     from vision.live import LiveTable
     from webui.app import create_app
 
@@ -108,7 +111,11 @@ def build_live_app(source, detector, game: str, players: list[str], data_dir: Pa
                       "PIN": pin})
     service = app.extensions["hanadealer"]["service"]
     if service.session is None:
-        service.start_session({"game": game, "players": [{"name": n} for n in players]})
+        session = {"game": game, "players": [{"name": n} for n in players]}
+        demo_dealers = getattr(source, "kakeya_dealers", None)
+        if game == "kakeya-toranpu" and demo_dealers and set(demo_dealers) <= set(players):
+            session["dealers"] = list(demo_dealers)
+        service.start_session(session)
     return live, app
 
 
@@ -136,7 +143,7 @@ def serve(args: argparse.Namespace) -> int:
     data_dir = Path(args.data)
     try:
         data_dir.mkdir(parents=True, exist_ok=True)
-        live, app = build_live_app(source, detector, args.game, _players(args.players), data_dir,
+        live, app = build_live_app(source, detector, args.game, _players(args.players, args.game), data_dir,
                                    pin=os.environ.get("HANADEALER_PIN"))
     except (LedgerError, InputError, OSError) as exc:
         return _fail(str(exc))

@@ -178,6 +178,7 @@ class DealerService:
                 raise InputError(f"the dealers are one of the pairs of partners "
                                  f"{[sorted(p) for p in pairs]}, not {dealers!r}")
             out["dealers"] = list(dealers)
+        out["leader"] = default_leader({"players": names, **out})
         return out
 
     @staticmethod
@@ -551,8 +552,9 @@ class DealerService:
             if s["game"] in CARRY_GAMES:  # a tied round's pot goes to the next round
                 after["carry"] = pending["result"].get("carry", 0) or 0
             if s["game"] == KAKEYA:  # a new hand: the losing pair deals (§8)
-                after.update(tricks=[], leader=None, trick_warning=None,
+                after.update(tricks=[], trick_warning=None,
                              dealers=pending["result"].get("next_dealers") or s.get("dealers"))
+                after["leader"] = default_leader(after)
                 self.trick_watch = None
             jpeg = base64.b64decode(self.ledger.get_meta("pending_jpeg") or "") or None
             round_id = self.ledger.record_round(
@@ -630,6 +632,17 @@ class DealerService:
         _, _, unassigned = table_zones(snap)
         view["unassigned"] = len(unassigned)
         return view
+
+
+def default_leader(s: Mapping[str, Any]) -> str | None:
+    """Who leads the first trick unless the dealer says otherwise: the pair that did not deal leads
+    (§8), its first player in seat order; None while the dealers are not known (four players). The
+    page shows it, and the dealer may change it."""
+    active = active_players(s)
+    dealers = set(s.get("dealers") or [])
+    if not dealers:
+        return None
+    return next((p for p in active if p not in dealers), None)
 
 
 def _read_of(trick: Mapping[str, Any], position: int) -> dict:

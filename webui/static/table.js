@@ -144,11 +144,13 @@ function renderTricks(s) {
   const head = el("p", {class: "tricks-head"}, `Trick ${Math.min(t.count + 1, t.of)} of ${t.of}` +
     ` · trump ${t.trump} · Rensho ${t.rensho}` + (t.dealers ? ` · dealers ${t.dealers.join(" and ")}` : ""));
   const parts = [head];
-  if (!t.leader) {
-    parts.push(el("div", {class: "row"}, el("span", {}, "Who leads the first trick?"),
-      ...t.active.map((p) => el("button", {type: "button", class: "small", "data-leader": p,
+  if (!t.leader || t.count === 0) {
+    // the pair that did not deal leads; the page proposes its first player, the dealer may change it
+    parts.push(el("div", {class: "row"}, el("span", {}, t.leader ? "Leads the first trick:" : "Who leads the first trick?"),
+      ...t.active.map((p) => el("button", {type: "button", class: "small" + (p === t.leader ? " primary" : ""), "data-leader": p,
         onclick: () => api("/api/tricks/leader", {player: p}).catch(() => {})}, p))));
-  } else if (t.next_order && t.count < t.of) {
+  }
+  if (t.leader && t.next_order && t.count < t.of) {
     parts.push(el("p", {id: "next-order"}, `Next: ${t.next_order.join(" → ")}`));
   }
   parts.push(el("ol", {id: "trick-list", class: "trick-list"}, ...t.recorded.map((r) =>
