@@ -1015,7 +1015,9 @@ class _Objects:
         allp = np.concatenate([p for p, _ in projected])
         ends = self.cam.project(np.array([[c[0], c[1], z], [c[0] + 10.0, c[1], z]]))
         px_per_mm = float(np.linalg.norm(ends[1] - ends[0])) / 10.0
-        blur = max(0.5, px_per_mm * r.uniform(0.3, 1.0))
+        # capped: a camera very close to the hand would ask for a blur of hundreds of pixels, which
+        # takes minutes to compute and looks the same as a dozen
+        blur = min(max(0.5, px_per_mm * r.uniform(0.3, 1.0)), 12.0)
         x0, y0, x1, y1 = _roi(allp, w, h, pad=int(3 * blur) + 2)
         if x1 <= x0 or y1 <= y0:
             return
