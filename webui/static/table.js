@@ -183,6 +183,8 @@ function renderPending(s) {
       el("td", {class: "num " + (amount < 0 ? "neg" : "pos")}, fmt(amount), amount < 0 ? " pays" : (amount > 0 ? " wins" : ""))));
   const extra = [];
   for (const key of ["fee", "house_fee", "terazen"]) if (p.result[key] !== undefined) extra.push(el("p", {}, `Fee (terazen 寺銭): ${JSON.stringify(p.result[key])}`));
+  if (p.result.stones !== undefined) extra.push(el("p", {id: "stones"}, `Stones 石: ${p.result.stones} from the losing pair to ` +
+    `${(p.result.winner || []).join(" and ")} (${p.result.decided_by})`));
   if (p.result.carry) extra.push(el("p", {id: "carry-out"}, `Pot carried to the next round: ${fmt(p.result.carry)}`));
   box.replaceChildren(el("table", {class: "grid net", id: "net-table"}, rows), ...extra,
     el("div", {class: "row"},
