@@ -76,44 +76,42 @@ class WesternQuadFinder:
         s = min(1.0, self.work_long_side / max(h, w))
         small = frame if s == 1.0 else cv2.resize(frame, (round(w * s), round(h * s)), interpolation=cv2.INTER_AREA)
         em = self.edges.edge_map(small)
-        apart = em.edges == 0
-        # regions enclosed by the edges (dilated: a thin edge has gaps), and the regions of white card
-        # stock apart from the thin edges (a court card's or a back's white margin is cut into pieces by
-        # its printed border and index, but is one white region)
-        # and, where an outline has gaps (a low-contrast side), the regions apart from thick edges
+        # thin edges closed against diagonal leaks (regions are traced 8-connected)
+        thin = cv2.dilate(em.thin, np.ones((2, 2), np.uint8))
         thick = cv2.dilate(em.thin, np.ones((5, 5), np.uint8))
-        thin_apart = em.thin == 0
-        quads = self._regions(apart, 1.5) + self._regions(thin_apart & _card_stock(small), 0.5) + \
-            self._regions(thin_apart, 0.5) + \
-            self._regions(thick == 0, 2.5) + self.edges.propose(small, em)
-        # the outer outlines of thick edges: a card whose art touches its outline (a court card) is one
-        # edge blob whose outside is the card's outline, 2 pixels out
-        quads += [_offset(q, -2.0) for q in self.edges.propose(small, EdgeMap(thick, 1, thin=thick))]
+        quads = (
+            # the regions the edges enclose: a card's stock inside its outline (pips and art are holes,
+            # filled), each of touching cards inside its own outline; with edges of three widths: thin
+            # ones keep a narrow margin open, thick ones close an outline's gaps (a low-contrast side)
+            self._regions(thin == 0, 1.0) + self._regions(em.edges == 0, 1.5) + self._regions(thick == 0, 2.5)
+            # the white stock apart from the edges: a court card's or a back's white margin is cut into
+            # pieces by its printed border and index, but is one white region
+            + self._regions((thin == 0) & _card_stock(small), 1.0)
+            # closed outlines (vision.proposals), and the outsides of thick edge blobs: a card whose art
+            # touches its outline is one blob whose outside is the card's outline, 2 pixels out
+            + self.edges.propose(small, em)
+            + [_offset(q, -2.0) for q in self.edges.propose(small, EdgeMap(thick, 1, thin=thick))])
         quads = [q / s if s != 1.0 else q for q in quads]
         return _distinct(quads)
 
     def _regions(self, inside: np.ndarray, margin: float) -> list[np.ndarray]:
-        """Quads of the 4-connected regions of the mask ``inside`` that are card-shaped (holes filled),
-        grown by ``margin`` pixels (how far inside the card's outline the mask stops)."""
+        """Quads of the regions of the mask ``inside`` that are card-shaped (holes filled), grown by
+        ``margin`` pixels (how far inside the card's outline the mask stops)."""
         h, w = inside.shape
-        n, labels, stats, _ = cv2.connectedComponentsWithStats(inside.astype(np.uint8), connectivity=4)
+        contours, hierarchy = cv2.findContours(inside.astype(np.uint8), cv2.RETR_CCOMP, cv2.CHAIN_APPROX_SIMPLE)
+        if hierarchy is None:
+            return []
         min_short = self.min_short_side
         min_area = 0.7 * min_short * min_short * self.aspect_low
         max_area = self.max_area_share * h * w
-        bw, bh, area = stats[:, cv2.CC_STAT_WIDTH], stats[:, cv2.CC_STAT_HEIGHT], stats[:, cv2.CC_STAT_AREA]
-        # a card's region fills at least a fifth of its bounding box (turned 45 degrees, pips cut out)
-        candidates = np.nonzero((area >= 0.5 * min_area) & (bw * bh <= 2.5 * max_area) & (area >= 0.2 * bw * bh)
-                                & (np.minimum(bw, bh) >= 0.7 * min_short))[0]
-        candidates = candidates[np.argsort(-area[candidates])][:300]
         quads = []
-        for i in candidates:
-            x, y, cw, ch = stats[i, :4]
-            if cw >= w - 1 and ch >= h - 1:
-                continue  # the table
-            roi = (labels[y:y + ch, x:x + cw] == i).astype(np.uint8)
-            contours, _ = cv2.findContours(roi, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
-            contour = max(contours, key=cv2.contourArea)
-            filled = abs(cv2.contourArea(contour))  # pips and art inside the card are holes: filled
+        for contour, (_, _, _, parent) in zip(contours, hierarchy[0]):
+            if parent != -1 or len(contour) < 4:
+                continue  # a hole's boundary, not a region's outside
+            x, y, cw, ch = cv2.boundingRect(contour)
+            if min(cw, ch) < 0.7 * min_short or cw * ch < min_area:
+                continue
+            filled = abs(cv2.contourArea(contour))
             if filled < min_area or filled > max_area:
                 continue
             (_, _), (rw, rh), _ = cv2.minAreaRect(contour)
@@ -121,7 +119,7 @@ class WesternQuadFinder:
             if r_short < 0.8 * min_short or filled < 0.8 * self.min_solidity * rw * rh or \
                     not 0.9 * self.aspect_low <= r_long / max(r_short, 1e-6) <= 1.1 * self.aspect_high:
                 continue
-            quad = fit_quad(contour.reshape(-1, 2).astype(np.float64) + (x, y), perspective=True)
+            quad = fit_quad(contour.reshape(-1, 2).astype(np.float64), perspective=True)
             q_area = abs(cv2.contourArea(quad.astype(np.float32)))
             if q_area <= 0 or filled / q_area < self.min_solidity or not cv2.isContourConvex(quad.astype(np.float32)):
                 continue
