@@ -67,9 +67,10 @@ class WesternQuadFinder:
     work_long_side: int = 1280       # larger frames are looked at this size
     min_short_side: float = 26.0     # frame pixels: a smaller card cannot be read from a 64x96 crop
     max_area_share: float = 0.3      # of the frame: a bigger region is the table or a tray
-    aspect_low: float = WESTERN_ASPECT * 0.7
-    aspect_high: float = WESTERN_ASPECT / 0.62
+    aspect_low: float = WESTERN_ASPECT * 0.75  # a card tilted ~40 degrees away, foreshortened (not a square)
+    aspect_high: float = WESTERN_ASPECT / 0.75
     min_solidity: float = 0.88       # region area / its quad's area
+    max_quads: int = 48              # the largest this many (a patterned cloth can give hundreds)
 
     def find(self, frame: np.ndarray) -> list[np.ndarray]:
         h, w = frame.shape[:2]
@@ -92,7 +93,7 @@ class WesternQuadFinder:
             + self.edges.propose(small, em)
             + [_offset(q, -2.0) for q in self.edges.propose(small, EdgeMap(thick, 1, thin=thick))])
         quads = [q / s if s != 1.0 else q for q in quads]
-        return _distinct(quads)
+        return _distinct(quads, self.max_quads)
 
     def _regions(self, inside: np.ndarray, margin: float) -> list[np.ndarray]:
         """Quads of the regions of the mask ``inside`` that are card-shaped (holes filled), grown by
@@ -104,16 +105,16 @@ class WesternQuadFinder:
         min_short = self.min_short_side
         min_area = 0.7 * min_short * min_short * self.aspect_low
         max_area = self.max_area_share * h * w
+        # the regions' outsides (not holes), largest first: only the largest card-shaped ones are kept
+        outer = [c for c, (_, _, _, parent) in zip(contours, hierarchy[0]) if parent == -1 and len(c) >= 8]
+        areas = np.array([abs(cv2.contourArea(c)) for c in outer])
         quads = []
-        for contour, (_, _, _, parent) in zip(contours, hierarchy[0]):
-            if parent != -1 or len(contour) < 4:
-                continue  # a hole's boundary, not a region's outside
-            x, y, cw, ch = cv2.boundingRect(contour)
-            if min(cw, ch) < 0.7 * min_short or cw * ch < min_area:
+        for i in np.argsort(-areas, kind="stable"):
+            contour, filled = outer[i], areas[i]  # pips and art inside the card are holes: filled
+            if filled > max_area:
                 continue
-            filled = abs(cv2.contourArea(contour))
-            if filled < min_area or filled > max_area:
-                continue
+            if filled < min_area or len(quads) >= self.max_quads:
+                break
             (_, _), (rw, rh), _ = cv2.minAreaRect(contour)
             r_short, r_long = min(rw, rh), max(rw, rh)
             if r_short < 0.8 * min_short or filled < 0.8 * self.min_solidity * rw * rh or \
@@ -162,15 +163,22 @@ def _offset(quad: np.ndarray, px: float) -> np.ndarray:
     return np.array(out)
 
 
-def _distinct(quads: list[np.ndarray], same_iou: float = 0.75) -> list[np.ndarray]:
+def _distinct(quads: list[np.ndarray], most: int, same_iou: float = 0.75) -> list[np.ndarray]:
     """One of each group of near-identical quads (a region and an outline of the same card, the two
-    sides of one edge): the larger, the card's outline rather than its printed border."""
+    sides of one edge): the larger, the card's outline rather than its printed border; the ``most``
+    largest."""
     from vision.evaluate import quad_iou
+    from vision.proposals import _boxes_apart
     quads = sorted(quads, key=lambda q: -abs(cv2.contourArea(q.astype(np.float32))))
     kept: list[np.ndarray] = []
+    boxes = []
     for q in quads:
-        if not any(quad_iou(q, k) >= same_iou for k in kept):
+        box = cv2.boundingRect(q.astype(np.float32))
+        if not any(not _boxes_apart(box, b) and quad_iou(q, k) >= same_iou for k, b in zip(kept, boxes)):
             kept.append(q)
+            boxes.append(box)
+            if len(kept) == most:
+                break
     return kept
 
 
