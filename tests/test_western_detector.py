@@ -96,3 +96,14 @@ def test_bench_western_refuses_bad_arguments(capsys, tmp_path):
     assert "--frames must be at least 1" in capsys.readouterr().err
     assert main(["bench-western", "--models", str(tmp_path)]) == 2
     assert "western.json" in capsys.readouterr().err
+
+
+def test_bench_western_names_a_missing_shared_folder_and_skips_the_shared_split_without_one(capsys, monkeypatch,
+                                                                                          detector, tmp_path):
+    from hanadealer.cli import main
+    from vision.bench_western import run_benchmark
+    assert main(["bench-western", "--shared", str(tmp_path / "nowhere")]) == 2
+    assert "no shared data folder" in capsys.readouterr().err
+    monkeypatch.setattr("datasets.shared.shared_dir", lambda override=None: None)
+    report = run_benchmark(detector, scenes=1, splits=["western-shared"], speed=False)
+    assert "not present" in report["splits"]["western-shared"]["skipped"]

@@ -12,6 +12,7 @@ import platform
 import sys
 import time
 from dataclasses import dataclass
+from pathlib import Path
 
 import numpy as np
 
@@ -139,6 +140,11 @@ def bench(args) -> int:
         if value is not None and value < 1:
             print(f"hanadealer: bench-western: {name} must be at least 1, not {value}", file=sys.stderr)
             return 2
+    if args.shared is not None and not (Path(args.shared) / "cards.csv").is_file():
+        # an explicit folder must be the one used: never fall back to ../shared silently
+        print(f"hanadealer: bench-western: no shared data folder at {args.shared} (it must hold cards.csv)",
+              file=sys.stderr)
+        return 2
     try:
         detector = WesternCardDetector(args.models, threads=args.threads)
         report = run_benchmark(detector, scenes=20 if args.quick and args.scenes is None else args.scenes,
