@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import json
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import cv2
@@ -70,6 +70,7 @@ class WesternQuadFinder:
     aspect_low: float = WESTERN_ASPECT * 0.75  # a card tilted ~40 degrees away, foreshortened (not a square)
     aspect_high: float = WESTERN_ASPECT / 0.75
     min_solidity: float = 0.88       # region area / its quad's area
+    busy_edges: float = 0.08         # share of edge pixels above which the edges are taken at double thresholds
     max_quads: int = 48              # the largest this many (a patterned cloth can give hundreds)
 
     def find(self, frame: np.ndarray) -> list[np.ndarray]:
@@ -77,6 +78,10 @@ class WesternQuadFinder:
         s = min(1.0, self.work_long_side / max(h, w))
         small = frame if s == 1.0 else cv2.resize(frame, (round(w * s), round(h * s)), interpolation=cv2.INTER_AREA)
         em = self.edges.edge_map(small)
+        if float(np.count_nonzero(em.thin[::4, ::4])) > self.busy_edges * em.thin[::4, ::4].size:
+            # a textured table (paper fibres, a cloth's weave) drowns the outlines in edges, the more
+            # as a low-contrast frame is stretched: only the stronger edges then
+            em = replace(self.edges, canny_low=2 * self.edges.canny_low, canny_high=2 * self.edges.canny_high).edge_map(small)
         # thin edges closed against diagonal leaks (regions are traced 8-connected)
         thin = cv2.dilate(em.thin, np.ones((2, 2), np.uint8))
         thick = cv2.dilate(em.thin, np.ones((5, 5), np.uint8))
