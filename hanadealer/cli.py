@@ -15,6 +15,7 @@ COMMANDS = {
     "bench-synth": "datasets.cli",
     "recognise": "vision.cli",
     "bench-vision": "vision.cli",
+    "bench-western": "vision.bench_western",
     "serve": "webui.cli",
     "bench-latency": "webui.cli",
 }
