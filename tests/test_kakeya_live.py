@@ -59,6 +59,15 @@ def test_a_full_trick_gathered_while_a_card_is_unsure_is_reported_not_guessed():
     assert trick is None and "enter it by hand" in warning
 
 
+def test_a_trick_never_seen_whole_is_reported_when_gathered_but_a_stray_card_is_not():
+    watch = TrickWatch(4)
+    watch.observe([western(1, "QH")])
+    assert watch.observe([]) == (None, None)  # one card that came and went: not a trick
+    watch.observe([western(2, "QH"), western(3, "3H"), western(4, "AH")])  # the fourth is never read
+    trick, warning = watch.observe([])
+    assert trick is None and "enter it by hand" in warning
+
+
 def test_after_an_undo_the_trick_on_the_table_is_read_again():
     watch = TrickWatch(4)
     cards = [western(1, "QH"), western(2, "3H"), western(3, "AH"), western(4, "5S")]
@@ -148,7 +157,17 @@ def test_a_trick_entered_by_hand_and_undone(app, live):
                            (["ZZ", "3S", "5S", "6S"], "unknown western card"), (["3S", "3S", "5S", "6S"], "twice")]:
         r = d.post("/api/tricks", {"cards": cards})
         assert r.status_code == 400 and message in r.get_json()["error"], (cards, r.get_json())
-    assert d.post("/api/tricks/undo").get_json() == {"trick": 1, "cards": ["2S", "KS", "4S", "9S"]}
+    # a trick read wrong earlier in the hand is replaced by the right one
+    d.post("/api/tricks", {"cards": ["2H", "KH", "4H", "9H"]})
+    fixed = d.post("/api/tricks/1", {"cards": ["2S", "KS", "9S", "4S"]})
+    assert fixed.status_code == 200 and fixed.get_json() == {"trick": 1, "cards": ["2S", "KS", "9S", "4S"]}
+    state = d.get("/api/state").get_json()
+    assert [t["cards"] for t in state["tricks"]["recorded"]] == [["2S", "KS", "9S", "4S"], ["2H", "KH", "4H", "9H"]]
+    for k, cards, message in [(3, ["2C", "KC", "4C", "9C"], "no trick 3"), (1, ["2H", "KC", "4C", "9C"], "already played")]:
+        r = d.post(f"/api/tricks/{k}", {"cards": cards})
+        assert r.status_code == 400 and message in r.get_json()["error"], r.get_json()
+    d.post("/api/tricks/undo")
+    assert d.post("/api/tricks/undo").get_json() == {"trick": 1, "cards": ["2S", "KS", "9S", "4S"]}
     again = d.post("/api/tricks/undo")
     assert again.status_code == 400 and "no trick" in again.get_json()["error"]
 

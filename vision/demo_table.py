@@ -321,7 +321,7 @@ class DemoTable:
                 slot = self._slots[TRICK_ZONE][players.index(who)]
                 events.append((t, "place", (slot, card, True)))
                 self._plan_hand(slot, t)
-                t += max(1, round(0.7 * f))
+                t += max(1, round(1.0 * f))  # a player lays a card about a second after the one before
             t += round(1.5 * f)  # everyone sees who takes it
             for slot in self._slots[TRICK_ZONE]:
                 events.append((t, "remove", (slot.zone, slot.position)))

@@ -365,6 +365,12 @@ def add_trick():
     return jsonify(_service().add_trick(_json_body())), 201
 
 
+@api.post("/tricks/<int:number>")
+def replace_trick(number: int):
+    """Kakeya: trick ``number`` corrected by hand."""
+    return jsonify(_service().replace_trick(number, _json_body()))
+
+
 @api.post("/tricks/undo")
 def undo_trick():
     return jsonify(_service().undo_trick())

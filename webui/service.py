@@ -460,6 +460,24 @@ class DealerService:
             self._save()
             return {"trick": len(s["tricks"]), "cards": cards}
 
+    def replace_trick(self, number: int, data: Mapping[str, Any]) -> dict:
+        """Trick ``number`` (from 1) replaced by the cards the dealer enters (read wrong, or in the
+        wrong order): its cards in the order played, from the player who led it."""
+        with self._lock:
+            s = self._require_kakeya()
+            if not 1 <= number <= len(s["tricks"]):
+                raise InputError(f"there is no trick {number}: {len(s['tricks'])} recorded")
+            played = {c for k, t in enumerate(s["tricks"], start=1) if k != number for c in t["cards"]}
+            try:
+                cards = check_trick_cards(data.get("cards") if isinstance(data, Mapping) else None,
+                                          len(active_players(s)), played)
+            except RoundError as exc:
+                raise InputError(str(exc)) from None
+            s["tricks"][number - 1] = {"cards": cards, "source": "hand"}
+            s["pending"] = None
+            self._save()
+            return {"trick": number, "cards": cards}
+
     def undo_trick(self) -> dict:
         with self._lock:
             s = self._require_kakeya()

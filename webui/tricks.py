@@ -136,25 +136,26 @@ class TrickWatch:
     that is gathered before it was read surely is reported, so the dealer enters it by hand."""
     size: int
     _read_tracks: frozenset = field(default_factory=frozenset)
-    _unsure_tracks: frozenset | None = None
+    _unread: set = field(default_factory=set)  # cards seen in the zone since, not part of a read trick
 
     def observe(self, cards: list[Mapping[str, Any]]) -> tuple[list[dict] | None, str | None]:
         """``cards``: the trick zone's cards (track_id, card, face, uncertain; corrections applied).
         (the trick read now, in the order the cards appeared, or None; a warning, or None)."""
         tracks = frozenset(c.get("track_id") for c in cards)
         if not cards:
-            missed = self._unsure_tracks is not None
-            self._unsure_tracks = None
-            return None, ("a trick was gathered before every card of it was read surely: undo it "
-                          "if it was read wrong, or enter it by hand" if missed else None)
+            # half a trick or more seen and gathered unread: a trick was missed (a card never read,
+            # or never read surely); a stray detection or two is not a trick
+            missed = len(self._unread) * 2 >= self.size
+            self._unread = set()
+            return None, ("a trick was gathered before every card of it was read surely: enter it by "
+                          "hand (and check the tricks around it)" if missed else None)
+        self._unread |= set(tracks - self._read_tracks)
         if len(cards) != self.size or tracks & self._read_tracks:
             return None, None
-        sure = all(not c.get("uncertain") and is_western_card(c.get("card")) for c in cards)
-        if not sure:
-            self._unsure_tracks = tracks
+        if not all(not c.get("uncertain") and is_western_card(c.get("card")) for c in cards):
             return None, None
         self._read_tracks = tracks
-        self._unsure_tracks = None
+        self._unread = set()
         return sorted((dict(c) for c in cards), key=lambda c: c.get("track_id") or 0), None
 
     def forget(self) -> None:

@@ -139,6 +139,7 @@ function renderRedraw(s) {
 function renderTricks(s) {
   const box = document.getElementById("tricks");
   const t = s.tricks;
+  document.getElementById("trick-form").hidden = !t;
   box.hidden = !t;
   if (!t) { box.replaceChildren(); return; }
   const head = el("p", {class: "tricks-head"}, `Trick ${Math.min(t.count + 1, t.of)} of ${t.of}` +
@@ -158,15 +159,20 @@ function renderTricks(s) {
       ` → ${r.winner}`, r.source === "hand" ? " (entered by hand)" : ""))));
   parts.push(el("p", {id: "pictures"}, "Picture cards taken: " +
     Object.entries(t.pictures).map(([pair, cards]) => `${pair} ${cards.length}`).join(" · ")));
-  const input = el("input", {id: "trick-input", type: "text", placeholder: "e.g. QH 3H AD 5H", "aria-label": "trick cards in the order played"});
-  parts.push(el("form", {class: "row", id: "trick-form", onsubmit: async (ev) => {
-      ev.preventDefault();
-      try { await api("/api/tricks", {cards: input.value.trim().toUpperCase().split(/[\s,]+/).filter(Boolean)}); input.value = ""; }
-      catch (e) { /* shown */ }
-    }}, input, el("button", {class: "small"}, "Enter trick by hand"),
-    el("button", {type: "button", class: "small", id: "undo-trick", onclick: () => api("/api/tricks/undo", {}).catch(() => {})}, "Undo last trick")));
   box.replaceChildren(...parts);
 }
+
+// the form stays put while the table changes (it is not redrawn with the state)
+document.getElementById("trick-form").addEventListener("submit", async (ev) => {
+  ev.preventDefault();
+  const input = document.getElementById("trick-input"), which = document.getElementById("trick-number");
+  const cards = input.value.trim().toUpperCase().split(/[\s,]+/).filter(Boolean);
+  try {
+    await api(which.value ? `/api/tricks/${Number(which.value)}` : "/api/tricks", {cards});
+    input.value = ""; which.value = "";
+  } catch (e) { /* shown */ }
+});
+document.getElementById("undo-trick").addEventListener("click", () => api("/api/tricks/undo", {}).catch(() => {}));
 
 function cardText(id) {
   const suits = {S: "♠", H: "♥", D: "♦", C: "♣"};
