@@ -15,9 +15,15 @@ PLAYERS = ["Aki", "Ben", "Cho", "Dan"]  # pairs Aki+Cho and Ben+Dan; Ben and Dan
 SESSION = {"game": "kakeya-toranpu", "players": [{"name": p} for p in PLAYERS], "dealers": ["Ben", "Dan"]}
 
 
-def western(track_id, card, uncertain=False):
+# where each player lays his card round the middle of the table, as the camera sees it: the players
+# sit counter-clockwise (Aki at the near edge, Ben on the right, Cho at the far edge, Dan on the left)
+SEAT_XY = {"Aki": (320, 420), "Ben": (470, 260), "Cho": (320, 100), "Dan": (170, 260)}
+
+
+def western(track_id, card, uncertain=False, seat=None):
+    x, y = SEAT_XY.get(seat, (320, 260))
     return {"track_id": track_id, "card": card, "face": card, "confidence": 0.5 if uncertain else 0.99,
-            "uncertain": uncertain, "quad": [[0, 0], [63, 0], [63, 88], [0, 88]]}
+            "uncertain": uncertain, "quad": [[x - 31, y - 44], [x + 31, y - 44], [x + 31, y + 44], [x - 31, y + 44]]}
 
 
 @pytest.fixture
@@ -30,10 +36,15 @@ def app(live, tmp_path):
     return create_app({"LIVE": live, "LEDGER": str(tmp_path / "ledger.sqlite"), "PIN": "2468", "TESTING": True})
 
 
-def lay_trick(d, live, cards, first_track):
-    """The cards of one trick appear one by one in the middle, then the trick is gathered."""
-    for k in range(1, len(cards) + 1):
-        live.show({"trick": [western(first_track + i, c) for i, c in enumerate(cards[:k])]})
+def lay_trick(d, live, cards, players, first_track, seen_order=None):
+    """The cards of one trick laid one by one, each in front of its player, then gathered.
+    ``seen_order``: the order the camera first sees them in (default: as played)."""
+    laid = [western(first_track + i, c, seat=p) for i, (c, p) in enumerate(zip(cards, players))]
+    if seen_order is not None:  # the camera saw them in another order: their track ids say so
+        laid = [dict(laid[k], track_id=first_track + i) for i, k in enumerate(seen_order)]
+        laid.sort(key=lambda c: c["track_id"])
+    for k in range(1, len(laid) + 1):
+        live.show({"trick": laid[:k]})
         d.get("/api/state")
     live.show({"trick": []})
     return d.get("/api/state").get_json()
@@ -96,7 +107,9 @@ def test_a_whole_hand_read_off_the_table_settles_in_stones_and_is_recorded(app, 
                              "dealers": ["Ben", "Dan"]})
     track = 1
     for t, cards in enumerate(tricks, start=1):
-        state = lay_trick(d, live, cards, track)
+        # from the second trick on, the leader's card is seen last: the cards are read by where they lie
+        state = lay_trick(d, live, cards, expected["tricks"][t - 1]["players"], track,
+                          seen_order=None if t == 1 else [1, 2, 3, 0])
         track += len(cards)
         assert state["tricks"]["count"] == t, state["problems"]
         assert state["tricks"]["recorded"][-1]["winner"] == expected["tricks"][t - 1]["winner"]
@@ -131,7 +144,8 @@ def test_an_unsure_card_waits_for_the_dealers_correction(app, live):
     d = Dealer(app)
     d.post("/api/session", SESSION)
     d.post("/api/tricks/leader", {"player": "Aki"})
-    live.show({"trick": [western(1, "QH"), western(2, "3H"), western(3, "AH", uncertain=True), western(4, "5H")]})
+    live.show({"trick": [western(1, "QH", seat="Aki"), western(2, "3H", seat="Ben"),
+                         western(3, "AH", uncertain=True, seat="Cho"), western(4, "5H", seat="Dan")]})
     state = d.get("/api/state").get_json()
     assert state["tricks"]["count"] == 0
     assert [c["uncertain"] for c in state["zones"][0]["cards"]] == [False, False, True, False]
@@ -177,7 +191,8 @@ def test_a_trick_with_cards_already_played_is_pointed_out(app, live):
     d.post("/api/session", SESSION)
     d.post("/api/tricks/leader", {"player": "Aki"})
     d.post("/api/tricks", {"cards": ["2S", "KS", "4S", "9S"]})
-    live.show({"trick": [western(11, "2S"), western(12, "QS"), western(13, "3S"), western(14, "5S")]})
+    live.show({"trick": [western(11, "2S", seat="Ben"), western(12, "QS", seat="Cho"), western(13, "3S", seat="Dan"),
+                         western(14, "5S", seat="Aki")]})
     state = d.get("/api/state").get_json()
     assert state["tricks"]["count"] == 1 and any("already" in p for p in state["problems"]), state["problems"]
 

@@ -22,7 +22,7 @@ from dealer.games.kakeya import pairs_of
 from dealer.games.kakeya import TRICKS, rensho_of
 from dealer.western import SUITS, is_western_card, nearest_western_ids
 from webui.tricks import (KAKEYA, TRICK_ZONE, TrickWatch, active_players, check_trick_cards, live_layout,
-                          play_order, replay_tricks, round_document)
+                          order_trick, play_order, replay_tricks, round_document)
 from webui.round_builder import (CARRY_GAMES, NO_BETS, BuiltRound, ZoneView, RoundBuilder, revealed_scores, bet_targets, card_label, layout_setup, table_zones,
                                  tie_redraw_rows, zone_title)
 
@@ -393,7 +393,7 @@ class DealerService:
             out.append({"track_id": c.get("track_id"), "card": fix or c.get("card"), "face": c.get("face"),
                         "recognised": c.get("card"), "confidence": c.get("confidence"),
                         "uncertain": bool(c.get("uncertain")) and not fix, "corrected": bool(fix),
-                        "position": pos})
+                        "position": pos, "quad": c.get("quad")})
         return out
 
     def observe_table(self, snap: Mapping[str, Any] | None = None) -> None:
@@ -409,6 +409,10 @@ class DealerService:
             trick, warning = self.trick_watch.observe(self._trick_cards(snap, s))
             changed = False
             if trick is not None:
+                house = self._game().resolve_house(s.get("house"))
+                leader = replay_tricks(s, house, s["tricks"]).next_leader
+                order = play_order(active_players(s), leader) if leader else None
+                trick, angles = order_trick(trick, order, s.get("seat_angles"))
                 ids = [c["card"] for c in trick]
                 played = {c for t in s["tricks"] for c in t["cards"]}
                 if s["tricks"] and set(ids) == set(s["tricks"][-1]["cards"]):
@@ -418,7 +422,10 @@ class DealerService:
                                           f"played: check the tricks recorded")
                     changed = True
                 else:
-                    s["tricks"].append({"cards": ids, "source": "camera", "read": trick})
+                    s["tricks"].append({"cards": ids, "source": "camera",
+                                        "read": [{k: v for k, v in c.items() if k != "quad"} for c in trick]})
+                    if angles:  # where each player lays his cards: the next tricks are read by it
+                        s["seat_angles"] = angles
                     s["trick_warning"] = None
                     changed = True
             if warning:

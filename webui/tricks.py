@@ -4,13 +4,17 @@ Kakeya is a trick game: the round the rule engine settles is the whole play (eve
 order played), and a hand is known only from the cards its player has played. So the live table
 follows the trick in the middle of the table: when the trick zone holds one card of every player in
 the hand, all read surely, the trick is recorded. The order the cards appeared in (the tracker's ids
-grow as cards arrive) is the order of play, starting from the leader: the dealer names who leads the
-first trick, and the winner of each trick leads the next (the engine's own ``trick_winner``). A trick
+grow as cards arrive) gives the leader's card; each player lays his card in front of him and play goes
+counter-clockwise, so the others follow round the middle (``order_trick``). Once a trick is placed,
+where each player's cards lie is known (``seat_angles``), and later tricks are read by where the cards
+lie, whatever order the camera saw them in. The dealer names who leads the first trick; the winner of
+each trick leads the next (the engine's own ``trick_winner``). A trick
 the camera could not read surely, or whose order is wrong, is undone and entered by hand on the page.
 After the thirteenth trick the round is complete and settles like any other.
 """
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 from typing import Any, Mapping
 
@@ -129,6 +133,39 @@ def check_trick_cards(cards: Any, size: int, already: set[str]) -> list[str]:
     return list(cards)
 
 
+def _centre(card: Mapping[str, Any]) -> tuple[float, float]:
+    quad = card.get("quad") or [[0, 0]]
+    return (sum(p[0] for p in quad) / len(quad), sum(p[1] for p in quad) / len(quad))
+
+
+def _angle_gap(a: float, b: float) -> float:
+    d = abs(a - b) % (2 * math.pi)
+    return min(d, 2 * math.pi - d)
+
+
+def order_trick(cards: list[Mapping[str, Any]], order: list[str] | None,
+                seat_angles: Mapping[str, float] | None = None) -> tuple[list[dict], dict[str, float]]:
+    """The cards of a trick in the order played, and the angle (round the middle of the trick, in
+    the image) at which each player of ``order`` laid his card.
+
+    Round the middle, counter-clockwise as the camera looks down (the angle decreasing with y
+    downwards), the cards come in the order of play. Which card is the leader's: with ``seat_angles``
+    for every player (learnt from earlier tricks), the turn of the ring that puts each card nearest
+    its player's place; else the card that appeared first (the smallest track id)."""
+    cards = [dict(c) for c in cards]
+    cx = sum(_centre(c)[0] for c in cards) / len(cards)
+    cy = sum(_centre(c)[1] for c in cards) / len(cards)
+    angle = {id(c): math.atan2(_centre(c)[1] - cy, _centre(c)[0] - cx) for c in cards}
+    ring = sorted(cards, key=lambda c: -angle[id(c)])
+    turns = [ring[k:] + ring[:k] for k in range(len(ring))]
+    if order and seat_angles and all(p in seat_angles for p in order):
+        best = min(turns, key=lambda t: sum(_angle_gap(angle[id(c)], seat_angles[p]) for c, p in zip(t, order)))
+    else:
+        best = min(turns, key=lambda t: t[0].get("track_id") or 0)
+    angles = {p: angle[id(c)] for c, p in zip(best, order or [])}
+    return best, angles
+
+
 @dataclass
 class TrickWatch:
     """Watches the trick zone, state after state: a trick is read when the zone holds ``size`` cards
@@ -140,7 +177,7 @@ class TrickWatch:
 
     def observe(self, cards: list[Mapping[str, Any]]) -> tuple[list[dict] | None, str | None]:
         """``cards``: the trick zone's cards (track_id, card, face, uncertain; corrections applied).
-        (the trick read now, in the order the cards appeared, or None; a warning, or None)."""
+        (the trick read now, its cards by track id, or None; a warning, or None)."""
         tracks = frozenset(c.get("track_id") for c in cards)
         if not cards:
             # half a trick or more seen and gathered unread: a trick was missed (a card never read,
