@@ -18,6 +18,7 @@ COMMANDS = {
     "bench-western": "vision.bench_western",
     "serve": "webui.cli",
     "bench-latency": "webui.cli",
+    "bench-tricks": "webui.cli",
 }
 
 

@@ -47,3 +47,12 @@ def test_serve_on_a_busy_port_is_one_clear_line(capsys, tmp_path):
     assert code == 2
     err = capsys.readouterr().err.strip()
     assert f"cannot listen on 127.0.0.1:{port}" in err and "Traceback" not in err
+
+
+def test_bench_tricks_follows_a_demo_hand_of_kakeya(capsys):
+    assert main(["bench-tricks", "--hands", "1", "--detector", "truth", "--every", "1"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    hand = out["hands"][0]
+    assert hand["tricks_laid"] == 13 and hand["tricks_right"] == 13 and hand["problems"] == []
+    assert out["hands_settled_as_laid"] == 1
+    assert main(["bench-tricks", "--hands", "0"]) == 2

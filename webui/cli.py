@@ -1,4 +1,4 @@
-"""``hanadealer serve`` (the dealer's page) and ``hanadealer bench-latency``.
+"""``hanadealer serve`` (the dealer's page), ``hanadealer bench-latency`` and ``hanadealer bench-tricks``.
 
 The vision side (frame sources, the LiveTable) is imported only when a command runs, so the web
 app and its tests need no camera and no OpenCV window.
@@ -58,6 +58,19 @@ def register(subparsers) -> None:
                    help="truth: the demo's own detections (default); model: the ONNX models")
     b.add_argument("--seed", type=int, default=0)
     b.set_defaults(func=bench_latency)
+
+    t = subparsers.add_parser("bench-tricks",
+                              help="Kakeya Toranpu: how many tricks of demo hands the live table reads right (JSON)",
+                              description="Play whole hands of Kakeya Toranpu on the demo table (its own "
+                                          "western deck), run the frames through the live table and the "
+                                          "dealer's session as the page does, and compare the tricks recorded "
+                                          "with the tricks the demo laid. Prints JSON.")
+    t.add_argument("--hands", type=int, default=3, help="hands to play, one per seed from --seed (default 3)")
+    t.add_argument("--seed", type=int, default=0)
+    t.add_argument("--every", type=int, default=2, metavar="K",
+                   help="read every K-th frame of the 10 frames/s demo (default 2: the model's pace)")
+    t.add_argument("--detector", choices=("model", "truth"), default="model")
+    t.set_defaults(func=bench_tricks)
 
 
 def _fail(message: str) -> int:
@@ -169,6 +182,64 @@ def serve(args: argparse.Namespace) -> int:
     finally:
         server.server_close()
         live.stop()
+    return 0
+
+
+def follow_demo_hand(seed: int, detector_kind: str = "model", every: int = 2, data_dir: Path | None = None) -> dict:
+    """One Kakeya hand of the demo table followed by the live table and the dealer's session:
+    the tricks laid, the tricks recorded, and what the session says is still missing."""
+    from dealer.ledger import Ledger
+    from vision.demo_table import DemoTable, DemoTruthDetector, demo_layout, demo_setup
+    from vision.live import LiveTable, default_detector
+    from webui.service import DealerService
+    game = "kakeya-toranpu"
+    table = DemoTable(game=game, seed=seed, realtime=False)
+    detector = DemoTruthDetector(table) if detector_kind == "truth" else default_detector()
+    live = LiveTable(table, detector, demo_layout(game))
+    live.set_card_kind("western")
+    with tempfile.TemporaryDirectory(prefix="hanadealer-tricks-") as tmp:
+        service = DealerService(Ledger(Path(data_dir or tmp) / "ledger.sqlite"), live)
+        service.start_session({"game": game, "players": demo_setup(game)["players"],
+                               "dealers": table.kakeya_dealers})
+        laid: list[list[str]] = []
+        first_seen: dict[str, int] = {}
+        ms: list[float] = []
+        while table.rounds_completed == 0:
+            frame = table.read()
+            truth = table.ground_truth()
+            for t in truth:
+                first_seen.setdefault(t["card"], table.frame_index)
+            if len(truth) == 4:
+                cards = sorted((t["card"] for t in truth), key=first_seen.get)
+                if not laid or set(laid[-1]) != set(cards):
+                    laid.append(cards)
+            if table.frame_index % every:
+                continue
+            t0 = time.perf_counter()
+            live.process(frame)
+            ms.append((time.perf_counter() - t0) * 1e3)
+            service.observe_table()
+        recorded = [t["cards"] for t in service.session["tricks"]]
+        problems = list(service.build().problems)
+    return {"seed": seed, "tricks_laid": len(laid), "tricks_recorded": len(recorded),
+            "tricks_right": sum(a == b for a, b in zip(laid, recorded)),
+            "frames_read": len(ms), "ms_per_frame_median": round(statistics.median(ms), 1) if ms else None,
+            "problems": problems}
+
+
+def bench_tricks(args: argparse.Namespace) -> int:
+    if args.hands < 1 or args.every < 1:
+        return _fail("--hands and --every must be at least 1")
+    try:
+        hands = [follow_demo_hand(args.seed + k, args.detector, args.every) for k in range(args.hands)]
+    except RuntimeError as exc:
+        return _fail(str(exc))
+    laid = sum(h["tricks_laid"] for h in hands)
+    right = sum(h["tricks_right"] for h in hands)
+    print(json.dumps({"game": "kakeya-toranpu", "detector": args.detector, "every": args.every,
+                      "hands": hands, "tricks_laid": laid, "tricks_right": right,
+                      "hands_settled_as_laid": sum(h["tricks_right"] == h["tricks_laid"] and not h["problems"]
+                                                   for h in hands)}, indent=2))
     return 0
 
 
