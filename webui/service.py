@@ -414,6 +414,9 @@ class DealerService:
                 order = play_order(active_players(s), leader) if leader else None
                 trick, angles = order_trick(trick, order, s.get("seat_angles"))
                 ids = [c["card"] for c in trick]
+                # who laid which card (where it lies): kept, so the trick reads right even if a trick
+                # before it is corrected later and another player turns out to have led it
+                seats = {p: c["card"] for p, c in zip(order, trick)} if order else None
                 played = {c for t in s["tricks"] for c in t["cards"]}
                 if s["tricks"] and set(ids) == set(s["tricks"][-1]["cards"]):
                     pass  # the last trick, still on the table (read again after a restart)
@@ -422,11 +425,10 @@ class DealerService:
                                           f"played: check the tricks recorded")
                     changed = True
                 else:
-                    s["tricks"].append({"cards": ids, "source": "camera",
+                    s["tricks"].append({"cards": ids, "source": "camera", "seats": seats,
                                         "read": [{k: v for k, v in c.items() if k != "quad"} for c in trick]})
                     if angles:  # where each player lays his cards: the next tricks are read by it
                         s["seat_angles"] = angles
-                    s["trick_warning"] = None
                     changed = True
             if warning:
                 s["trick_warning"] = warning
@@ -450,7 +452,8 @@ class DealerService:
             return who
 
     def add_trick(self, data: Mapping[str, Any]) -> dict:
-        """A trick entered by hand: its cards in the order played, from the player who leads it."""
+        """A trick entered by hand: its cards in the order played, from the player who leads it;
+        ``at``: its place among the tricks (default: after the last; a trick the camera missed)."""
         with self._lock:
             s = self._require_kakeya()
             if len(s["tricks"]) >= TRICKS:
@@ -461,11 +464,14 @@ class DealerService:
                                           len(active_players(s)), played)
             except RoundError as exc:
                 raise InputError(str(exc)) from None
-            s["tricks"].append({"cards": cards, "source": "hand"})
+            at = data.get("at", len(s["tricks"]) + 1)
+            if not isinstance(at, int) or isinstance(at, bool) or not 1 <= at <= len(s["tricks"]) + 1:
+                raise InputError(f"'at' is the place of the trick, 1 to {len(s['tricks']) + 1}, not {at!r}")
+            s["tricks"].insert(at - 1, {"cards": cards, "source": "hand"})
             s["trick_warning"] = None
             s["pending"] = None
             self._save()
-            return {"trick": len(s["tricks"]), "cards": cards}
+            return {"trick": at, "cards": cards}
 
     def replace_trick(self, number: int, data: Mapping[str, Any]) -> dict:
         """Trick ``number`` (from 1) replaced by the cards the dealer enters (read wrong, or in the
@@ -481,6 +487,7 @@ class DealerService:
             except RoundError as exc:
                 raise InputError(str(exc)) from None
             s["tricks"][number - 1] = {"cards": cards, "source": "hand"}
+            s["trick_warning"] = None
             s["pending"] = None
             self._save()
             return {"trick": number, "cards": cards}

@@ -80,10 +80,13 @@ def replay_tricks(setup: Mapping[str, Any], house: Mapping[str, Any], tricks: li
     if leader is None:
         problems.append("choose who leads the first trick (a player of the pair that did not deal)")
     for t, trick in enumerate(tricks, 1):
-        cards = list(trick["cards"])
         if leader is None:
             break
         order = play_order(active, leader)
+        seats = trick.get("seats") or {}
+        # read by where the cards lay: the play order follows from who led (known only now, after
+        # any trick before it was corrected); else the order the cards were recorded in
+        cards = [seats[p] for p in order] if all(p in seats for p in order) else list(trick["cards"])
         for c in cards:
             if c in played:
                 problems.append(f"trick {t}: {c} was already played in trick {played[c]}")
@@ -178,7 +181,9 @@ class TrickWatch:
     def observe(self, cards: list[Mapping[str, Any]]) -> tuple[list[dict] | None, str | None]:
         """``cards``: the trick zone's cards (track_id, card, face, uncertain; corrections applied).
         (the trick read now, its cards by track id, or None; a warning, or None)."""
-        tracks = frozenset(c.get("track_id") for c in cards)
+        # a card is its track and what it shows: a new card laid where the last trick's lay may
+        # continue that card's track (the tracker sees the same place), but not its face
+        tracks = frozenset((c.get("track_id"), c.get("card")) for c in cards)
         if not cards:
             # half a trick or more seen and gathered unread: a trick was missed (a card never read,
             # or never read surely); a stray detection or two is not a trick

@@ -166,9 +166,11 @@ function renderTricks(s) {
 document.getElementById("trick-form").addEventListener("submit", async (ev) => {
   ev.preventDefault();
   const input = document.getElementById("trick-input"), which = document.getElementById("trick-number");
+  const how = document.getElementById("trick-how").value;
   const cards = input.value.trim().toUpperCase().split(/[\s,]+/).filter(Boolean);
   try {
-    await api(which.value ? `/api/tricks/${Number(which.value)}` : "/api/tricks", {cards});
+    if (how === "replace") await api(`/api/tricks/${Number(which.value)}`, {cards});
+    else await api("/api/tricks", how === "insert" ? {cards, at: Number(which.value)} : {cards});
     input.value = ""; which.value = "";
   } catch (e) { /* shown */ }
 });
