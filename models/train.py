@@ -306,7 +306,7 @@ def fit_temperature(logits, labels: np.ndarray) -> float:
 
 
 def calibrate(work: Path, out: Path, val_scenes: int, shared=None, max_wrong_rate: float = 1 / 3000,
-              threshold_only: bool = False) -> dict:
+              threshold_only: bool = False, input_long_side: int = 320) -> dict:
     """Temperature from validation crops; threshold from validation scenes run through the detector.
     ``threshold_only``: keep the temperature and size of models/vision.json and choose only the
     threshold again (after a change to how quads are found: the nets are the same)."""
@@ -327,7 +327,7 @@ def calibrate(work: Path, out: Path, val_scenes: int, shared=None, max_wrong_rat
     crop_acc = float(((views[0] + views[1]).argmax(1) == d["y"]).mean())
     log(f"temperature {temperature:.3f}; validation crop accuracy {crop_acc:.4f}")
     settings = {"classes": list(CLASSES), "temperature": temperature, "threshold": 0.9,
-                "orientation_threshold": 0.9, "shrink": SHRINK, "input_long_side": 320,
+                "orientation_threshold": 0.9, "shrink": SHRINK, "input_long_side": input_long_side,
                 "input_multiple": INPUT_MULTIPLE, "mask_stride": MASK_STRIDE, "turned_views": True,
                 "validation": {"crops": int(len(d["y"])), "crop_accuracy": crop_acc}}
     (out / "vision.json").write_text(json.dumps(settings, indent=2) + "\n", encoding="utf-8")
@@ -408,6 +408,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--out", type=Path, default=MODELS)
     p.add_argument("--shared", default=None, help="the shared data folder (default: ../shared)")
     p.add_argument("--fresh", action="store_true", help="do not resume from checkpoints")
+    p.add_argument("--input-long-side", type=int, default=320,
+                   help="calibrate: the long side the frame is scaled to for the mask net (default 320)")
     p.add_argument("--threshold-only", action="store_true",
                    help="calibrate: keep temperature and size, choose only the uncertainty threshold again")
     a = p.parse_args(argv)
@@ -425,7 +427,8 @@ def main(argv: list[str] | None = None) -> int:
     if a.step in ("all", "crops"):
         train_crops(a.crop_minutes, a.work, a.out, a.threads, resume=not a.fresh, peak_lr=a.crop_lr)
     if a.step in ("all", "calibrate"):
-        calibrate(a.work, a.out, a.val_scenes, a.shared, threshold_only=a.threshold_only)
+        calibrate(a.work, a.out, a.val_scenes, a.shared, threshold_only=a.threshold_only,
+                  input_long_side=a.input_long_side)
     return 0
 
 
