@@ -221,8 +221,11 @@ def follow_demo_hand(seed: int, detector_kind: str = "model", every: int = 2, da
             service.observe_table()
         recorded = [t["cards"] for t in service.session["tricks"]]
         problems = list(service.build().problems)
+    as_laid = {tuple(t) for t in laid}
     return {"seed": seed, "tricks_laid": len(laid), "tricks_recorded": len(recorded),
-            "tricks_right": sum(a == b for a, b in zip(laid, recorded)),
+            # recorded with the same cards in the same order of play as some trick laid
+            "tricks_right": sum(tuple(t) in as_laid for t in recorded),
+            "tricks_missed": len(as_laid - {tuple(t) for t in recorded}),
             "frames_read": len(ms), "ms_per_frame_median": round(statistics.median(ms), 1) if ms else None,
             "problems": problems}
 
