@@ -242,17 +242,10 @@ def train_crops(minutes: float, work: Path, out: Path, threads: int, batch: int 
                                                   start, minutes):
         _cosine_lr(opt, peak_lr, frac)
         xb, yb, ob = crop_batch(rng, x[idx], [_stored_label(y[j], o[j]) for j in idx])
-        face_logits, orient_logits = model(torch.from_numpy(xb.astype(np.float32)))
-        yt, ot = torch.from_numpy(yb), torch.from_numpy(ob)
-        loss = ce(face_logits, yt)
-        if (ot >= 0).any():
-            loss = loss + 0.5 * ce_orient(orient_logits, ot)
-        opt.zero_grad()
-        loss.backward()
-        opt.step()
+        loss, right = crop_step(model, opt, xb, yb, ob, ce, ce_orient)
         step += 1
         seen += len(idx)
-        correct += int((face_logits.argmax(1) == yt).sum())
+        correct += right
         total += len(idx)
         if step % 50 == 0:
             log(f"crop step {step} seen {seen} loss {loss.item():.4f} train-acc {correct / total:.4f} "
@@ -263,6 +256,21 @@ def train_crops(minutes: float, work: Path, out: Path, threads: int, batch: int 
             last_save = time.time()
     _checkpoint(torch, model, opt, ckpt, export_crops, out)
     log(f"crop net done after {step} steps, {seen} crops")
+
+
+def crop_step(model, opt, xb: np.ndarray, yb: np.ndarray, ob: np.ndarray, ce, ce_orient):
+    """One optimiser step of a crop net (face and orientation heads; an orientation of -1 is not
+    taught): (the loss, how many faces of the batch it named right)."""
+    import torch
+    face_logits, orient_logits = model(torch.from_numpy(xb.astype(np.float32)))
+    yt, ot = torch.from_numpy(yb), torch.from_numpy(ob)
+    loss = ce(face_logits, yt)
+    if (ot >= 0).any():
+        loss = loss + 0.5 * ce_orient(orient_logits, ot)
+    opt.zero_grad()
+    loss.backward()
+    opt.step()
+    return loss, int((face_logits.argmax(1) == yt).sum())
 
 
 def _stored_label(cls: int, orient: int) -> dict:

@@ -135,6 +135,7 @@ def train(data: dict, minutes: float, out: Path, threads: int = 1, batch: int = 
     from torch import nn
     from datasets.western_scenes import western_classes
     from models.nets import CropNet, count_parameters
+    from models.train import crop_step
     torch.set_num_threads(threads)
     torch.manual_seed(seed)
     model = CropNet(n_classes=len(western_classes()))
@@ -149,16 +150,9 @@ def train(data: dict, minutes: float, out: Path, threads: int = 1, batch: int = 
         frac = min(1.0, (time.time() - start) / (minutes * 60))
         for g in opt.param_groups:  # a short warm-up, then cosine decay over the time budget
             g["lr"] = float(peak_lr * min(1.0, (step + 1) / 100) * (0.02 + 0.98 * 0.5 * (1 + np.cos(np.pi * frac))))
-        face, turn = model(torch.from_numpy(xb.astype(np.float32)))
-        yt, ot = torch.from_numpy(yb), torch.from_numpy(ob)
-        loss = ce(face, yt)
-        if (ot >= 0).any():
-            loss = loss + 0.5 * ce_orient(turn, ot)
-        opt.zero_grad()
-        loss.backward()
-        opt.step()
+        loss, right = crop_step(model, opt, xb, yb, ob, ce, ce_orient)
         step += 1
-        correct += int((face.argmax(1) == yt).sum())
+        correct += right
         total += len(yb)
         if step % 100 == 0:
             log(f"step {step} loss {loss.item():.4f} train-acc {correct / total:.4f}")

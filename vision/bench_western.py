@@ -72,18 +72,8 @@ def timing_frames(cards: int, frames: int, seed: int = 5) -> list[np.ndarray]:
 
 
 def time_detector(detector, cards: int, frames: int) -> dict:
-    images = timing_frames(cards, frames)
-    detector.detect(images[0])  # warm up
-    per_stage: dict[str, list[float]] = {}
-    found = []
-    for image in images:
-        detections, t = detector.detect_timed(image)
-        found.append(len(detections))
-        for k, v in t.items():
-            per_stage.setdefault(k, []).append(v)
-    return {"frames": frames, "cards_per_frame": cards, "cards_found_mean": round(float(np.mean(found)), 2),
-            **{k: {"median_ms": round(float(np.median(v)), 2), "p95_ms": round(float(np.percentile(v, 95)), 2)}
-               for k, v in per_stage.items()}}
+    from vision.bench import time_frames
+    return time_frames(detector, timing_frames(cards, frames), cards)
 
 
 def run_benchmark(detector, scenes: int | None = None, splits=None, frames: int = 30, cards: int = 8,

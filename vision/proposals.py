@@ -18,7 +18,7 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
-from vision.quads import _refit_sides, four_corners, order_clockwise_portrait
+from vision.quads import _refit_sides, corners_of_lines, four_corners, order_clockwise_portrait
 
 CARD_ASPECT = 87 / 54
 
@@ -268,16 +268,9 @@ def snap_to_edges(quad: np.ndarray, edge_map: EdgeMap, band: float = 0.12, min_s
     for i in range(4):
         a, b = q[i], q[(i + 1) % 4]
         lines.append(_snap_side(pts, a, b, centre, reach, min_share))
-    corners = []
-    for i in range(4):
-        (p1, d1), (p2, d2) = lines[i - 1], lines[i]
-        det = d1[1] * d2[0] - d1[0] * d2[1]
-        if abs(det) < 1e-6:
-            return np.asarray(quad, np.float64)
-        r = p2 - p1
-        t = (r[1] * d2[0] - r[0] * d2[1]) / det
-        corners.append(p1 + t * d1)
-    snapped = np.array(corners)
+    snapped = corners_of_lines(lines)
+    if snapped is None:
+        return np.asarray(quad, np.float64)
     area_before = abs(cv2.contourArea(q.astype(np.float32)))
     area_after = abs(cv2.contourArea(snapped.astype(np.float32)))
     if not cv2.isContourConvex(snapped.astype(np.float32)) or not 0.92 * area_before <= area_after <= 1.25 * area_before:

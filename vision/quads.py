@@ -100,12 +100,18 @@ def _refit_sides(contour: np.ndarray, quad: np.ndarray) -> np.ndarray | None:
             return None
         vx, vy, x0, y0 = cv2.fitLine(pts[near].astype(np.float32), cv2.DIST_L2, 0, 0.01, 0.01).ravel()
         lines.append((np.array([x0, y0], np.float64), np.array([vx, vy], np.float64)))
+    return corners_of_lines(lines)
+
+
+def corners_of_lines(lines, eps: float = 1e-6) -> np.ndarray | None:
+    """The four corners where each side line (point, direction) meets the one before it, or None
+    when two neighbouring sides are parallel."""
     corners = []
     for i in range(4):
         (p1, d1), (p2, d2) = lines[i - 1], lines[i]
         # p1 + t d1 = p2 + s d2, solved by Cramer's rule (2x2; numpy.linalg is slow for this size)
         det = d1[1] * d2[0] - d1[0] * d2[1]
-        if abs(det) < 1e-6:
+        if abs(det) < eps:
             return None
         r = p2 - p1
         t = (r[1] * d2[0] - r[0] * d2[1]) / det

@@ -28,7 +28,7 @@ import numpy as np
 from vision.detector import MODELS_DIR, NONE, ModelMissingError, _as_bgr, _session, _softmax
 from vision.geometry import CROP_HEIGHT, CROP_WIDTH, rotate_quad, warp_card
 from vision.proposals import EdgeMap, QuadProposer
-from vision.quads import fit_quad, order_clockwise_portrait
+from vision.quads import corners_of_lines, fit_quad, order_clockwise_portrait
 from vision.types import Detection, quad_from_array
 
 WESTERN_ASPECT = 88 / 63
@@ -157,15 +157,8 @@ def _offset(quad: np.ndarray, px: float) -> np.ndarray:
         if n @ ((a + b) / 2 - c) < 0:
             n = -n
         lines.append((a + n * px, u))
-    out = []
-    for i in range(4):
-        (p1, d1), (p2, d2) = lines[i - 1], lines[i]
-        det = d1[1] * d2[0] - d1[0] * d2[1]
-        if abs(det) < 1e-9:
-            return quad
-        r = p2 - p1
-        out.append(p1 + ((r[1] * d2[0] - r[0] * d2[1]) / det) * d1)
-    return np.array(out)
+    out = corners_of_lines(lines, eps=1e-9)
+    return quad if out is None else out
 
 
 def _distinct(quads: list[np.ndarray], most: int, same_iou: float = 0.75) -> list[np.ndarray]:
