@@ -303,3 +303,15 @@ def test_a_trick_the_camera_missed_is_inserted_by_hand_and_the_tricks_after_it_r
     assert not any("gathered before" in p for p in state["problems"])
     bad = d.post("/api/tricks", {"cards": tricks[6], "at": 9})
     assert bad.status_code == 400 and "'at'" in bad.get_json()["error"]
+
+
+def test_the_tricks_of_a_hand_survive_a_restart(live, tmp_path):
+    config = {"LIVE": live, "LEDGER": str(tmp_path / "ledger.sqlite"), "PIN": "2468", "TESTING": True}
+    d = Dealer(create_app(config))
+    d.post("/api/session", SESSION)
+    lay_trick(d, live, ["2S", "KS", "4S", "9S"], ["Aki", "Ben", "Cho", "Dan"], 1)
+    d.post("/api/tricks", {"cards": ["3H", "QH", "5H", "AH"]})
+    again = Dealer(create_app(config))  # the server killed and started again
+    state = again.get("/api/state").get_json()
+    assert [t["cards"] for t in state["tricks"]["recorded"]] == [["2S", "KS", "4S", "9S"], ["3H", "QH", "5H", "AH"]]
+    assert state["tricks"]["recorded"][1]["players"][0] == "Ben"  # Ben took the first trick with the king
