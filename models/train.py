@@ -313,6 +313,17 @@ def fit_temperature(logits, labels: np.ndarray) -> float:
     return float(grid[np.argmin([nll(t) for t in grid])])
 
 
+def crop_temperature(model: Path, crops: np.ndarray, labels: np.ndarray) -> tuple[float, float]:
+    """(temperature, accuracy) of an exported crop net on validation crops (N x 96 x 64 x 3), each read
+    as it is and turned 180 degrees, as the run time reads them."""
+    import onnxruntime as ort
+    sess = ort.InferenceSession(str(model), providers=["CPUExecutionProvider"])
+    x = crops.transpose(0, 3, 1, 2).astype(np.float32)
+    views = [np.concatenate([sess.run(None, {"crops": np.ascontiguousarray(v[i:i + 256])})[0]
+                             for i in range(0, len(v), 256)]) for v in (x, x[:, :, ::-1, ::-1])]
+    return fit_temperature(views, labels), float(((views[0] + views[1]).argmax(1) == labels).mean())
+
+
 def calibrate(work: Path, out: Path, val_scenes: int, shared=None, max_wrong_rate: float = 1 / 3000,
               threshold_only: bool = False, input_long_side: int = 320) -> dict:
     """Temperature from validation crops; threshold from validation scenes run through the detector.
@@ -320,19 +331,13 @@ def calibrate(work: Path, out: Path, val_scenes: int, shared=None, max_wrong_rat
     threshold again (after a change to how quads are found: the nets are the same)."""
     if threshold_only:
         return _calibrate_threshold(out, val_scenes, shared, max_wrong_rate)
-    import onnxruntime as ort
     from models.labels import CLASSES
     from models.nets import INPUT_MULTIPLE, MASK_STRIDE, SHRINK
     val = work / "crops" / "crops-999-0000.npz"
     if not val.is_file():
         write_shards(work, 999, 1, 300, shared)
     d = np.load(val)
-    sess = ort.InferenceSession(str(out / "cardface.onnx"), providers=["CPUExecutionProvider"])
-    x = d["x"].transpose(0, 3, 1, 2).astype(np.float32)
-    views = [np.concatenate([sess.run(None, {"crops": np.ascontiguousarray(v[i:i + 256])})[0]
-                             for i in range(0, len(v), 256)]) for v in (x, x[:, :, ::-1, ::-1])]
-    temperature = fit_temperature(views, d["y"])
-    crop_acc = float(((views[0] + views[1]).argmax(1) == d["y"]).mean())
+    temperature, crop_acc = crop_temperature(out / "cardface.onnx", d["x"], d["y"])
     log(f"temperature {temperature:.3f}; validation crop accuracy {crop_acc:.4f}")
     settings = {"classes": list(CLASSES), "temperature": temperature, "threshold": 0.9,
                 "orientation_threshold": 0.9, "shrink": SHRINK, "input_long_side": input_long_side,

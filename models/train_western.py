@@ -180,18 +180,12 @@ def export(model, out: Path) -> None:
 def calibrate(val: dict, out: Path, val_scenes: int, shared=None, max_wrong_rate: float = 1 / 2000) -> dict:
     """Temperature from the validation crops (both views averaged, as the run time reads them);
     threshold from the whole detector on validation scenes (vision.evaluate.pick_threshold)."""
-    import onnxruntime as ort
     from datasets.scenes import scene_rng
     from datasets.western_scenes import render_western_scene, training_art, western_classes
-    from models.train import fit_temperature
+    from models.train import crop_temperature
     from vision.evaluate import Tally, cards_from_scene_labels, pick_threshold, score_frame, threshold_outcomes
     from vision.western import WesternCardDetector
-    sess = ort.InferenceSession(str(out / "westernface.onnx"), providers=["CPUExecutionProvider"])
-    x = val["x"].transpose(0, 3, 1, 2).astype(np.float32)
-    views = [np.concatenate([sess.run(None, {"crops": np.ascontiguousarray(v[i:i + 256])})[0]
-                             for i in range(0, len(v), 256)]) for v in (x, x[:, :, ::-1, ::-1])]
-    temperature = fit_temperature(views, val["y"])
-    crop_accuracy = float(((views[0] + views[1]).argmax(1) == val["y"]).mean())
+    temperature, crop_accuracy = crop_temperature(out / "westernface.onnx", val["x"], val["y"])
     log(f"temperature {temperature:.3f}; validation crop accuracy {crop_accuracy:.4f} ({len(val['y'])} crops)")
     settings = {"classes": list(western_classes()), "temperature": temperature, "threshold": 0.9,
                 "trained_on": ["demo"] + (["cardart-western"] if shared is not None else []),
