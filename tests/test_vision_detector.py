@@ -136,3 +136,10 @@ def test_photos_dev_every_card_correct(detector, shared):
     from vision.bench import evaluate_photos
     result = evaluate_photos(detector, shared / "photos-dev")
     assert result["detection_recall"] == 1.0 and result["face_accuracy"] == 1.0, result
+
+
+def test_model_sessions_do_not_busy_wait_between_runs(detector):
+    # the OpenCV stages between two model runs need the same cores: a spinning thread pool slows them
+    for session in (detector.mask.session, detector.crops.session):
+        options = session.get_session_options()
+        assert options.get_session_config_entry("session.intra_op.allow_spinning") == "0"
