@@ -130,3 +130,13 @@ def test_the_detector_reports_each_card_once(detector, frame, at_least):
     true_faces = [get_card(c).face for c in CARDS]
     assert len(names) == len(set(names)) and set(names) <= set(true_faces)
     assert len(names) >= at_least
+
+
+def test_boxes_touching_all_at_once_agrees_with_one_pair_at_a_time():
+    from vision.proposals import _boxes_apart, _touching
+    rng = np.random.default_rng(0)
+    a = rng.integers(0, 60, (40, 4))
+    b = rng.integers(0, 60, (15, 4))
+    expected = np.array([[not _boxes_apart(x, y) for y in b] for x in a])
+    assert (_touching(a, b) == expected).all()
+    assert expected.any() and not expected.all()  # both kinds of pair are in the sample

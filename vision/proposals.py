@@ -18,9 +18,10 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
-from vision.quads import _refit_sides, corners_of_lines, four_corners, order_clockwise_portrait
+from vision.quads import NEXT_CORNER, _refit_sides, corners_of_lines, four_corners, order_clockwise_portrait
 
 CARD_ASPECT = 87 / 54
+_SIDE_SAMPLES = np.linspace(0.12, 0.88, 16)  # where EdgeMap.support looks along each side
 
 
 def _percentiles(hist: np.ndarray, low: float, high: float) -> tuple[float, float]:
@@ -40,8 +41,8 @@ class EdgeMap:
         """The share of points along the quad's sides (corners left out: cards are rounded there)
         that lie on an edge."""
         q = (np.asarray(quad, np.float64).reshape(4, 2) + 0.5) / self.scale - 0.5
-        t = np.linspace(0.12, 0.88, samples_per_side)[:, None]
-        pts = np.concatenate([q[i] + t * (q[(i + 1) % 4] - q[i]) for i in range(4)])
+        t = _SIDE_SAMPLES if samples_per_side == len(_SIDE_SAMPLES) else np.linspace(0.12, 0.88, samples_per_side)
+        pts = (q[:, None, :] + t[None, :, None] * (q[NEXT_CORNER] - q)[:, None, :]).reshape(-1, 2)
         h, w = self.edges.shape
         xi = np.rint(pts[:, 0]).astype(int)
         yi = np.rint(pts[:, 1]).astype(int)
@@ -96,17 +97,17 @@ class QuadProposer:
         contours, _ = cv2.findContours(em.thin if em.thin is not None else em.edges, cv2.RETR_LIST,
                                        cv2.CHAIN_APPROX_SIMPLE)
         near_boxes = None if near is None else \
-            [cv2.boundingRect(np.float32((np.asarray(q, np.float64).reshape(4, 2) + 0.5) / s - 0.5)) for q in near]
+            np.array([cv2.boundingRect(np.float32((np.asarray(q, np.float64).reshape(4, 2) + 0.5) / s - 0.5))
+                      for q in near], np.int64).reshape(-1, 4)
+        # the cheap tests on all outlines at once: four points or more, big enough, near a given quad
+        boxes = np.array([cv2.boundingRect(c) for c in contours], np.int64).reshape(-1, 4)
+        keep = (np.array([len(c) for c in contours]) >= 4) & (boxes[:, 2] >= 0.7 * min_short) & \
+            (boxes[:, 3] >= 0.7 * min_short)
+        if near_boxes is not None:
+            keep &= _touching(boxes, near_boxes).any(axis=1)
         quads = []
-        for contour in contours:
-            if len(contour) < 4:
-                continue
-            box = cv2.boundingRect(contour)
-            bw, bh = box[2], box[3]
-            if bw < 0.7 * min_short or bh < 0.7 * min_short:
-                continue
-            if near_boxes is not None and all(_boxes_apart(box, b) for b in near_boxes):
-                continue
+        for k in np.flatnonzero(keep):
+            contour = contours[k]
             area = abs(cv2.contourArea(contour))
             if area < min_area or area > max_area:
                 continue
@@ -119,7 +120,7 @@ class QuadProposer:
             quad = self._fit(contour, area)
             if quad is None:
                 continue
-            sides = np.linalg.norm(quad - np.roll(quad, -1, axis=0), axis=1)
+            sides = np.linalg.norm(quad - quad[NEXT_CORNER], axis=1)
             short, long = (sides[0] + sides[2]) / 2, (sides[1] + sides[3]) / 2
             if short > long:
                 short, long = long, short
@@ -239,6 +240,14 @@ def _distinct(quads: list[np.ndarray], edge_map: EdgeMap, same_iou: float = 0.7)
     return kept
 
 
+def _touching(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """For boxes (x, y, w, h) ``a`` (N x 4) and ``b`` (M x 4): N x M, whether each pair touches
+    (``not _boxes_apart``)."""
+    ax, ay, aw, ah = (a[:, i:i + 1] for i in range(4))
+    bx, by, bw, bh = (b[:, i] for i in range(4))
+    return ~((ax + aw < bx) | (bx + bw < ax) | (ay + ah < by) | (by + bh < ay))
+
+
 def _boxes_apart(a, b) -> bool:
     return a[0] + a[2] < b[0] or b[0] + b[2] < a[0] or a[1] + a[3] < b[1] or b[1] + b[3] < a[1]
 
@@ -249,7 +258,7 @@ def snap_to_edges(quad: np.ndarray, edge_map: EdgeMap, band: float = 0.12, min_s
     off; the card's outline is sharp. A side with no such edge stays where it is."""
     s = edge_map.scale
     q = (np.asarray(quad, np.float64).reshape(4, 2) + 0.5) / s - 0.5
-    sides = np.linalg.norm(q - np.roll(q, -1, axis=0), axis=1)
+    sides = np.linalg.norm(q - q[NEXT_CORNER], axis=1)
     reach = band * min(sides.min(), 400.0) + 2.0
     x0, y0 = np.floor(q.min(axis=0) - reach).astype(int)
     x1, y1 = np.ceil(q.max(axis=0) + reach).astype(int)
@@ -263,11 +272,7 @@ def snap_to_edges(quad: np.ndarray, edge_map: EdgeMap, band: float = 0.12, min_s
     pts = np.stack([xs + x0, ys + y0], axis=1).astype(np.float64)
     if len(pts) < 8:
         return np.asarray(quad, np.float64)
-    centre = q.mean(axis=0)
-    lines = []
-    for i in range(4):
-        a, b = q[i], q[(i + 1) % 4]
-        lines.append(_snap_side(pts, a, b, centre, reach, min_share))
+    lines = _snap_sides(pts, q, reach, min_share)
     snapped = corners_of_lines(lines)
     if snapped is None:
         return np.asarray(quad, np.float64)
@@ -282,46 +287,50 @@ _SNAP_ANGLES = np.deg2rad(np.arange(-4, 4.5, 1.0))
 _SNAP_SIN_MAX = float(np.sin(_SNAP_ANGLES.max()))
 
 
-def _snap_side(pts: np.ndarray, a: np.ndarray, b: np.ndarray, centre: np.ndarray, reach: float,
-               min_share: float) -> tuple[np.ndarray, np.ndarray]:
-    """The line (point, direction) for the side a->b: the outermost well-supported edge line near it."""
+def _snap_sides(pts: np.ndarray, q: np.ndarray, reach: float, min_share: float) -> list:
+    """A line (point, direction) for each side q[i] -> q[i+1]: the outermost well-supported edge line
+    near it, or the side itself where there is none."""
+    a, b = q, q[NEXT_CORNER]
     d = b - a
-    length = float(np.hypot(*d))
-    u = d / max(length, 1e-9)
+    length = np.hypot(d[:, 0], d[:, 1])
+    u = d / np.maximum(length, 1e-9)[:, None]
     mid = (a + b) / 2
-    normal = np.array([-u[1], u[0]])
-    if normal @ (mid - centre) < 0:
-        normal = -normal  # pointing out of the card
-    rel = pts - mid
-    along = rel @ u
-    across0 = rel @ normal
-    # only the edge points along the middle of this side and within reach of it (any of the angles)
+    normal = np.stack([-u[:, 1], u[:, 0]], axis=1)
+    outward = ((mid - q.mean(axis=0)) * normal).sum(axis=1) >= 0
+    normal[~outward] *= -1  # pointing out of the card
+    # every edge point's place along and across each of the four sides at once
+    along = pts @ u.T - (mid * u).sum(axis=1)
+    across0 = pts @ normal.T - (mid * normal).sum(axis=1)
+    # only the edge points along the middle of a side and within reach of it (any of the angles)
     near = (np.abs(along) < 0.38 * length) & (np.abs(across0) < reach + 0.4 * length * _SNAP_SIN_MAX)
-    rel = rel[near]
-    if len(rel) < 4:
-        return a, u
-    normals = np.stack([np.cos(_SNAP_ANGLES) * normal[0] - np.sin(_SNAP_ANGLES) * normal[1],
-                        np.sin(_SNAP_ANGLES) * normal[0] + np.cos(_SNAP_ANGLES) * normal[1]])  # 2 x K
-    across_all = rel @ normals  # n x K
     bins = int(2 * reach) + 2
-    # an edge along a side: about one hit per pixel of side (a thin edge, 2-pixel bins)
-    need = min_share * 0.76 * length
-    inband = np.abs(across_all) < reach
-    # one histogram of the distance across the side per angle, all in one bincount
-    index = np.floor(across_all + reach).astype(np.int64) + np.arange(len(_SNAP_ANGLES)) * bins
-    counts = np.bincount(index[inband], minlength=len(_SNAP_ANGLES) * bins).reshape(len(_SNAP_ANGLES), bins)
-    counts = counts[:, :-1] + counts[:, 1:]  # 2-pixel bins, overlapping
-    strongest = counts.max(axis=1)
-    if strongest.max() < need:
-        return a, u
-    k_angle = int(np.argmax(strongest))  # the angle whose best line is the sharpest
-    row = counts[k_angle]
-    # on it, the outermost line nearly as strong as the strongest: the card's outline, not the inner
-    # edge of its frame or a straight line of its art
-    k = int(np.nonzero(row >= max(need, 0.6 * row.max()))[0].max())
-    best = (k, row[k], normals[:, k_angle], k + 1 - reach)
-    if best is None:
-        return a, u
-    _, _, n, offset = best
-    direction = np.array([n[1], -n[0]])
-    return mid + n * offset, direction
+    angle_offsets = np.arange(len(_SNAP_ANGLES)) * bins
+    lines = []
+    for i in range(4):
+        if near[:, i].sum() < 4:
+            lines.append((a[i], u[i]))
+            continue
+        rel = pts[near[:, i]] - mid[i]
+        n0 = normal[i]
+        normals = np.stack([np.cos(_SNAP_ANGLES) * n0[0] - np.sin(_SNAP_ANGLES) * n0[1],
+                            np.sin(_SNAP_ANGLES) * n0[0] + np.cos(_SNAP_ANGLES) * n0[1]])  # 2 x K
+        across_all = rel @ normals  # n x K
+        # an edge along a side: about one hit per pixel of side (a thin edge, 2-pixel bins)
+        need = min_share * 0.76 * length[i]
+        inband = np.abs(across_all) < reach
+        # one histogram of the distance across the side per angle, all in one bincount
+        index = np.floor(across_all + reach).astype(np.int64) + angle_offsets
+        counts = np.bincount(index[inband], minlength=len(_SNAP_ANGLES) * bins).reshape(len(_SNAP_ANGLES), bins)
+        counts = counts[:, :-1] + counts[:, 1:]  # 2-pixel bins, overlapping
+        strongest = counts.max(axis=1)
+        if strongest.max() < need:
+            lines.append((a[i], u[i]))
+            continue
+        k_angle = int(np.argmax(strongest))  # the angle whose best line is the sharpest
+        row = counts[k_angle]
+        # on it, the outermost line nearly as strong as the strongest: the card's outline, not the
+        # inner edge of its frame or a straight line of its art
+        k = int(np.nonzero(row >= max(need, 0.6 * row.max()))[0].max())
+        n = normals[:, k_angle]
+        lines.append((mid[i] + n * (k + 1 - reach), np.array([n[1], -n[0]])))
+    return lines

@@ -12,6 +12,10 @@ import cv2
 import numpy as np
 
 _TRACE_UPSAMPLE = 4
+# corner i's successor, and the corners started 1 or 2 further round (np.roll is slow on 4 points)
+NEXT_CORNER = np.array([1, 2, 3, 0])
+_FROM_SECOND = NEXT_CORNER
+_FROM_THIRD = np.array([2, 3, 0, 1])
 
 
 @dataclass(frozen=True)
@@ -34,13 +38,14 @@ def order_clockwise_portrait(quad: np.ndarray) -> np.ndarray:
     c = q.mean(axis=0)
     angles = np.arctan2(q[:, 1] - c[1], q[:, 0] - c[0])
     q = q[np.argsort(angles)]  # increasing angle with y down = clockwise on screen
-    sides = np.linalg.norm(q - np.roll(q, -1, axis=0), axis=1)
+    d = q - q[NEXT_CORNER]
+    sides = np.sqrt((d * d).sum(axis=1))
     if sides[0] + sides[2] > sides[1] + sides[3]:
-        q = np.roll(q, -1, axis=0)
+        q = q[_FROM_SECOND]
     # of the two portrait readings, start at the one nearer the frame's top-left (the classifier's
     # orientation output turns it round when the card is upside down)
     if q[2].sum() < q[0].sum():
-        q = np.roll(q, -2, axis=0)
+        q = q[_FROM_THIRD]
     return q
 
 
@@ -82,23 +87,24 @@ def fit_quad(contour: np.ndarray, perspective: bool = True) -> np.ndarray:
 
 
 def _refit_sides(contour: np.ndarray, quad: np.ndarray) -> np.ndarray | None:
-    pts = contour.reshape(-1, 2)
+    pts = contour.reshape(-1, 2).astype(np.float64)
+    quad = np.asarray(quad, np.float64).reshape(4, 2)
+    d = quad[NEXT_CORNER] - quad
+    length = np.hypot(d[:, 0], d[:, 1])
+    if (length < 2).any():
+        return None
+    u = d / length[:, None]
+    n = np.stack([-u[:, 1], u[:, 0]], axis=1)
+    # where every outline point lies along and across each of the four sides, all sides at once
+    along = (pts @ u.T - (quad * u).sum(axis=1)) / length
+    across = np.abs(pts @ n.T - (quad * n).sum(axis=1))
+    near = (along > 0.15) & (along < 0.85) & (across < np.maximum(1.5, 0.12 * length))
+    if (near.sum(axis=0) < 3).any():
+        return None
+    pts32 = pts.astype(np.float32)
     lines = []
     for i in range(4):
-        a, b = quad[i], quad[(i + 1) % 4]
-        d = b - a
-        length = float(np.hypot(*d))
-        if length < 2:
-            return None
-        u = d / length
-        n = np.array([-u[1], u[0]])
-        rel = pts - a
-        along = rel @ u / length
-        across = np.abs(rel @ n)
-        near = (along > 0.15) & (along < 0.85) & (across < max(1.5, 0.12 * length))
-        if near.sum() < 3:
-            return None
-        vx, vy, x0, y0 = cv2.fitLine(pts[near].astype(np.float32), cv2.DIST_L2, 0, 0.01, 0.01).ravel()
+        vx, vy, x0, y0 = cv2.fitLine(pts32[near[:, i]], cv2.DIST_L2, 0, 0.01, 0.01).ravel()
         lines.append((np.array([x0, y0], np.float64), np.array([vx, vy], np.float64)))
     return corners_of_lines(lines)
 
