@@ -142,4 +142,4 @@ def test_model_sessions_do_not_busy_wait_between_runs(detector):
     # the OpenCV stages between two model runs need the same cores: a spinning thread pool slows them
     for session in (detector.mask.session, detector.crops.session):
         options = session.get_session_options()
-        assert options.get_session_config_entry("session.intra_op.allow_spinning") == "0"
+        assert options.get_session_config_entry("session.force_spinning_stop") == "1"
