@@ -6,16 +6,15 @@ with a quadrilateral (perspective) or a rotated rectangle, and grown back by 1 /
 """
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import cv2
 import numpy as np
 
 _TRACE_UPSAMPLE = 4
-# corner i's successor, and the corners started 1 or 2 further round (np.roll is slow on 4 points)
+# corner i's successor (np.roll is slow on 4 points)
 NEXT_CORNER = np.array([1, 2, 3, 0])
-_FROM_SECOND = NEXT_CORNER
-_FROM_THIRD = np.array([2, 3, 0, 1])
 
 
 @dataclass(frozen=True)
@@ -34,19 +33,21 @@ class MapGeometry:
 def order_clockwise_portrait(quad: np.ndarray) -> np.ndarray:
     """Corners clockwise on screen (y down), starting at a corner whose next edge is a short side,
     so the quad reads as an upright portrait card (or the same card turned 180 degrees)."""
-    q = np.asarray(quad, dtype=np.float64).reshape(4, 2)
-    c = q.mean(axis=0)
-    angles = np.arctan2(q[:, 1] - c[1], q[:, 0] - c[0])
-    q = q[np.argsort(angles)]  # increasing angle with y down = clockwise on screen
-    d = q - q[NEXT_CORNER]
-    sides = np.sqrt((d * d).sum(axis=1))
+    # plain floats: on four points numpy's per-call cost is most of the work (called per quad, often)
+    pts = np.asarray(quad, dtype=np.float64).reshape(4, 2).tolist()
+    cx = (((pts[0][0] + pts[1][0]) + pts[2][0]) + pts[3][0]) / 4
+    cy = (((pts[0][1] + pts[1][1]) + pts[2][1]) + pts[3][1]) / 4
+    # increasing angle with y down = clockwise on screen
+    pts = sorted(pts, key=lambda p: math.atan2(p[1] - cy, p[0] - cx))
+    sides = [math.sqrt((a[0] - b[0]) * (a[0] - b[0]) + (a[1] - b[1]) * (a[1] - b[1]))
+             for a, b in zip(pts, pts[1:] + pts[:1])]
     if sides[0] + sides[2] > sides[1] + sides[3]:
-        q = q[_FROM_SECOND]
+        pts = pts[1:] + pts[:1]
     # of the two portrait readings, start at the one nearer the frame's top-left (the classifier's
     # orientation output turns it round when the card is upside down)
-    if q[2].sum() < q[0].sum():
-        q = q[_FROM_THIRD]
-    return q
+    if pts[2][0] + pts[2][1] < pts[0][0] + pts[0][1]:
+        pts = pts[2:] + pts[:2]
+    return np.array(pts)
 
 
 def four_corners(hull: np.ndarray, perimeter: float, tolerances) -> np.ndarray | None:
@@ -104,24 +105,26 @@ def _refit_sides(contour: np.ndarray, quad: np.ndarray) -> np.ndarray | None:
     pts32 = pts.astype(np.float32)
     lines = []
     for i in range(4):
-        vx, vy, x0, y0 = cv2.fitLine(pts32[near[:, i]], cv2.DIST_L2, 0, 0.01, 0.01).ravel()
-        lines.append((np.array([x0, y0], np.float64), np.array([vx, vy], np.float64)))
+        vx, vy, x0, y0 = cv2.fitLine(pts32[near[:, i]], cv2.DIST_L2, 0, 0.01, 0.01).ravel().tolist()
+        lines.append(((x0, y0), (vx, vy)))
     return corners_of_lines(lines)
 
 
 def corners_of_lines(lines, eps: float = 1e-6) -> np.ndarray | None:
     """The four corners where each side line (point, direction) meets the one before it, or None
     when two neighbouring sides are parallel."""
+    plain = [(float(p[0]), float(p[1]), float(d[0]), float(d[1])) for p, d in lines]
     corners = []
     for i in range(4):
-        (p1, d1), (p2, d2) = lines[i - 1], lines[i]
+        p1x, p1y, d1x, d1y = plain[i - 1]
+        p2x, p2y, d2x, d2y = plain[i]
         # p1 + t d1 = p2 + s d2, solved by Cramer's rule (2x2; numpy.linalg is slow for this size)
-        det = d1[1] * d2[0] - d1[0] * d2[1]
+        det = d1y * d2x - d1x * d2y
         if abs(det) < eps:
             return None
-        r = p2 - p1
-        t = (r[1] * d2[0] - r[0] * d2[1]) / det
-        corners.append(p1 + t * d1)
+        rx, ry = p2x - p1x, p2y - p1y
+        t = (ry * d2x - rx * d2y) / det
+        corners.append((p1x + t * d1x, p1y + t * d1y))
     return np.array(corners)
 
 
