@@ -4,7 +4,8 @@ Mask samples: a scene scaled so its long side is ~320 px (with scale jitter), cu
 with two targets at half that resolution: each card's interior shrunk to SHRINK (drawn in stacking
 order with a cleared rim so touching cards stay apart) and the union of all visible cards.
 Crop samples: datasets.crops' warped crops (faces, backs, hard negatives), each randomly turned 180
-degrees with the orientation label flipped.
+degrees with the orientation label flipped; and the crops of the quads the detector itself finds in a
+scene, labelled by matching them to the scene's cards (``label_candidate``).
 """
 from __future__ import annotations
 
@@ -127,3 +128,32 @@ def crop_batch(rng: np.random.Generator, crops: np.ndarray, labels) -> tuple[np.
         ys.append(cls)
         os_.append(turned if cls < CLASS_INDEX["back"] else -1)
     return np.stack(xs), np.array(ys, np.int64), np.array(os_, np.int64)
+
+
+# a finder quad that overlaps a card this much is that card, as the evaluation counts it
+# (vision.evaluate.MATCH_IOU); between AMBIGUOUS_IOU and that it is left out of training: the
+# crop net should not be taught a hard line where the two answers are nearly as right
+AMBIGUOUS_IOU = 0.4
+
+
+def label_candidate(quad, labels: dict) -> dict | None:
+    """The crop label of a quad the detector found in a rendered scene: the face and orientation of
+    the card it matches (IoU >= MATCH_IOU; orientation 180 when the quad starts at the card's
+    bottom-right), ``none`` when it matches no card, None (not a training sample) when it is a
+    mostly hidden card or nearly a match."""
+    from vision.evaluate import MATCH_IOU, quad_iou
+    q = np.asarray(quad, np.float64).reshape(4, 2)
+    best, best_iou = None, 0.0
+    for c in labels["cards"]:
+        iou = quad_iou(q, c["quad"])
+        if iou > best_iou:
+            best, best_iou = c, iou
+    if best is None or best_iou < AMBIGUOUS_IOU:
+        return {"face": NONE, "card": None, "orientation": 0}
+    if best_iou < MATCH_IOU or best.get("visible", 1.0) < MIN_VISIBLE:
+        return None
+    truth = np.asarray(best["quad"], np.float64).reshape(4, 2)
+    start = int(np.argmin(np.linalg.norm(truth - q[0], axis=1)))
+    if start not in (0, 2):  # a quad turned by a quarter: no orientation to teach
+        return None
+    return {"face": best["face"], "card": best.get("card"), "orientation": 90 * start}

@@ -3,6 +3,8 @@
 Steps (``--step``, default ``all`` runs them in order):
   data      render training shards: mask patches from synthetic scenes, crops from datasets.crops
   mask      train the mask net (MaskNet) for --mask-minutes, export models/cardmask.onnx
+  detector-crops  crops of the quads the exported nets find in fresh scenes, labelled by matching
+            them to the scene's cards (seed --seed + 100, --detector-shards shards)
   crops     train the crop net (CropNet) for --crop-minutes, export models/cardface.onnx
   calibrate fit the temperature on validation crops, pick the uncertainty threshold on validation
             scenes through the whole detector, write models/vision.json
@@ -89,6 +91,45 @@ def write_shards(work: Path, seed: int, shards: int, per_shard: int, shared=None
         _save(work / "scenes" / f"scenes-{seed}-{s:04d}.npz", x=np.stack(xs), t=np.stack(ts), w=np.stack(ws))
         _save(work / "crops" / f"crops-{seed}-{s:04d}.npz", x=np.stack(crops), y=np.array(cls), o=np.array(orient))
         log(f"shard {seed}-{s}: {per_shard} scenes, {len(crops)} crops in {time.time() - t0:.1f}s")
+
+
+def write_detector_crops(work: Path, seed: int, shards: int, per_shard: int, models: Path, shared=None,
+                         threads: int = 1) -> None:
+    """Shards of the crops the detector (the nets in ``models``) really hands the crop net: fresh
+    training scenes, every candidate quad of the mask net and the edge proposals, labelled by
+    matching it to the scene's cards (models.data.label_candidate). A crop net taught only on
+    labelled quads calls the finder's slightly-off quads of real cards "not a card"; these crops
+    teach it the quads it will be given. Files ``crops/crops-{seed}-det{n}.npz`` (the crop trainer
+    reads them with the others; seed 999 is validation)."""
+    from datasets.scenes import render_scene
+    from datasets.shared import shared_dir
+    from datasets.splits import check_training_seed
+    from models.data import crop_label, label_candidate
+    from models.labels import CLASS_INDEX, NONE
+    from vision.detector import CardDetector
+    from vision.geometry import CROP_HEIGHT, CROP_WIDTH, warp_card
+    (work / "crops").mkdir(parents=True, exist_ok=True)
+    root = shared_dir(shared)
+    rng = np.random.default_rng(check_training_seed(seed))
+    art = load_training_art(shared)
+    detector = CardDetector(models, threads=threads)
+    for s in range(shards):
+        crops, cls, orient = [], [], []
+        t0 = time.time()
+        for _ in range(per_shard):
+            image, labels = render_scene(rng, art, random_scene_config(rng, root))
+            for quad in detector.candidate_quads(image):
+                label = label_candidate(quad, labels)
+                if label is None:
+                    continue
+                c, o = crop_label(label)
+                crops.append(warp_card(image, quad, CROP_WIDTH, CROP_HEIGHT))
+                cls.append(c)
+                orient.append(o)
+        _save(work / "crops" / f"crops-{seed}-det{s:04d}.npz", x=np.stack(crops), y=np.array(cls),
+              o=np.array(orient))
+        log(f"detector crops {seed}-{s}: {per_shard} scenes, {len(crops)} crops "
+            f"({int(np.sum(np.array(cls) == CLASS_INDEX[NONE]))} not a card) in {time.time() - t0:.1f}s")
 
 
 def _save(path: Path, **arrays) -> None:
@@ -407,12 +448,14 @@ def collect_scene_outcomes(models: Path, scenes: int, seed: int, shared=None, pr
 
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(prog="python -m models.train", description=__doc__.splitlines()[0])
-    p.add_argument("--step", choices=["all", "data", "mask", "crops", "calibrate"], default="all")
+    p.add_argument("--step", choices=["all", "data", "mask", "detector-crops", "crops", "calibrate"], default="all")
     p.add_argument("--mask-minutes", type=float, default=30)
     p.add_argument("--crop-minutes", type=float, default=30)
     p.add_argument("--mask-lr", type=float, default=3e-3, help="peak learning rate of the mask net (lower to fine-tune)")
     p.add_argument("--crop-lr", type=float, default=3e-3, help="peak learning rate of the crop net (lower to fine-tune)")
     p.add_argument("--shards", type=int, default=30, help="training data shards to render (default 30)")
+    p.add_argument("--detector-shards", type=int, default=10,
+                   help="shards of the detector's own quads to render (default 10)")
     p.add_argument("--per-shard", type=int, default=100, help="scenes per shard (default 100)")
     p.add_argument("--val-scenes", type=int, default=300)
     p.add_argument("--seed", type=int, default=1)
@@ -437,6 +480,9 @@ def main(argv: list[str] | None = None) -> int:
         write_shards(a.work, a.seed, a.shards, a.per_shard, a.shared)
     if a.step in ("all", "mask"):
         train_mask(a.mask_minutes, a.work, a.out, a.threads, resume=not a.fresh, peak_lr=a.mask_lr)
+    if a.step in ("all", "detector-crops"):
+        # after the mask net, from the nets just exported: the quads they really find
+        write_detector_crops(a.work, a.seed + 100, a.detector_shards, a.per_shard, a.out, a.shared)
     if a.step in ("all", "crops"):
         train_crops(a.crop_minutes, a.work, a.out, a.threads, resume=not a.fresh, peak_lr=a.crop_lr)
     if a.step in ("all", "calibrate"):

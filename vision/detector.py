@@ -173,9 +173,12 @@ class CardDetector:
     def detect(self, frame_bgr: np.ndarray) -> list[Detection]:
         return self.detect_timed(frame_bgr)[0]
 
-    def detect_timed(self, frame_bgr: np.ndarray) -> tuple[list[Detection], dict[str, float]]:
-        """Detections and the milliseconds each stage took."""
-        frame = _as_bgr(frame_bgr)
+    def candidate_quads(self, frame_bgr: np.ndarray) -> list[np.ndarray]:
+        """The quads the crop net is given for a frame (before it drops what is not a card): what
+        the crop net is retrained on, so it learns the quads this finder really makes."""
+        return self._candidate_quads_timed(_as_bgr(frame_bgr))[0]
+
+    def _candidate_quads_timed(self, frame: np.ndarray) -> tuple[list[np.ndarray], tuple[float, ...]]:
         t0 = time.perf_counter()
         interior, geometry = self.mask.run(frame)
         t1 = time.perf_counter()
@@ -186,7 +189,12 @@ class CardDetector:
             # proposals only where the mask net found something: new cards from proposals alone gave
             # confident wrong answers on validation (see vision.proposals.combine_quads)
             quads = combine_quads(quads, self.proposer.propose(frame, edge_map, near=quads), edge_map)
-        t2b = time.perf_counter()
+        return quads, (t0, t1, t2, time.perf_counter())
+
+    def detect_timed(self, frame_bgr: np.ndarray) -> tuple[list[Detection], dict[str, float]]:
+        """Detections and the milliseconds each stage took."""
+        frame = _as_bgr(frame_bgr)
+        quads, (t0, t1, t2, t2b) = self._candidate_quads_timed(frame)
         crops = np.stack([warp_card(frame, q, CROP_WIDTH, CROP_HEIGHT) for q in quads]) if quads else \
             np.zeros((0, CROP_HEIGHT, CROP_WIDTH, 3), np.uint8)
         results = self.crops.run(crops)
