@@ -94,12 +94,13 @@ def write_shards(work: Path, seed: int, shards: int, per_shard: int, shared=None
 
 
 def write_detector_crops(work: Path, seed: int, shards: int, per_shard: int, models: Path, shared=None,
-                         threads: int = 1) -> None:
+                         threads: int = 1, split_merged: bool = True) -> None:
     """Shards of the crops the detector (the nets in ``models``) really hands the crop net: fresh
     training scenes, every candidate quad of the mask net and the edge proposals, labelled by
     matching it to the scene's cards (models.data.label_candidate). A crop net taught only on
     labelled quads calls the finder's slightly-off quads of real cards "not a card"; these crops
-    teach it the quads it will be given. Files ``crops/crops-{seed}-det{n}.npz`` (the crop trainer
+    teach it the quads it will be given. ``split_merged``: the pieces of merged blobs too
+    (vision.quads.split_candidates), which the crop net must learn to accept or reject. Files ``crops/crops-{seed}-det{n}.npz`` (the crop trainer
     reads them with the others; seed 999 is validation)."""
     from datasets.scenes import render_scene
     from datasets.shared import shared_dir
@@ -112,7 +113,7 @@ def write_detector_crops(work: Path, seed: int, shards: int, per_shard: int, mod
     root = shared_dir(shared)
     rng = np.random.default_rng(check_training_seed(seed))
     art = load_training_art(shared)
-    detector = CardDetector(models, threads=threads)
+    detector = CardDetector(models, threads=threads, split_merged=split_merged)
     for s in range(shards):
         crops, cls, orient = [], [], []
         t0 = time.time()
@@ -383,6 +384,7 @@ def calibrate(work: Path, out: Path, val_scenes: int, shared=None, max_wrong_rat
     settings = {"classes": list(CLASSES), "temperature": temperature, "threshold": 0.9,
                 "orientation_threshold": 0.9, "shrink": SHRINK, "input_long_side": input_long_side,
                 "input_multiple": INPUT_MULTIPLE, "mask_stride": MASK_STRIDE, "turned_views": True,
+                "split_merged": True,  # the crop net is taught on the pieces (write_detector_crops)
                 "validation": {"crops": int(len(d["y"])), "crop_accuracy": crop_acc}}
     (out / "vision.json").write_text(json.dumps(settings, indent=2) + "\n", encoding="utf-8")
     # first the size: blobs traced at 0.5 come out a little large or small; grow them to the true size

@@ -6,7 +6,8 @@ import pytest
 from models.data import mask_targets
 from models.labels import MASK_STRIDE, SHRINK
 from vision.evaluate import quad_iou
-from vision.quads import MapGeometry, QuadFinder, order_clockwise_portrait
+from vision.geometry import quad_area
+from vision.quads import MapGeometry, QuadFinder, order_clockwise_portrait, side_ratio, split_candidates
 
 
 def card_quad(cx, cy, angle_deg, h=200.0):
@@ -46,3 +47,49 @@ def test_hidden_cards_are_not_targets():
     targets, weight = mask_targets(labels, 0.25, 0.25, 90, 160)
     assert targets[0].sum() == 0 and targets[1].sum() > 0
     assert weight.min() == 0  # neither rewarded nor penalised there
+
+
+def _row_of_cards(n, angle_deg, h=120.0, landscape=False):
+    """The quads of n cards touching side by side (portrait, or lying on their long sides), turned
+    together, and the one quad around all of them (what a merged blob gives)."""
+    w = h * 54 / 87
+    if landscape:
+        w, h = h, w
+    a = np.deg2rad(angle_deg)
+    r = np.array([[np.cos(a), -np.sin(a)], [np.sin(a), np.cos(a)]])
+    centre = np.array([600.0, 360.0])
+    cards = [np.array([[x, 0], [x + w, 0], [x + w, h], [x, h]]) for x in np.arange(n) * w]
+    row = np.array([[0, 0], [n * w, 0], [n * w, h], [0, h]])
+    turn = lambda q: (q - [n * w / 2, h / 2]) @ r.T + centre  # noqa: E731
+    return [turn(c) for c in cards], turn(row)
+
+
+@pytest.mark.parametrize("n, angle, landscape", [(2, 0, False), (3, 30, False), (4, -70, False),
+                                                 (2, 15, True), (3, 90, True)])
+def test_a_row_of_touching_cards_seen_as_one_quad_is_cut_into_card_pieces(n, angle, landscape):
+    cards, row = _row_of_cards(n, angle, landscape=landscape)
+    pieces = split_candidates([row])
+    for card in cards:
+        best = max(quad_iou(p, card) for p in pieces)
+        assert best > 0.98
+    for p in pieces:  # clockwise, from a short side, as every quad
+        assert cv2.contourArea(p.astype(np.float32), oriented=True) > 0
+        assert np.linalg.norm(p[1] - p[0]) < np.linalg.norm(p[2] - p[1])
+
+
+def test_a_card_shaped_quad_is_not_cut():
+    assert split_candidates([card_quad(300, 200, 20), card_quad(600, 200, -75, h=90)]) == []
+    assert side_ratio(card_quad(300, 200, 33)) == pytest.approx(87 / 54)
+
+
+def test_pieces_far_from_the_frames_card_size_are_left_out():
+    cards, row = _row_of_cards(3, 10, h=120.0)
+    # with two card-shaped quads of the same size in the frame, only the thirds are the right size
+    others = [card_quad(100, 100, 0, h=120.0), card_quad(1000, 600, 45, h=120.0)]
+    pieces = split_candidates([row] + others)
+    assert pieces and all(0.75 <= np.sqrt(quad_area(p)) / np.sqrt(quad_area(cards[0])) <= 1.3 for p in pieces)
+    assert len(pieces) == 3
+    # where the frame's cards are much larger, the thirds are not cards; with no card-shaped quad to
+    # compare with, every card-shaped piece is offered
+    assert split_candidates([row] + [card_quad(100, 100, 0, h=200.0), card_quad(1000, 600, 45, h=200.0)]) == []
+    assert len(split_candidates([row])) == 3

@@ -21,8 +21,8 @@ import onnxruntime as ort
 
 from dealer.cards import BACK, cards_of_face
 from vision.geometry import CROP_HEIGHT, CROP_WIDTH, rotate_quad, warp_card
-from vision.proposals import QuadProposer, combine_quads
-from vision.quads import MapGeometry, QuadFinder
+from vision.proposals import QuadProposer, combine_quads, snap_to_edges
+from vision.quads import MapGeometry, QuadFinder, order_clockwise_portrait, split_candidates
 from vision.types import Detection, quad_from_array
 
 MODELS_DIR = Path(__file__).resolve().parent.parent / "models"
@@ -45,6 +45,9 @@ class VisionSettings:
     input_multiple: int
     mask_stride: int
     turned_views: bool = True  # classify each crop upright and turned 180 degrees, average the two
+    # also hand the crop net card-sized pieces of the quads that are not card-shaped (rows of touching
+    # cards seen as one blob): only for a crop net taught on such pieces
+    split_merged: bool = False
 
     @classmethod
     def load(cls, path: Path) -> "VisionSettings":
@@ -55,7 +58,8 @@ class VisionSettings:
                        orientation_threshold=float(raw.get("orientation_threshold", 0.9)),
                        shrink=float(raw["shrink"]), input_long_side=int(raw["input_long_side"]),
                        input_multiple=int(raw["input_multiple"]), mask_stride=int(raw["mask_stride"]),
-                       turned_views=bool(raw.get("turned_views", True)))
+                       turned_views=bool(raw.get("turned_views", True)),
+                       split_merged=bool(raw.get("split_merged", False)))
         except FileNotFoundError:
             raise ModelMissingError(f"model settings not found: {path} (train with: python -m models.train)") from None
         except (ValueError, KeyError, TypeError) as exc:
@@ -161,7 +165,7 @@ class CardDetector:
     """Finds and names the cards in a BGR frame. ``threads``: onnxruntime CPU threads."""
 
     def __init__(self, models_dir: Path | str | None = None, threads: int = 2,
-                 threshold: float | None = None, proposals: bool = True):
+                 threshold: float | None = None, proposals: bool = True, split_merged: bool | None = None):
         d = Path(models_dir) if models_dir else MODELS_DIR
         self.settings = VisionSettings.load(d / "vision.json")
         self.threshold = self.settings.threshold if threshold is None else float(threshold)
@@ -169,6 +173,7 @@ class CardDetector:
         self.finder = QuadFinder(shrink=self.settings.shrink)
         self.crops = CropStage(_session(d / "cardface.onnx", threads), self.settings)
         self.proposer = QuadProposer() if proposals else None
+        self.split_merged = self.settings.split_merged if split_merged is None else bool(split_merged)
 
     def detect(self, frame_bgr: np.ndarray) -> list[Detection]:
         return self.detect_timed(frame_bgr)[0]
@@ -189,6 +194,13 @@ class CardDetector:
             # proposals only where the mask net found something: new cards from proposals alone gave
             # confident wrong answers on validation (see vision.proposals.combine_quads)
             quads = combine_quads(quads, self.proposer.propose(frame, edge_map, near=quads), edge_map)
+        if self.split_merged:
+            pieces = split_candidates(quads)
+            if self.proposer is not None:
+                # an even cut is a little off where the cards are not quite the same size: each piece
+                # onto the card outline next to it
+                pieces = [order_clockwise_portrait(snap_to_edges(p, edge_map)) for p in pieces]
+            quads = quads + pieces
         return quads, (t0, t1, t2, time.perf_counter())
 
     def detect_timed(self, frame_bgr: np.ndarray) -> tuple[list[Detection], dict[str, float]]:

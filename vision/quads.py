@@ -191,3 +191,48 @@ class QuadFinder:
         contour = (contour.reshape(-1, 2).astype(np.float64) + 0.5) / _TRACE_UPSAMPLE - 0.5 + np.array([x0, y0])
         quad = geometry.to_frame(fit_quad(contour, self.perspective))
         return order_clockwise_portrait(grow(quad, self.shrink))
+
+
+# long side / short side of a quad taken as one card (a card is 87:54 = 1.61; a tilted camera and
+# a slightly off blob stretch it a little)
+CARD_SHAPED = (1.45, 1.8)
+
+
+def side_ratio(quad: np.ndarray) -> float:
+    """Long side over short side (the mean of each pair of opposite sides)."""
+    q = np.asarray(quad, np.float64).reshape(4, 2)
+    d = q[NEXT_CORNER] - q
+    sides = np.hypot(d[:, 0], d[:, 1])
+    a, b = (sides[0] + sides[2]) / 2, (sides[1] + sides[3]) / 2
+    return max(a, b) / max(min(a, b), 1e-9)
+
+
+def split_candidates(quads: list[np.ndarray], most: int = 4, size_band: tuple[float, float] = (0.75, 1.3),
+                     piece_shape: tuple[float, float] = (1.3, 2.0)) -> list[np.ndarray]:
+    """Card-sized pieces of the quads that are not card-shaped: a row of touching cards that the
+    mask net saw as one blob. Each such quad is cut evenly into 2 to ``most`` pieces across one pair
+    of its sides or the other; the pieces of about a card's shape are kept and, when the frame has
+    two or more card-shaped quads, only those of about their size (``size_band`` of the median's side,
+    sqrt of the area). These are candidates only: the crop net, taught on such pieces, says which are
+    cards (a piece across two cards is ``none``)."""
+    shaped, pieces = [], []
+    for q in quads:
+        q = np.asarray(q, np.float64).reshape(4, 2)
+        if CARD_SHAPED[0] <= side_ratio(q) <= CARD_SHAPED[1]:
+            shaped.append(math.sqrt(abs(cv2.contourArea(np.float32(q)))))
+            continue
+        for n in range(2, most + 1):
+            t = np.arange(n + 1)[:, None] / n
+            for a, b, c, d in ((0, 1, 3, 2), (0, 3, 1, 2)):
+                # cut the sides a->b and c->d at the same fractions: piece k spans k/n..(k+1)/n
+                ab = q[a] + (q[b] - q[a]) * t
+                cd = q[c] + (q[d] - q[c]) * t
+                for k in range(n):
+                    piece = np.array([ab[k], ab[k + 1], cd[k + 1], cd[k]])
+                    if piece_shape[0] <= side_ratio(piece) <= piece_shape[1]:
+                        pieces.append(piece)
+    if len(shaped) >= 2 and pieces:
+        median = float(np.median(shaped))
+        pieces = [p for p in pieces
+                  if size_band[0] * median <= math.sqrt(abs(cv2.contourArea(np.float32(p)))) <= size_band[1] * median]
+    return [order_clockwise_portrait(p) for p in pieces]
