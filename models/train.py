@@ -428,7 +428,8 @@ def collect_scene_outcomes(models: Path, scenes: int, seed: int, shared=None, pr
     from vision.detector import CardDetector
     from vision.evaluate import cards_from_scene_labels, quad_iou, score_frame, threshold_outcomes
     from vision.geometry import quad_area
-    detector = CardDetector(models, threshold=0.0, proposals=proposals)
+    # the size is measured on the mask net's own quads: no edge proposals, no pieces of merged blobs
+    detector = CardDetector(models, threshold=0.0, proposals=proposals, split_merged=None if proposals else False)
     rng = np.random.default_rng(check_training_seed(seed))
     root = shared_dir(shared)
     art = load_training_art(shared)

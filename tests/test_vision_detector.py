@@ -6,7 +6,7 @@ from datasets.art import load_art
 from datasets.deck import BACKS, render_card
 from dealer.cards import BACK, all_cards, get_card
 from vision.detector import CardDetector, first_card_of_face
-from vision.evaluate import cards_from_scene_labels, quad_iou, score_frame
+from vision.evaluate import LabelledCard, cards_from_scene_labels, quad_iou, score_frame
 from vision_frames import place, table
 
 
@@ -58,6 +58,26 @@ def test_a_demo_deck_scene_is_read_correctly(detector):
         s = tally.summary()
         assert s["detection_recall"] == 1.0 and s["face_accuracy"] == 1.0, s
         assert s["false_alarms"] == 0, s
+
+
+@pytest.mark.parametrize("angle", [0, 25, 90])
+def test_cards_touching_side_by_side_are_read_one_by_one(detector, angle):
+    # a dealt row: six small cards edge to edge, which the mask net sees as one or two blobs (before
+    # the crop net was taught on the pieces of such blobs, 3 to 5 of the 6 were found)
+    ids = ["pine-crane", "maple-deer", "iris-bridge", "paulownia-phoenix", "cherry-curtain", "susuki-moon"]
+    frame = table(colour=(40, 90, 30), seed=5)
+    height = 90
+    width = height * 54 / 87
+    a = np.deg2rad(angle)
+    along = np.array([np.cos(a), np.sin(a)])
+    truth = [(card_id, place(frame, render_card(card_id, 435), np.array([640.0, 360.0]) + along * width * (k - 2.5),
+                             height, angle))
+             for k, card_id in enumerate(ids)]
+    detections = detector.detect(frame)
+    tally = score_frame(detections, [LabelledCard(face=get_card(i).face, quad=tuple(map(tuple, q)), required=True,
+                                                  visible=1.0) for i, q in truth])
+    s = tally.summary()
+    assert s["detection_recall"] == 1.0 and s["face_accuracy"] == 1.0 and s["false_alarms"] == 0, s
 
 
 @pytest.mark.parametrize("colour", [(40, 90, 30), (225, 228, 232), (25, 25, 28), (60, 90, 150)])
@@ -143,3 +163,40 @@ def test_model_sessions_do_not_busy_wait_between_runs(detector):
     for session in (detector.mask.session, detector.crops.session):
         options = session.get_session_options()
         assert options.get_session_config_entry("session.force_spinning_stop") == "1"
+
+
+class _ScriptedCrops:
+    """A crop stage that answers from a script (one answer per batch) and records the batch sizes."""
+
+    def __init__(self, *answers):
+        self.answers = list(answers)
+        self.batches = []
+
+    def run(self, crops):
+        from vision.detector import CropClassification
+        self.batches.append(len(crops))
+        face, confidence = self.answers.pop(0)
+        return [CropClassification(face=face, confidence=confidence, upside_down=False, orientation_confidence=1.0)
+                for _ in crops]
+
+
+def _detector_seeing_one_merged_quad(monkeypatch, crops):
+    detector = CardDetector(split_merged=True)
+    # what the mask net gives for three touching cards in a row: one quad around them
+    row = np.array([[400.0, 300.0], [400.0 + 3 * 90 * 54 / 87, 300.0], [400.0 + 3 * 90 * 54 / 87, 390.0], [400.0, 390.0]])
+    monkeypatch.setattr(detector, "_whole_quads_timed", lambda frame: ([row], (0.0, 0.0, 0.0, 0.0)))
+    detector.crops = crops
+    return detector
+
+
+def test_the_pieces_of_a_merged_quad_are_read_when_it_is_not_one_card(monkeypatch):
+    crops = _ScriptedCrops(("none", 0.99), ("maple-deer", 0.999))
+    detections = _detector_seeing_one_merged_quad(monkeypatch, crops).detect(table())
+    assert crops.batches == [1, 3]  # the quad, then its three thirds
+    assert len(detections) == 3 and all(d.face == "maple-deer" for d in detections)
+
+
+def test_a_quad_read_as_one_card_with_confidence_is_not_cut(monkeypatch):
+    crops = _ScriptedCrops(("maple-deer", 0.9999))
+    detections = _detector_seeing_one_merged_quad(monkeypatch, crops).detect(table())
+    assert crops.batches == [1] and len(detections) == 1

@@ -7,7 +7,7 @@ from models.data import mask_targets
 from models.labels import MASK_STRIDE, SHRINK
 from vision.evaluate import quad_iou
 from vision.geometry import quad_area
-from vision.quads import MapGeometry, QuadFinder, order_clockwise_portrait, side_ratio, split_candidates
+from vision.quads import CARD_SHAPED, MapGeometry, QuadFinder, order_clockwise_portrait, side_ratio, split_candidates
 
 
 def card_quad(cx, cy, angle_deg, h=200.0):
@@ -78,7 +78,8 @@ def test_a_row_of_touching_cards_seen_as_one_quad_is_cut_into_card_pieces(n, ang
 
 
 def test_a_card_shaped_quad_is_not_cut():
-    assert split_candidates([card_quad(300, 200, 20), card_quad(600, 200, -75, h=90)]) == []
+    assert split_candidates([card_quad(300, 200, 20), card_quad(600, 200, -75, h=180)]) == []
+    assert split_candidates([card_quad(300, 200, 20)]) == []
     assert side_ratio(card_quad(300, 200, 33)) == pytest.approx(87 / 54)
 
 
@@ -93,3 +94,17 @@ def test_pieces_far_from_the_frames_card_size_are_left_out():
     # compare with, every card-shaped piece is offered
     assert split_candidates([row] + [card_quad(100, 100, 0, h=200.0), card_quad(1000, 600, 45, h=200.0)]) == []
     assert len(split_candidates([row])) == 3
+
+
+def test_a_card_shaped_quad_far_larger_than_the_frames_cards_is_cut():
+    # two cards lying on their long sides, one above the other: the blob's quad came out 82 x 124,
+    # about card-shaped, but 1.47 times the side of the frame's other cards
+    cards = [card_quad(200, 200, 0, h=87.0), card_quad(900, 500, 30, h=87.0)]
+    pair = np.array([[600.0, 300.0], [682.0, 300.0], [682.0, 424.0], [600.0, 424.0]])
+    assert CARD_SHAPED[0] <= side_ratio(pair) <= CARD_SHAPED[1]
+    halves = [np.array([[600.0, 300.0], [682.0, 300.0], [682.0, 362.0], [600.0, 362.0]]),
+              np.array([[600.0, 362.0], [682.0, 362.0], [682.0, 424.0], [600.0, 424.0]])]
+    pieces = split_candidates(cards + [pair])
+    assert all(max(quad_iou(p, h) for p in pieces) > 0.99 for h in halves)
+    # on its own (no other card to compare with) it is taken for one card
+    assert split_candidates([pair]) == []
