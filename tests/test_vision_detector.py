@@ -144,14 +144,14 @@ def test_photos_dev_cards_are_never_read_wrong_with_confidence(detector, shared)
     from vision.bench import evaluate_photos
     result = evaluate_photos(detector, shared / "photos-dev")
     assert result["confident_wrong"] == 0 and result["confident_false_alarms"] == 0, result
-    # a floor against regressions (12 of the 14 found and right); the issue's target, all 14 found
+    # a floor against regressions (13 of the 14 found and right); the issue's target, all 14 found
     # and right, is the strict xfail below
-    assert result["cards"] == 14 and result["face_accuracy_of_all_cards"] >= 0.857, result  # 12 / 14, as rounded
+    assert result["cards"] == 14 and result["face_accuracy_of_all_cards"] >= 0.928, result  # 13 / 14, as rounded
 
 
 @pytest.mark.shared
-@pytest.mark.xfail(strict=True, reason="issue 4 target not met: 1 of the 14 real cards is not found, 1 is misread "
-                                       "(and flagged uncertain; see models/MODEL.md)")
+@pytest.mark.xfail(strict=True, reason="issue 4 target not met: 1 of the 14 real cards (small, on wood) is not "
+                                       "found; the 13 found are right (see models/MODEL.md)")
 def test_photos_dev_every_card_correct(detector, shared):
     from vision.bench import evaluate_photos
     result = evaluate_photos(detector, shared / "photos-dev")
