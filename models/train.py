@@ -3,11 +3,12 @@
 Steps (``--step``, default ``all`` runs them in order):
   data      render training shards: mask patches from synthetic scenes, crops from datasets.crops
   mask      train the mask net (MaskNet) for --mask-minutes, export models/cardmask.onnx
-  detector-crops  crops of the quads the exported nets find in fresh scenes, labelled by matching
-            them to the scene's cards (seed --seed + 100, --detector-shards shards)
-  crops     train the crop net (CropNet) for --crop-minutes, export models/cardface.onnx
+  crops     train the crop net (CropNet) for --crop-minutes on every crop shard, export models/cardface.onnx
   calibrate fit the temperature on validation crops, pick the uncertainty threshold on validation
             scenes through the whole detector, write models/vision.json
+  detector-crops  crops of the quads the exported, calibrated nets find in fresh scenes (the pieces
+            of merged blobs too), labelled by matching them to the scene's cards (seed --seed + 100,
+            --detector-shards shards); ``all`` then trains the crop net on and calibrates again
 Training art: every set of datasets.art.ART_SETS except datasets.splits.HELD_OUT_ART (the demo deck
 included). Shards and checkpoints go to var/train/ (ignored by git); steps can run in parallel
 processes (``data`` keeps writing shards that the trainers pick up at each epoch).
@@ -457,8 +458,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--mask-lr", type=float, default=3e-3, help="peak learning rate of the mask net (lower to fine-tune)")
     p.add_argument("--crop-lr", type=float, default=3e-3, help="peak learning rate of the crop net (lower to fine-tune)")
     p.add_argument("--shards", type=int, default=30, help="training data shards to render (default 30)")
-    p.add_argument("--detector-shards", type=int, default=10,
-                   help="shards of the detector's own quads to render (default 10)")
+    p.add_argument("--detector-shards", type=int, default=60,
+                   help="shards of the detector's own quads to render (default 60)")
     p.add_argument("--per-shard", type=int, default=100, help="scenes per shard (default 100)")
     p.add_argument("--val-scenes", type=int, default=300)
     p.add_argument("--seed", type=int, default=1)
@@ -483,14 +484,18 @@ def main(argv: list[str] | None = None) -> int:
         write_shards(a.work, a.seed, a.shards, a.per_shard, a.shared)
     if a.step in ("all", "mask"):
         train_mask(a.mask_minutes, a.work, a.out, a.threads, resume=not a.fresh, peak_lr=a.mask_lr)
-    if a.step in ("all", "detector-crops"):
-        # after the mask net, from the nets just exported: the quads they really find
-        write_detector_crops(a.work, a.seed + 100, a.detector_shards, a.per_shard, a.out, a.shared)
     if a.step in ("all", "crops"):
         train_crops(a.crop_minutes, a.work, a.out, a.threads, resume=not a.fresh, peak_lr=a.crop_lr)
     if a.step in ("all", "calibrate"):
         calibrate(a.work, a.out, a.val_scenes, a.shared, threshold_only=a.threshold_only,
                   input_long_side=a.input_long_side)
+    if a.step in ("all", "detector-crops"):
+        # from the nets just exported and calibrated: the quads they really find
+        write_detector_crops(a.work, a.seed + 100, a.detector_shards, a.per_shard, a.out, a.shared)
+    if a.step == "all":
+        # the crop net trained on with them (and the first crops), then calibrated again
+        train_crops(a.crop_minutes, a.work, a.out, a.threads, resume=True, peak_lr=a.crop_lr)
+        calibrate(a.work, a.out, a.val_scenes, a.shared, input_long_side=a.input_long_side)
     return 0
 
 
