@@ -246,14 +246,16 @@ def _drop_duplicates(detections: list[Detection]) -> list[Detection]:
     from vision.evaluate import quad_iou
     centres = np.array([d.center() for d in detections])
     sizes = np.array([np.sqrt(abs(cv2.contourArea(np.float32(d.quad)))) for d in detections])
+    # which pairs lie close enough to be one card, all at once (with 45 cards the pairs are many)
+    gap = np.hypot(*(centres[:, None, :] - centres[None, :, :]).transpose(2, 0, 1))
+    close = gap < 0.8 * np.maximum(sizes[:, None], sizes[None, :])
     keep = [True] * len(detections)
     order = sorted(range(len(detections)), key=lambda i: -detections[i].confidence)
     for a_pos, i in enumerate(order):
         if not keep[i]:
             continue
         for j in order[a_pos + 1:]:
-            if keep[j] and np.linalg.norm(centres[i] - centres[j]) < 0.8 * max(sizes[i], sizes[j]) \
-                    and quad_iou(detections[i].quad, detections[j].quad) > 0.3:
+            if keep[j] and close[i, j] and quad_iou(detections[i].quad, detections[j].quad) > 0.3:
                 keep[j] = False
     return [d for d, k in zip(detections, keep) if k]
 
