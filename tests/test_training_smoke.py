@@ -80,3 +80,17 @@ def test_training_loops_run_on_tiny_shards_and_export(tmp_path):
     assert (tmp_path / "mask.pt").is_file() and (tmp_path / "crops.pt").is_file()
     for name in ("cardmask.onnx", "cardface.onnx"):
         ort.InferenceSession(str(out / name))
+
+
+def test_one_command_runs_every_step_in_order(tmp_path, monkeypatch):
+    # the detector crops come from nets that are trained and calibrated, and are trained on after
+    import models.train as train
+    calls = []
+    for name in ("write_shards", "train_mask", "train_crops", "calibrate", "write_detector_crops"):
+        monkeypatch.setattr(train, name, lambda *a, _name=name, **k: calls.append(_name))
+    assert train.main(["--work", str(tmp_path / "work"), "--out", str(tmp_path / "out")]) == 0
+    assert calls == ["write_shards", "train_mask", "train_crops", "calibrate", "write_detector_crops",
+                     "train_crops", "calibrate"]
+    calls.clear()
+    assert train.main(["--step", "detector-crops", "--work", str(tmp_path / "work"), "--out", str(tmp_path / "out")]) == 0
+    assert calls == ["write_detector_crops"]
