@@ -101,8 +101,9 @@ def write_detector_crops(work: Path, seed: int, shards: int, per_shard: int, mod
     matching it to the scene's cards (models.data.label_candidate). A crop net taught only on
     labelled quads calls the finder's slightly-off quads of real cards "not a card"; these crops
     teach it the quads it will be given. ``split_merged``: the pieces of merged blobs too
-    (vision.quads.split_candidates), which the crop net must learn to accept or reject. Files ``crops/crops-{seed}-det{n}.npz`` (the crop trainer
-    reads them with the others; seed 999 is validation)."""
+    (vision.quads.split_candidates), which the crop net must learn to accept or reject. Files
+    ``crops/crops-{seed}-det{n}.npz`` (the crop trainer reads them with the others; seed 999 is
+    validation)."""
     from datasets.scenes import render_scene
     from datasets.shared import shared_dir
     from datasets.splits import check_training_seed
@@ -128,6 +129,9 @@ def write_detector_crops(work: Path, seed: int, shards: int, per_shard: int, mod
                 crops.append(warp_card(image, quad, CROP_WIDTH, CROP_HEIGHT))
                 cls.append(c)
                 orient.append(o)
+        if not crops:  # possible with a handful of scenes: nothing to write
+            log(f"detector crops {seed}-{s}: no candidate quads in {per_shard} scenes")
+            continue
         _save(work / "crops" / f"crops-{seed}-det{s:04d}.npz", x=np.stack(crops), y=np.array(cls),
               o=np.array(orient))
         log(f"detector crops {seed}-{s}: {per_shard} scenes, {len(crops)} crops "

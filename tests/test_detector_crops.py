@@ -91,3 +91,11 @@ def test_detector_crop_shards_hold_labelled_crops_of_the_detectors_quads(tmp_pat
     assert len(d["x"]) == len(d["y"]) == len(d["o"]) > 0
     assert set(d["y"].tolist()) <= set(range(len(CLASSES))) and set(d["o"].tolist()) <= {0, 1}
     assert (d["y"] != CLASS_INDEX[NONE]).any()  # cards were found and taught as faces
+
+
+def test_a_shard_with_no_candidate_quads_is_not_written(tmp_path, shared, monkeypatch):
+    from models.train import write_detector_crops
+    from vision.detector import MODELS_DIR
+    monkeypatch.setattr(CardDetector, "candidate_quads", lambda self, frame: [])
+    write_detector_crops(tmp_path, seed=7, shards=1, per_shard=1, models=MODELS_DIR, shared=shared)
+    assert list((tmp_path / "crops").glob("*.npz")) == []

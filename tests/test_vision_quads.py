@@ -7,7 +7,8 @@ from models.data import mask_targets
 from models.labels import MASK_STRIDE, SHRINK
 from vision.evaluate import quad_iou
 from vision.geometry import quad_area
-from vision.quads import CARD_SHAPED, MapGeometry, QuadFinder, order_clockwise_portrait, side_ratio, split_candidates
+from vision.quads import (CARD_SHAPED, MapGeometry, QuadFinder, order_clockwise_portrait, pieces_by_quad,
+                          side_ratio, split_candidates)
 
 
 def card_quad(cx, cy, angle_deg, h=200.0):
@@ -108,3 +109,13 @@ def test_a_card_shaped_quad_far_larger_than_the_frames_cards_is_cut():
     assert all(max(quad_iou(p, h) for p in pieces) > 0.99 for h in halves)
     # on its own (no other card to compare with) it is taken for one card
     assert split_candidates([pair]) == []
+
+
+def test_a_quad_is_cut_into_at_most_six_pieces():
+    cards, row = _row_of_cards(6, 0)
+    sixths = pieces_by_quad([row], most=6)[0]
+    assert all(max(quad_iou(p, c) for p in sixths) > 0.98 for c in cards)
+    assert all(max(quad_iou(p, c) for p in pieces_by_quad([row])[0]) < 0.9 for c in cards)  # up to 4 by default
+    with pytest.raises(ValueError, match="2 to 6 pieces, not 7"):
+        pieces_by_quad([row], most=7)
+    assert pieces_by_quad([card_quad(300, 200, 20), row])[0] == []  # one list per quad, in order
