@@ -140,3 +140,52 @@ def test_boxes_touching_all_at_once_agrees_with_one_pair_at_a_time():
     expected = np.array([[not _boxes_apart(x, y) for y in b] for x in a])
     assert (_touching(a, b) == expected).all()
     assert expected.any() and not expected.all()  # both kinds of pair are in the sample
+
+
+def test_edges_found_only_around_the_given_quads_match_the_whole_frames_there():
+    frame, quads = scene(patterned_table())
+    proposer = QuadProposer()
+    whole = proposer.edge_map(frame)
+    near = proposer.edge_map(frame, near=quads[:2])
+    s = proposer.scale
+    inside = np.zeros(whole.thin.shape, bool)
+    for q in quads[:2]:
+        x0, y0 = np.floor(q.min(axis=0) / s).astype(int)
+        x1, y1 = np.ceil(q.max(axis=0) / s).astype(int)
+        inside[y0:y1, x0:x1] = True  # the cards themselves: well inside their regions
+    assert near.thin[inside].any()
+    # the same edges on and around the two cards (Canny's hysteresis may differ only at a region's border)
+    same = (near.thin[inside] == whole.thin[inside]).mean()
+    assert same > 0.995
+    # and none far from them: the other four cards' edges are not looked for
+    for q in quads[2:]:
+        c = (q.mean(axis=0) / s).astype(int)
+        assert whole.thin[c[1] - 20:c[1] + 20, c[0] - 20:c[0] + 20].any()
+        assert not near.thin[c[1] - 20:c[1] + 20, c[0] - 20:c[0] + 20].any()
+    # the snapping and the proposals work the same on it
+    truth = quads[0]
+    centre = truth.mean(axis=0)
+    off = centre + (truth - centre) * 0.96 + [6, -5]
+    assert quad_iou(snap_to_edges(off, near), truth) > 0.9
+    assert found(proposer.propose(frame, near, near=quads[:2]), quads[1])
+
+
+def test_edges_near_no_quad_are_none():
+    frame, _ = scene(table())
+    assert not QuadProposer().edge_map(frame, near=[]).thin.any()
+
+
+def test_overlapping_regions_are_merged_until_none_overlaps():
+    from vision.proposals import _merged_boxes
+    rng = np.random.default_rng(3)
+    lo = rng.integers(0, 300, (30, 2))
+    boxes = np.concatenate([lo, lo + rng.integers(5, 60, (30, 2))], axis=1)
+    merged = _merged_boxes(boxes)
+    for i, a in enumerate(merged):
+        for b in merged[i + 1:]:
+            assert not (a[0] < b[2] and b[0] < a[2] and a[1] < b[3] and b[1] < a[3]), (a, b)
+    # every box lies whole in one merged box; boxes that only touch stay apart
+    for x0, y0, x1, y1 in boxes:
+        assert any(m[0] <= x0 and m[1] <= y0 and x1 <= m[2] and y1 <= m[3] for m in merged)
+    assert len(merged) < len(boxes)
+    assert _merged_boxes(np.array([[0, 0, 10, 10], [10, 0, 20, 10]])) == [(0, 0, 10, 10), (10, 0, 20, 10)]

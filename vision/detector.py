@@ -193,7 +193,7 @@ class CardDetector:
         quads = self.finder.find(interior, geometry)
         t2 = time.perf_counter()
         if self.proposer is not None:
-            edge_map = self.proposer.edge_map(frame)
+            edge_map = self.proposer.edge_map(frame, near=quads)
             # proposals only where the mask net found something: new cards from proposals alone gave
             # confident wrong answers on validation (see vision.proposals.combine_quads)
             quads = combine_quads(quads, self.proposer.propose(frame, edge_map, near=quads), edge_map)

@@ -63,8 +63,17 @@ class QuadProposer:
     aspect_low: float = CARD_ASPECT * 0.68  # a card tilted ~45 degrees away, foreshortened
     aspect_high: float = CARD_ASPECT / 0.68
     min_fill: float = 0.85  # outline area / quad area: a card's outline fills its quad
+    # edge_map(near=...): the edges are found this far around each quad (its longer side's share,
+    # plus pixels at the map's scale); snapping reaches 12% of the short side, a blob's quad can be
+    # off by more, and Canny needs a few pixels of context at a region's border
+    near_margin: float = 0.3
+    near_pad: float = 8.0
 
-    def edge_map(self, frame: np.ndarray) -> EdgeMap:
+    def edge_map(self, frame: np.ndarray, near: list[np.ndarray] | None = None) -> EdgeMap:
+        """The frame's edges; with ``near``, only around those quads (each one's box grown by
+        ``near_margin`` of its longer side), zero elsewhere: every use of the map (proposals that
+        touch a mask quad, snapping and scoring mask quads) looks there only, and Canny and the
+        outline tracing cost what they cover."""
         small = cv2.resize(frame, (frame.shape[1] // self.scale, frame.shape[0] // self.scale),
                            interpolation=cv2.INTER_AREA)
         small = cv2.GaussianBlur(small, (5, 5), 0)
@@ -78,8 +87,26 @@ class QuadProposer:
             small = cv2.convertScaleAbs(small, alpha=alpha, beta=-lo * alpha)
         # Canny on the colour image takes the strongest gradient of the three channels: a card can
         # differ from the table in colour only
-        edges = cv2.Canny(small, self.canny_low, self.canny_high)
+        if near is None:
+            edges = cv2.Canny(small, self.canny_low, self.canny_high)
+        else:
+            edges = np.zeros(small.shape[:2], np.uint8)
+            for x0, y0, x1, y1 in _merged_boxes(self._regions(near, small.shape[:2])):
+                edges[y0:y1, x0:x1] = cv2.Canny(small[y0:y1, x0:x1], self.canny_low, self.canny_high)
         return EdgeMap(cv2.dilate(edges, np.ones((3, 3), np.uint8)), self.scale, thin=edges)
+
+    def _regions(self, quads: list[np.ndarray], shape: tuple[int, int]) -> np.ndarray:
+        """(x0, y0, x1, y1) at the map's scale around each quad, clipped to the map (K x 4)."""
+        if not quads:
+            return np.zeros((0, 4), np.int64)
+        q = (np.asarray(quads, np.float64).reshape(-1, 4, 2) + 0.5) / self.scale - 0.5
+        lo, hi = q.min(axis=1), q.max(axis=1)
+        margin = (self.near_margin * (hi - lo).max(axis=1) + self.near_pad)[:, None]
+        h, w = shape
+        lo = np.clip(np.floor(lo - margin), 0, [w, h]).astype(np.int64)
+        hi = np.clip(np.ceil(hi + margin), 0, [w, h]).astype(np.int64)
+        keep = (hi > lo + 2).all(axis=1)
+        return np.concatenate([lo, hi], axis=1)[keep]
 
     def propose(self, frame: np.ndarray, edge_map: EdgeMap | None = None,
                 near: list[np.ndarray] | None = None) -> list[np.ndarray]:
@@ -240,6 +267,25 @@ def _distinct(quads: list[np.ndarray], edge_map: EdgeMap, same_iou: float = 0.7)
     return kept
 
 
+def _merged_boxes(boxes: np.ndarray) -> list[tuple[int, int, int, int]]:
+    """Boxes (x0, y0, x1, y1) merged until none overlaps another: each pixel's edges are found once."""
+    merged = [tuple(int(v) for v in b) for b in boxes]
+    changed = True
+    while changed and len(merged) > 1:
+        changed = False
+        out: list[tuple[int, int, int, int]] = []
+        for b in merged:
+            for k, m in enumerate(out):
+                if b[0] < m[2] and m[0] < b[2] and b[1] < m[3] and m[1] < b[3]:
+                    out[k] = (min(b[0], m[0]), min(b[1], m[1]), max(b[2], m[2]), max(b[3], m[3]))
+                    changed = True
+                    break
+            else:
+                out.append(b)
+        merged = out
+    return merged
+
+
 def _touching(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """For boxes (x, y, w, h) ``a`` (N x 4) and ``b`` (M x 4): N x M, whether each pair touches
     (``not _boxes_apart``)."""
@@ -284,6 +330,7 @@ def snap_to_edges(quad: np.ndarray, edge_map: EdgeMap, band: float = 0.12, min_s
 
 
 _SNAP_ANGLES = np.deg2rad(np.arange(-4, 4.5, 1.0))
+_SNAP_COS, _SNAP_SIN = np.cos(_SNAP_ANGLES), np.sin(_SNAP_ANGLES)
 _SNAP_SIN_MAX = float(np.sin(_SNAP_ANGLES.max()))
 
 
@@ -303,34 +350,35 @@ def _snap_sides(pts: np.ndarray, q: np.ndarray, reach: float, min_share: float) 
     across0 = pts @ normal.T - (mid * normal).sum(axis=1)
     # only the edge points along the middle of a side and within reach of it (any of the angles)
     near = (np.abs(along) < 0.38 * length) & (np.abs(across0) < reach + 0.4 * length * _SNAP_SIN_MAX)
+    angles = len(_SNAP_ANGLES)
     bins = int(2 * reach) + 2
-    angle_offsets = np.arange(len(_SNAP_ANGLES)) * bins
+    # each side's outward normal turned by each angle (4 x 2 x angles)
+    normals = np.stack([_SNAP_COS * normal[:, :1] - _SNAP_SIN * normal[:, 1:],
+                        _SNAP_SIN * normal[:, :1] + _SNAP_COS * normal[:, 1:]], axis=1)
+    # the (side, point) pairs near a side, all four sides in one go (numpy's cost per call, not the
+    # few hundred points, is what a side at a time paid for)
+    side, point = np.nonzero(near.T)
+    rel = pts[point] - mid[side]
+    across_all = rel[:, :1] * normals[side, 0] + rel[:, 1:] * normals[side, 1]  # pairs x angles
+    inband = np.abs(across_all) < reach
+    # one histogram of the distance across the side per side and angle, all in one bincount
+    index = np.floor(across_all + reach).astype(np.int64) + (side[:, None] * angles + np.arange(angles)) * bins
+    counts = np.bincount(index[inband], minlength=4 * angles * bins).reshape(4, angles, bins)
+    counts = counts[:, :, :-1] + counts[:, :, 1:]  # 2-pixel bins, overlapping
+    strongest = counts.max(axis=2)
+    # an edge along a side: about one hit per pixel of side (a thin edge, 2-pixel bins)
+    need = min_share * 0.76 * length
+    enough = near.sum(axis=0) >= 4
     lines = []
     for i in range(4):
-        if near[:, i].sum() < 4:
+        if not enough[i] or strongest[i].max() < need[i]:
             lines.append((a[i], u[i]))
             continue
-        rel = pts[near[:, i]] - mid[i]
-        n0 = normal[i]
-        normals = np.stack([np.cos(_SNAP_ANGLES) * n0[0] - np.sin(_SNAP_ANGLES) * n0[1],
-                            np.sin(_SNAP_ANGLES) * n0[0] + np.cos(_SNAP_ANGLES) * n0[1]])  # 2 x K
-        across_all = rel @ normals  # n x K
-        # an edge along a side: about one hit per pixel of side (a thin edge, 2-pixel bins)
-        need = min_share * 0.76 * length[i]
-        inband = np.abs(across_all) < reach
-        # one histogram of the distance across the side per angle, all in one bincount
-        index = np.floor(across_all + reach).astype(np.int64) + angle_offsets
-        counts = np.bincount(index[inband], minlength=len(_SNAP_ANGLES) * bins).reshape(len(_SNAP_ANGLES), bins)
-        counts = counts[:, :-1] + counts[:, 1:]  # 2-pixel bins, overlapping
-        strongest = counts.max(axis=1)
-        if strongest.max() < need:
-            lines.append((a[i], u[i]))
-            continue
-        k_angle = int(np.argmax(strongest))  # the angle whose best line is the sharpest
-        row = counts[k_angle]
+        k_angle = int(np.argmax(strongest[i]))  # the angle whose best line is the sharpest
+        row = counts[i, k_angle]
         # on it, the outermost line nearly as strong as the strongest: the card's outline, not the
         # inner edge of its frame or a straight line of its art
-        k = int(np.nonzero(row >= max(need, 0.6 * row.max()))[0].max())
-        n = normals[:, k_angle]
+        k = int(np.nonzero(row >= max(need[i], 0.6 * row.max()))[0].max())
+        n = normals[i, :, k_angle]
         lines.append((mid[i] + n * (k + 1 - reach), np.array([n[1], -n[0]])))
     return lines
