@@ -40,17 +40,23 @@ class EdgeMap:
     def support(self, quad: np.ndarray, samples_per_side: int = 16) -> float:
         """The share of points along the quad's sides (corners left out: cards are rounded there)
         that lie on an edge."""
-        q = (np.asarray(quad, np.float64).reshape(4, 2) + 0.5) / self.scale - 0.5
+        return float(self.supports([quad], samples_per_side)[0])
+
+    def supports(self, quads: list[np.ndarray], samples_per_side: int = 16) -> np.ndarray:
+        """``support`` of each quad, all at once (a frame has dozens to score)."""
+        if len(quads) == 0:
+            return np.zeros(0)
+        q = (np.asarray(quads, np.float64).reshape(-1, 4, 2) + 0.5) / self.scale - 0.5
         t = _SIDE_SAMPLES if samples_per_side == len(_SIDE_SAMPLES) else np.linspace(0.12, 0.88, samples_per_side)
-        pts = (q[:, None, :] + t[None, :, None] * (q[NEXT_CORNER] - q)[:, None, :]).reshape(-1, 2)
+        # quads x sides x samples points, then quads x all their points
+        pts = q[:, :, None, :] + t[None, None, :, None] * (q[:, NEXT_CORNER] - q)[:, :, None, :]
+        pts = pts.reshape(len(q), -1, 2)
         h, w = self.edges.shape
-        xi = np.rint(pts[:, 0]).astype(int)
-        yi = np.rint(pts[:, 1]).astype(int)
+        xi = np.rint(pts[..., 0]).astype(np.int64)
+        yi = np.rint(pts[..., 1]).astype(np.int64)
         inside = (xi >= 0) & (xi < w) & (yi >= 0) & (yi < h)
-        if not inside.any():
-            return 0.0
-        on = self.edges[yi[inside], xi[inside]] > 0
-        return float(on.sum()) / len(pts)
+        on = np.where(inside, self.edges[np.where(inside, yi, 0), np.where(inside, xi, 0)] > 0, False)
+        return on.sum(axis=1) / pts.shape[1]
 
 
 @dataclass(frozen=True)
@@ -194,21 +200,24 @@ def combine_quads(mask_quads: list[np.ndarray], proposals: list[np.ndarray], edg
     from vision.evaluate import quad_iou
     scored = []
     proposal_boxes = [cv2.boundingRect(np.float32(p)) for p in proposals]
-    for q in mask_quads:
-        q = np.asarray(q, np.float64)
+    mask_supports = edge_map.supports(mask_quads).tolist()
+    snapped: dict[int, np.ndarray] = {}
+    for i, (q, support) in enumerate(zip(mask_quads, mask_supports)):
         box = cv2.boundingRect(np.float32(q))
-        support = edge_map.support(q)
         # no need to snap a quad already on its outline, or one a proposal fits better
-        if support >= 0.85 or any(not _boxes_apart(box, pb) and quad_iou(p, q) >= 0.7
-                                  for p, pb in zip(proposals, proposal_boxes)):
+        if not (support >= 0.85 or any(not _boxes_apart(box, pb) and quad_iou(p, q) >= 0.7
+                                       for p, pb in zip(proposals, proposal_boxes))):
+            snapped[i] = order_clockwise_portrait(snap_to_edges(np.asarray(q, np.float64), edge_map))
+    snapped_supports = dict(zip(snapped, edge_map.supports(list(snapped.values())).tolist()))
+    for i, (q, support) in enumerate(zip(mask_quads, mask_supports)):
+        q = np.asarray(q, np.float64)
+        if i in snapped:
+            scored.append(max((support, "mask", q), (snapped_supports[i], "mask", snapped[i]), key=lambda t: t[0]))
+        else:
             scored.append((support, "mask", q))
-            continue
-        snapped = order_clockwise_portrait(snap_to_edges(q, edge_map))
-        scored.append(max((support, "mask", q), (edge_map.support(snapped), "mask", snapped),
-                          key=lambda t: t[0]))
     mask_areas = [abs(cv2.contourArea(np.float32(q))) for q in mask_quads]
     mask_boxes = [cv2.boundingRect(np.float32(q)) for q in mask_quads]
-    for q in proposals:
+    for q, q_support in zip(proposals, edge_map.supports(proposals).tolist()):
         box = cv2.boundingRect(np.float32(q))
         near = [(m, ma, quad_iou(q, m)) for m, ma, mb in zip(mask_quads, mask_areas, mask_boxes)
                 if not _boxes_apart(box, mb)]
@@ -220,7 +229,7 @@ def combine_quads(mask_quads: list[np.ndarray], proposals: list[np.ndarray], edg
         area = abs(cv2.contourArea(np.float32(q)))
         if any(1.08 * area <= ma <= 1.6 * area and iou >= 0.6 for _, ma, iou in near):
             continue
-        scored.append((edge_map.support(q), "new" if is_new else "proposal", q))
+        scored.append((q_support, "new" if is_new else "proposal", q))
     # best-supported first (a tenth apart counts as equal); on a tie the larger: the card's outline,
     # not the inner edge of its frame
     scored.sort(key=lambda t: (-round(t[0] * 10), -abs(cv2.contourArea(t[2].astype(np.float32)))))
@@ -255,7 +264,9 @@ def _distinct(quads: list[np.ndarray], edge_map: EdgeMap, same_iou: float = 0.7)
     from vision.evaluate import quad_iou
     # (supports a tenth apart count as equal: then the larger, the card's outline rather than the
     # inner edge of its frame)
-    quads = sorted(quads, key=lambda q: (-round(edge_map.support(q) * 10), -abs(cv2.contourArea(q.astype(np.float32)))))
+    supports = edge_map.supports(quads).tolist()
+    order = sorted(range(len(quads)), key=lambda i: (-round(supports[i] * 10), -abs(cv2.contourArea(quads[i].astype(np.float32)))))
+    quads = [quads[i] for i in order]
     kept: list[np.ndarray] = []
     boxes = []
     for q in quads:
