@@ -199,14 +199,15 @@ def combine_quads(mask_quads: list[np.ndarray], proposals: list[np.ndarray], edg
     its sides on edges, and the crop classifier's ``none`` has to reject the ones that are not cards."""
     from vision.evaluate import quad_iou
     scored = []
-    proposal_boxes = [cv2.boundingRect(np.float32(p)) for p in proposals]
+    mask_boxes = _bounding_boxes(mask_quads)
+    # which mask quads' and proposals' boxes touch, all pairs at once (only those can overlap)
+    mask_near_proposal = _touching(mask_boxes, _bounding_boxes(proposals))
     mask_supports = edge_map.supports(mask_quads).tolist()
     snapped: dict[int, np.ndarray] = {}
     for i, (q, support) in enumerate(zip(mask_quads, mask_supports)):
-        box = cv2.boundingRect(np.float32(q))
         # no need to snap a quad already on its outline, or one a proposal fits better
-        if not (support >= 0.85 or any(not _boxes_apart(box, pb) and quad_iou(p, q) >= 0.7
-                                       for p, pb in zip(proposals, proposal_boxes))):
+        if not (support >= 0.85 or any(quad_iou(proposals[j], q) >= 0.7
+                                       for j in np.flatnonzero(mask_near_proposal[i]))):
             snapped[i] = order_clockwise_portrait(snap_to_edges(np.asarray(q, np.float64), edge_map))
     snapped_supports = dict(zip(snapped, edge_map.supports(list(snapped.values())).tolist()))
     for i, (q, support) in enumerate(zip(mask_quads, mask_supports)):
@@ -216,11 +217,9 @@ def combine_quads(mask_quads: list[np.ndarray], proposals: list[np.ndarray], edg
         else:
             scored.append((support, "mask", q))
     mask_areas = [abs(cv2.contourArea(np.float32(q))) for q in mask_quads]
-    mask_boxes = [cv2.boundingRect(np.float32(q)) for q in mask_quads]
-    for q, q_support in zip(proposals, edge_map.supports(proposals).tolist()):
-        box = cv2.boundingRect(np.float32(q))
-        near = [(m, ma, quad_iou(q, m)) for m, ma, mb in zip(mask_quads, mask_areas, mask_boxes)
-                if not _boxes_apart(box, mb)]
+    for j, (q, q_support) in enumerate(zip(proposals, edge_map.supports(proposals).tolist())):
+        near = [(mask_quads[i], mask_areas[i], quad_iou(q, mask_quads[i]))
+                for i in np.flatnonzero(mask_near_proposal[:, j])]
         is_new = all(iou < 0.3 for _, _, iou in near)
         if is_new and not new_cards:
             continue
@@ -233,19 +232,12 @@ def combine_quads(mask_quads: list[np.ndarray], proposals: list[np.ndarray], edg
     # best-supported first (a tenth apart counts as equal); on a tie the larger: the card's outline,
     # not the inner edge of its frame
     scored.sort(key=lambda t: (-round(t[0] * 10), -abs(cv2.contourArea(t[2].astype(np.float32)))))
-    kept: list[tuple[float, str, np.ndarray]] = []
+    scored_boxes = _bounding_boxes([q for _, _, q in scored])
+    touching = _touching(scored_boxes, scored_boxes).tolist()  # lists: read one pair at a time
+    kept: list[int] = []
     new = 0
-    boxes = []
-    for support, kind, q in scored:
-        box = cv2.boundingRect(q.astype(np.float32))
-        clash = False
-        for (_, _, k), kb in zip(kept, boxes):
-            if _boxes_apart(box, kb):
-                continue
-            if quad_iou(q, k) >= same_card_iou:
-                clash = True
-                break
-        if clash:
+    for j, (support, kind, q) in enumerate(scored):
+        if any(touching[j][k] and quad_iou(q, scored[k][2]) >= same_card_iou for k in kept):
             continue
         if kind != "mask" and support < min_support:
             continue
@@ -253,9 +245,8 @@ def combine_quads(mask_quads: list[np.ndarray], proposals: list[np.ndarray], edg
             if new >= max_new:
                 continue
             new += 1
-        kept.append((support, kind, q))
-        boxes.append(box)
-    return [q for _, _, q in kept]
+        kept.append(j)
+    return [scored[k][2] for k in kept]
 
 
 def _distinct(quads: list[np.ndarray], edge_map: EdgeMap, same_iou: float = 0.7) -> list[np.ndarray]:
@@ -295,6 +286,11 @@ def _merged_boxes(boxes: np.ndarray) -> list[tuple[int, int, int, int]]:
                 out.append(b)
         merged = out
     return merged
+
+
+def _bounding_boxes(quads: list[np.ndarray]) -> np.ndarray:
+    """cv2.boundingRect (x, y, w, h) of each quad (N x 4)."""
+    return np.array([cv2.boundingRect(np.float32(q)) for q in quads], np.int64).reshape(-1, 4)
 
 
 def _touching(a: np.ndarray, b: np.ndarray) -> np.ndarray:
@@ -376,20 +372,19 @@ def _snap_sides(pts: np.ndarray, q: np.ndarray, reach: float, min_share: float) 
     index = np.floor(across_all + reach).astype(np.int64) + (side[:, None] * angles + np.arange(angles)) * bins
     counts = np.bincount(index[inband], minlength=4 * angles * bins).reshape(4, angles, bins)
     counts = counts[:, :, :-1] + counts[:, :, 1:]  # 2-pixel bins, overlapping
-    strongest = counts.max(axis=2)
+    # per side, the angle whose best line is the sharpest
+    k_angle = counts.max(axis=2).argmax(axis=1)
+    rows = counts[np.arange(4), k_angle]
+    strongest = rows.max(axis=1)
     # an edge along a side: about one hit per pixel of side (a thin edge, 2-pixel bins)
     need = min_share * 0.76 * length
-    enough = near.sum(axis=0) >= 4
-    lines = []
-    for i in range(4):
-        if not enough[i] or strongest[i].max() < need[i]:
-            lines.append((a[i], u[i]))
-            continue
-        k_angle = int(np.argmax(strongest[i]))  # the angle whose best line is the sharpest
-        row = counts[i, k_angle]
-        # on it, the outermost line nearly as strong as the strongest: the card's outline, not the
-        # inner edge of its frame or a straight line of its art
-        k = int(np.nonzero(row >= max(need[i], 0.6 * row.max()))[0].max())
-        n = normals[i, :, k_angle]
-        lines.append((mid[i] + n * (k + 1 - reach), np.array([n[1], -n[0]])))
-    return lines
+    found = (near.sum(axis=0) >= 4) & (strongest >= need)
+    # on it, the outermost line nearly as strong as the strongest: the card's outline, not the
+    # inner edge of its frame or a straight line of its art
+    strong = rows >= np.maximum(need, 0.6 * strongest)[:, None]
+    k = rows.shape[1] - 1 - strong[:, ::-1].argmax(axis=1)
+    n = normals[np.arange(4), :, k_angle]
+    points = mid + n * (k + 1 - reach)[:, None]
+    directions = np.stack([n[:, 1], -n[:, 0]], axis=1)
+    # a side with no such edge stays where it is
+    return [(points[i], directions[i]) if found[i] else (a[i], u[i]) for i in range(4)]
