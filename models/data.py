@@ -105,6 +105,24 @@ def photometric(rng: np.random.Generator, img: np.ndarray) -> np.ndarray:
     return out
 
 
+# how far art_style_shift turns hues (OpenCV's 0..179 scale: 8 is 16 degrees; a red ribbon stays red,
+# far from a blue one) and scales saturation
+STYLE_HUE_SHIFT = 8
+STYLE_SATURATION = (0.6, 1.3)
+
+
+def art_style_shift(rng: np.random.Generator, img: np.ndarray) -> np.ndarray:
+    """The same card in another print's colours: hue turned a little, saturation and the mid-tones'
+    brightness (gamma) changed. Art sets differ this way (a scan of printed cards against drawings),
+    and the art held out of training is one such set."""
+    hsv = cv2.cvtColor(img, cv2.COLOR_BGR2HSV)
+    hue = (hsv[..., 0].astype(np.int16) + int(rng.integers(-STYLE_HUE_SHIFT, STYLE_HUE_SHIFT + 1))) % 180
+    saturation = np.clip(hsv[..., 1].astype(np.float32) * rng.uniform(*STYLE_SATURATION), 0, 255)
+    value = 255.0 * (hsv[..., 2].astype(np.float32) / 255.0) ** rng.uniform(0.75, 1.33)
+    hsv = np.stack([hue.astype(np.uint8), saturation.astype(np.uint8), np.clip(value, 0, 255).astype(np.uint8)], axis=2)
+    return cv2.cvtColor(hsv, cv2.COLOR_HSV2BGR)
+
+
 def crop_label(label) -> tuple[int, int]:
     """(class index, orientation 0/1) from one datasets.crops label (a dict or a face string)."""
     if isinstance(label, str):
@@ -115,15 +133,20 @@ def crop_label(label) -> tuple[int, int]:
     return CLASS_INDEX[face], upside_down
 
 
-def crop_batch(rng: np.random.Generator, crops: np.ndarray, labels) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def crop_batch(rng: np.random.Generator, crops: np.ndarray, labels,
+               style_shift: float = 0.0) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Crops (N,3,96,64 uint8), class indices, orientation labels (-1 where it means nothing),
-    with random 180-degree turns and camera-like changes."""
+    with random 180-degree turns and camera-like changes; a ``style_shift`` share of them also in
+    other colours (art_style_shift)."""
     xs, ys, os_ = [], [], []
     for crop, label in zip(crops, labels):
         cls, turned = crop_label(label)
         if rng.random() < 0.5:
             crop, turned = crop[::-1, ::-1], 1 - turned
-        crop = photometric(rng, np.ascontiguousarray(crop))
+        crop = np.ascontiguousarray(crop)
+        if style_shift and rng.random() < style_shift:
+            crop = art_style_shift(rng, crop)
+        crop = photometric(rng, crop)
         xs.append(crop.transpose(2, 0, 1))
         ys.append(cls)
         os_.append(turned if cls < CLASS_INDEX["back"] else -1)

@@ -267,7 +267,7 @@ def export_mask(model, out: Path) -> None:
 # ---------------------------------------------------------------- crop net
 
 def train_crops(minutes: float, work: Path, out: Path, threads: int, batch: int = 96, resume: bool = True,
-                peak_lr: float = 3e-3) -> None:
+                peak_lr: float = 3e-3, style_shift: float = 0.5) -> None:
     import torch
     from torch import nn
     from models.data import crop_batch
@@ -288,7 +288,7 @@ def train_crops(minutes: float, work: Path, out: Path, threads: int, batch: int 
     for (x, y, o), idx, frac in _training_batches(rng, work / "crops", "crops", ("x", "y", "o"), batch,
                                                   start, minutes):
         _cosine_lr(opt, peak_lr, frac)
-        xb, yb, ob = crop_batch(rng, x[idx], [_stored_label(y[j], o[j]) for j in idx])
+        xb, yb, ob = crop_batch(rng, x[idx], [_stored_label(y[j], o[j]) for j in idx], style_shift)
         loss, right = crop_step(model, opt, xb, yb, ob, ce, ce_orient)
         step += 1
         seen += len(idx)
@@ -461,6 +461,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--crop-minutes", type=float, default=30)
     p.add_argument("--mask-lr", type=float, default=3e-3, help="peak learning rate of the mask net (lower to fine-tune)")
     p.add_argument("--crop-lr", type=float, default=3e-3, help="peak learning rate of the crop net (lower to fine-tune)")
+    p.add_argument("--style-shift", type=float, default=0.5,
+                   help="share of training crops shown in other colours (models.data.art_style_shift)")
     p.add_argument("--shards", type=int, default=30, help="training data shards to render (default 30)")
     p.add_argument("--detector-shards", type=int, default=60,
                    help="shards of the detector's own quads to render (default 60)")
@@ -489,7 +491,8 @@ def main(argv: list[str] | None = None) -> int:
     if a.step in ("all", "mask"):
         train_mask(a.mask_minutes, a.work, a.out, a.threads, resume=not a.fresh, peak_lr=a.mask_lr)
     if a.step in ("all", "crops"):
-        train_crops(a.crop_minutes, a.work, a.out, a.threads, resume=not a.fresh, peak_lr=a.crop_lr)
+        train_crops(a.crop_minutes, a.work, a.out, a.threads, resume=not a.fresh, peak_lr=a.crop_lr,
+                    style_shift=a.style_shift)
     if a.step in ("all", "calibrate"):
         calibrate(a.work, a.out, a.val_scenes, a.shared, threshold_only=a.threshold_only,
                   input_long_side=a.input_long_side)
@@ -498,7 +501,8 @@ def main(argv: list[str] | None = None) -> int:
         write_detector_crops(a.work, a.seed + 100, a.detector_shards, a.per_shard, a.out, a.shared)
     if a.step == "all":
         # the crop net trained on with them (and the first crops), then calibrated again
-        train_crops(a.crop_minutes, a.work, a.out, a.threads, resume=True, peak_lr=a.crop_lr)
+        train_crops(a.crop_minutes, a.work, a.out, a.threads, resume=True, peak_lr=a.crop_lr,
+                    style_shift=a.style_shift)
         calibrate(a.work, a.out, a.val_scenes, a.shared, input_long_side=a.input_long_side)
     return 0
 

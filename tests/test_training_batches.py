@@ -25,3 +25,39 @@ def test_no_batches_when_the_budget_is_spent(tmp_path):
     np.savez(tmp_path / "crops-001-0.npz", x=np.zeros(8), y=np.zeros(8))
     assert list(_training_batches(np.random.default_rng(0), tmp_path, "crops", ("x", "y"), 4,
                                   time.time() - 120, 1.0)) == []
+
+
+def _hue(bgr) -> int:
+    import cv2
+    return int(cv2.cvtColor(np.uint8([[bgr]]), cv2.COLOR_BGR2HSV)[0, 0, 0])
+
+
+def test_art_style_shift_changes_the_colours_a_little_and_keeps_a_red_red():
+    import cv2
+    from models.data import STYLE_HUE_SHIFT, art_style_shift
+    crop = np.zeros((96, 64, 3), np.uint8)
+    crop[:, :32] = (40, 30, 200)   # a red ribbon
+    crop[:, 32:] = (190, 80, 20)   # a blue one
+    rng = np.random.default_rng(4)
+    shifted = [art_style_shift(rng, crop) for _ in range(40)]
+    assert all(s.shape == crop.shape and s.dtype == np.uint8 for s in shifted)
+    assert sum(not np.array_equal(s, crop) for s in shifted) >= 38
+    red, blue = _hue(crop[0, 0]), _hue(crop[0, 40])
+    for s in shifted:
+        # OpenCV hue is 0..179 around the circle; a few units of rounding on top of the turn
+        assert min(abs(_hue(s[0, 0]) - red), 180 - abs(_hue(s[0, 0]) - red)) <= STYLE_HUE_SHIFT + 3
+        assert abs(_hue(s[0, 40]) - blue) <= STYLE_HUE_SHIFT + 3
+    turned = {_hue(s[0, 40]) for s in shifted}
+    assert len(turned) > 5  # the hue really turns
+
+
+def test_crop_batches_without_the_style_shift_are_as_before():
+    from models.data import crop_batch
+    crops = np.random.default_rng(0).integers(0, 255, (6, 96, 64, 3), dtype=np.uint8)
+    labels = ["pine-crane", "none", "back", "maple-deer", "iris-chaff", "none"]
+    a = crop_batch(np.random.default_rng(1), crops, labels)
+    b = crop_batch(np.random.default_rng(1), crops, labels, style_shift=0.0)
+    c = crop_batch(np.random.default_rng(1), crops, labels, style_shift=1.0)
+    assert all(np.array_equal(x, y) for x, y in zip(a, b))
+    assert a[0].shape == c[0].shape == (6, 3, 96, 64)
+    assert not np.array_equal(a[0], c[0])
