@@ -72,3 +72,28 @@ def test_the_threshold_is_chosen_on_answers_naming_a_face_or_misreading_a_card()
                   det("maple-deer", shifted(SQUARE, 600), 0.8)]       # a face where there is no card: wrong
     outcomes = threshold_outcomes(score_frame(detections, cards))
     assert sorted(outcomes) == [(0.8, False), (0.97, True), (0.99, False)]
+
+
+def test_a_face_named_in_a_quad_a_little_off_its_card_is_a_right_answer_for_the_threshold():
+    cards = [LabelledCard("pine-crane", SQUARE, True), LabelledCard("iris-bridge", shifted(SQUARE, 200), True),
+             LabelledCard("maple-deer", shifted(SQUARE, 400), True)]
+    detections = [det("pine-crane", shifted(SQUARE, 25), 0.995),       # IoU 0.37 with its card, found by nothing else
+                  det("iris-bridge", shifted(SQUARE, 200), 0.999),
+                  det("iris-bridge", shifted(SQUARE, 225), 0.996),     # a second answer for a card already found
+                  det("plum-warbler", shifted(SQUARE, 425), 0.997),    # on a card of another face
+                  det("back", shifted(SQUARE, 25), 0.998)]            # a back names no card: left out
+    tally = score_frame(detections, cards)
+    s = tally.summary()
+    # the benchmark's counts do not change: none of the four matches a card at IoU 0.5
+    assert s["false_alarms"] == 4 and s["confident_false_alarms_naming_a_face"] == 3
+    assert s["confident_false_alarms_on_their_card"] == 1
+    assert s["detection_recall"] == pytest.approx(1 / 3, abs=1e-4)
+    assert sorted(threshold_outcomes(tally)) == [(0.995, True), (0.996, False), (0.997, False), (0.999, True)]
+
+
+def test_tallies_added_keep_each_false_alarm_with_its_judgement():
+    cards = [LabelledCard("pine-crane", SQUARE, True)]
+    a = score_frame([det("pine-crane", shifted(SQUARE, 25), 0.99)], cards)
+    b = score_frame([det("iris-bridge", shifted(SQUARE, 25), 0.98)], cards)
+    a.add(b)
+    assert threshold_outcomes(a) == [(0.99, True), (0.98, False)]
