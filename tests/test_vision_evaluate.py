@@ -97,3 +97,9 @@ def test_tallies_added_keep_each_false_alarm_with_its_judgement():
     b = score_frame([det("iris-bridge", shifted(SQUARE, 25), 0.98)], cards)
     a.add(b)
     assert threshold_outcomes(a) == [(0.99, True), (0.98, False)]
+
+
+def test_two_loose_quads_on_one_card_are_one_right_answer_and_one_wrong():
+    cards = [LabelledCard("pine-crane", SQUARE, True)]
+    detections = [det("pine-crane", shifted(SQUARE, 25), 0.99), det("pine-crane", shifted(SQUARE, -25), 0.995)]
+    assert sorted(threshold_outcomes(score_frame(detections, cards))) == [(0.99, False), (0.995, True)]

@@ -156,8 +156,16 @@ def score_frame(detections: list[Detection], cards: list[LabelledCard]) -> Tally
             continue
         tally.detections += 1
         tally.false_alarms.append(d)
-        tally.on_its_card.append(d.face != BACK and any(c.face == d.face and quad_iou(d.quad, c.quad) >= LOOSE_IOU
-                                                        for c in unfound))
+    # which false alarms are an unfound card in a quad a little off: the most confident one on each
+    # such card (a second one on the same card would count it twice)
+    tally.on_its_card = [False] * len(tally.false_alarms)
+    for k in sorted(range(len(tally.false_alarms)), key=lambda k: -tally.false_alarms[k].confidence):
+        d = tally.false_alarms[k]
+        card = next((c for c in unfound if d.face != BACK and c.face == d.face
+                     and quad_iou(d.quad, c.quad) >= LOOSE_IOU), None)
+        if card is not None:
+            tally.on_its_card[k] = True
+            unfound.remove(card)
     return tally
 
 
