@@ -480,6 +480,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--threshold-only", action="store_true",
                    help="calibrate: keep temperature and size, choose only the uncertainty threshold again")
     a = p.parse_args(argv)
+    if not 0.0 <= a.style_shift <= 1.0:
+        p.error(f"--style-shift is a share of the crops, from 0 to 1 (got {a.style_shift})")
     try:
         import torch  # noqa: F401 (only to say clearly that it is missing)
     except ImportError:

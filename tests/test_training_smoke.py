@@ -94,3 +94,11 @@ def test_one_command_runs_every_step_in_order(tmp_path, monkeypatch):
     calls.clear()
     assert train.main(["--step", "detector-crops", "--work", str(tmp_path / "work"), "--out", str(tmp_path / "out")]) == 0
     assert calls == ["write_detector_crops"]
+
+
+def test_a_style_shift_outside_0_to_1_is_refused(tmp_path, capsys):
+    import models.train as train
+    with pytest.raises(SystemExit) as stop:
+        train.main(["--step", "crops", "--style-shift", "1.5", "--work", str(tmp_path), "--out", str(tmp_path)])
+    assert stop.value.code == 2
+    assert "--style-shift is a share of the crops, from 0 to 1 (got 1.5)" in capsys.readouterr().err

@@ -189,3 +189,14 @@ def test_overlapping_regions_are_merged_until_none_overlaps():
         assert any(m[0] <= x0 and m[1] <= y0 and x1 <= m[2] and y1 <= m[3] for m in merged)
     assert len(merged) < len(boxes)
     assert _merged_boxes(np.array([[0, 0, 10, 10], [10, 0, 20, 10]])) == [(0, 0, 10, 10), (10, 0, 20, 10)]
+
+
+def test_supports_score_each_quad_on_its_own():
+    frame, quads = scene(table())
+    edges = QuadProposer().edge_map(frame)
+    off = [q + 40.0 for q in quads]  # beside the cards: few of their points on an edge
+    together = edges.supports(quads + off)
+    alone = np.concatenate([edges.supports([q]) for q in quads + off])
+    assert np.array_equal(together, alone)
+    assert (together[:len(quads)] > 0.8).all() and (together[len(quads):] < together[:len(quads)]).all()
+    assert edges.supports([]).shape == (0,)

@@ -161,8 +161,9 @@ def score_frame(detections: list[Detection], cards: list[LabelledCard]) -> Tally
     tally.on_its_card = [False] * len(tally.false_alarms)
     for k in sorted(range(len(tally.false_alarms)), key=lambda k: -tally.false_alarms[k].confidence):
         d = tally.false_alarms[k]
-        card = next((c for c in unfound if d.face != BACK and c.face == d.face
-                     and quad_iou(d.quad, c.quad) >= LOOSE_IOU), None)
+        if d.face == BACK:
+            continue
+        card = next((c for c in unfound if c.face == d.face and quad_iou(d.quad, c.quad) >= LOOSE_IOU), None)
         if card is not None:
             tally.on_its_card[k] = True
             unfound.remove(card)

@@ -7,7 +7,7 @@ colour only), every thin outline near a mask quad traced, and the outlines that 
 quadrilaterals of a card's proportions (54:87, within what a tilted camera does to them) kept, their
 sides re-fitted as lines. Each mask quad is also snapped onto the straight edges next to its sides.
 
-``EdgeMap.support`` scores how well any quad sits on the frame's edges: the share of points along
+``EdgeMap.supports`` scores how well quads sit on the frame's edges: the share of points along
 its sides that lie on an edge. ``combine_quads`` uses it to choose, for each card, between the mask
 quad, its snapped version and the proposals.
 """
@@ -37,13 +37,9 @@ class EdgeMap:
     scale: int
     thin: np.ndarray | None = None  # the same edges undilated (one pixel wide)
 
-    def support(self, quad: np.ndarray, samples_per_side: int = 16) -> float:
-        """The share of points along the quad's sides (corners left out: cards are rounded there)
-        that lie on an edge."""
-        return float(self.supports([quad], samples_per_side)[0])
-
     def supports(self, quads: list[np.ndarray], samples_per_side: int = 16) -> np.ndarray:
-        """``support`` of each quad, all at once (a frame has dozens to score)."""
+        """For each quad, the share of points along its sides (corners left out: cards are rounded
+        there) that lie on an edge; all quads at once (a frame has dozens to score)."""
         if len(quads) == 0:
             return np.zeros(0)
         q = (np.asarray(quads, np.float64).reshape(-1, 4, 2) + 0.5) / self.scale - 0.5

@@ -235,9 +235,9 @@ def pieces_by_quad(quads: list[np.ndarray], most: int = 4, size_band: tuple[floa
     card-shaped quads) larger than ``size_band[1]`` of their median (sqrt of the area; two cards
     side by side, 1.41 times a card's side, can look nearly card-shaped). Each is cut evenly into 2
     to ``most`` (at most 6) pieces across one pair of its sides or the other; the pieces of about a
-    card's shape are kept and, given that median, only those of about its size. These are candidates only: the crop net, taught on such
-    pieces, says which are cards (a piece across two cards is ``none``). One list per quad (empty
-    for a quad taken as one card), in the order of ``quads``."""
+    card's shape are kept and, given that median, only those of about its size. These are candidates
+    only: the crop net, taught on such pieces, says which are cards (a piece across two cards is
+    ``none``). One list per quad (empty for a quad taken as one card), in the order of ``quads``."""
     if not 2 <= most <= _MOST_PIECES:
         raise ValueError(f"a quad is cut into 2 to {_MOST_PIECES} pieces, not {most}")
     cuts = _CUT_PARTS <= most
