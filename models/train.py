@@ -372,7 +372,7 @@ def crop_temperature(model: Path, crops: np.ndarray, labels: np.ndarray) -> tupl
 
 
 def calibrate(work: Path, out: Path, val_scenes: int, shared=None, max_wrong_rate: float = 1 / 3000,
-              threshold_only: bool = False, input_long_side: int = 320) -> dict:
+              threshold_only: bool = False, input_long_side: int = 448) -> dict:
     """Temperature from validation crops; threshold from validation scenes run through the detector.
     ``threshold_only``: keep the temperature and size of models/vision.json and choose only the
     threshold again (after a change to how quads are found: the nets are the same)."""
@@ -475,8 +475,9 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--out", type=Path, default=MODELS)
     p.add_argument("--shared", default=None, help="the shared data folder (default: ../shared)")
     p.add_argument("--fresh", action="store_true", help="do not resume from checkpoints")
-    p.add_argument("--input-long-side", type=int, default=320,
-                   help="calibrate: the long side the frame is scaled to for the mask net (default 320)")
+    p.add_argument("--input-long-side", type=int, default=448,
+                   help="calibrate: the long side the frame is scaled to for the mask net (default 448, "
+                        "as the shipped models)")
     p.add_argument("--threshold-only", action="store_true",
                    help="calibrate: keep temperature and size, choose only the uncertainty threshold again")
     a = p.parse_args(argv)

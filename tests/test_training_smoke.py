@@ -102,3 +102,16 @@ def test_a_style_shift_outside_0_to_1_is_refused(tmp_path, capsys):
         train.main(["--step", "crops", "--style-shift", "1.5", "--work", str(tmp_path), "--out", str(tmp_path)])
     assert stop.value.code == 2
     assert "--style-shift is a share of the crops, from 0 to 1 (got 1.5)" in capsys.readouterr().err
+
+
+def test_calibration_uses_the_shipped_input_size_unless_told(tmp_path, monkeypatch):
+    # retraining with the one command must give settings for the mask net input the models ship with
+    import json
+    import models.train as train
+    from vision.detector import MODELS_DIR
+    sizes = []
+    monkeypatch.setattr(train, "calibrate", lambda *a, **k: sizes.append(k["input_long_side"]))
+    args = ["--step", "calibrate", "--work", str(tmp_path), "--out", str(tmp_path)]
+    assert train.main(args) == 0 and train.main(args + ["--input-long-side", "320"]) == 0
+    shipped = json.loads((MODELS_DIR / "vision.json").read_text())["input_long_side"]
+    assert sizes == [shipped, 320]
