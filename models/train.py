@@ -195,7 +195,9 @@ def _resume(model, opt, ckpt: Path, resume: bool) -> None:
 
 
 def train_mask(minutes: float, work: Path, out: Path, threads: int, batch: int = 16, resume: bool = True,
-               patch: tuple[int, int] = (128, 224), peak_lr: float = 3e-3) -> None:
+               patch: tuple[int, int] = (128, 224), peak_lr: float = 3e-3, rim_weight: float = 0.0) -> None:
+    """``rim_weight``: extra weight of the interior map's loss on each visible card's rim (the card
+    outside its shrunk interior, which is where touching cards must come apart)."""
     import torch
     from torch import nn
     from models.nets import MaskNet, count_parameters
@@ -220,6 +222,8 @@ def train_mask(minutes: float, work: Path, out: Path, threads: int, batch: int =
         xb = torch.from_numpy(x[idx, :, oy:oy + ph, ox:ox + pw].astype(np.float32))
         tb = torch.from_numpy(t[idx, :, oy // 2:(oy + ph) // 2, ox // 2:(ox + pw) // 2].astype(np.float32) / 255.0)
         wb = torch.from_numpy(w[idx, oy // 2:(oy + ph) // 2, ox // 2:(ox + pw) // 2].astype(np.float32))
+        if rim_weight:
+            wb = wb * (1.0 + rim_weight * rim_of_cards(tb))
         logits = model(xb)
         loss_map = bce(logits, tb)
         loss = (loss_map[:, 0] * wb).mean() * 2.0 + loss_map[:, 1].mean()
@@ -237,6 +241,12 @@ def train_mask(minutes: float, work: Path, out: Path, threads: int, batch: int =
             last_save = time.time()
     _checkpoint(torch, model, opt, ckpt, export_mask, out)
     log(f"mask net done after {step} steps")
+
+
+def rim_of_cards(targets):
+    """Where a target map (N x 2 x H x W: interiors, whole visible cards) has a card but not its
+    interior: 1.0 there, else 0.0."""
+    return ((targets[:, 1] > 0.5) & (targets[:, 0] < 0.5)).to(targets.dtype)
 
 
 def export_mask(model, out: Path) -> None:
@@ -460,6 +470,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--mask-minutes", type=float, default=30)
     p.add_argument("--crop-minutes", type=float, default=30)
     p.add_argument("--mask-lr", type=float, default=3e-3, help="peak learning rate of the mask net (lower to fine-tune)")
+    p.add_argument("--mask-rim-weight", type=float, default=0.0,
+                   help="extra loss weight on the cards' rims in the mask net's interior map (default 0)")
     p.add_argument("--crop-lr", type=float, default=3e-3, help="peak learning rate of the crop net (lower to fine-tune)")
     p.add_argument("--style-shift", type=float, default=0.5,
                    help="share of training crops shown in other colours (models.data.art_style_shift)")
@@ -483,6 +495,8 @@ def main(argv: list[str] | None = None) -> int:
     a = p.parse_args(argv)
     if not 0.0 <= a.style_shift <= 1.0:
         p.error(f"--style-shift is a share of the crops, from 0 to 1 (got {a.style_shift})")
+    if a.mask_rim_weight < 0:
+        p.error(f"--mask-rim-weight is an extra weight, 0 or more (got {a.mask_rim_weight})")
     try:
         import torch  # noqa: F401 (only to say clearly that it is missing)
     except ImportError:
@@ -493,7 +507,8 @@ def main(argv: list[str] | None = None) -> int:
     if a.step in ("all", "data"):
         write_shards(a.work, a.seed, a.shards, a.per_shard, a.shared)
     if a.step in ("all", "mask"):
-        train_mask(a.mask_minutes, a.work, a.out, a.threads, resume=not a.fresh, peak_lr=a.mask_lr)
+        train_mask(a.mask_minutes, a.work, a.out, a.threads, resume=not a.fresh, peak_lr=a.mask_lr,
+                   rim_weight=a.mask_rim_weight)
     if a.step in ("all", "crops"):
         train_crops(a.crop_minutes, a.work, a.out, a.threads, resume=not a.fresh, peak_lr=a.crop_lr,
                     style_shift=a.style_shift)

@@ -75,7 +75,7 @@ def test_training_loops_run_on_tiny_shards_and_export(tmp_path):
              o=np.array([lab["orientation"] for _, lab in made]))
     out = tmp_path / "out"
     out.mkdir()
-    train_mask(0.04, tmp_path, out, threads=1, batch=2, patch=(PATCH_H, PATCH_W))
+    train_mask(0.04, tmp_path, out, threads=1, batch=2, patch=(PATCH_H, PATCH_W), rim_weight=2.0)
     train_crops(0.04, tmp_path, out, threads=1, batch=4)
     assert (tmp_path / "mask.pt").is_file() and (tmp_path / "crops.pt").is_file()
     for name in ("cardmask.onnx", "cardface.onnx"):
@@ -115,3 +115,30 @@ def test_calibration_uses_the_shipped_input_size_unless_told(tmp_path, monkeypat
     assert train.main(args) == 0 and train.main(args + ["--input-long-side", "320"]) == 0
     shipped = json.loads((MODELS_DIR / "vision.json").read_text())["input_long_side"]
     assert sizes == [shipped, 320]
+
+
+def test_the_rim_of_the_cards_is_the_card_outside_its_interior():
+    from models.data import mask_targets
+    from models.train import rim_of_cards
+    h = 200.0
+    w = h * 54 / 87
+    quads = [[[100, 50], [100 + w, 50], [100 + w, 50 + h], [100, 50 + h]],  # two cards touching
+             [[100 + w, 50], [100 + 2 * w, 50], [100 + 2 * w, 50 + h], [100 + w, 50 + h]]]
+    targets, _ = mask_targets({"cards": [{"quad": q, "visible": 1.0} for q in quads]}, 1.0, 1.0, 200, 200)
+    rim = rim_of_cards(torch.from_numpy(targets[None])).numpy()[0]
+    assert rim.sum() > 0
+    assert rim[targets[0] >= 0.5].sum() == 0 and rim[targets[1] <= 0.5].sum() == 0
+    # between the two cards' interiors (map stride 2: the cards touch at x = 212 / 2)
+    assert rim[75, int((100 + w) / 2)] == 1.0
+
+
+def test_the_rim_weight_reaches_the_mask_trainer(tmp_path, monkeypatch):
+    import models.train as train
+    seen = []
+    monkeypatch.setattr(train, "train_mask", lambda *a, **k: seen.append(k["rim_weight"]))
+    args = ["--step", "mask", "--work", str(tmp_path), "--out", str(tmp_path)]
+    assert train.main(args) == 0 and train.main(args + ["--mask-rim-weight", "2"]) == 0
+    assert seen == [0.0, 2.0]
+    with pytest.raises(SystemExit):
+        train.main(args + ["--mask-rim-weight", "-1"])
+    assert seen == [0.0, 2.0]
