@@ -128,17 +128,18 @@ def test_the_rim_of_the_cards_is_the_card_outside_its_interior():
     rim = rim_of_cards(torch.from_numpy(targets[None])).numpy()[0]
     assert rim.sum() > 0
     assert rim[targets[0] >= 0.5].sum() == 0 and rim[targets[1] <= 0.5].sum() == 0
-    # between the two cards' interiors (map stride 2: the cards touch at x = 212 / 2)
+    # where the cards touch: x = 224 in the frame, 112 in the map (stride 2)
     assert rim[75, int((100 + w) / 2)] == 1.0
 
 
-def test_the_rim_weight_reaches_the_mask_trainer(tmp_path, monkeypatch):
+def test_the_rim_weight_reaches_the_mask_trainer(tmp_path, monkeypatch, capsys):
     import models.train as train
     seen = []
     monkeypatch.setattr(train, "train_mask", lambda *a, **k: seen.append(k["rim_weight"]))
     args = ["--step", "mask", "--work", str(tmp_path), "--out", str(tmp_path)]
     assert train.main(args) == 0 and train.main(args + ["--mask-rim-weight", "2"]) == 0
     assert seen == [0.0, 2.0]
-    with pytest.raises(SystemExit):
+    with pytest.raises(SystemExit) as stop:
         train.main(args + ["--mask-rim-weight", "-1"])
-    assert seen == [0.0, 2.0]
+    assert stop.value.code == 2 and seen == [0.0, 2.0]
+    assert "--mask-rim-weight is an extra weight, 0 or more (got -1.0)" in capsys.readouterr().err
