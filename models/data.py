@@ -50,6 +50,30 @@ def mask_targets(labels: dict, scale_x: float, scale_y: float, out_h: int, out_w
     return np.stack(down[:2]), (down[2] > 0.5).astype(np.float32)
 
 
+def centre_targets(interior: np.ndarray) -> np.ndarray:
+    """The centre map of stored interior targets (N x H x W, uint8 0..255, or one H x W map): in each
+    card's interior the distance to its edge over the largest distance in that interior, so 1 at its
+    middle and falling to 0 at its edge; 0 outside. Two touching cards whose interiors the net runs
+    together still give two peaks with a wide valley between them, which a net at this resolution
+    can draw where it cannot draw the interiors' thin gap. float32, the shape of ``interior``."""
+    maps = np.asarray(interior)
+    if maps.ndim == 2:
+        return centre_targets(maps[None])[0]
+    out = np.zeros(maps.shape, np.float32)
+    for i, m in enumerate(maps):
+        binary = (m > 127).astype(np.uint8)
+        n, labels = cv2.connectedComponents(binary, connectivity=4)
+        if n < 2:
+            continue
+        # the map's border counts as an edge (a card cut by it peaks inside what is seen)
+        padded = cv2.copyMakeBorder(binary, 1, 1, 1, 1, cv2.BORDER_CONSTANT, value=0)
+        dist = cv2.distanceTransform(padded, cv2.DIST_L2, 3)[1:-1, 1:-1]
+        peak = np.zeros(n, np.float32)
+        np.maximum.at(peak, labels.ravel(), dist.ravel())
+        out[i] = np.where(labels > 0, dist / np.maximum(peak[labels], 1e-6), 0.0)
+    return out
+
+
 def mask_sample(rng: np.random.Generator, image: np.ndarray, labels: dict):
     """One training patch (3xPHxPW uint8 BGR) with targets and weights at stride MASK_STRIDE."""
     h, w = image.shape[:2]

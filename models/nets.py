@@ -1,9 +1,11 @@
 """The two networks (PyTorch; training only). Both take BGR pixels 0..255 as float and normalise inside,
 so the run-time side only casts and transposes.
 
-- ``MaskNet``: fully convolutional; frame (scaled so its long side is ~320 px) -> two maps at half
+- ``MaskNet``: fully convolutional; frame (scaled so its long side is ~320 px) -> maps at half
   the input resolution: the card's *shrunk interior* (each card shrunk to ``SHRINK`` around its
-  centre, so touching cards give separate blobs) and the whole visible card.
+  centre, so touching cards give separate blobs), the whole visible card and, with ``outputs=3``,
+  the *centre map* (models.data.centre_targets: 1 at each interior's middle, falling to 0 at its
+  edge), whose peaks stay apart where the interiors of touching cards run together.
 - ``CropNet``: a 3x96x64 upright card crop -> face logits (36 faces + back + none) and orientation
   logits (0: the crop's top is the card's top; 1: the card is upside down in the crop).
 """
@@ -41,7 +43,7 @@ class _Normalise(nn.Module):
 
 
 class MaskNet(nn.Module):
-    def __init__(self, width: int = 1):
+    def __init__(self, width: int = 1, outputs: int = 2):
         super().__init__()
         c1, c2, c3, c4 = 16 * width, 32 * width, 64 * width, 128 * width
         self.norm = _Normalise()
@@ -56,7 +58,7 @@ class MaskNet(nn.Module):
         self.ref2 = _DWBlock(c2, c2)
         self.up1 = _cbr(c2 + c1, c1, 1)
         self.ref1 = _DWBlock(c1, c1)
-        self.head = nn.Conv2d(c1, 2, 1)
+        self.head = nn.Conv2d(c1, outputs, 1)
 
     @staticmethod
     def _up(x, like):

@@ -195,19 +195,26 @@ def _resume(model, opt, ckpt: Path, resume: bool) -> None:
 
 
 def train_mask(minutes: float, work: Path, out: Path, threads: int, batch: int = 16, resume: bool = True,
-               patch: tuple[int, int] = (128, 224), peak_lr: float = 3e-3, rim_weight: float = 0.0) -> None:
+               patch: tuple[int, int] = (128, 224), peak_lr: float = 3e-3, rim_weight: float = 0.0,
+               centres: bool = False) -> None:
     """``rim_weight``: extra weight of the interior map's loss on each visible card's rim (the card
-    outside its shrunk interior, which is where touching cards must come apart)."""
+    outside its shrunk interior, which is where touching cards must come apart). ``centres``: a
+    third output, the centre map (models.data.centre_targets), learnt with the other two; a
+    two-output checkpoint is taken up with its head grown by that channel."""
     import torch
     from torch import nn
+    from models.data import centre_targets
     from models.nets import MaskNet, count_parameters
     torch.set_num_threads(threads)
     torch.manual_seed(0)
-    model = MaskNet()
+    model = MaskNet(outputs=3 if centres else 2)
     log(f"mask net: {count_parameters(model)} parameters")
     opt = torch.optim.AdamW(model.parameters(), lr=3e-3, weight_decay=1e-4)
     ckpt = work / "mask.pt"
-    _resume(model, opt, ckpt, resume)
+    if centres and resume and ckpt.is_file():
+        grow_mask_head(model, opt, ckpt)
+    else:
+        _resume(model, opt, ckpt, resume)
     start = time.time()
     bce = nn.BCEWithLogitsLoss(reduction="none")
     rng = np.random.default_rng(1)
@@ -220,13 +227,20 @@ def train_mask(minutes: float, work: Path, out: Path, threads: int, batch: int =
         oy = 2 * int(rng.integers(0, (x.shape[2] - ph) // 2 + 1))
         ox = 2 * int(rng.integers(0, (x.shape[3] - pw) // 2 + 1))
         xb = torch.from_numpy(x[idx, :, oy:oy + ph, ox:ox + pw].astype(np.float32))
-        tb = torch.from_numpy(t[idx, :, oy // 2:(oy + ph) // 2, ox // 2:(ox + pw) // 2].astype(np.float32) / 255.0)
-        wb = torch.from_numpy(w[idx, oy // 2:(oy + ph) // 2, ox // 2:(ox + pw) // 2].astype(np.float32))
+        window = (slice(oy // 2, (oy + ph) // 2), slice(ox // 2, (ox + pw) // 2))
+        tb = torch.from_numpy(t[idx, :, window[0], window[1]].astype(np.float32) / 255.0)
+        wb = torch.from_numpy(w[idx, window[0], window[1]].astype(np.float32))
         if rim_weight:
             wb = wb * (1.0 + rim_weight * rim_of_cards(tb))
+        if centres:
+            # from the whole stored patch, then cut: a card cut by the window keeps its own middle
+            cb = torch.from_numpy(centre_targets(t[idx, 0])[:, window[0], window[1]])
+            tb = torch.cat([tb, cb[:, None]], 1)
         logits = model(xb)
         loss_map = bce(logits, tb)
         loss = (loss_map[:, 0] * wb).mean() * 2.0 + loss_map[:, 1].mean()
+        if centres:
+            loss = loss + (loss_map[:, 2] * wb).mean() * 2.0
         p = torch.sigmoid(logits[:, 0]) * wb
         dice = 1 - (2 * (p * tb[:, 0]).sum() + 1) / (p.sum() + tb[:, 0].sum() + 1)
         loss = loss + dice
@@ -241,6 +255,29 @@ def train_mask(minutes: float, work: Path, out: Path, threads: int, batch: int =
             last_save = time.time()
     _checkpoint(torch, model, opt, ckpt, export_mask, out)
     log(f"mask net done after {step} steps")
+
+
+def grow_mask_head(model, opt, ckpt: Path) -> None:
+    """Resume a three-output mask net from ``ckpt``: its own checkpoint as it is, or a two-output one
+    (the shipped mask net) with the centre channel added to the head, started from the interior's
+    weights (an interior's middle is where its centre map peaks). A fresh optimiser then: the old
+    one's moments do not fit the grown head."""
+    import torch
+    state = torch.load(ckpt, weights_only=False)  # our own checkpoint
+    weights = state["model"]
+    if weights["head.weight"].shape[0] == model.head.weight.shape[0]:
+        model.load_state_dict(weights)
+        opt.load_state_dict(state["opt"])
+        log("resumed", ckpt)
+        return
+    if weights["head.weight"].shape[0] != 2 or model.head.weight.shape[0] != 3:
+        raise ValueError(f"{ckpt}: a mask net head of {weights['head.weight'].shape[0]} outputs cannot be grown "
+                         f"to {model.head.weight.shape[0]}")
+    weights = dict(weights)
+    weights["head.weight"] = torch.cat([weights["head.weight"], weights["head.weight"][:1]])
+    weights["head.bias"] = torch.cat([weights["head.bias"], weights["head.bias"][:1]])
+    model.load_state_dict(weights)
+    log("resumed", ckpt, "with a centre channel added to the head")
 
 
 def rim_of_cards(targets):
@@ -270,6 +307,7 @@ def export_mask(model, out: Path) -> None:
                           input_names=["image"], output_names=["interior_and_card"],
                           dynamic_axes={"image": {0: "n", 2: "h", 3: "w"},
                                         "interior_and_card": {0: "n", 2: "h2", 3: "w2"}})
+    # (a net with the centre map gives it as a third channel of the same output)
     tmp.replace(out / "cardmask.onnx")
     model.train()
 
@@ -472,6 +510,9 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--mask-lr", type=float, default=3e-3, help="peak learning rate of the mask net (lower to fine-tune)")
     p.add_argument("--mask-rim-weight", type=float, default=0.0,
                    help="extra loss weight on the cards' rims in the mask net's interior map (default 0)")
+    p.add_argument("--mask-centres", action="store_true",
+                   help="mask net: learn the centre map as a third output (resumes a two-output checkpoint "
+                        "with its head grown)")
     p.add_argument("--crop-lr", type=float, default=3e-3, help="peak learning rate of the crop net (lower to fine-tune)")
     p.add_argument("--style-shift", type=float, default=0.5,
                    help="share of training crops shown in other colours (models.data.art_style_shift)")
@@ -508,7 +549,7 @@ def main(argv: list[str] | None = None) -> int:
         write_shards(a.work, a.seed, a.shards, a.per_shard, a.shared)
     if a.step in ("all", "mask"):
         train_mask(a.mask_minutes, a.work, a.out, a.threads, resume=not a.fresh, peak_lr=a.mask_lr,
-                   rim_weight=a.mask_rim_weight)
+                   rim_weight=a.mask_rim_weight, centres=a.mask_centres)
     if a.step in ("all", "crops"):
         train_crops(a.crop_minutes, a.work, a.out, a.threads, resume=not a.fresh, peak_lr=a.crop_lr,
                     style_shift=a.style_shift)

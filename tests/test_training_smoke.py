@@ -143,3 +143,84 @@ def test_the_rim_weight_reaches_the_mask_trainer(tmp_path, monkeypatch, capsys):
         train.main(args + ["--mask-rim-weight", "-1"])
     assert stop.value.code == 2 and seen == [0.0, 2.0]
     assert "--mask-rim-weight is an extra weight, 0 or more (got -1.0)" in capsys.readouterr().err
+
+
+def _two_touching_cards_targets():
+    from models.data import mask_targets
+    h = 200.0
+    w = h * 54 / 87
+    quads = [[[100, 50], [100 + w, 50], [100 + w, 50 + h], [100, 50 + h]],
+             [[100 + w, 50], [100 + 2 * w, 50], [100 + 2 * w, 50 + h], [100 + w, 50 + h]]]
+    targets, _ = mask_targets({"cards": [{"quad": q, "visible": 1.0} for q in quads]}, 1.0, 1.0, 200, 200)
+    return targets, w
+
+
+def test_the_centre_map_peaks_in_each_interior_and_falls_to_nothing_between_touching_cards():
+    from models.data import centre_targets
+    targets, w = _two_touching_cards_targets()
+    centre = centre_targets(np.round(targets[0] * 255).astype(np.uint8))
+    assert centre.shape == targets[0].shape and centre.dtype == np.float32
+    assert centre[targets[0] < 0.5].max() == 0.0  # nothing outside the interiors
+    # the middles of the two cards (map pixels: the frame at stride 2) are the peaks of their interiors
+    middles = [(75, int((100 + w / 2) / 2)), (75, int((100 + 1.5 * w) / 2))]
+    for y, x in middles:
+        assert centre[y, x] > 0.9
+    # across the row, at the cards' middle height: high, down to 0 where they touch, high again
+    line = centre[75, middles[0][1]:middles[1][1] + 1]
+    assert line.min() == 0.0 and line[0] > 0.9 and line[-1] > 0.9
+    # a batch gives the same maps, one by one
+    batch = centre_targets(np.stack([np.round(targets[0] * 255).astype(np.uint8)] * 2))
+    assert np.array_equal(batch[1], centre)
+
+
+def test_a_two_output_mask_net_grows_a_centre_channel_and_then_resumes_as_it_is(tmp_path):
+    from models.nets import MaskNet
+    from models.train import grow_mask_head
+    old = MaskNet()
+    opt = torch.optim.AdamW(old.parameters())
+    torch.save({"model": old.state_dict(), "opt": opt.state_dict()}, tmp_path / "mask.pt")
+    grown = MaskNet(outputs=3)
+    grow_mask_head(grown, torch.optim.AdamW(grown.parameters()), tmp_path / "mask.pt")
+    x = torch.rand(1, 3, 64, 96) * 255
+    old.eval(), grown.eval()
+    with torch.no_grad():
+        a, b = old(x), grown(x)
+    assert b.shape[1] == 3 and torch.allclose(a, b[:, :2]) and torch.allclose(b[:, 2], b[:, 0])
+    # its own three-output checkpoint is taken as it is
+    opt = torch.optim.AdamW(grown.parameters())
+    torch.save({"model": grown.state_dict(), "opt": opt.state_dict()}, tmp_path / "mask.pt")
+    again = MaskNet(outputs=3)
+    grow_mask_head(again, torch.optim.AdamW(again.parameters()), tmp_path / "mask.pt")
+    assert torch.equal(again.head.weight, grown.head.weight)
+    # a head of another size is refused by name
+    torch.save({"model": MaskNet(outputs=4).state_dict(), "opt": opt.state_dict()}, tmp_path / "mask.pt")
+    with pytest.raises(ValueError, match="head of 4 outputs cannot be grown to 3"):
+        grow_mask_head(MaskNet(outputs=3), torch.optim.AdamW(again.parameters()), tmp_path / "mask.pt")
+
+
+def test_the_mask_trainer_learns_and_exports_the_centre_map(tmp_path):
+    from models.train import train_mask
+    rng = np.random.default_rng(2)
+    art = load_art("demo", height=200)
+    image, labels = render_scene(rng, art, clean_config(min_cards=3, max_cards=4, size=(640, 360)))
+    x, t, w = (np.stack(a) for a in zip(*(mask_sample(rng, image, labels) for _ in range(4))))
+    (tmp_path / "scenes").mkdir()
+    np.savez(tmp_path / "scenes" / "scenes-001-0.npz", x=x, t=(t * 255).astype(np.uint8), w=w)
+    out = tmp_path / "out"
+    out.mkdir()
+    # started from a two-output net's checkpoint, as the shipped one is
+    net = MaskNet()
+    torch.save({"model": net.state_dict(), "opt": torch.optim.AdamW(net.parameters()).state_dict()},
+               tmp_path / "mask.pt")
+    train_mask(0.04, tmp_path, out, threads=1, batch=2, patch=(PATCH_H, PATCH_W), centres=True)
+    maps = ort.InferenceSession(str(out / "cardmask.onnx")).run(None, {"image": x[:1].astype(np.float32)})[0]
+    assert maps.shape == (1, 3, PATCH_H // MASK_STRIDE, PATCH_W // MASK_STRIDE)
+
+
+def test_the_centre_option_reaches_the_mask_trainer(tmp_path, monkeypatch):
+    import models.train as train
+    seen = []
+    monkeypatch.setattr(train, "train_mask", lambda *a, **k: seen.append(k["centres"]))
+    args = ["--step", "mask", "--work", str(tmp_path), "--out", str(tmp_path)]
+    assert train.main(args) == 0 and train.main(args + ["--mask-centres"]) == 0
+    assert seen == [False, True]

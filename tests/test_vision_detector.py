@@ -203,3 +203,35 @@ def test_a_quad_read_as_one_card_with_confidence_is_not_cut(monkeypatch):
     crops = _ScriptedCrops(("maple-deer", 0.9999))
     detections = _detector_seeing_one_merged_quad(monkeypatch, crops).detect(table())
     assert crops.batches == [1] and len(detections) == 1
+
+
+class _MaskSession:
+    """An onnxruntime session stand-in that gives fixed maps (and records the input's shape)."""
+
+    def __init__(self, channels):
+        self.channels = channels
+        self.shapes = []
+
+    def run(self, _names, feeds):
+        n, _, h, w = feeds["image"].shape
+        self.shapes.append((h, w))
+        maps = np.zeros((n, self.channels, h // 2, w // 2), np.float32)
+        maps[:, 0] = 0.25
+        if self.channels > 2:
+            maps[:, 2] = 0.75
+        return [maps]
+
+
+@pytest.mark.parametrize("channels", [2, 3])
+def test_the_mask_stage_hands_on_a_centre_map_when_the_net_gives_one(channels):
+    from vision.detector import MaskStage
+    settings = CardDetector().settings
+    session = _MaskSession(channels)
+    interior, centre, geometry = MaskStage(session, settings).run(np.zeros((720, 1280, 3), np.uint8))
+    # 1280x720 -> 448x252, padded to 448x256; the maps without the padding's rows
+    assert session.shapes == [(256, 448)] and interior.shape == (126, 224) and np.all(interior == 0.25)
+    if channels == 2:
+        assert centre is None
+    else:
+        assert centre.shape == interior.shape and np.all(centre == 0.75)
+    assert geometry.step_x == pytest.approx(2 * 1280 / 448)

@@ -119,3 +119,61 @@ def test_a_quad_is_cut_into_at_most_six_pieces():
     with pytest.raises(ValueError, match="2 to 6 pieces, not 7"):
         pieces_by_quad([row], most=7)
     assert pieces_by_quad([card_quad(300, 200, 20), row])[0] == []  # one list per quad, in order
+
+
+def _touching_pair_maps(angle, scale=0.35):
+    """Two cards side by side, touching, turned together: their quads, the interior targets, the
+    centre map, and the map step."""
+    from models.data import centre_targets
+    a = np.deg2rad(angle)
+    quads = [card_quad(400, 300, angle), card_quad(*(np.array([400, 300]) + 124 * np.array([np.cos(a), np.sin(a)])), angle)]
+    labels = {"cards": [{"quad": q.tolist(), "visible": 1.0} for q in quads]}
+    targets, _ = mask_targets(labels, scale, scale, int(720 * scale) // MASK_STRIDE, int(1280 * scale) // MASK_STRIDE)
+    centre = centre_targets(np.round(targets[0] * 255).astype(np.uint8))
+    return quads, targets[0], centre, MASK_STRIDE / scale
+
+
+@pytest.mark.parametrize("angle", [0, 90])
+def test_a_centre_map_splits_touching_cards_whose_interiors_ran_together(angle):
+    quads, interior, centre, step = _touching_pair_maps(angle)
+    # what a net that cannot draw the thin gap gives: the two interiors as one blob, the gap between
+    # them filled, no dip
+    merged = cv2.morphologyEx(interior, cv2.MORPH_CLOSE, np.ones((9, 9), np.uint8))
+    finder = QuadFinder(shrink=SHRINK)
+    assert len(finder.find(merged, MapGeometry(step, step))) == 1
+    found = finder.find(merged, MapGeometry(step, step), centre)
+    assert len(found) == 2
+    # one on each card, split halfway between their middles; each holds half of the filled gap,
+    # grown with it by 1/shrink, so a little wide (stage 2b snaps quads onto the card's outline)
+    for q in quads:
+        assert max(quad_iou(q, f) for f in found) > 0.75
+
+
+def test_parts_that_are_not_card_shaped_are_not_taken():
+    # one card whose centre map has two cores (its halves): halves of a card are not card-shaped,
+    # so the blob is traced as it would be without the centre map
+    from models.data import centre_targets
+    card = card_quad(400, 300, 0)
+    scale = 0.35
+    targets, _ = mask_targets({"cards": [{"quad": card.tolist(), "visible": 1.0}]}, scale, scale, 126, 224)
+    interior = targets[0]
+    ys, _ = np.nonzero(interior > 0.5)
+    middle = (ys.min() + ys.max()) // 2
+    halves = np.zeros_like(interior)
+    for rows in (slice(0, middle), slice(middle + 1, None)):
+        part = np.zeros(interior.shape, np.uint8)
+        part[rows] = interior[rows] > 0.5
+        halves = np.maximum(halves, centre_targets(part * 255))
+    finder = QuadFinder(shrink=SHRINK)
+    assert len(finder._split(interior, interior > 0.5, halves)) == 2  # two cores: a split is offered
+    step = MASK_STRIDE / scale
+    without = finder.find(interior, MapGeometry(step, step))
+    found = finder.find(interior, MapGeometry(step, step), halves)
+    assert len(found) == 1 and np.allclose(found[0], without[0])
+    assert quad_iou(found[0], card) > 0.9
+
+
+def test_a_centre_map_of_another_shape_is_refused():
+    finder = QuadFinder(shrink=SHRINK)
+    with pytest.raises(ValueError, match=r"the centre map is \(10, 12\), the interior map \(10, 10\)"):
+        finder.find(np.zeros((10, 10), np.float32), MapGeometry(2, 2), np.zeros((10, 12), np.float32))

@@ -95,8 +95,9 @@ class MaskStage:
     session: ort.InferenceSession
     settings: VisionSettings
 
-    def run(self, frame: np.ndarray) -> tuple[np.ndarray, MapGeometry]:
-        """The interior probability map and how its pixels map to the frame's."""
+    def run(self, frame: np.ndarray) -> tuple[np.ndarray, np.ndarray | None, MapGeometry]:
+        """The interior probability map, the centre map (None from a net without one) and how their
+        pixels map to the frame's."""
         h, w = frame.shape[:2]
         scale = self.settings.input_long_side / max(h, w)
         nw, nh = max(1, round(w * scale)), max(1, round(h * scale))
@@ -109,9 +110,12 @@ class MaskStage:
         probs = self.session.run(None, {"image": x})[0]
         # drop the padding before tracing blobs
         s = self.settings.mask_stride
-        interior = probs[0, 0, : (nh + s - 1) // s, : (nw + s - 1) // s]
+        rows, cols = (nh + s - 1) // s, (nw + s - 1) // s
+        interior = probs[0, 0, :rows, :cols]
+        # channel 1 (the whole card) only helped training; a third is the centre map
+        centre = probs[0, 2, :rows, :cols] if probs.shape[1] > 2 else None
         geometry = MapGeometry(step_x=s * w / nw, step_y=s * h / nh)
-        return interior, geometry
+        return interior, centre, geometry
 
 
 @dataclass(frozen=True)
@@ -188,9 +192,9 @@ class CardDetector:
     def _whole_quads_timed(self, frame: np.ndarray) -> tuple[list[np.ndarray], tuple[float, ...]]:
         """The mask net's quads, re-fitted with the edge proposals; and the times of the stages."""
         t0 = time.perf_counter()
-        interior, geometry = self.mask.run(frame)
+        interior, centre, geometry = self.mask.run(frame)
         t1 = time.perf_counter()
-        quads = self.finder.find(interior, geometry)
+        quads = self.finder.find(interior, geometry, centre)
         t2 = time.perf_counter()
         if self.proposer is not None:
             edge_map = self.proposer.edge_map(frame, near=quads)

@@ -139,10 +139,15 @@ class QuadFinder:
     threshold: float = 0.5
     min_blob_px: int = 6  # in map pixels: smaller blobs are specks, not cards
     core_threshold: float = 0.9  # a blob with several cores this sure is split between them
+    centre_core: float = 0.5  # with a centre map: its cores are where it passes this
     perspective: bool = False  # start trapezoids from a 4-point polygon (measured worse than from the rectangle)
 
-    def find(self, interior: np.ndarray, geometry: MapGeometry) -> list[np.ndarray]:
-        """Quads (4x2, frame pixels, clockwise portrait order) of the blobs of the interior map."""
+    def find(self, interior: np.ndarray, geometry: MapGeometry, centre: np.ndarray | None = None) -> list[np.ndarray]:
+        """Quads (4x2, frame pixels, clockwise portrait order) of the blobs of the interior map. With
+        a ``centre`` map (the mask net's third output, the same shape), a blob is split between the
+        cores of the centre map rather than the interior's most confident cores."""
+        if centre is not None and centre.shape != interior.shape:
+            raise ValueError(f"the centre map is {centre.shape}, the interior map {interior.shape}")
         binary = (interior > self.threshold).astype(np.uint8)
         n, labels, stats, _ = cv2.connectedComponentsWithStats(binary, connectivity=4)
         h, w = interior.shape
@@ -156,15 +161,31 @@ class QuadFinder:
             roi = interior[y0:y1, x0:x1]
             roi_labels = labels[y0:y1, x0:x1]
             background = roi_labels == 0  # kept: the soft edge just outside the blob is part of its outline
-            for region in self._split(roi, roi_labels == i):
-                quad = self._trace(np.where(region | background, roi, 0.0).astype(np.float32), x0, y0, geometry)
-                if quad is not None:
-                    quads.append(quad)
+            blob = roi_labels == i
+            found = None
+            if centre is not None:
+                regions = self._split(roi, blob, centre[y0:y1, x0:x1])
+                if len(regions) > 1:
+                    found = [self._trace(np.where(r | background, roi, 0.0).astype(np.float32), x0, y0, geometry)
+                             for r in regions]
+                    # every part must look like a card: a card's centre map with two bumps (cut into
+                    # halves) or a hidden card's sliver give parts that do not; then split as without it
+                    if not all(q is not None and PART_SHAPED[0] <= side_ratio(q) <= PART_SHAPED[1] for q in found):
+                        found = None
+            if found is None:
+                found = [self._trace(np.where(r | background, roi, 0.0).astype(np.float32), x0, y0, geometry)
+                         for r in self._split(roi, blob)]
+            quads += [q for q in found if q is not None]
         return quads
 
-    def _split(self, roi: np.ndarray, blob: np.ndarray) -> list[np.ndarray]:
-        """The blob, or its parts when touching cards left it with several confident cores."""
-        cores = ((roi > self.core_threshold) & blob).astype(np.uint8)
+    def _split(self, roi: np.ndarray, blob: np.ndarray, centre: np.ndarray | None = None) -> list[np.ndarray]:
+        """The blob, or its parts when touching cards left it with several confident cores (of the
+        centre map when there is one: it falls to 0 at each interior's edge, so touching cards keep
+        apart there even where their interiors run together)."""
+        if centre is not None:
+            cores = ((centre > self.centre_core) & blob).astype(np.uint8)
+        else:
+            cores = ((roi > self.core_threshold) & blob).astype(np.uint8)
         n, core_labels, stats, _ = cv2.connectedComponentsWithStats(cores, connectivity=4)
         big = [k for k in range(1, n) if stats[k, cv2.CC_STAT_AREA] >= max(2, self.min_blob_px // 2)]
         if len(big) < 2:
@@ -172,6 +193,14 @@ class QuadFinder:
         markers = np.zeros(roi.shape, np.int32)
         for m, k in enumerate(big, start=1):
             markers[core_labels == k] = m
+        if centre is not None:
+            # each pixel of the blob goes to the nearest core: the cores are the cards' middles, so
+            # the parts meet halfway between them, where the cards touch. (A watershed floods by the
+            # map's steps, and across a gap the net filled, flat, one side took it all.)
+            distances = np.stack([cv2.distanceTransform((markers != m).astype(np.uint8), cv2.DIST_L2, 3)
+                                  for m in range(1, len(big) + 1)])
+            nearest = distances.argmin(axis=0) + 1
+            return [(nearest == m) & blob for m in range(1, len(big) + 1)]
         markers[~blob] = len(big) + 1  # outside the blob
         image = cv2.cvtColor((255 - np.clip(roi * 255, 0, 255)).astype(np.uint8), cv2.COLOR_GRAY2BGR)
         cv2.watershed(image, markers)
@@ -192,6 +221,10 @@ class QuadFinder:
         quad = geometry.to_frame(fit_quad(contour, self.perspective))
         return order_clockwise_portrait(grow(quad, self.shrink))
 
+
+# long side / short side of each part when a blob is split by the centre map (as the pieces of
+# pieces_by_quad: a little looser than CARD_SHAPED, the parts of touching cards are traced roughly)
+PART_SHAPED = (1.3, 2.0)
 
 # long side / short side of a quad taken as one card (a card is 87:54 = 1.61; a tilted camera and
 # a slightly off blob stretch it a little)
