@@ -510,9 +510,9 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--mask-lr", type=float, default=3e-3, help="peak learning rate of the mask net (lower to fine-tune)")
     p.add_argument("--mask-rim-weight", type=float, default=0.0,
                    help="extra loss weight on the cards' rims in the mask net's interior map (default 0)")
-    p.add_argument("--mask-centres", action="store_true",
-                   help="mask net: learn the centre map as a third output (resumes a two-output checkpoint "
-                        "with its head grown)")
+    p.add_argument("--mask-centres", action=argparse.BooleanOptionalAction, default=True,
+                   help="mask net: learn the centre map as a third output, as the shipped net does (default; "
+                        "resumes a two-output checkpoint with its head grown)")
     p.add_argument("--crop-lr", type=float, default=3e-3, help="peak learning rate of the crop net (lower to fine-tune)")
     p.add_argument("--style-shift", type=float, default=0.5,
                    help="share of training crops shown in other colours (models.data.art_style_shift)")

@@ -222,5 +222,5 @@ def test_the_centre_option_reaches_the_mask_trainer(tmp_path, monkeypatch):
     seen = []
     monkeypatch.setattr(train, "train_mask", lambda *a, **k: seen.append(k["centres"]))
     args = ["--step", "mask", "--work", str(tmp_path), "--out", str(tmp_path)]
-    assert train.main(args) == 0 and train.main(args + ["--mask-centres"]) == 0
-    assert seen == [False, True]
+    assert train.main(args) == 0 and train.main(args + ["--no-mask-centres"]) == 0
+    assert seen == [True, False]  # as the shipped mask net, unless told

@@ -1,7 +1,8 @@
 """Card detection and recognition on ONNX models: BGR frame -> list of Detection.
 
 Stages (each timed, see ``CardDetector.detect_timed``):
-1. ``mask``: the frame scaled to a long side of ~320 px goes through the mask net (card interiors).
+1. ``mask``: the frame scaled to a long side of 448 px (vision.json) goes through the mask net (card
+   interiors, and the centre map that splits blobs of touching cards).
 2. ``quads``: the interior blobs become card quads in frame pixels (vision.quads).
 3. ``classify``: every quad is warped to an upright 64x96 crop; the crop net names the face (36 faces,
    ``back``, or ``none`` = not a card) and whether the card is upside down; all crops run as one batch.
