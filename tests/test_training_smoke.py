@@ -58,16 +58,23 @@ def test_temperature_scaling_recovers_a_known_temperature():
     assert abs(fit_temperature(true_logits * 2.0, labels) - 2.0) < 0.25
 
 
+def _tiny_scene_shard(folder, seed):
+    """One demo-deck scene of 3 or 4 cards, four mask samples of it written as a shard in
+    ``folder``/scenes: (rng, image, labels, the samples' pixels)."""
+    rng = np.random.default_rng(seed)
+    art = load_art("demo", height=200)
+    image, labels = render_scene(rng, art, clean_config(min_cards=3, max_cards=4, size=(640, 360)))
+    x, t, w = (np.stack(a) for a in zip(*(mask_sample(rng, image, labels) for _ in range(4))))
+    (folder / "scenes").mkdir()
+    np.savez(folder / "scenes" / "scenes-001-0.npz", x=x, t=(t * 255).astype(np.uint8), w=w)
+    return rng, image, labels, x
+
+
 def test_training_loops_run_on_tiny_shards_and_export(tmp_path):
     """train_mask and train_crops, for a few seconds each on one tiny shard: they train, checkpoint
     and export ONNX models that load."""
     from models.train import train_crops, train_mask
-    rng = np.random.default_rng(1)
-    art = load_art("demo", height=200)
-    image, labels = render_scene(rng, art, clean_config(min_cards=3, max_cards=4, size=(640, 360)))
-    x, t, w = (np.stack(a) for a in zip(*(mask_sample(rng, image, labels) for _ in range(4))))
-    (tmp_path / "scenes").mkdir()
-    np.savez(tmp_path / "scenes" / "scenes-001-0.npz", x=x, t=(t * 255).astype(np.uint8), w=w)
+    rng, image, labels, _ = _tiny_scene_shard(tmp_path, seed=1)
     made = crops_from_scene(rng, image, labels) * 4
     (tmp_path / "crops").mkdir()
     np.savez(tmp_path / "crops" / "crops-001-0.npz", x=np.stack([c for c, _ in made]),
@@ -200,12 +207,7 @@ def test_a_two_output_mask_net_grows_a_centre_channel_and_then_resumes_as_it_is(
 
 def test_the_mask_trainer_learns_and_exports_the_centre_map(tmp_path):
     from models.train import train_mask
-    rng = np.random.default_rng(2)
-    art = load_art("demo", height=200)
-    image, labels = render_scene(rng, art, clean_config(min_cards=3, max_cards=4, size=(640, 360)))
-    x, t, w = (np.stack(a) for a in zip(*(mask_sample(rng, image, labels) for _ in range(4))))
-    (tmp_path / "scenes").mkdir()
-    np.savez(tmp_path / "scenes" / "scenes-001-0.npz", x=x, t=(t * 255).astype(np.uint8), w=w)
+    _, _, _, x = _tiny_scene_shard(tmp_path, seed=2)
     out = tmp_path / "out"
     out.mkdir()
     # started from a two-output net's checkpoint, as the shipped one is
