@@ -145,7 +145,8 @@ class QuadFinder:
     def find(self, interior: np.ndarray, geometry: MapGeometry, centre: np.ndarray | None = None) -> list[np.ndarray]:
         """Quads (4x2, frame pixels, clockwise portrait order) of the blobs of the interior map. With
         a ``centre`` map (the mask net's third output, the same shape), a blob is split between the
-        cores of the centre map rather than the interior's most confident cores."""
+        cores of the centre map when every part is card-shaped (PART_SHAPED), else between the
+        interior's most confident cores as without it."""
         if centre is not None and centre.shape != interior.shape:
             raise ValueError(f"the centre map is {centre.shape}, the interior map {interior.shape}")
         binary = (interior > self.threshold).astype(np.uint8)
