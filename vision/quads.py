@@ -167,12 +167,16 @@ class QuadFinder:
             if centre is not None:
                 regions = self._split(roi, blob, centre[y0:y1, x0:x1])
                 if len(regions) > 1:
-                    found = [self._trace(np.where(r | background, roi, 0.0).astype(np.float32), x0, y0, geometry)
-                             for r in regions]
                     # every part must look like a card: a card's centre map with two bumps (cut into
                     # halves) or a hidden card's sliver give parts that do not; then split as without it
-                    if not all(q is not None and PART_SHAPED[0] <= side_ratio(q) <= PART_SHAPED[1] for q in found):
-                        found = None
+                    # (the first part that does not ends the tracing: no time spent on the others)
+                    found = []
+                    for r in regions:
+                        q = self._trace(np.where(r | background, roi, 0.0).astype(np.float32), x0, y0, geometry)
+                        if q is None or not PART_SHAPED[0] <= side_ratio(q) <= PART_SHAPED[1]:
+                            found = None
+                            break
+                        found.append(q)
             if found is None:
                 found = [self._trace(np.where(r | background, roi, 0.0).astype(np.float32), x0, y0, geometry)
                          for r in self._split(roi, blob)]
