@@ -266,9 +266,7 @@ def grow_mask_head(model, opt, ckpt: Path) -> None:
     state = torch.load(ckpt, weights_only=False)  # our own checkpoint
     weights = state["model"]
     if weights["head.weight"].shape[0] == model.head.weight.shape[0]:
-        model.load_state_dict(weights)
-        opt.load_state_dict(state["opt"])
-        log("resumed", ckpt)
+        _resume(model, opt, ckpt, True)
         return
     if weights["head.weight"].shape[0] != 2 or model.head.weight.shape[0] != 3:
         raise ValueError(f"{ckpt}: a mask net head of {weights['head.weight'].shape[0]} outputs cannot be grown "

@@ -163,6 +163,10 @@ class QuadFinder:
             roi_labels = labels[y0:y1, x0:x1]
             background = roi_labels == 0  # kept: the soft edge just outside the blob is part of its outline
             blob = roi_labels == i
+
+            def trace(region):
+                return self._trace(np.where(region | background, roi, 0.0).astype(np.float32), x0, y0, geometry)
+
             found = None
             if centre is not None:
                 regions = self._split(roi, blob, centre[y0:y1, x0:x1])
@@ -171,15 +175,14 @@ class QuadFinder:
                     # halves) or a hidden card's sliver give parts that do not; then split as without it
                     # (the first part that does not ends the tracing: no time spent on the others)
                     found = []
-                    for r in regions:
-                        q = self._trace(np.where(r | background, roi, 0.0).astype(np.float32), x0, y0, geometry)
+                    for region in regions:
+                        q = trace(region)
                         if q is None or not PART_SHAPED[0] <= side_ratio(q) <= PART_SHAPED[1]:
                             found = None
                             break
                         found.append(q)
             if found is None:
-                found = [self._trace(np.where(r | background, roi, 0.0).astype(np.float32), x0, y0, geometry)
-                         for r in self._split(roi, blob)]
+                found = [trace(region) for region in self._split(roi, blob)]
             quads += [q for q in found if q is not None]
         return quads
 
@@ -227,8 +230,8 @@ class QuadFinder:
         return order_clockwise_portrait(grow(quad, self.shrink))
 
 
-# long side / short side of each part when a blob is split by the centre map (as the pieces of
-# pieces_by_quad: a little looser than CARD_SHAPED, the parts of touching cards are traced roughly)
+# long side / short side of a part of a blob split by the centre map, and of a piece of a quad cut by
+# pieces_by_quad: a little looser than CARD_SHAPED, such parts are rough
 PART_SHAPED = (1.3, 2.0)
 
 # long side / short side of a quad taken as one card (a card is 87:54 = 1.61; a tilted camera and
@@ -261,13 +264,13 @@ _CUT_CORNERS, _CUT_FROM, _CUT_TO, _CUT_PARTS = _cut_table(_MOST_PIECES)
 
 
 def split_candidates(quads: list[np.ndarray], most: int = 4, size_band: tuple[float, float] = (0.75, 1.3),
-                     piece_shape: tuple[float, float] = (1.3, 2.0)) -> list[np.ndarray]:
+                     piece_shape: tuple[float, float] = PART_SHAPED) -> list[np.ndarray]:
     """All the pieces of ``pieces_by_quad``, in one list."""
     return [p for pieces in pieces_by_quad(quads, most, size_band, piece_shape) for p in pieces]
 
 
 def pieces_by_quad(quads: list[np.ndarray], most: int = 4, size_band: tuple[float, float] = (0.75, 1.3),
-                   piece_shape: tuple[float, float] = (1.3, 2.0)) -> list[list[np.ndarray]]:
+                   piece_shape: tuple[float, float] = PART_SHAPED) -> list[list[np.ndarray]]:
     """Card-sized pieces of the quads that are not one card: a row of touching cards that the mask
     net saw as one blob. Such a quad is not card-shaped, or (when the frame has two or more
     card-shaped quads) larger than ``size_band[1]`` of their median (sqrt of the area; two cards
