@@ -196,11 +196,11 @@ def _resume(model, opt, ckpt: Path, resume: bool) -> None:
 
 def train_mask(minutes: float, work: Path, out: Path, threads: int, batch: int = 16, resume: bool = True,
                patch: tuple[int, int] = (128, 224), peak_lr: float = 3e-3, rim_weight: float = 0.0,
-               centres: bool = False) -> None:
+               centres: bool = True) -> None:
     """``rim_weight``: extra weight of the interior map's loss on each visible card's rim (the card
     outside its shrunk interior, which is where touching cards must come apart). ``centres``: a
-    third output, the centre map (models.data.centre_targets), learnt with the other two; a
-    two-output checkpoint is taken up with its head grown by that channel."""
+    third output, the centre map (models.data.centre_targets), learnt with the other two, as the
+    shipped net does; a two-output checkpoint is taken up with its head grown by that channel."""
     import torch
     from torch import nn
     from models.data import centre_targets

@@ -74,7 +74,7 @@ def test_training_loops_run_on_tiny_shards_and_export(tmp_path):
     """train_mask and train_crops, for a few seconds each on one tiny shard: they train, checkpoint
     and export ONNX models that load."""
     from models.train import train_crops, train_mask
-    rng, image, labels, _ = _tiny_scene_shard(tmp_path, seed=1)
+    rng, image, labels, x = _tiny_scene_shard(tmp_path, seed=1)
     made = crops_from_scene(rng, image, labels) * 4
     (tmp_path / "crops").mkdir()
     np.savez(tmp_path / "crops" / "crops-001-0.npz", x=np.stack([c for c, _ in made]),
@@ -82,11 +82,14 @@ def test_training_loops_run_on_tiny_shards_and_export(tmp_path):
              o=np.array([lab["orientation"] for _, lab in made]))
     out = tmp_path / "out"
     out.mkdir()
-    train_mask(0.04, tmp_path, out, threads=1, batch=2, patch=(PATCH_H, PATCH_W), rim_weight=2.0)
+    train_mask(0.04, tmp_path, out, threads=1, batch=2, patch=(PATCH_H, PATCH_W), rim_weight=2.0,
+               centres=False)
     train_crops(0.04, tmp_path, out, threads=1, batch=4)
     assert (tmp_path / "mask.pt").is_file() and (tmp_path / "crops.pt").is_file()
     for name in ("cardmask.onnx", "cardface.onnx"):
         ort.InferenceSession(str(out / name))
+    maps = ort.InferenceSession(str(out / "cardmask.onnx")).run(None, {"image": x[:1].astype(np.float32)})[0]
+    assert maps.shape[1] == 2  # without the centre map, when told
 
 
 def test_one_command_runs_every_step_in_order(tmp_path, monkeypatch):
