@@ -228,3 +228,77 @@ def test_the_mask_stage_hands_on_a_centre_map_when_the_net_gives_one(channels):
     else:
         assert centre.shape == interior.shape and np.all(centre == 0.75)
     assert geometry.step_x == pytest.approx(2 * 1280 / 448)
+
+
+def _put(frame, card_img, quad):
+    """Paste a card (its own top-left first) onto ``quad`` of the frame, in perspective."""
+    import cv2
+    h, w = card_img.shape[:2]
+    src = np.float32([[0, 0], [w - 1, 0], [w - 1, h - 1], [0, h - 1]])
+    m = cv2.getPerspectiveTransform(src, np.float32(quad))
+    size = (frame.shape[1], frame.shape[0])
+    inside = cv2.warpPerspective(np.full((h, w), 255, np.uint8), m, size) > 127
+    frame[inside] = cv2.warpPerspective(card_img, m, size)[inside]
+
+
+def test_cards_seen_at_so_steep_a_slant_that_they_look_square_are_read(detector):
+    # the camera tilted about 60 degrees along the cards' long side: 136-150 px wide, 150 tall, so
+    # which pair of sides is the short one is in doubt; a quad warped sideways reads as no card,
+    # and is then read again turned by a quarter
+    square = [[572, 285], [708, 285], [715, 435], [565, 435]]
+    plain = CardDetector(turn_squat=False)
+    found = {True: 0, False: 0}
+    for k, card in enumerate(all_cards()):
+        frame = table(seed=k)
+        _put(frame, render_card(card.id, 435), square)
+        for turning, det in ((True, detector), (False, plain)):
+            detections = det.detect(frame)
+            assert all(d.uncertain for d in detections if d.face != card.face)  # never a sure wrong name
+            found[turning] += any(d.face == card.face and quad_iou(d.quad, square) > 0.7 for d in detections)
+    assert found[True] >= 0.8 * 48 and found[False] < found[True], found
+
+
+def _detector_seeing_one_quad(monkeypatch, crops, quad, **options):
+    detector = CardDetector(split_merged=False, **options)
+    monkeypatch.setattr(detector, "_whole_quads_timed", lambda frame: ([np.asarray(quad, np.float64)], (0.0,) * 4))
+    detector.crops = crops
+    return detector
+
+
+SQUARE = [[500.0, 300.0], [620.0, 300.0], [620.0, 430.0], [500.0, 430.0]]  # 120 x 130: nearly square
+
+
+def test_a_nearly_square_quad_taken_for_no_card_is_read_again_turned_by_a_quarter(monkeypatch):
+    from vision.geometry import rotate_quad
+    crops = _ScriptedCrops(("none", 0.99), ("maple-deer", 0.9))
+    detections = _detector_seeing_one_quad(monkeypatch, crops, SQUARE).detect(table())
+    assert crops.batches == [1, 1]
+    assert len(detections) == 1 and detections[0].face == "maple-deer" and detections[0].uncertain
+    assert np.allclose(detections[0].quad, rotate_quad(SQUARE, 1))  # starts at the card's own top-left
+
+
+def test_a_turned_reading_below_even_odds_is_no_card(monkeypatch):
+    crops = _ScriptedCrops(("none", 0.99), ("maple-deer", 0.45))
+    assert _detector_seeing_one_quad(monkeypatch, crops, SQUARE).detect(table()) == []
+    assert crops.batches == [1, 1]
+
+
+@pytest.mark.parametrize("quad, first, options", [
+    # a card-shaped quad: its short sides are not in doubt
+    ([[500.0, 300.0], [580.0, 300.0], [580.0, 429.0], [500.0, 429.0]], ("none", 0.99), {}),
+    # a nearly square quad read as a face, if unsure: it is shown as unsure, not read again
+    (SQUARE, ("maple-deer", 0.6), {}),
+    # told not to
+    (SQUARE, ("none", 0.99), {"turn_squat": False}),
+])
+def test_no_turned_reading_when_not_called_for(monkeypatch, quad, first, options):
+    crops = _ScriptedCrops(first, ("maple-deer", 0.999))
+    _detector_seeing_one_quad(monkeypatch, crops, quad, **options).detect(table())
+    assert crops.batches == [1]
+
+
+def test_the_turned_quads_are_among_the_candidates_the_crop_net_is_taught_on(monkeypatch):
+    from vision.geometry import rotate_quad
+    detector = _detector_seeing_one_quad(monkeypatch, None, SQUARE)
+    candidates = detector.candidate_quads(table())
+    assert len(candidates) == 2 and np.allclose(candidates[1], rotate_quad(SQUARE, 1))

@@ -7,7 +7,7 @@ from models.data import mask_targets
 from models.labels import MASK_STRIDE, SHRINK
 from vision.evaluate import quad_iou
 from vision.geometry import quad_area
-from vision.quads import (CARD_SHAPED, MapGeometry, QuadFinder, order_clockwise_portrait, pieces_by_quad,
+from vision.quads import (CARD_SHAPED, MapGeometry, QuadFinder, is_squat, order_clockwise_portrait, pieces_by_quad,
                           side_ratio, split_candidates)
 
 
@@ -177,3 +177,12 @@ def test_a_centre_map_of_another_shape_is_refused():
     finder = QuadFinder(shrink=SHRINK)
     with pytest.raises(ValueError, match=r"the centre map is \(10, 12\), the interior map \(10, 10\)"):
         finder.find(np.zeros((10, 10), np.float32), MapGeometry(2, 2), np.zeros((10, 12), np.float32))
+
+
+@pytest.mark.parametrize("width, height, squat", [
+    (100, 100, True), (150, 136, True), (100, 135, True),  # square, or nearly: a card at a steep slant
+    (100, 145, False), (54, 87, False), (87, 54, False), (50, 150, False),  # a card's shape, or longer
+])
+def test_a_quad_is_squat_when_its_short_sides_are_in_doubt(width, height, squat):
+    quad = np.array([[0, 0], [width, 0], [width, height], [0, height]], float)
+    assert is_squat(quad) is squat and is_squat(quad[::-1] + 200) is squat  # either winding, anywhere

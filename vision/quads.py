@@ -239,6 +239,20 @@ PART_SHAPED = (1.3, 2.0)
 CARD_SHAPED = (1.45, 1.8)
 
 
+# long side / short side (the mean of each pair of opposite sides) below which a quad's portrait
+# reading is in doubt: a card seen at a slant of 35 to 45 degrees along its long side looks nearly
+# square, and its short sides may be the other pair
+SQUAT_BELOW = 1.4
+
+
+def is_squat(quad: np.ndarray, below: float = SQUAT_BELOW) -> bool:
+    """Whether the quad is so near square that which pair of sides is the card's short one is in doubt."""
+    q = np.asarray(quad, np.float64).reshape(4, 2)
+    sides = np.hypot(*(q[NEXT_CORNER] - q).T)
+    a, b = sides[0] + sides[2], sides[1] + sides[3]
+    return bool(max(a, b) < below * max(min(a, b), 1e-9))
+
+
 def side_ratio(quad: np.ndarray) -> float:
     """The longer over the shorter of the first two sides (from corner 0). (Measured on validation
     scenes, this test of the corner-0 sides let through fewer pieces and found more cards than the
