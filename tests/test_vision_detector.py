@@ -242,7 +242,7 @@ def _put(frame, card_img, quad):
 
 
 def test_cards_seen_at_so_steep_a_slant_that_they_look_square_are_read(detector):
-    # the camera tilted about 60 degrees along the cards' long side: 136-150 px wide, 150 tall, so
+    # the camera tilted about 50 degrees along the cards' long side: 136-150 px wide, 150 tall, so
     # which pair of sides is the short one is in doubt; a quad warped sideways reads as no card,
     # and is then read again turned by a quarter
     square = [[572, 285], [708, 285], [715, 435], [565, 435]]

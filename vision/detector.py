@@ -168,7 +168,8 @@ def first_card_of_face(face: str) -> str | None:
 
 
 class CardDetector:
-    """Finds and names the cards in a BGR frame. ``threads``: onnxruntime CPU threads."""
+    """Finds and names the cards in a BGR frame. ``threads``: onnxruntime CPU threads;
+    ``turn_squat``: read a nearly square quad taken for no card again, turned by a quarter."""
 
     def __init__(self, models_dir: Path | str | None = None, threads: int = 2,
                  threshold: float | None = None, proposals: bool = True, split_merged: bool | None = None,

@@ -240,8 +240,8 @@ CARD_SHAPED = (1.45, 1.8)
 
 
 # long side / short side (the mean of each pair of opposite sides) below which a quad's portrait
-# reading is in doubt: a card seen at a slant of 35 to 45 degrees along its long side looks nearly
-# square, and its short sides may be the other pair
+# reading is in doubt: a card seen at a slant of more than 30 degrees along its long side looks
+# nearly square (at about 50 degrees, square), and its short sides may be the other pair
 SQUAT_BELOW = 1.4
 
 
