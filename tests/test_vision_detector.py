@@ -7,7 +7,7 @@ from datasets.deck import BACKS, render_card
 from dealer.cards import BACK, all_cards, get_card
 from vision.detector import CardDetector, first_card_of_face
 from vision.evaluate import LabelledCard, cards_from_scene_labels, quad_iou, score_frame
-from vision_frames import place, table
+from vision_frames import paste, place, table
 
 
 @pytest.fixture(scope="module")
@@ -230,17 +230,6 @@ def test_the_mask_stage_hands_on_a_centre_map_when_the_net_gives_one(channels):
     assert geometry.step_x == pytest.approx(2 * 1280 / 448)
 
 
-def _put(frame, card_img, quad):
-    """Paste a card (its own top-left first) onto ``quad`` of the frame, in perspective."""
-    import cv2
-    h, w = card_img.shape[:2]
-    src = np.float32([[0, 0], [w - 1, 0], [w - 1, h - 1], [0, h - 1]])
-    m = cv2.getPerspectiveTransform(src, np.float32(quad))
-    size = (frame.shape[1], frame.shape[0])
-    inside = cv2.warpPerspective(np.full((h, w), 255, np.uint8), m, size) > 127
-    frame[inside] = cv2.warpPerspective(card_img, m, size)[inside]
-
-
 def test_cards_seen_at_so_steep_a_slant_that_they_look_square_are_read(detector):
     # the camera tilted about 50 degrees along the cards' long side: 136-150 px wide, 150 tall, so
     # which pair of sides is the short one is in doubt; a quad warped sideways reads as no card,
@@ -250,7 +239,7 @@ def test_cards_seen_at_so_steep_a_slant_that_they_look_square_are_read(detector)
     found = {True: 0, False: 0}
     for k, card in enumerate(all_cards()):
         frame = table(seed=k)
-        _put(frame, render_card(card.id, 435), square)
+        paste(frame, render_card(card.id, 435), square)
         for turning, det in ((True, detector), (False, plain)):
             detections = det.detect(frame)
             assert all(d.uncertain for d in detections if d.face != card.face)  # never a sure wrong name

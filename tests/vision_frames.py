@@ -21,8 +21,15 @@ def place(frame, card_img, centre, height, angle_deg):
     rot = np.array([[np.cos(a), -np.sin(a)], [np.sin(a), np.cos(a)]]) * s
     src = np.array([[0, 0], [w - 1, 0], [w - 1, h - 1], [0, h - 1]], np.float64)
     dst = (src - [(w - 1) / 2, (h - 1) / 2]) @ rot.T + centre
-    m = cv2.getPerspectiveTransform(src.astype(np.float32), dst.astype(np.float32))
-    warped = cv2.warpPerspective(card_img, m, (frame.shape[1], frame.shape[0]))
-    mask = cv2.warpPerspective(np.full((h, w), 255, np.uint8), m, (frame.shape[1], frame.shape[0]))
-    frame[mask > 127] = warped[mask > 127]
+    paste(frame, card_img, dst)
     return dst
+
+
+def paste(frame, card_img, quad):
+    """Paste a card (its own top-left first) onto ``quad`` of the frame, in perspective."""
+    h, w = card_img.shape[:2]
+    src = np.float32([[0, 0], [w - 1, 0], [w - 1, h - 1], [0, h - 1]])
+    m = cv2.getPerspectiveTransform(src, np.float32(quad))
+    size = (frame.shape[1], frame.shape[0])
+    inside = cv2.warpPerspective(np.full((h, w), 255, np.uint8), m, size) > 127
+    frame[inside] = cv2.warpPerspective(card_img, m, size)[inside]
