@@ -127,6 +127,27 @@ def test_calibration_uses_the_shipped_input_size_unless_told(tmp_path, monkeypat
     assert sizes == [shipped, 320]
 
 
+def test_calibration_writes_when_a_crop_is_read_turned_too(tmp_path, monkeypatch):
+    # the run time reads a crop turned only when its upright reading is unsure: a retrained set of
+    # models must carry that level, and an answer's confidence is chosen on with it in place
+    import json
+    import models.train as train
+    (tmp_path / "crops").mkdir()
+    np.savez(tmp_path / "crops" / "crops-999-0000.npz", x=np.zeros((2, 96, 64, 3), np.uint8),
+             y=np.zeros(2, np.int64), o=np.zeros(2, np.int64))
+    monkeypatch.setattr(train, "crop_temperature", lambda *a: (1.0, 1.0))
+    levels = []
+
+    def outcomes(models, *a, **k):
+        levels.append(json.loads((models / "vision.json").read_text())["turned_view_below"])
+        return [(0.999, True)] * 10, [1.0]
+    monkeypatch.setattr(train, "collect_scene_outcomes", outcomes)
+    settings = train.calibrate(tmp_path, tmp_path, 10)
+    assert levels and set(levels) == {train.TURNED_VIEW_BELOW} and 0.99 < train.TURNED_VIEW_BELOW < 1.0
+    assert json.loads((tmp_path / "vision.json").read_text())["turned_view_below"] == train.TURNED_VIEW_BELOW
+    assert settings["turned_view_below"] == train.TURNED_VIEW_BELOW
+
+
 def test_the_rim_of_the_cards_is_the_card_outside_its_interior():
     from models.data import mask_targets
     from models.train import rim_of_cards

@@ -291,3 +291,64 @@ def test_the_turned_quads_are_among_the_candidates_the_crop_net_is_taught_on(mon
     detector = _detector_seeing_one_quad(monkeypatch, None, SQUARE)
     candidates = detector.candidate_quads(table())
     assert len(candidates) == 2 and np.allclose(candidates[1], rotate_quad(SQUARE, 1))
+
+
+class _CornerSession:
+    """A crop-net stand-in: each crop's face logits come from its top-left pixel (blue, / 10, for the
+    first class) and its orientation logits from the top-left green (high: upside down), so a crop
+    turned 180 degrees is read from what was its bottom-right corner. Records the batch sizes."""
+
+    def __init__(self, classes):
+        self.classes = classes
+        self.batches = []
+
+    def run(self, _names, feeds):
+        x = feeds["crops"]
+        self.batches.append(len(x))
+        faces = np.zeros((len(x), self.classes), np.float32)
+        faces[:, 0] = x[:, 0, 0, 0] / 10
+        orient = np.stack([np.zeros(len(x)), x[:, 1, 0, 0] / 10 - 5], axis=1).astype(np.float32)
+        return [faces, orient]
+
+
+def _softmax_first(logit, classes):
+    return np.exp(logit) / (np.exp(logit) + classes - 1)
+
+
+def _crop(top_left, bottom_right, green=(0, 0)):
+    crop = np.zeros((96, 64, 3), np.uint8)
+    crop[0, 0] = (top_left, green[0], 0)
+    crop[-1, -1] = (bottom_right, green[1], 0)
+    return crop
+
+
+def test_a_crop_is_read_turned_too_only_when_its_first_reading_is_unsure():
+    from dataclasses import replace
+    from vision.detector import CropStage
+    settings = replace(CardDetector().settings, temperature=1.0, turned_view_below=0.9999)
+    k = len(settings.classes)
+    session = _CornerSession(k)
+    sure, unsure = _crop(200, 0), _crop(30, 100, green=(0, 120))
+    first, second = CropStage(session, settings).run(np.stack([sure, unsure]))
+    assert session.batches == [2, 1]  # both read upright, then only the unsure one turned
+    assert first.face == settings.classes[0] and first.confidence == pytest.approx(_softmax_first(20, k))
+    # the unsure one: the mean of its two readings (upright 3, turned 10)
+    assert second.confidence == pytest.approx((_softmax_first(3, k) + _softmax_first(10, k)) / 2)
+    # its turned reading said "upside down" (green 120): for the crop as it lies, that is upright
+    assert not second.upside_down and second.orientation_confidence > 0.9
+
+
+def test_every_crop_is_read_turned_too_when_the_settings_say_always():
+    from dataclasses import replace
+    from vision.detector import CropStage
+    settings = replace(CardDetector().settings, temperature=1.0, turned_view_below=1.0)
+    k = len(settings.classes)
+    session = _CornerSession(k)
+    (only,) = CropStage(session, settings).run(np.stack([_crop(250, 250)]))
+    assert session.batches == [1, 1]
+    assert only.confidence == pytest.approx(_softmax_first(25, k))
+
+
+def test_the_shipped_settings_read_a_crop_turned_only_when_unsure():
+    settings = CardDetector().settings
+    assert settings.turned_views and 0.999 <= settings.turned_view_below < 1.0
