@@ -5,7 +5,8 @@ Stages (each timed, see ``CardDetector.detect_timed``):
    interiors, and the centre map that splits blobs of touching cards).
 2. ``quads``: the interior blobs become card quads in frame pixels (vision.quads).
 3. ``classify``: every quad is warped to an upright 64x96 crop; the crop net names the face (36 faces,
-   ``back``, or ``none`` = not a card) and whether the card is upside down; all crops run as one batch.
+   ``back``, or ``none`` = not a card) and whether the card is upside down; all crops run as one batch,
+   and those it is not sure of run again turned 180 degrees (``CropStage``).
    A second, small batch reads the pieces of quads that may be several touching cards and nearly
    square quads taken for no card turned by a quarter (``detect_timed``).
 Confidences are temperature-calibrated probabilities; a card below the threshold chosen from the
