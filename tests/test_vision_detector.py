@@ -344,9 +344,21 @@ def test_every_crop_is_read_turned_too_when_the_settings_say_always():
     settings = replace(CardDetector().settings, temperature=1.0, turned_view_below=1.0)
     k = len(settings.classes)
     session = _CornerSession(k)
-    (only,) = CropStage(session, settings).run(np.stack([_crop(250, 250)]))
+    (only,) = CropStage(session, settings).run(np.stack([_crop(250, 30)]))
     assert session.batches == [1, 1]
-    assert only.confidence == pytest.approx(_softmax_first(25, k))
+    # sure upright (25), yet its turned reading (3) is averaged in
+    assert only.confidence == pytest.approx((_softmax_first(25, k) + _softmax_first(3, k)) / 2)
+
+
+@pytest.mark.parametrize("level", [-0.5, 1.5, "often"])
+def test_settings_with_a_turned_view_level_that_is_no_probability_are_refused_by_name(tmp_path, level):
+    import json
+    from vision.detector import MODELS_DIR, ModelMissingError, VisionSettings
+    raw = json.loads((MODELS_DIR / "vision.json").read_text())
+    raw["turned_view_below"] = level
+    (tmp_path / "vision.json").write_text(json.dumps(raw))
+    with pytest.raises(ModelMissingError, match="unreadable.*(turned_view_below|often)"):
+        VisionSettings.load(tmp_path / "vision.json")
 
 
 def test_the_shipped_settings_read_a_crop_turned_only_when_unsure():

@@ -56,6 +56,10 @@ class VisionSettings:
     # cards seen as one blob): only for a crop net taught on such pieces
     split_merged: bool = False
 
+    def __post_init__(self):
+        if not 0.0 <= self.turned_view_below <= 1.0:
+            raise ValueError(f"turned_view_below must be a probability, from 0 to 1 (got {self.turned_view_below})")
+
     @classmethod
     def load(cls, path: Path) -> "VisionSettings":
         try:
