@@ -148,19 +148,17 @@ class CropStage:
         if len(crops) == 0:
             return []
         x = np.ascontiguousarray(crops.transpose(0, 3, 1, 2), dtype=np.float32)
-        face_logits, orient_logits = self.session.run(None, {"crops": x})
-        p = _softmax(face_logits.astype(np.float64) / self.settings.temperature)
-        po = _softmax(orient_logits.astype(np.float64))
+        p, po = self._read(x)
         if self.settings.turned_views:
             # the crops not yet sure of a class read again turned 180 degrees, and the two readings
             # averaged: most crops are sure at once, and the second reading was half the crop net's time
             below = self.settings.turned_view_below
             again = np.arange(len(p)) if below >= 1.0 else np.flatnonzero(p.max(axis=1) < below)
             if len(again):
-                face_t, orient_t = self.session.run(None, {"crops": np.ascontiguousarray(x[again, :, ::-1, ::-1])})
-                p[again] = (p[again] + _softmax(face_t.astype(np.float64) / self.settings.temperature)) / 2
+                p_turned, po_turned = self._read(np.ascontiguousarray(x[again, :, ::-1, ::-1]))
+                p[again] = (p[again] + p_turned) / 2
                 # the turned view's "upright" is the crop's "upside down"
-                po[again] = (po[again] + _softmax(orient_t.astype(np.float64))[:, ::-1]) / 2
+                po[again] = (po[again] + po_turned[:, ::-1]) / 2
         # not a card only when "none" holds at least half the probability; otherwise the best face,
         # with its (then low) confidence, so a card that is hard to read is shown as unsure, not lost
         none = self.settings.classes.index(NONE)
@@ -170,6 +168,12 @@ class CropStage:
         return [CropClassification(face=self.settings.classes[b], confidence=float(p[i, b]),
                                    upside_down=bool(po[i, 1] > 0.5), orientation_confidence=float(po[i].max()))
                 for i, b in enumerate(best)]
+
+    def _read(self, x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """One run of the crop net: the face probabilities (temperature-scaled) and the orientation's."""
+        face_logits, orient_logits = self.session.run(None, {"crops": x})
+        return (_softmax(face_logits.astype(np.float64) / self.settings.temperature),
+                _softmax(orient_logits.astype(np.float64)))
 
 
 def first_card_of_face(face: str) -> str | None:
