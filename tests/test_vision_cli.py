@@ -85,6 +85,29 @@ def test_bench_vision_on_the_demo_split(capsys):
         assert key in demo
 
 
+def test_bench_vision_says_why_cards_were_missed(monkeypatch, capsys):
+    # a detector that sees nothing and has no candidate quads: every card is missed for want of a quad
+    from vision import detector
+    from vision.detector import CardDetector
+
+    class Blind(CardDetector):
+        def detect_timed(self, frame):
+            return [], {"total": 1.0}
+
+        def candidate_readings(self, frame):
+            return [], []
+
+    monkeypatch.setattr(detector, "CardDetector", Blind)
+    assert main(["bench-vision", "--no-speed", "--splits", "demo", "--scenes", "2", "--markdown"]) == 0
+    out = capsys.readouterr().out
+    demo = json.JSONDecoder().raw_decode(out)[0]["splits"]["demo"]
+    assert demo["missed"] == demo["cards"] > 0
+    assert demo["missed_by_cause"] == {"no_quad": demo["cards"], "quad_off": 0, "read_as_no_card": 0,
+                                       "read_but_not_reported": 0}
+    assert sum(demo["missed_in_the_open_by_cause"].values()) == demo["cards_in_the_open"]
+    assert "| no quad | quad off | read as no card | read but not reported |" in out
+
+
 def test_bench_vision_markdown_tables(capsys):
     assert main(["bench-vision", "--splits", "demo", "--scenes", "1", "--frames", "1", "--cards", "9",
                  "--markdown"]) == 0

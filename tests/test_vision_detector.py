@@ -293,6 +293,36 @@ def test_the_turned_quads_are_among_the_candidates_the_crop_net_is_taught_on(mon
     assert len(candidates) == 2 and np.allclose(candidates[1], rotate_quad(SQUARE, 1))
 
 
+class _AnswerPerCrop:
+    """A crop stage that gives the scripted answers to the crops of one batch, in order."""
+
+    def __init__(self, *answers):
+        self.answers = answers
+
+    def run(self, crops):
+        from vision.detector import CropClassification
+        assert len(crops) == len(self.answers)
+        return [CropClassification(face=f, confidence=c, upside_down=False, orientation_confidence=1.0)
+                for f, c in self.answers]
+
+
+@pytest.mark.parametrize("turned, named", [(("maple-deer", 0.9), [False, True]),
+                                           (("maple-deer", 0.45), [False, False]),
+                                           (("none", 0.99), [False, False])])
+def test_the_candidate_readings_say_which_quads_the_crop_net_names_a_card_on(monkeypatch, turned, named):
+    # a nearly square quad taken for no card, and the same turned by a quarter: the turned one is
+    # named only with at least even odds, as the detector itself asks
+    detector = _detector_seeing_one_quad(monkeypatch, _AnswerPerCrop(("none", 0.99), turned), SQUARE)
+    quads, said = detector.candidate_readings(table())
+    assert len(quads) == 2 and said == named
+
+
+def test_the_candidate_readings_name_the_pieces_of_a_merged_quad(monkeypatch):
+    crops = _AnswerPerCrop(("none", 0.99), ("maple-deer", 0.99), ("none", 0.8), ("back", 0.7))
+    quads, said = _detector_seeing_one_merged_quad(monkeypatch, crops).candidate_readings(table())
+    assert len(quads) == 4 and said == [False, True, False, True]
+
+
 class _CornerSession:
     """A crop-net stand-in: each crop's face logits come from its top-left pixel (blue, / 10, for the
     first class) and its orientation logits from the top-left green (high: upside down), so a crop

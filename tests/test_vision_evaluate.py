@@ -1,7 +1,8 @@
 """Scoring and the choice of the uncertainty threshold."""
 import pytest
 
-from vision.evaluate import LabelledCard, pick_threshold, quad_iou, score_frame, threshold_outcomes
+from vision.evaluate import (LabelledCard, MISS_CAUSES, miss_causes, pick_threshold, quad_iou, score_frame,
+                             threshold_outcomes)
 from vision.types import Detection
 
 SQUARE = ((0, 0), (54, 0), (54, 87), (0, 87))
@@ -103,3 +104,37 @@ def test_two_loose_quads_on_one_card_are_one_right_answer_and_one_wrong():
     cards = [LabelledCard("pine-crane", SQUARE, True)]
     detections = [det("pine-crane", shifted(SQUARE, 25), 0.99), det("pine-crane", shifted(SQUARE, -25), 0.995)]
     assert sorted(threshold_outcomes(score_frame(detections, cards))) == [(0.99, False), (0.995, True)]
+
+
+def test_each_missed_card_is_given_the_cause_the_candidate_quads_show():
+    cards = [LabelledCard("pine-crane", SQUARE, True), LabelledCard("back", shifted(SQUARE, 100), True),
+             LabelledCard("iris-bridge", shifted(SQUARE, 200), True),
+             LabelledCard("maple-deer", shifted(SQUARE, 300), True)]
+    quads = [shifted(SQUARE, 127),  # on the back, but half a card off (IoU 1/3)
+             shifted(SQUARE, 203), shifted(SQUARE, 197),  # on the iris, both read as no card
+             shifted(SQUARE, 302), shifted(SQUARE, 296)]  # on the maple, one named
+    named = [True, False, False, False, True]
+    assert miss_causes(cards, quads, named) == ["no_quad", "quad_off", "read_as_no_card", "read_but_not_reported"]
+    assert miss_causes(cards[:1], [], []) == ["no_quad"]
+
+
+def test_miss_causes_refuses_readings_that_do_not_match_the_quads():
+    with pytest.raises(ValueError, match="2 quads but 1 readings"):
+        miss_causes([], [SQUARE, SQUARE], [True])
+
+
+def test_the_summary_counts_missed_cards_by_cause_and_those_in_the_open_apart():
+    cards = [LabelledCard("pine-crane", SQUARE, True, visible=1.0),
+             LabelledCard("back", shifted(SQUARE, 100), True, visible=0.6),
+             LabelledCard("iris-bridge", shifted(SQUARE, 200), True, visible=0.95)]
+    tally = score_frame([det("pine-crane", SQUARE)], cards)
+    assert [c.face for c in tally.missed_labels] == ["back", "iris-bridge"]
+    assert "missed_by_cause" not in tally.summary()  # nobody asked why
+    tally.missed_causes = [("quad_off", 0.6), ("quad_off", 0.95)]
+    s = tally.summary()
+    assert s["missed_by_cause"] == dict.fromkeys(MISS_CAUSES, 0) | {"quad_off": 2}
+    assert s["missed_in_the_open_by_cause"] == dict.fromkeys(MISS_CAUSES, 0) | {"quad_off": 1}
+    other = score_frame([], cards[:1])
+    other.missed_causes = [("no_quad", 1.0)]
+    tally.add(other)
+    assert tally.summary()["missed_by_cause"]["no_quad"] == 1 and len(tally.missed_labels) == 3

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import numpy as np
 
-from vision.evaluate import Tally, cards_from_scene_labels, load_photo_labels, score_frame
+from vision.evaluate import MISS_CAUSES, Tally, cards_from_scene_labels, load_photo_labels, miss_causes, score_frame
 
 
 def split_scenes(name: str, count: int | None, shared=None):
@@ -40,16 +40,28 @@ def timing_frames(cards: int, frames: int, seed: int = 5) -> tuple[list[np.ndarr
 
 
 def evaluate_split(detector, name: str, count: int | None, shared=None) -> dict:
+    """The split's figures; with a detector that can list its candidate quads and their readings
+    (``candidate_readings``), also why the missed cards were missed (vision.evaluate.miss_causes)."""
     tally = Tally()
     ms = []
     for image, labels in split_scenes(name, count, shared):
         detections, t = detector.detect_timed(image)
         ms.append(t["total"])
-        tally.add(score_frame(detections, cards_from_scene_labels(labels)))
+        frame_tally = score_frame(detections, cards_from_scene_labels(labels))
+        tally.add(_with_miss_causes(detector, image, frame_tally))
     out = tally.summary()
     out["scenes"] = len(ms)
     out["ms_median"] = round(float(np.median(ms)), 2) if ms else None
     return out
+
+
+def _with_miss_causes(detector, image: np.ndarray, tally: Tally) -> Tally:
+    # asked only of frames with a missed card (the quads are found again and every one read)
+    if tally.missed_labels and hasattr(detector, "candidate_readings"):
+        quads, named = detector.candidate_readings(image)
+        causes = miss_causes(tally.missed_labels, quads, named)
+        tally.missed_causes = [(cause, card.visible) for cause, card in zip(causes, tally.missed_labels)]
+    return tally
 
 
 def evaluate_photos(detector, folder: Path) -> dict:
@@ -58,8 +70,8 @@ def evaluate_photos(detector, folder: Path) -> dict:
     tally = Tally()
     per_photo = {}
     for photo, cards in sorted(labels.items()):
-        detections = detector.detect(read_image(str(folder / photo)))
-        t = score_frame(detections, cards)
+        image = read_image(str(folder / photo))
+        t = _with_miss_causes(detector, image, score_frame(detector.detect(image), cards))
         tally.add(t)
         per_photo[photo] = {"cards": len(t.cards), "right": sum(c.face_right for c in t.cards),
                             "said": [f"{c.truth}->{c.said}{' (uncertain)' if c.uncertain else ''}"
@@ -148,6 +160,14 @@ def to_markdown(report: dict) -> str:
                          f"{r['confident_wrong']} ({pct(r['confident_wrong_rate'])}) | "
                          f"{r['false_alarms']} ({r['confident_false_alarms']}; "
                          f"{r.get('confident_false_alarms_naming_a_face', 'n/a')}) |")
+    causes = {name: r for name, r in rows.items() if "missed_by_cause" in r}
+    if causes:
+        lines += ["", "| split: cards missed (of them in the open) | all | " +
+                  " | ".join(k.replace("_", " ") for k in MISS_CAUSES) + " |", "|---" * (len(MISS_CAUSES) + 2) + "|"]
+        for name, r in causes.items():
+            by, open_by = r["missed_by_cause"], r["missed_in_the_open_by_cause"]
+            cells = " | ".join(f"{by[k]} ({open_by[k]})" for k in MISS_CAUSES)
+            lines.append(f"| {name} | {r['missed']} ({sum(open_by.values())}) | {cells} |")
     speed = report.get("speed")
     if speed:
         stages = ("mask", "quads", "proposals", "classify", "total")

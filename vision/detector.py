@@ -208,11 +208,28 @@ class CardDetector:
         """Every quad the crop net may be given for a frame (before it drops what is not a card), the
         pieces of merged blobs and the nearly square quads turned by a quarter included: what the
         crop net is retrained on, so it learns the quads this finder really makes."""
-        quads, _ = self._whole_quads_timed(_as_bgr(frame_bgr))
+        quads, pieces, turned = self._candidates(_as_bgr(frame_bgr))
+        return quads + pieces + turned
+
+    def candidate_readings(self, frame_bgr: np.ndarray) -> tuple[list[np.ndarray], list[bool]]:
+        """The quads of candidate_quads and, for each, whether the crop net names a card on it (a
+        face or a back; on a quad turned by a quarter, only with the odds the detector asks of
+        one): what the benchmark uses to say why a card was missed (vision.evaluate.miss_causes)."""
+        frame = _as_bgr(frame_bgr)
+        quads, pieces, turned = self._candidates(frame)
+        everything = quads + pieces + turned
+        readings = self.crops.run(_warp_all(frame, everything))
+        named = [r.face != NONE for r in readings]
+        for k in range(len(quads) + len(pieces), len(everything)):
+            named[k] = named[k] and readings[k].confidence >= TURNED_LEAST
+        return everything, named
+
+    def _candidates(self, frame: np.ndarray) -> tuple[list[np.ndarray], list[np.ndarray], list[np.ndarray]]:
+        quads, _ = self._whole_quads_timed(frame)
         pieces = split_candidates(quads) if self.split_merged else []
         # (a turned quad is taught as its card when the quad it came from started on a long side)
         turned = [rotate_quad(q, 1) for q in quads if is_squat(q)] if self.turn_squat else []
-        return quads + pieces + turned
+        return quads, pieces, turned
 
     def _whole_quads_timed(self, frame: np.ndarray) -> tuple[list[np.ndarray], tuple[float, ...]]:
         """The mask net's quads, re-fitted with the edge proposals; and the times of the stages."""

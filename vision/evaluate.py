@@ -19,6 +19,8 @@ from vision.types import Detection
 
 MATCH_IOU = 0.5
 MIN_VISIBLE = 0.5
+# a card at least this visible is "in the open" (apart from cards partly under others)
+IN_THE_OPEN = 0.9
 # a false alarm overlapping this much a card of the face it names, which nothing else found, is that
 # card in a quad a little off (see threshold_outcomes)
 LOOSE_IOU = 0.3
@@ -59,6 +61,36 @@ class CardOutcome:
     visible: float = 1.0
 
 
+# why a counting card was missed, from the quads the detector could have read (see miss_causes)
+MISS_CAUSES = ("no_quad", "quad_off", "read_as_no_card", "read_but_not_reported")
+
+
+def miss_causes(missed: list[LabelledCard], quads: list, named: list[bool]) -> list[str]:
+    """Why each missed card was missed, given every quad the detector's crop net could be handed for
+    the frame (``quads``) and whether the crop net names a card (a face or a back) on each (``named``):
+    ``no_quad``: none lies on it (IoU under LOOSE_IOU); ``quad_off``: some do, none closely enough to
+    match it (IoU under MATCH_IOU: a row of touching cards cut in the wrong places, a blob's quad
+    off); ``read_as_no_card``: one matches it, and the crop net takes every such one for no card;
+    ``read_but_not_reported``: the crop net names a card on one that matches it, yet the detector did
+    not report it (a piece it did not read because the whole blob was read as one card, or dropped
+    as a duplicate or as too small)."""
+    if len(quads) != len(named):
+        raise ValueError(f"{len(quads)} quads but {len(named)} readings")
+    causes = []
+    for card in missed:
+        ious = [quad_iou(q, card.quad) for q in quads]
+        best = max(ious, default=0.0)
+        if best < LOOSE_IOU:
+            causes.append("no_quad")
+        elif best < MATCH_IOU:
+            causes.append("quad_off")
+        elif any(n for n, iou in zip(named, ious) if iou >= MATCH_IOU):
+            causes.append("read_but_not_reported")
+        else:
+            causes.append("read_as_no_card")
+    return causes
+
+
 @dataclass
 class Tally:
     cards: list[CardOutcome] = field(default_factory=list)
@@ -67,12 +99,17 @@ class Tally:
     # that no detection matched: the right card, in a quad too far off to match it
     on_its_card: list[bool] = field(default_factory=list)
     detections: int = 0  # detections that were judged (matched a counting card or none)
+    # (cause, visible share) of missed cards, when the evaluation asked why (see miss_causes)
+    missed_causes: list[tuple[str, float]] = field(default_factory=list)
+    missed_labels: list[LabelledCard] = field(default_factory=list)  # the counting cards no detection matched
 
     def add(self, other: "Tally") -> None:
         self.cards += other.cards
         self.false_alarms += other.false_alarms
         self.on_its_card += other.on_its_card
         self.detections += other.detections
+        self.missed_causes += other.missed_causes
+        self.missed_labels += other.missed_labels
 
     def summary(self) -> dict:
         n = len(self.cards)
@@ -99,12 +136,16 @@ class Tally:
                                                         zip(self.false_alarms, self.on_its_card)),
             "missed": n - len(found),
         }
-        # cards in the open (at least 90% visible) apart from cards partly under others
-        whole = [c for c in self.cards if c.visible >= 0.9]
+        # cards in the open apart from cards partly under others
+        whole = [c for c in self.cards if c.visible >= IN_THE_OPEN]
         whole_found = [c for c in whole if c.found]
         out["cards_in_the_open"] = len(whole)
         out["detection_recall_in_the_open"] = _ratio(len(whole_found), len(whole))
         out["face_accuracy_in_the_open"] = _ratio(sum(c.face_right for c in whole_found), len(whole_found))
+        if self.missed_causes:
+            out["missed_by_cause"] = {k: sum(c == k for c, _ in self.missed_causes) for k in MISS_CAUSES}
+            out["missed_in_the_open_by_cause"] = {k: sum(c == k and v >= IN_THE_OPEN for c, v in self.missed_causes)
+                                                  for k in MISS_CAUSES}
         confusions: dict[str, int] = {}
         for c in found:
             if not c.face_right:
@@ -148,6 +189,7 @@ def score_frame(detections: list[Detection], cards: list[LabelledCard]) -> Tally
                                        confidence=d.confidence, uncertain=d.uncertain, said=d.face,
                                        truth=c.face, visible=c.visible))
     unfound = [c for j, c in enumerate(cards) if c.required and j not in matched]
+    tally.missed_labels = list(unfound)
     for i, d in enumerate(detections):
         if i in used_d:
             j = next(j for j, k in matched.items() if k == i)
