@@ -190,11 +190,11 @@ def label_candidate(quad, labels: dict) -> dict | None:
     mostly hidden card or nearly a match."""
     from vision.evaluate import MATCH_IOU, quad_iou
     q = np.asarray(quad, np.float64).reshape(4, 2)
-    best, best_iou = None, 0.0
-    for c in labels["cards"]:
-        iou = quad_iou(q, c["quad"])
-        if iou > best_iou:
-            best, best_iou = c, iou
+    scored = [(quad_iou(q, c["quad"]), c) for c in labels["cards"]]
+    # a card in view that the quad matches comes before a hidden one it fits better, as the
+    # evaluation matches them (the top card of a pile and the cards under it)
+    in_view = [m for m in scored if m[0] >= MATCH_IOU and m[1].get("visible", 1.0) >= MIN_VISIBLE]
+    best_iou, best = max(in_view or scored, key=lambda m: m[0], default=(0.0, None))
     if best is None or best_iou < AMBIGUOUS_IOU:
         return {"face": NONE, "card": None, "orientation": 0}
     if best_iou < MATCH_IOU or best.get("visible", 1.0) < MIN_VISIBLE:

@@ -60,6 +60,12 @@ def test_a_mostly_hidden_card_is_left_out():
     assert label_candidate(CARD, labels) is None
 
 
+def test_the_top_card_of_a_pile_names_the_quad_though_a_hidden_card_fits_it_better():
+    under = (np.asarray(CARD) + [2.0, 1.0]).tolist()
+    labels = _labels(("maple-deer", CARD, 1.0), ("pine-crane", under, 0.05))
+    assert label_candidate(under, labels)["face"] == "maple-deer"
+
+
 def test_the_best_matching_card_names_the_quad():
     other = _shifted(CARD, 40)
     labels = _labels(("maple-deer", CARD, 1.0), ("pine-crane", other, 1.0))

@@ -138,3 +138,16 @@ def test_the_summary_counts_missed_cards_by_cause_and_those_in_the_open_apart():
     other.missed_causes = [("no_quad", 1.0)]
     tally.add(other)
     assert tally.summary()["missed_by_cause"]["no_quad"] == 1 and len(tally.missed_labels) == 3
+
+
+def test_the_top_card_of_a_pile_is_found_though_its_detection_fits_a_card_under_it_better():
+    # a face-down deck: the top card in full view, the cards under it a little off and hidden; the
+    # detection fits the second card best, yet it is the top card that is seen and found
+    top = LabelledCard("back", SQUARE, True, visible=1.0)
+    under = [LabelledCard("back", shifted(SQUARE, 2, 1), False, visible=0.05),
+             LabelledCard("back", shifted(SQUARE, 3, 3), False, visible=0.02)]
+    s = score_frame([det("back", shifted(SQUARE, 2, 1))], [top, *under]).summary()
+    assert s["cards"] == 1 and s["missed"] == 0 and s["detection_precision"] == 1.0
+    # two detections on the pile: one is the top card, the other a hidden card's (not judged)
+    s = score_frame([det("back", shifted(SQUARE, 2, 1)), det("back", SQUARE)], [top, *under]).summary()
+    assert s["missed"] == 0 and s["false_alarms"] == 0
