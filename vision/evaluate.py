@@ -3,7 +3,7 @@ choice of the uncertainty threshold.
 
 A labelled card counts (for recall) when at least MIN_VISIBLE of it shows; a detection that matches a
 card hidden more than that is neither a hit nor a false alarm. A detection matches a card when their
-quads overlap with IoU >= MATCH_IOU.
+quads overlap with IoU >= MATCH_IOU, the cards that count before the hidden ones.
 """
 from __future__ import annotations
 
@@ -72,8 +72,8 @@ def miss_causes(missed: list[LabelledCard], quads: list, named: list[bool]) -> l
     match it (IoU under MATCH_IOU: a row of touching cards cut in the wrong places, a blob's quad
     off); ``read_as_no_card``: one matches it, and the crop net takes every such one for no card;
     ``read_but_not_reported``: the crop net names a card on one that matches it, yet the detector did
-    not report it (a piece it did not read because the whole blob was read as one card, or dropped
-    as a duplicate or as too small)."""
+    not report it (a piece it did not read because the whole blob was read as one card, dropped as a
+    duplicate or as too small, or a detection matched to another card)."""
     if len(quads) != len(named):
         raise ValueError(f"{len(quads)} quads but {len(named)} readings")
     causes = []
