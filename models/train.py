@@ -192,10 +192,13 @@ def _resume(model, opt, ckpt: Path, resume: bool) -> None:
     """Continue from our own checkpoint where there is one (training runs in resumable slices)."""
     if resume and ckpt.is_file():
         import torch
-        state = torch.load(ckpt, weights_only=False)  # our own checkpoint
-        model.load_state_dict(state["model"])
-        opt.load_state_dict(state["opt"])
-        log("resumed", ckpt)
+        _load_state(model, opt, torch.load(ckpt, weights_only=False), ckpt)  # our own checkpoint
+
+
+def _load_state(model, opt, state: dict, ckpt: Path) -> None:
+    model.load_state_dict(state["model"])
+    opt.load_state_dict(state["opt"])
+    log("resumed", ckpt)
 
 
 def train_mask(minutes: float, work: Path, out: Path, threads: int, batch: int = 16, resume: bool = True,
@@ -270,7 +273,7 @@ def grow_mask_head(model, opt, ckpt: Path) -> None:
     state = torch.load(ckpt, weights_only=False)  # our own checkpoint
     weights = state["model"]
     if weights["head.weight"].shape[0] == model.head.weight.shape[0]:
-        _resume(model, opt, ckpt, True)
+        _load_state(model, opt, state, ckpt)
         return
     if weights["head.weight"].shape[0] != 2 or model.head.weight.shape[0] != 3:
         raise ValueError(f"{ckpt}: a mask net head of {weights['head.weight'].shape[0]} outputs cannot be grown "
