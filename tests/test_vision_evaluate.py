@@ -151,3 +151,22 @@ def test_the_top_card_of_a_pile_is_found_though_its_detection_fits_a_card_under_
     # two detections on the pile: one is the top card, the other a hidden card's (not judged)
     s = score_frame([det("back", shifted(SQUARE, 2, 1)), det("back", SQUARE)], [top, *under]).summary()
     assert s["missed"] == 0 and s["false_alarms"] == 0
+
+
+def test_a_quad_over_two_overlapping_cards_is_matched_to_the_card_whose_face_it_names():
+    # a face-down card half under a face-up one, and one quad over both (IoU >= 0.5 with each, a
+    # little better with the card under): it names the card on top, which is there and found
+    under = LabelledCard("back", SQUARE, True, visible=0.5)
+    top = LabelledCard("pine-chaff", shifted(SQUARE, 27), True)
+    over_both = ((-2, 0), (79, 0), (79, 87), (-2, 87))
+    assert quad_iou(over_both, under.quad) > quad_iou(over_both, top.quad) >= 0.5
+    s = score_frame([det("pine-chaff", over_both)], [under, top]).summary()
+    assert s["missed"] == 1 and s["face_accuracy"] == 1.0 and s["confident_wrong"] == 0
+    assert score_frame([det("pine-chaff", over_both)], [under, top]).missed_labels == [under]
+    # a face that is neither card's is still a misread card, the one the quad fits best
+    s = score_frame([det("iris-bridge", over_both)], [under, top]).summary()
+    assert s["confident_wrong"] == 1 and s["confusions"] == {"back->iris-bridge": 1}
+    # the card on top found by a quad of its own: the quad over both is a second answer of its
+    # face, over the card under it, and wrong
+    s = score_frame([det("pine-chaff", top.quad), det("pine-chaff", over_both)], [under, top]).summary()
+    assert s["missed"] == 0 and s["confident_wrong"] == 1 and s["confusions"] == {"back->pine-chaff": 1}

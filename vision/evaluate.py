@@ -3,7 +3,8 @@ choice of the uncertainty threshold.
 
 A labelled card counts (for recall) when at least MIN_VISIBLE of it shows; a detection that matches a
 card hidden more than that is neither a hit nor a false alarm. A detection matches a card when their
-quads overlap with IoU >= MATCH_IOU, the cards that count before the hidden ones.
+quads overlap with IoU >= MATCH_IOU, the cards that count before the hidden ones, and among those the
+card of the face it names before the others.
 """
 from __future__ import annotations
 
@@ -161,20 +162,23 @@ def _ratio(a: int, b: int) -> float | None:
 
 def score_frame(detections: list[Detection], cards: list[LabelledCard]) -> Tally:
     """Greedy one-to-one matching by IoU, best pairs first; the counting cards before the cards
-    hidden too much to count. (By IoU alone, the top card of a pile, in full view and found, was
-    counted missed whenever its detection fitted a card under it a little better: the cards of a
-    stacked deck lie nearly on one another.)"""
+    hidden too much to count, and a card of the face the detection names before a card of another.
+    (By IoU alone, the top card of a pile, in full view and found, was counted missed whenever its
+    detection fitted a card under it a little better: the cards of a stacked deck lie nearly on one
+    another. And one quad over a card and the card half under it, IoU >= MATCH_IOU with both, that
+    named the card on top was counted a misread of the card under it when it fitted that one a
+    little better: it names a card that is there, and the card under it is missed.)"""
     pairs = []
     for i, d in enumerate(detections):
         for j, c in enumerate(cards):
             iou = quad_iou(d.quad, c.quad)
             if iou >= MATCH_IOU:
-                pairs.append((c.required, iou, i, j))
+                pairs.append((c.required, d.face == c.face, iou, i, j))
     pairs.sort(reverse=True)
     used_d, used_c = set(), set()
     tally = Tally()
     matched = {}
-    for _, _, i, j in pairs:
+    for *_, i, j in pairs:
         if i in used_d or j in used_c:
             continue
         used_d.add(i)
