@@ -546,6 +546,9 @@ def main(argv: list[str] | None = None) -> int:
         p.error(f"--style-shift is a share of the crops, from 0 to 1 (got {a.style_shift})")
     if a.mask_rim_weight < 0:
         p.error(f"--mask-rim-weight is an extra weight, 0 or more (got {a.mask_rim_weight})")
+    if a.val_scenes < 1:
+        # a threshold chosen on no answers would be a made-up one written into vision.json
+        p.error(f"--val-scenes is a number of scenes, 1 or more (got {a.val_scenes})")
     try:
         import torch  # noqa: F401 (only to say clearly that it is missing)
     except ImportError:

@@ -114,6 +114,15 @@ def test_a_style_shift_outside_0_to_1_is_refused(tmp_path, capsys):
     assert "--style-shift is a share of the crops, from 0 to 1 (got 1.5)" in capsys.readouterr().err
 
 
+def test_no_validation_scenes_is_refused_before_anything_is_written(tmp_path, capsys):
+    import models.train as train
+    with pytest.raises(SystemExit) as stop:
+        train.main(["--step", "calibrate", "--threshold-only", "--val-scenes", "0", "--work", str(tmp_path / "w"),
+                    "--out", str(tmp_path / "out")])
+    assert stop.value.code == 2 and not (tmp_path / "out").exists()
+    assert "--val-scenes is a number of scenes, 1 or more (got 0)" in capsys.readouterr().err
+
+
 def test_calibration_uses_the_shipped_input_size_unless_told(tmp_path, monkeypatch):
     # retraining with the one command must give settings for the mask net input the models ship with
     import json
