@@ -200,3 +200,26 @@ def test_supports_score_each_quad_on_its_own():
     assert np.array_equal(together, alone)
     assert (together[:len(quads)] > 0.8).all() and (together[len(quads):] < together[:len(quads)]).all()
     assert edges.supports([]).shape == (0,)
+
+
+def test_snapping_quads_all_at_once_agrees_with_one_at_a_time():
+    # quads of different sizes (different reaches and histogram widths), some a little off, one far
+    # from any edge, one too small to snap: the batch must not let one quad's points or bins leak
+    # into another's
+    from vision.proposals import snap_all_to_edges
+    frame, quads = scene(patterned_table())
+    edges = QuadProposer().edge_map(frame)
+    rng = np.random.default_rng(5)
+    given = []
+    for q in quads:
+        centre = q.mean(axis=0)
+        given.append(centre + (q - centre) * rng.uniform(0.9, 1.05) + rng.uniform(-8, 8, 2))
+    given += [quads[0] * 0.5 + 20.0, quads[1] + 300.0, quads[2][:, ::-1] * 0 + [[5, 5], [9, 5], [9, 9], [5, 9]]]
+    together = snap_all_to_edges(given, edges)
+    alone = [snap_all_to_edges([q], edges)[0] for q in given]
+    assert len(together) == len(given)
+    for t, a in zip(together, alone):
+        assert np.allclose(t, a, atol=1e-9)
+    # and it did snap: the cards' quads moved onto their outlines
+    assert sum(quad_iou(t, q) > quad_iou(g, q) for t, g, q in zip(together, given, quads)) >= 4
+    assert snap_all_to_edges([], edges) == []

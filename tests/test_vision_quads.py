@@ -7,8 +7,8 @@ from models.data import mask_targets
 from models.labels import MASK_STRIDE, SHRINK
 from vision.evaluate import quad_iou
 from vision.geometry import quad_area
-from vision.quads import (CARD_SHAPED, MapGeometry, QuadFinder, is_squat, order_clockwise_portrait, pieces_by_quad,
-                          side_ratio, split_candidates)
+from vision.quads import (CARD_SHAPED, MapGeometry, QuadFinder, corners_of_lines, fit_quad, fit_quads, is_squat,
+                          order_clockwise_portrait, pieces_by_quad, refit_sides, side_ratio, split_candidates)
 
 
 def card_quad(cx, cy, angle_deg, h=200.0):
@@ -186,3 +186,79 @@ def test_a_centre_map_of_another_shape_is_refused():
 def test_a_quad_is_squat_when_its_short_sides_are_in_doubt(width, height, squat):
     quad = np.array([[0, 0], [width, 0], [width, height], [0, height]], float)
     assert is_squat(quad) is squat and is_squat(quad[::-1] + 200) is squat  # either winding, anywhere
+
+
+def _refit_with_fitline(contour, quad):
+    """The sides re-fitted one at a time with cv2.fitLine: what refit_sides must agree with."""
+    pts = contour.reshape(-1, 2).astype(np.float64)
+    d = np.roll(quad, -1, axis=0) - quad
+    length = np.hypot(d[:, 0], d[:, 1])
+    u = d / length[:, None]
+    n = np.stack([-u[:, 1], u[:, 0]], axis=1)
+    along = (pts @ u.T - (quad * u).sum(axis=1)) / length
+    across = np.abs(pts @ n.T - (quad * n).sum(axis=1))
+    near = (along > 0.15) & (along < 0.85) & (across < np.maximum(1.5, 0.12 * length))
+    if (near.sum(axis=0) < 3).any():
+        return None
+    lines = []
+    for i in range(4):
+        vx, vy, x0, y0 = cv2.fitLine(pts[near[:, i]].astype(np.float32), cv2.DIST_L2, 0, 0.01, 0.01).ravel()
+        lines.append(((x0, y0), (vx, vy)))
+    return corners_of_lines(lines)
+
+
+def _blob_outline(quad, shape=(400, 500), step=0.25):
+    """The outline of a filled quad with rounded corners, on a grid of ``step`` pixels (as traced)."""
+    mask = np.zeros(shape, np.uint8)
+    cv2.fillConvexPoly(mask, np.int32(np.round(quad * 4)), 1, shift=2)
+    mask = cv2.morphologyEx(mask, cv2.MORPH_OPEN, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (9, 9)))
+    contours, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
+    return max(contours, key=cv2.contourArea).reshape(-1, 2) * step + 3.0
+
+
+def test_sides_refitted_all_at_once_agree_with_fitline_one_at_a_time():
+    rng = np.random.default_rng(2)
+    outlines, guesses = [], []
+    for k in range(12):
+        truth = card_quad(250, 200, rng.uniform(0, 180), h=rng.uniform(60, 300))
+        outline = _blob_outline(truth)
+        outlines.append(outline)
+        guesses.append(cv2.boxPoints(cv2.minAreaRect(outline.astype(np.float32))).astype(np.float64))
+    # and one whose guess has a side too short to re-fit, and one with too few points near a side
+    outlines += [outlines[0], outlines[1][:40]]
+    guesses += [np.array([[0, 0], [1, 0], [1, 5], [0, 5]], float), guesses[1]]
+    refitted, ok = refit_sides(outlines, guesses)
+    assert ok.tolist() == [True] * 12 + [False, False]
+    for outline, guess, quad, fitted in zip(outlines, guesses, refitted, ok):
+        expected = _refit_with_fitline(outline, guess) if fitted else guess
+        assert np.allclose(quad, expected, atol=1e-6)
+    # fit_quads of several outlines is fit_quad of each
+    together = fit_quads(outlines[:12])
+    assert all(np.array_equal(t, fit_quad(o)) for t, o in zip(together, outlines[:12]))
+    assert refit_sides([], [])[1].size == 0
+
+
+def test_blobs_with_several_cores_are_told_apart_for_the_whole_map_at_once():
+    # blobs of the interior map with zero, one, two and three cores, touching diagonally or not:
+    # _several_cores must flag exactly the blobs whose own _split finds several parts
+    rng = np.random.default_rng(4)
+    interior = np.zeros((60, 90), np.float32)
+    centre = np.zeros_like(interior)
+    for k, (cores, x) in enumerate([(0, 3), (1, 18), (2, 33), (3, 52), (2, 72)]):
+        interior[5:50, x:x + 12] = 0.8
+        for c in range(cores):
+            y = 8 + c * 14
+            interior[y:y + 3, x + 3:x + 6] = 0.95
+            centre[y:y + 3, x + 3:x + 6] = 0.7
+    interior[50, 15] = 0.8  # a diagonal neighbour of the first blob: 4-connected, a blob of its own
+    interior[52:56, 60:62] = 0.6 + 0.1 * rng.random((4, 2))
+    finder = QuadFinder(shrink=SHRINK)
+    binary = (interior > finder.threshold).astype(np.uint8)
+    n, labels, stats, _ = cv2.connectedComponentsWithStats(binary, connectivity=4)
+    by_centre = finder._several_cores(centre > finder.centre_core, binary, labels, n)
+    by_interior = finder._several_cores(interior > finder.core_threshold, binary, labels, n)
+    for i in range(1, n):
+        blob = labels == i
+        assert by_centre[i] == (len(finder._split(interior, blob, centre)) > 1)
+        assert by_interior[i] == (len(finder._split(interior, blob)) > 1)
+    assert by_centre.sum() == 3 and not by_centre[0]

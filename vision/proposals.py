@@ -18,7 +18,7 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
-from vision.quads import NEXT_CORNER, _refit_sides, corners_of_lines, four_corners, order_clockwise_portrait
+from vision.quads import NEXT_CORNER, _line_corners, four_corners, order_clockwise_portrait, refit_sides
 
 CARD_ASPECT = 87 / 54
 _SIDE_SAMPLES = np.linspace(0.12, 0.88, 16)  # where EdgeMap.support looks along each side
@@ -134,7 +134,8 @@ class QuadProposer:
             (boxes[:, 3] >= 0.7 * min_short)
         if near_boxes is not None:
             keep &= _touching(boxes, near_boxes).any(axis=1)
-        quads = []
+        # first guesses one outline at a time, then every guess's sides re-fitted at once
+        outlines, guesses, hull_areas = [], [], []
         for k in np.flatnonzero(keep):
             contour = contours[k]
             area = abs(cv2.contourArea(contour))
@@ -146,7 +147,15 @@ class QuadProposer:
             if r_short < 0.85 * min_short or area < 0.8 * self.min_fill * rw * rh or \
                     not 0.9 * self.aspect_low <= r_long / max(r_short, 1e-6) <= 1.1 * self.aspect_high:
                 continue
-            quad = self._fit(contour, area)
+            guess = self._guess(contour, area)
+            if guess is not None:
+                outlines.append(contour)
+                guesses.append(guess[0])
+                hull_areas.append(guess[1])
+        refined, refitted = refit_sides(outlines, guesses)
+        quads = []
+        for guess, hull_area, fitted, ok in zip(guesses, hull_areas, refined, refitted):
+            quad = self._chosen(guess, hull_area, fitted if ok else None)
             if quad is None:
                 continue
             sides = np.linalg.norm(quad - quad[NEXT_CORNER], axis=1)
@@ -158,7 +167,9 @@ class QuadProposer:
             quads.append(order_clockwise_portrait((quad + 0.5) * s - 0.5))
         return _distinct(quads, em)
 
-    def _fit(self, contour: np.ndarray, area: float) -> np.ndarray | None:
+    def _guess(self, contour: np.ndarray, area: float) -> tuple[np.ndarray, float] | None:
+        """A first quad for an outline (a 4-point polygon of its hull, or its rotated rectangle) and
+        the hull's area; None when the outline is not a convex quadrilateral."""
         hull = cv2.convexHull(contour)
         hull_area = abs(cv2.contourArea(hull))
         if hull_area <= 0 or area / hull_area < self.min_fill:
@@ -173,7 +184,12 @@ class QuadProposer:
         quad_area = abs(cv2.contourArea(guess.astype(np.float32)))
         if quad_area <= 0 or hull_area / quad_area < self.min_fill or quad_area / hull_area > 1.15:
             return None
-        refined = _refit_sides(contour.reshape(-1, 2).astype(np.float64), guess)
+        return guess, hull_area
+
+    @staticmethod
+    def _chosen(guess: np.ndarray, hull_area: float, refined: np.ndarray | None) -> np.ndarray | None:
+        """The re-fitted quad when it is convex and of about the hull's area, else the guess when it
+        is convex, else None."""
         if refined is not None and cv2.isContourConvex(refined.astype(np.float32)):
             r_area = abs(cv2.contourArea(refined.astype(np.float32)))
             if 0.9 * hull_area <= r_area <= 1.15 * hull_area:
@@ -199,12 +215,12 @@ def combine_quads(mask_quads: list[np.ndarray], proposals: list[np.ndarray], edg
     # which mask quads' and proposals' boxes touch, all pairs at once (only those can overlap)
     mask_near_proposal = _touching(mask_boxes, _bounding_boxes(proposals))
     mask_supports = edge_map.supports(mask_quads).tolist()
-    snapped: dict[int, np.ndarray] = {}
-    for i, (q, support) in enumerate(zip(mask_quads, mask_supports)):
-        # no need to snap a quad already on its outline, or one a proposal fits better
-        if not (support >= 0.85 or any(quad_iou(proposals[j], q) >= 0.7
-                                       for j in np.flatnonzero(mask_near_proposal[i]))):
-            snapped[i] = order_clockwise_portrait(snap_to_edges(np.asarray(q, np.float64), edge_map))
+    # no need to snap a quad already on its outline, or one a proposal fits better
+    to_snap = [i for i, (q, support) in enumerate(zip(mask_quads, mask_supports))
+               if not (support >= 0.85 or any(quad_iou(proposals[j], q) >= 0.7
+                                              for j in np.flatnonzero(mask_near_proposal[i])))]
+    snapped = {i: order_clockwise_portrait(q)
+               for i, q in zip(to_snap, snap_all_to_edges([mask_quads[i] for i in to_snap], edge_map))}
     snapped_supports = dict(zip(snapped, edge_map.supports(list(snapped.values())).tolist()))
     for i, (q, support) in enumerate(zip(mask_quads, mask_supports)):
         q = np.asarray(q, np.float64)
@@ -302,34 +318,54 @@ def _boxes_apart(a, b) -> bool:
 
 
 def snap_to_edges(quad: np.ndarray, edge_map: EdgeMap, band: float = 0.12, min_share: float = 0.35) -> np.ndarray:
-    """The quad with each side moved onto the outermost straight edge near it (within ``band`` of the
-    card's short side, turned by up to 4 degrees): a mask quad is a blob grown back to size, a little
-    off; the card's outline is sharp. A side with no such edge stays where it is."""
+    """The quad with each side moved onto the outermost straight edge near it (``snap_all_to_edges``
+    of one quad)."""
+    return snap_all_to_edges([quad], edge_map, band, min_share)[0]
+
+
+def snap_all_to_edges(quads: list[np.ndarray], edge_map: EdgeMap, band: float = 0.12,
+                      min_share: float = 0.35) -> list[np.ndarray]:
+    """Each quad with each side moved onto the outermost straight edge near it (within ``band`` of
+    the card's short side, turned by up to 4 degrees): a mask quad is a blob grown back to size, a
+    little off; the card's outline is sharp. A side with no such edge stays where it is, and a quad
+    whose snapped version is not convex or changes its area too much stays as it was. All quads at
+    once: numpy's cost per call, not the few hundred edge points of a quad, was most of the work."""
     s = edge_map.scale
-    q = (np.asarray(quad, np.float64).reshape(4, 2) + 0.5) / s - 0.5
-    sides = np.linalg.norm(q - q[NEXT_CORNER], axis=1)
-    reach = band * min(sides.min(), 400.0) + 2.0
-    x0, y0 = np.floor(q.min(axis=0) - reach).astype(int)
-    x1, y1 = np.ceil(q.max(axis=0) + reach).astype(int)
+    out = [np.asarray(quad, np.float64).reshape(4, 2) for quad in quads]
+    if not out:
+        return out
+    q_all = (np.array(out) + 0.5) / s - 0.5
+    d = q_all - q_all[:, NEXT_CORNER]
+    sides = np.sqrt((d * d).sum(axis=2))
+    reach_all = band * np.minimum(sides.min(axis=1), 400.0) + 2.0
+    lo = np.floor(q_all.min(axis=1) - reach_all[:, None]).astype(int)
+    hi = np.ceil(q_all.max(axis=1) + reach_all[:, None]).astype(int)
     h, w = edge_map.edges.shape
-    x0, y0, x1, y1 = max(x0, 0), max(y0, 0), min(x1, w), min(y1, h)
-    if x1 - x0 < 4 or y1 - y0 < 4:
-        return np.asarray(quad, np.float64)
+    lo, hi = np.maximum(lo, 0), np.minimum(hi, [w, h])
     # the thin edges: a third of the points of the dilated ones, and sharper lines
     edges = edge_map.thin if edge_map.thin is not None else edge_map.edges
-    ys, xs = np.nonzero(edges[y0:y1, x0:x1])
-    pts = np.stack([xs + x0, ys + y0], axis=1).astype(np.float64)
-    if len(pts) < 8:
-        return np.asarray(quad, np.float64)
-    lines = _snap_sides(pts, q, reach, min_share)
-    snapped = corners_of_lines(lines)
-    if snapped is None:
-        return np.asarray(quad, np.float64)
-    area_before = abs(cv2.contourArea(q.astype(np.float32)))
-    area_after = abs(cv2.contourArea(snapped.astype(np.float32)))
-    if not cv2.isContourConvex(snapped.astype(np.float32)) or not 0.92 * area_before <= area_after <= 1.25 * area_before:
-        return np.asarray(quad, np.float64)
-    return (snapped + 0.5) * s - 0.5
+    which, point_sets = [], []
+    for i, ((x0, y0), (x1, y1)) in enumerate(zip(lo.tolist(), hi.tolist())):
+        if x1 - x0 < 4 or y1 - y0 < 4:
+            continue
+        ys, xs = np.nonzero(edges[y0:y1, x0:x1])
+        if len(xs) >= 8:
+            which.append(i)
+            point_sets.append(np.stack([xs + x0, ys + y0], axis=1))
+    if not which:
+        return out
+    q, reach = q_all[which], reach_all[which]
+    owner = np.repeat(np.arange(len(which)), [len(p) for p in point_sets])
+    lines = _snap_sides(np.concatenate(point_sets).astype(np.float64), owner, q, reach, min_share)
+    snapped, met = _line_corners(lines)
+    for i, quad, corners, ok in zip(which, q, snapped, met):
+        if not ok:
+            continue
+        area_before = abs(cv2.contourArea(quad.astype(np.float32)))
+        area_after = abs(cv2.contourArea(corners.astype(np.float32)))
+        if cv2.isContourConvex(corners.astype(np.float32)) and 0.92 * area_before <= area_after <= 1.25 * area_before:
+            out[i] = (corners + 0.5) * s - 0.5
+    return out
 
 
 _SNAP_ANGLES = np.deg2rad(np.arange(-4, 4.5, 1.0))
@@ -337,50 +373,56 @@ _SNAP_COS, _SNAP_SIN = np.cos(_SNAP_ANGLES), np.sin(_SNAP_ANGLES)
 _SNAP_SIN_MAX = float(np.sin(_SNAP_ANGLES.max()))
 
 
-def _snap_sides(pts: np.ndarray, q: np.ndarray, reach: float, min_share: float) -> list:
-    """A line (point, direction) for each side q[i] -> q[i+1]: the outermost well-supported edge line
-    near it, or the side itself where there is none."""
-    a, b = q, q[NEXT_CORNER]
+def _snap_sides(pts: np.ndarray, owner: np.ndarray, q: np.ndarray, reach: np.ndarray,
+                min_share: float) -> np.ndarray:
+    """A line (x, y, dx, dy) for each side q[k, i] -> q[k, i+1] of K quads (K x 4 x 4): the
+    outermost well-supported edge line near it among the edge points ``pts`` of that quad
+    (``owner``: which quad each point is of), or the side itself where there is none."""
+    k_quads = len(q)
+    a, b = q, q[:, NEXT_CORNER]
     d = b - a
-    length = np.hypot(d[:, 0], d[:, 1])
-    u = d / np.maximum(length, 1e-9)[:, None]
+    length = np.hypot(d[..., 0], d[..., 1])  # K x 4
+    u = d / np.maximum(length, 1e-9)[..., None]
     mid = (a + b) / 2
-    normal = np.stack([-u[:, 1], u[:, 0]], axis=1)
-    outward = ((mid - q.mean(axis=0)) * normal).sum(axis=1) >= 0
-    normal[~outward] *= -1  # pointing out of the card
-    # every edge point's place along and across each of the four sides at once
-    along = pts @ u.T - (mid * u).sum(axis=1)
-    across0 = pts @ normal.T - (mid * normal).sum(axis=1)
+    normal = np.stack([-u[..., 1], u[..., 0]], axis=-1)
+    outward = ((mid - q.mean(axis=1, keepdims=True)) * normal).sum(axis=2) >= 0
+    normal = np.where(outward[..., None], normal, -normal)  # pointing out of the card
+    # every edge point's place along and across each of the four sides of its quad
+    x, y = pts[:, :1], pts[:, 1:]
+    along = x * u[owner, :, 0] + y * u[owner, :, 1] - (mid * u).sum(axis=2)[owner]
+    across0 = x * normal[owner, :, 0] + y * normal[owner, :, 1] - (mid * normal).sum(axis=2)[owner]
     # only the edge points along the middle of a side and within reach of it (any of the angles)
-    near = (np.abs(along) < 0.38 * length) & (np.abs(across0) < reach + 0.4 * length * _SNAP_SIN_MAX)
+    near = (np.abs(along) < 0.38 * length[owner]) & \
+        (np.abs(across0) < reach[owner, None] + 0.4 * length[owner] * _SNAP_SIN_MAX)
     angles = len(_SNAP_ANGLES)
-    bins = int(2 * reach) + 2
-    # each side's outward normal turned by each angle (4 x 2 x angles)
-    normals = np.stack([_SNAP_COS * normal[:, :1] - _SNAP_SIN * normal[:, 1:],
-                        _SNAP_SIN * normal[:, :1] + _SNAP_COS * normal[:, 1:]], axis=1)
-    # the (side, point) pairs near a side, all four sides in one go (numpy's cost per call, not the
-    # few hundred points, is what a side at a time paid for)
-    side, point = np.nonzero(near.T)
-    rel = pts[point] - mid[side]
-    across_all = rel[:, :1] * normals[side, 0] + rel[:, 1:] * normals[side, 1]  # pairs x angles
-    inband = np.abs(across_all) < reach
-    # one histogram of the distance across the side per side and angle, all in one bincount
-    index = np.floor(across_all + reach).astype(np.int64) + (side[:, None] * angles + np.arange(angles)) * bins
-    counts = np.bincount(index[inband], minlength=4 * angles * bins).reshape(4, angles, bins)
-    counts = counts[:, :, :-1] + counts[:, :, 1:]  # 2-pixel bins, overlapping
+    bins = int(2 * reach.max()) + 2  # the widest quad's; the others' bins beyond their own stay empty
+    # each side's outward normal turned by each angle (K x 4 x 2 x angles)
+    normals = np.stack([_SNAP_COS * normal[..., :1] - _SNAP_SIN * normal[..., 1:],
+                        _SNAP_SIN * normal[..., :1] + _SNAP_COS * normal[..., 1:]], axis=2)
+    point, side = np.nonzero(near)
+    quad = owner[point]
+    rel = pts[point] - mid[quad, side]
+    across_all = rel[:, :1] * normals[quad, side, 0] + rel[:, 1:] * normals[quad, side, 1]  # pairs x angles
+    r = reach[quad][:, None]
+    inband = np.abs(across_all) < r
+    # one histogram of the distance across the side per quad, side and angle, all in one bincount
+    index = np.floor(across_all + r).astype(np.int64) + \
+        ((quad * 4 + side)[:, None] * angles + np.arange(angles)) * bins
+    counts = np.bincount(index[inband], minlength=k_quads * 4 * angles * bins).reshape(k_quads, 4, angles, bins)
+    counts = counts[..., :-1] + counts[..., 1:]  # 2-pixel bins, overlapping
     # per side, the angle whose best line is the sharpest
-    k_angle = counts.max(axis=2).argmax(axis=1)
-    rows = counts[np.arange(4), k_angle]
-    strongest = rows.max(axis=1)
+    k_angle = counts.max(axis=3).argmax(axis=2)
+    rows = np.take_along_axis(counts, k_angle[..., None, None], axis=2)[:, :, 0]
+    strongest = rows.max(axis=2)
     # an edge along a side: about one hit per pixel of side (a thin edge, 2-pixel bins)
     need = min_share * 0.76 * length
-    found = (near.sum(axis=0) >= 4) & (strongest >= need)
+    found = (np.bincount(quad * 4 + side, minlength=4 * k_quads).reshape(k_quads, 4) >= 4) & (strongest >= need)
     # on it, the outermost line nearly as strong as the strongest: the card's outline, not the
     # inner edge of its frame or a straight line of its art
-    strong = rows >= np.maximum(need, 0.6 * strongest)[:, None]
-    k = rows.shape[1] - 1 - strong[:, ::-1].argmax(axis=1)
-    n = normals[np.arange(4), :, k_angle]
-    points = mid + n * (k + 1 - reach)[:, None]
-    directions = np.stack([n[:, 1], -n[:, 0]], axis=1)
+    strong = rows >= np.maximum(need, 0.6 * strongest)[..., None]
+    k = rows.shape[2] - 1 - strong[..., ::-1].argmax(axis=2)
+    n = np.take_along_axis(normals, k_angle[:, :, None, None], axis=3)[..., 0]
+    points = mid + n * (k + 1 - reach[:, None])[..., None]
+    directions = np.stack([n[..., 1], -n[..., 0]], axis=-1)
     # a side with no such edge stays where it is
-    return [(points[i], directions[i]) if found[i] else (a[i], u[i]) for i in range(4)]
+    return np.where(found[..., None], np.concatenate([points, directions], axis=2), np.concatenate([a, u], axis=2))

@@ -63,51 +63,96 @@ def four_corners(hull: np.ndarray, perimeter: float, tolerances) -> np.ndarray |
 
 
 def fit_quad(contour: np.ndarray, perspective: bool = True) -> np.ndarray:
-    """Four corners for a card-like blob outline: a first guess (a 4-point polygon of the hull, or the
-    minimum-area rectangle), then each side re-fitted as a line through the straight middle of that
-    side of the outline and the corners put where the lines meet, so rounded blob corners and
-    perspective (trapezoids) do not bias the quad."""
-    hull = cv2.convexHull(contour.reshape(-1, 1, 2).astype(np.float32))
-    rect = cv2.boxPoints(cv2.minAreaRect(hull)).astype(np.float64)
-    hull_area = abs(cv2.contourArea(hull))
-    guess = rect
-    perimeter = cv2.arcLength(hull, True)
-    rect_area = abs(cv2.contourArea(rect.astype(np.float32)))
-    # a blob that fills its rectangle is a card seen square on: start from the rectangle
-    square_on = not perspective or (rect_area > 0 and hull_area / rect_area > 0.94)
-    if not square_on:
-        guess = four_corners(hull, perimeter, (0.02, 0.035, 0.05, 0.08))
-        if guess is None:
-            guess = rect
-    refined = _refit_sides(contour, guess)
-    if refined is not None:
-        area = abs(cv2.contourArea(refined.astype(np.float32)))
-        if 0.9 * hull_area <= area <= 1.2 * hull_area and cv2.isContourConvex(refined.astype(np.float32)):
-            return refined
-    return guess
+    """Four corners for a card-like blob outline (``fit_quads`` of one)."""
+    return fit_quads([contour], perspective)[0]
 
 
-def _refit_sides(contour: np.ndarray, quad: np.ndarray) -> np.ndarray | None:
-    pts = contour.reshape(-1, 2).astype(np.float64)
-    quad = np.asarray(quad, np.float64).reshape(4, 2)
-    d = quad[NEXT_CORNER] - quad
-    length = np.hypot(d[:, 0], d[:, 1])
-    if (length < 2).any():
-        return None
-    u = d / length[:, None]
-    n = np.stack([-u[:, 1], u[:, 0]], axis=1)
-    # where every outline point lies along and across each of the four sides, all sides at once
-    along = (pts @ u.T - (quad * u).sum(axis=1)) / length
-    across = np.abs(pts @ n.T - (quad * n).sum(axis=1))
-    near = (along > 0.15) & (along < 0.85) & (across < np.maximum(1.5, 0.12 * length))
-    if (near.sum(axis=0) < 3).any():
-        return None
-    pts32 = pts.astype(np.float32)
-    lines = []
-    for i in range(4):
-        vx, vy, x0, y0 = cv2.fitLine(pts32[near[:, i]], cv2.DIST_L2, 0, 0.01, 0.01).ravel().tolist()
-        lines.append(((x0, y0), (vx, vy)))
-    return corners_of_lines(lines)
+def fit_quads(contours: list[np.ndarray], perspective: bool = True) -> list[np.ndarray]:
+    """Four corners for each card-like blob outline: a first guess (a 4-point polygon of the hull, or
+    the minimum-area rectangle), then each side re-fitted as a line through the straight middle of
+    that side of the outline and the corners put where the lines meet, so rounded blob corners and
+    perspective (trapezoids) do not bias the quad. All outlines' sides are re-fitted at once
+    (``refit_sides``): numpy's cost per call, not the points, was most of the work."""
+    guesses, hull_areas = [], []
+    for contour in contours:
+        hull = cv2.convexHull(contour.reshape(-1, 1, 2).astype(np.float32))
+        rect = cv2.boxPoints(cv2.minAreaRect(hull)).astype(np.float64)
+        hull_area = abs(cv2.contourArea(hull))
+        guess = rect
+        rect_area = abs(cv2.contourArea(rect.astype(np.float32)))
+        # a blob that fills its rectangle is a card seen square on: start from the rectangle
+        square_on = not perspective or (rect_area > 0 and hull_area / rect_area > 0.94)
+        if not square_on:
+            guess = four_corners(hull, cv2.arcLength(hull, True), (0.02, 0.035, 0.05, 0.08))
+            if guess is None:
+                guess = rect
+        guesses.append(guess)
+        hull_areas.append(hull_area)
+    refined, refitted = refit_sides(contours, guesses)
+    quads = []
+    for guess, hull_area, quad, ok in zip(guesses, hull_areas, refined, refitted):
+        if ok:
+            area = abs(cv2.contourArea(quad.astype(np.float32)))
+            if 0.9 * hull_area <= area <= 1.2 * hull_area and cv2.isContourConvex(quad.astype(np.float32)):
+                quads.append(quad)
+                continue
+        quads.append(guess)
+    return quads
+
+
+def refit_sides(contours: list[np.ndarray], quads: list[np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
+    """Each quad's four sides re-fitted to its outline, all outlines at once: each side becomes the
+    least-squares line (as ``cv2.fitLine`` with ``DIST_L2`` fits it) through the outline points along
+    the middle 70% of that side and close to it, and the corners are put where the lines meet.
+    Returns the re-fitted quads (K x 4 x 2) and whether each could be re-fitted (every side at least
+    2 long with 3 points near it, no two neighbouring lines parallel); where not, its row holds the
+    quad as given."""
+    k = len(contours)
+    q = np.asarray(quads, np.float64).reshape(k, 4, 2)
+    if k == 0:
+        return q, np.zeros(0, bool)
+    pts = np.concatenate([np.asarray(c).reshape(-1, 2) for c in contours]).astype(np.float64)
+    owner = np.repeat(np.arange(k), [len(np.asarray(c).reshape(-1, 2)) for c in contours])
+    d = q[:, NEXT_CORNER] - q
+    length = np.hypot(d[..., 0], d[..., 1])  # K x 4
+    ok = (length >= 2).all(axis=1)
+    u = d / np.where(length > 0, length, 1.0)[..., None]
+    n = np.stack([-u[..., 1], u[..., 0]], axis=-1)
+    # where every outline point lies along (0 to 1) and across each side of its own quad
+    x, y = pts[:, :1], pts[:, 1:]
+    along = (x * u[owner, :, 0] + y * u[owner, :, 1] - (q * u).sum(axis=2)[owner]) / length[owner]
+    across = np.abs(x * n[owner, :, 0] + y * n[owner, :, 1] - (q * n).sum(axis=2)[owner])
+    near = (along > 0.15) & (along < 0.85) & (across < np.maximum(1.5, 0.12 * length[owner]))
+    side_of = (owner[:, None] * 4 + np.arange(4))[near]
+    count = np.bincount(side_of, minlength=4 * k).reshape(k, 4)
+    ok &= (count >= 3).all(axis=1)
+    # cv2.fitLine's line: through the points' mean, along the direction of their largest spread.
+    # Its sums, done the same way (float32 points, float32 squares summed in double: exact for
+    # outline points on a pixel grid, so the order of summing does not matter)
+    p = pts.astype(np.float32)
+    px, py = np.broadcast_to(p[:, :1], near.shape)[near], np.broadcast_to(p[:, 1:], near.shape)[near]
+    mean = [np.bincount(side_of, weights=v.astype(np.float64), minlength=4 * k).reshape(k, 4) /
+            np.maximum(count, 1) for v in (px, py, px * px, py * py, px * py)]
+    mx, my, mxx, myy, mxy = mean
+    angle = (np.arctan2(2 * (mxy - mx * my), (mxx - mx * mx) - (myy - my * my)).astype(np.float32)
+             / np.float32(2)).astype(np.float64)
+    lines = np.stack([mx.astype(np.float32), my.astype(np.float32),
+                      np.cos(angle).astype(np.float32), np.sin(angle).astype(np.float32)], axis=-1).astype(np.float64)
+    corners, met = _line_corners(lines)
+    ok &= met
+    return np.where(ok[:, None, None], corners, q), ok
+
+
+def _line_corners(lines: np.ndarray, eps: float = 1e-6) -> tuple[np.ndarray, np.ndarray]:
+    """``corners_of_lines`` for K quads' side lines at once (K x 4 x (x, y, dx, dy)): the corners
+    (K x 4 x 2) and whether every pair of neighbouring lines met."""
+    p1x, p1y, d1x, d1y = np.moveaxis(lines[:, [3, 0, 1, 2]], 2, 0)
+    p2x, p2y, d2x, d2y = np.moveaxis(lines, 2, 0)
+    det = d1y * d2x - d1x * d2y
+    met = (np.abs(det) >= eps).all(axis=1)
+    rx, ry = p2x - p1x, p2y - p1y
+    t = (ry * d2x - rx * d2y) / np.where(det == 0, 1.0, det)
+    return np.stack([p1x + t * d1x, p1y + t * d1y], axis=-1), met
 
 
 def corners_of_lines(lines, eps: float = 1e-6) -> np.ndarray | None:
@@ -152,7 +197,16 @@ class QuadFinder:
         binary = (interior > self.threshold).astype(np.uint8)
         n, labels, stats, _ = cv2.connectedComponentsWithStats(binary, connectivity=4)
         h, w = interior.shape
-        quads = []
+        # which blobs hold two or more cores (of the centre map; of the interior's most confident
+        # pixels), counted for the whole map at once: most blobs hold one, and only the others need
+        # _split's work (a core lies inside one blob, so its blob's own labelling finds the same ones)
+        split_by_centre = self._several_cores(centre > self.centre_core, binary, labels, n) \
+            if centre is not None else np.zeros(n, bool)
+        split_by_interior = self._several_cores(interior > self.core_threshold, binary, labels, n)
+        # each blob's outlines, in blob order: a blob's quads come where its outlines were traced, and
+        # all outlines are fitted at once at the end (numpy's cost per call, not the points, was most
+        # of the fitting's time)
+        outlines: list[np.ndarray | None] = []
         for i in range(1, n):
             x, y, bw, bh, area = stats[i]
             if area < self.min_blob_px:
@@ -164,27 +218,38 @@ class QuadFinder:
             background = roi_labels == 0  # kept: the soft edge just outside the blob is part of its outline
             blob = roi_labels == i
 
-            def trace(region):
-                return self._trace(np.where(region | background, roi, 0.0).astype(np.float32), x0, y0, geometry)
+            def outline(region):
+                return self._outline(np.where(region | background, roi, 0.0).astype(np.float32), x0, y0)
 
             found = None
-            if centre is not None:
+            if split_by_centre[i]:
                 regions = self._split(roi, blob, centre[y0:y1, x0:x1])
                 if len(regions) > 1:
                     # every part must look like a card: a card's centre map with two bumps (cut into
                     # halves) or a hidden card's sliver give parts that do not; then split as without it
-                    # (the first part that does not ends the tracing: no time spent on the others)
-                    found = []
-                    for region in regions:
-                        q = trace(region)
-                        if q is None or not PART_SHAPED[0] <= side_ratio(q) <= PART_SHAPED[1]:
-                            found = None
-                            break
-                        found.append(q)
+                    parts = [outline(region) for region in regions]
+                    if all(part is not None for part in parts):
+                        quads = self._quads(parts, geometry)
+                        if all(PART_SHAPED[0] <= side_ratio(q) <= PART_SHAPED[1] for q in quads):
+                            found = parts
             if found is None:
-                found = [trace(region) for region in self._split(roi, blob)]
-            quads += [q for q in found if q is not None]
-        return quads
+                found = [outline(region) for region in (self._split(roi, blob) if split_by_interior[i] else [blob])]
+            outlines += [o for o in found if o is not None]
+        return self._quads(outlines, geometry)
+
+    def _several_cores(self, core_pixels: np.ndarray, binary: np.ndarray, blob_labels: np.ndarray,
+                       blobs: int) -> np.ndarray:
+        """For each blob label (0 to ``blobs`` - 1), whether it holds at least two cores that
+        ``_split`` counts: 4-connected groups of ``core_pixels`` inside the blob of at least its
+        least core size."""
+        cores = (core_pixels & (binary > 0)).astype(np.uint8)
+        n, core_labels, stats, _ = cv2.connectedComponentsWithStats(cores, connectivity=4)
+        blob_of_core = np.zeros(n, np.int64)
+        inside = core_labels > 0
+        blob_of_core[core_labels[inside]] = blob_labels[inside]
+        big = stats[:, cv2.CC_STAT_AREA] >= max(2, self.min_blob_px // 2)
+        big[0] = False  # the background
+        return np.bincount(blob_of_core[big], minlength=blobs)[:blobs] >= 2
 
     def _split(self, roi: np.ndarray, blob: np.ndarray, centre: np.ndarray | None = None) -> list[np.ndarray]:
         """The blob, or its parts when touching cards left it with several confident cores (of the
@@ -214,7 +279,9 @@ class QuadFinder:
         cv2.watershed(image, markers)
         return [(markers == m) & blob for m in range(1, len(big) + 1)]
 
-    def _trace(self, roi: np.ndarray, x0: int, y0: int, geometry: MapGeometry) -> np.ndarray | None:
+    def _outline(self, roi: np.ndarray, x0: int, y0: int) -> np.ndarray | None:
+        """The outline of the largest region of ``roi`` (a window of the interior map from column
+        ``x0``, row ``y0``) traced at 4x its resolution, in map pixels; None for a speck."""
         rh, rw = roi.shape
         up = cv2.resize(roi, (rw * _TRACE_UPSAMPLE, rh * _TRACE_UPSAMPLE), interpolation=cv2.INTER_LINEAR)
         contours, _ = cv2.findContours((up > self.threshold).astype(np.uint8), cv2.RETR_EXTERNAL,
@@ -225,9 +292,12 @@ class QuadFinder:
         if cv2.contourArea(contour) < self.min_blob_px * _TRACE_UPSAMPLE ** 2:
             return None
         # upsampled pixel centre -> map pixel coordinates
-        contour = (contour.reshape(-1, 2).astype(np.float64) + 0.5) / _TRACE_UPSAMPLE - 0.5 + np.array([x0, y0])
-        quad = geometry.to_frame(fit_quad(contour, self.perspective))
-        return order_clockwise_portrait(grow(quad, self.shrink))
+        return (contour.reshape(-1, 2).astype(np.float64) + 0.5) / _TRACE_UPSAMPLE - 0.5 + np.array([x0, y0])
+
+    def _quads(self, outlines: list[np.ndarray], geometry: MapGeometry) -> list[np.ndarray]:
+        """The card quads (frame pixels) of blob outlines: fitted, grown back by 1 / shrink."""
+        return [order_clockwise_portrait(grow(geometry.to_frame(q), self.shrink))
+                for q in fit_quads(outlines, self.perspective)]
 
 
 # long side / short side of a part of a blob split by the centre map, and of a piece of a quad cut by
