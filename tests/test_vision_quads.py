@@ -1,4 +1,6 @@
 """The mask geometry: training targets drawn from labels decode back to the labelled quads."""
+import warnings
+
 import cv2
 import numpy as np
 import pytest
@@ -224,11 +226,14 @@ def test_sides_refitted_all_at_once_agree_with_fitline_one_at_a_time():
         outline = _blob_outline(truth)
         outlines.append(outline)
         guesses.append(cv2.boxPoints(cv2.minAreaRect(outline.astype(np.float32))).astype(np.float64))
-    # and one whose guess has a side too short to re-fit, and one with too few points near a side
-    outlines += [outlines[0], outlines[1][:40]]
-    guesses += [np.array([[0, 0], [1, 0], [1, 5], [0, 5]], float), guesses[1]]
-    refitted, ok = refit_sides(outlines, guesses)
-    assert ok.tolist() == [True] * 12 + [False, False]
+    # and one whose guess has a side too short to re-fit, one with too few points near a side, and
+    # one with no sides at all (given back as it is, without a division by zero)
+    outlines += [outlines[0], outlines[1][:40], outlines[2]]
+    guesses += [np.array([[0, 0], [1, 0], [1, 5], [0, 5]], float), guesses[1], np.zeros((4, 2))]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        refitted, ok = refit_sides(outlines, guesses)
+    assert ok.tolist() == [True] * 12 + [False, False, False]
     for outline, guess, quad, fitted in zip(outlines, guesses, refitted, ok):
         expected = _refit_with_fitline(outline, guess) if fitted else guess
         assert np.allclose(quad, expected, atol=1e-6)

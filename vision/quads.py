@@ -116,7 +116,8 @@ def refit_sides(contours: list[np.ndarray], quads: list[np.ndarray]) -> tuple[np
     d = q[:, NEXT_CORNER] - q
     length = np.hypot(d[..., 0], d[..., 1])  # K x 4
     ok = (length >= 2).all(axis=1)
-    u = d / np.where(length > 0, length, 1.0)[..., None]
+    length = np.where(ok[:, None], length, 1.0)  # (a quad with a side too short is given back as it is)
+    u = d / length[..., None]
     n = np.stack([-u[..., 1], u[..., 0]], axis=-1)
     # where every outline point lies along (0 to 1) and across each side of its own quad
     x, y = pts[:, :1], pts[:, 1:]
@@ -144,8 +145,9 @@ def refit_sides(contours: list[np.ndarray], quads: list[np.ndarray]) -> tuple[np
 
 
 def _line_corners(lines: np.ndarray, eps: float = 1e-6) -> tuple[np.ndarray, np.ndarray]:
-    """``corners_of_lines`` for K quads' side lines at once (K x 4 x (x, y, dx, dy)): the corners
-    (K x 4 x 2) and whether every pair of neighbouring lines met."""
+    """For K quads' side lines (K x 4 x (x, y, dx, dy)), the corners where each line meets the one
+    before it (K x 4 x 2, by Cramer's rule), and whether every pair of neighbouring lines met (not
+    parallel within ``eps``)."""
     p1x, p1y, d1x, d1y = np.moveaxis(lines[:, [3, 0, 1, 2]], 2, 0)
     p2x, p2y, d2x, d2y = np.moveaxis(lines, 2, 0)
     det = d1y * d2x - d1x * d2y
@@ -158,19 +160,9 @@ def _line_corners(lines: np.ndarray, eps: float = 1e-6) -> tuple[np.ndarray, np.
 def corners_of_lines(lines, eps: float = 1e-6) -> np.ndarray | None:
     """The four corners where each side line (point, direction) meets the one before it, or None
     when two neighbouring sides are parallel."""
-    plain = [(float(p[0]), float(p[1]), float(d[0]), float(d[1])) for p, d in lines]
-    corners = []
-    for i in range(4):
-        p1x, p1y, d1x, d1y = plain[i - 1]
-        p2x, p2y, d2x, d2y = plain[i]
-        # p1 + t d1 = p2 + s d2, solved by Cramer's rule (2x2; numpy.linalg is slow for this size)
-        det = d1y * d2x - d1x * d2y
-        if abs(det) < eps:
-            return None
-        rx, ry = p2x - p1x, p2y - p1y
-        t = (ry * d2x - rx * d2y) / det
-        corners.append((p1x + t * d1x, p1y + t * d1y))
-    return np.array(corners)
+    flat = np.array([[p[0], p[1], d[0], d[1]] for p, d in lines], np.float64)
+    corners, met = _line_corners(flat[None], eps)
+    return corners[0] if met[0] else None
 
 
 def grow(quad: np.ndarray, shrink: float) -> np.ndarray:
