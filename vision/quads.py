@@ -111,8 +111,9 @@ def refit_sides(contours: list[np.ndarray], quads: list[np.ndarray]) -> tuple[np
     q = np.asarray(quads, np.float64).reshape(k, 4, 2)
     if k == 0:
         return q, np.zeros(0, bool)
-    pts = np.concatenate([np.asarray(c).reshape(-1, 2) for c in contours]).astype(np.float64)
-    owner = np.repeat(np.arange(k), [len(np.asarray(c).reshape(-1, 2)) for c in contours])
+    point_sets = [np.asarray(c).reshape(-1, 2) for c in contours]
+    pts = np.concatenate(point_sets).astype(np.float64)
+    owner = np.repeat(np.arange(k), [len(c) for c in point_sets])
     d = q[:, NEXT_CORNER] - q
     length = np.hypot(d[..., 0], d[..., 1])  # K x 4
     ok = (length >= 2).all(axis=1)
@@ -195,10 +196,11 @@ class QuadFinder:
         split_by_centre = self._several_cores(centre > self.centre_core, binary, labels, n) \
             if centre is not None else np.zeros(n, bool)
         split_by_interior = self._several_cores(interior > self.core_threshold, binary, labels, n)
-        # each blob's outlines, in blob order: a blob's quads come where its outlines were traced, and
-        # all outlines are fitted at once at the end (numpy's cost per call, not the points, was most
-        # of the fitting's time)
-        outlines: list[np.ndarray | None] = []
+        # the quads in blob order: those of a blob split by the centre map are fitted to be judged
+        # (None here where an outline waits), all other outlines together at the end (numpy's cost
+        # per call, not the points, was most of the fitting's time)
+        quads: list[np.ndarray | None] = []
+        outlines: list[np.ndarray] = []
         for i in range(1, n):
             x, y, bw, bh, area = stats[i]
             if area < self.min_blob_px:
@@ -213,7 +215,6 @@ class QuadFinder:
             def outline(region):
                 return self._outline(np.where(region | background, roi, 0.0).astype(np.float32), x0, y0)
 
-            found = None
             if split_by_centre[i]:
                 regions = self._split(roi, blob, centre[y0:y1, x0:x1])
                 if len(regions) > 1:
@@ -221,13 +222,16 @@ class QuadFinder:
                     # halves) or a hidden card's sliver give parts that do not; then split as without it
                     parts = [outline(region) for region in regions]
                     if all(part is not None for part in parts):
-                        quads = self._quads(parts, geometry)
-                        if all(PART_SHAPED[0] <= side_ratio(q) <= PART_SHAPED[1] for q in quads):
-                            found = parts
-            if found is None:
-                found = [outline(region) for region in (self._split(roi, blob) if split_by_interior[i] else [blob])]
-            outlines += [o for o in found if o is not None]
-        return self._quads(outlines, geometry)
+                        found = self._quads(parts, geometry)
+                        if all(PART_SHAPED[0] <= side_ratio(q) <= PART_SHAPED[1] for q in found):
+                            quads += found
+                            continue
+            parts = [outline(region) for region in (self._split(roi, blob) if split_by_interior[i] else [blob])]
+            parts = [o for o in parts if o is not None]
+            outlines += parts
+            quads += [None] * len(parts)
+        fitted = iter(self._quads(outlines, geometry))
+        return [q if q is not None else next(fitted) for q in quads]
 
     def _several_cores(self, core_pixels: np.ndarray, binary: np.ndarray, blob_labels: np.ndarray,
                        blobs: int) -> np.ndarray:
