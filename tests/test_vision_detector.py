@@ -88,6 +88,17 @@ def test_a_blank_table_gives_no_cards(detector, colour):
 DARK_TABLE = (20, 20, 22)
 
 
+@pytest.mark.parametrize("h, w", [(480, 640), (1080, 1920), (768, 1366), (517, 333)])
+def test_a_card_is_read_in_frames_of_other_sizes(detector, h, w):
+    # the mask net takes sides that are multiples of 16 (its graph upsamples by a fixed factor of 2):
+    # frames whose scaled sides are not (1366x768 -> 448x252, 333x517 -> 289x448) are padded to them
+    frame = table(h, w)
+    quad = place(frame, render_card("cherry-curtain", 435), (w / 2, h / 2), 0.42 * min(h, w * 1.3), 10)
+    (d,) = detector.detect(frame)
+    assert d.face == "cherry-curtain" and not d.uncertain
+    assert quad_iou(d.quad, quad) > 0.8
+
+
 @pytest.mark.parametrize("colour", [(225, 228, 232), DARK_TABLE])
 def test_a_card_on_a_light_and_on_a_dark_table(detector, colour):
     frame = table(colour=colour)
