@@ -37,9 +37,12 @@ class _DWBlock(nn.Module):
         return x + y if self.residual else y
 
 
+INPUT_SCALE, INPUT_SHIFT = 1.0 / 127.5, -1.0  # pixels 0..255 -> -1..1 inside the nets
+
+
 class _Normalise(nn.Module):
     def forward(self, x):
-        return x * (1.0 / 127.5) - 1.0
+        return x * INPUT_SCALE + INPUT_SHIFT
 
 
 class MaskNet(nn.Module):

@@ -183,31 +183,70 @@ def _cosine_lr(opt, peak: float, frac: float) -> None:
 
 
 def _checkpoint(torch, model, opt, ckpt: Path, export, out: Path) -> None:
-    torch.save({"model": model.state_dict(), "opt": opt.state_dict()}, ckpt)
+    torch.save({"model": model.state_dict(), "opt": opt.state_dict(),
+                "frozen_norms": getattr(model, "frozen_norms", False)}, ckpt)
     export(model, out)
 
+
+def resolve_device(name: str) -> str:
+    """``auto``: the GPU where torch sees one, else the CPU; ``cuda`` where none is seen is refused."""
+    import torch
+    if name == "auto":
+        return "cuda" if torch.cuda.is_available() else "cpu"
+    if name == "cuda" and not torch.cuda.is_available():
+        raise ValueError("--device cuda: torch sees no CUDA device here (its CPU build, or no GPU)")
+    if name not in ("cpu", "cuda"):
+        raise ValueError(f"--device is auto, cpu or cuda (got {name!r})")
+    return name
+
+
+def _device_of(model):
+    return next(model.parameters()).device
+
+
+def _train_mode(model) -> None:
+    """Training mode, the batch norms kept on their statistics for a net started from its export."""
+    model.train()
+    if getattr(model, "frozen_norms", False):
+        from models.weights import freeze_norms
+        freeze_norms(model)
+
+
+def _start_from_export(model, exported: Path | None, ckpt: Path, resume: bool) -> None:
+    """A net with no checkpoint to resume starts from its exported ONNX file when one is given
+    (models.weights: the same function, its batch norms frozen from then on)."""
+    if exported is None or (resume and ckpt.is_file()):
+        return
+    from models.weights import load_exported
+    load_exported(model, exported)
+    model.frozen_norms = True
+    log("started from", exported)
 
 
 def _resume(model, opt, ckpt: Path, resume: bool) -> None:
     """Continue from our own checkpoint where there is one (training runs in resumable slices)."""
     if resume and ckpt.is_file():
         import torch
-        _load_state(model, opt, torch.load(ckpt, weights_only=False), ckpt)  # our own checkpoint
+        state = torch.load(ckpt, weights_only=False, map_location=_device_of(model))  # our own checkpoint
+        _load_state(model, opt, state, ckpt)
 
 
 def _load_state(model, opt, state: dict, ckpt: Path) -> None:
     model.load_state_dict(state["model"])
     opt.load_state_dict(state["opt"])
+    model.frozen_norms = bool(state.get("frozen_norms", False))
     log("resumed", ckpt)
 
 
 def train_mask(minutes: float, work: Path, out: Path, threads: int, batch: int = 16, resume: bool = True,
                patch: tuple[int, int] = (128, 224), peak_lr: float = 3e-3, rim_weight: float = 0.0,
-               centres: bool = True) -> None:
+               centres: bool = True, device: str = "cpu", exported: Path | None = None) -> None:
     """``rim_weight``: extra weight of the interior map's loss on each visible card's rim (the card
     outside its shrunk interior, which is where touching cards must come apart). ``centres``: a
     third output, the centre map (models.data.centre_targets), learnt with the other two, as the
-    shipped net does; a two-output checkpoint is taken up with its head grown by that channel."""
+    shipped net does; a two-output checkpoint is taken up with its head grown by that channel.
+    ``device``: where torch trains (``cpu`` or ``cuda``); ``exported``: an ONNX file to start from
+    when there is no checkpoint to resume."""
     import torch
     from torch import nn
     from models.data import centre_targets
@@ -215,13 +254,16 @@ def train_mask(minutes: float, work: Path, out: Path, threads: int, batch: int =
     torch.set_num_threads(threads)
     torch.manual_seed(0)
     model = MaskNet(outputs=3 if centres else 2)
-    log(f"mask net: {count_parameters(model)} parameters")
-    opt = torch.optim.AdamW(model.parameters(), lr=3e-3, weight_decay=1e-4)
+    log(f"mask net: {count_parameters(model)} parameters, on {device}")
     ckpt = work / "mask.pt"
+    _start_from_export(model, exported, ckpt, resume)
+    model.to(device)
+    opt = torch.optim.AdamW(model.parameters(), lr=3e-3, weight_decay=1e-4)
     if centres and resume and ckpt.is_file():
         grow_mask_head(model, opt, ckpt)
     else:
         _resume(model, opt, ckpt, resume)
+    _train_mode(model)
     start = time.time()
     bce = nn.BCEWithLogitsLoss(reduction="none")
     rng = np.random.default_rng(1)
@@ -233,15 +275,15 @@ def train_mask(minutes: float, work: Path, out: Path, threads: int, batch: int =
         ph, pw = patch
         oy = 2 * int(rng.integers(0, (x.shape[2] - ph) // 2 + 1))
         ox = 2 * int(rng.integers(0, (x.shape[3] - pw) // 2 + 1))
-        xb = torch.from_numpy(x[idx, :, oy:oy + ph, ox:ox + pw].astype(np.float32))
+        xb = torch.from_numpy(x[idx, :, oy:oy + ph, ox:ox + pw].astype(np.float32)).to(device)
         window = (slice(oy // 2, (oy + ph) // 2), slice(ox // 2, (ox + pw) // 2))
-        tb = torch.from_numpy(t[idx, :, window[0], window[1]].astype(np.float32) / 255.0)
-        wb = torch.from_numpy(w[idx, window[0], window[1]].astype(np.float32))
+        tb = torch.from_numpy(t[idx, :, window[0], window[1]].astype(np.float32) / 255.0).to(device)
+        wb = torch.from_numpy(w[idx, window[0], window[1]].astype(np.float32)).to(device)
         if rim_weight:
             wb = wb * (1.0 + rim_weight * rim_of_cards(tb))
         if centres:
             # from the whole stored patch, then cut: a card cut by the window keeps its own middle
-            cb = torch.from_numpy(centre_targets(t[idx, 0])[:, window[0], window[1]])
+            cb = torch.from_numpy(centre_targets(t[idx, 0])[:, window[0], window[1]]).to(device)
             tb = torch.cat([tb, cb[:, None]], 1)
         logits = model(xb)
         loss_map = bce(logits, tb)
@@ -270,7 +312,7 @@ def grow_mask_head(model, opt, ckpt: Path) -> None:
     weights (an interior's middle is where its centre map peaks). A fresh optimiser then: the old
     one's moments do not fit the grown head."""
     import torch
-    state = torch.load(ckpt, weights_only=False)  # our own checkpoint
+    state = torch.load(ckpt, weights_only=False, map_location=_device_of(model))  # our own checkpoint
     weights = state["model"]
     if weights["head.weight"].shape[0] == model.head.weight.shape[0]:
         _load_state(model, opt, state, ckpt)
@@ -282,6 +324,7 @@ def grow_mask_head(model, opt, ckpt: Path) -> None:
     weights["head.weight"] = torch.cat([weights["head.weight"], weights["head.weight"][:1]])
     weights["head.bias"] = torch.cat([weights["head.bias"], weights["head.bias"][:1]])
     model.load_state_dict(weights)
+    model.frozen_norms = bool(state.get("frozen_norms", False))
     log("resumed", ckpt, "with a centre channel added to the head")
 
 
@@ -304,7 +347,7 @@ def export_mask(model, out: Path) -> None:
             return torch.sigmoid(self.net(x))
 
     model.eval()
-    dummy = torch.zeros(1, 3, 192, 320)
+    dummy = torch.zeros(1, 3, 192, 320, device=_device_of(model))
     tmp = out / "cardmask.onnx.tmp"
     with warnings.catch_warnings():  # the TorchScript exporter is the one asked for (no onnxscript needed)
         warnings.simplefilter("ignore")
@@ -318,13 +361,16 @@ def export_mask(model, out: Path) -> None:
     from models.graph import rewrite_file
     rewrite_file(tmp)
     tmp.replace(out / "cardmask.onnx")
-    model.train()
+    _train_mode(model)
 
 
 # ---------------------------------------------------------------- crop net
 
 def train_crops(minutes: float, work: Path, out: Path, threads: int, batch: int = 96, resume: bool = True,
-                peak_lr: float = 3e-3, style_shift: float = 0.5) -> None:
+                peak_lr: float = 3e-3, style_shift: float = 0.5, device: str = "cpu",
+                exported: Path | None = None) -> None:
+    """``device``: where torch trains; ``exported``: an ONNX file to start from when there is no
+    checkpoint to resume."""
     import torch
     from torch import nn
     from models.data import crop_batch
@@ -332,10 +378,13 @@ def train_crops(minutes: float, work: Path, out: Path, threads: int, batch: int 
     torch.set_num_threads(threads)
     torch.manual_seed(0)
     model = CropNet()
-    log(f"crop net: {count_parameters(model)} parameters")
-    opt = torch.optim.AdamW(model.parameters(), lr=3e-3, weight_decay=3e-4)
+    log(f"crop net: {count_parameters(model)} parameters, on {device}")
     ckpt = work / "crops.pt"
+    _start_from_export(model, exported, ckpt, resume)
+    model.to(device)
+    opt = torch.optim.AdamW(model.parameters(), lr=3e-3, weight_decay=3e-4)
     _resume(model, opt, ckpt, resume)
+    _train_mode(model)
     ce = nn.CrossEntropyLoss()
     ce_orient = nn.CrossEntropyLoss(ignore_index=-1)
     rng = np.random.default_rng(2)
@@ -366,8 +415,9 @@ def crop_step(model, opt, xb: np.ndarray, yb: np.ndarray, ob: np.ndarray, ce, ce
     """One optimiser step of a crop net (face and orientation heads; an orientation of -1 is not
     taught): (the loss, how many faces of the batch it named right)."""
     import torch
-    face_logits, orient_logits = model(torch.from_numpy(xb.astype(np.float32)))
-    yt, ot = torch.from_numpy(yb), torch.from_numpy(ob)
+    device = _device_of(model)
+    face_logits, orient_logits = model(torch.from_numpy(xb.astype(np.float32)).to(device))
+    yt, ot = torch.from_numpy(yb).to(device), torch.from_numpy(ob).to(device)
     loss = ce(face_logits, yt)
     if (ot >= 0).any():
         loss = loss + 0.5 * ce_orient(orient_logits, ot)
@@ -385,7 +435,7 @@ def _stored_label(cls: int, orient: int) -> dict:
 def export_crops(model, out: Path) -> None:
     import torch
     model.eval()
-    dummy = torch.zeros(2, 3, 96, 64)
+    dummy = torch.zeros(2, 3, 96, 64, device=_device_of(model))
     tmp = out / "cardface.onnx.tmp"
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
@@ -393,7 +443,7 @@ def export_crops(model, out: Path) -> None:
                           output_names=["face_logits", "orientation_logits"],
                           dynamic_axes={"crops": {0: "n"}, "face_logits": {0: "n"}, "orientation_logits": {0: "n"}})
     tmp.replace(out / "cardface.onnx")
-    model.train()
+    _train_mode(model)
 
 
 # ---------------------------------------------------------------- calibration
@@ -540,6 +590,13 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--out", type=Path, default=MODELS)
     p.add_argument("--shared", default=None, help="the shared data folder (default: ../shared)")
     p.add_argument("--fresh", action="store_true", help="do not resume from checkpoints")
+    p.add_argument("--from-exported", nargs="?", type=Path, const=MODELS, default=None, metavar="DIR",
+                   help="a net with no checkpoint to resume starts from its ONNX file in DIR (default: the "
+                        "shipped nets in models/), its batch norms frozen, instead of from random weights")
+    p.add_argument("--device", default="auto",
+                   help="where torch trains: auto (a CUDA GPU where torch sees one, else the CPU), cpu or cuda")
+    p.add_argument("--mask-batch", type=int, default=16, help="mask net batch (default 16; larger on a GPU)")
+    p.add_argument("--crop-batch", type=int, default=96, help="crop net batch (default 96; larger on a GPU)")
     p.add_argument("--input-long-side", type=int, default=448,
                    help="calibrate: the long side the frame is scaled to for the mask net (default 448, "
                         "as the shipped models)")
@@ -550,6 +607,8 @@ def main(argv: list[str] | None = None) -> int:
         p.error(f"--style-shift is a share of the crops, from 0 to 1 (got {a.style_shift})")
     if a.mask_rim_weight < 0:
         p.error(f"--mask-rim-weight is an extra weight, 0 or more (got {a.mask_rim_weight})")
+    if a.mask_batch < 1 or a.crop_batch < 1:
+        p.error(f"--mask-batch and --crop-batch are numbers of samples, 1 or more (got {a.mask_batch}, {a.crop_batch})")
     if a.val_scenes < 1:
         # a threshold chosen on no answers would be a made-up one written into vision.json
         p.error(f"--val-scenes is a number of scenes, 1 or more (got {a.val_scenes})")
@@ -558,16 +617,27 @@ def main(argv: list[str] | None = None) -> int:
     except ImportError:
         print("training needs PyTorch: pip install -e '.[train]'", file=sys.stderr)
         return 2
+    try:
+        device = resolve_device(a.device)
+    except ValueError as exc:
+        p.error(str(exc))
+    mask_exported = crops_exported = None
+    if a.from_exported is not None:
+        mask_exported, crops_exported = a.from_exported / "cardmask.onnx", a.from_exported / "cardface.onnx"
+        missing = [str(f) for f in (mask_exported, crops_exported) if not f.is_file()]
+        if missing:
+            p.error(f"--from-exported: no exported net at {', '.join(missing)}")
     a.work.mkdir(parents=True, exist_ok=True)
     a.out.mkdir(parents=True, exist_ok=True)
     if a.step in ("all", "data"):
         write_shards(a.work, a.seed, a.shards, a.per_shard, a.shared)
     if a.step in ("all", "mask"):
-        train_mask(a.mask_minutes, a.work, a.out, a.threads, resume=not a.fresh, peak_lr=a.mask_lr,
-                   rim_weight=a.mask_rim_weight, centres=a.mask_centres)
+        train_mask(a.mask_minutes, a.work, a.out, a.threads, batch=a.mask_batch, resume=not a.fresh,
+                   peak_lr=a.mask_lr, rim_weight=a.mask_rim_weight, centres=a.mask_centres, device=device,
+                   exported=mask_exported)
     if a.step in ("all", "crops"):
-        train_crops(a.crop_minutes, a.work, a.out, a.threads, resume=not a.fresh, peak_lr=a.crop_lr,
-                    style_shift=a.style_shift)
+        train_crops(a.crop_minutes, a.work, a.out, a.threads, batch=a.crop_batch, resume=not a.fresh,
+                    peak_lr=a.crop_lr, style_shift=a.style_shift, device=device, exported=crops_exported)
     if a.step in ("all", "calibrate"):
         calibrate(a.work, a.out, a.val_scenes, a.shared, threshold_only=a.threshold_only,
                   input_long_side=a.input_long_side)
@@ -576,8 +646,8 @@ def main(argv: list[str] | None = None) -> int:
         write_detector_crops(a.work, a.seed + 100, a.detector_shards, a.per_shard, a.out, a.shared)
     if a.step == "all":
         # the crop net trained on with them (and the first crops), then calibrated again
-        train_crops(a.crop_minutes, a.work, a.out, a.threads, resume=True, peak_lr=a.crop_lr,
-                    style_shift=a.style_shift)
+        train_crops(a.crop_minutes, a.work, a.out, a.threads, batch=a.crop_batch, resume=True,
+                    peak_lr=a.crop_lr, style_shift=a.style_shift, device=device)
         calibrate(a.work, a.out, a.val_scenes, a.shared, input_long_side=a.input_long_side)
     return 0
 
