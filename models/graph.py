@@ -15,7 +15,7 @@ shipped files are already rewritten, and the run time needs no ``onnx`` package)
   of models.labels.INPUT_MULTIPLE, as vision.detector.MaskStage always makes them), the Resize is
   given that factor instead of a size computed at run time, which lets ONNX Runtime run it in its
   blocked channel layout with the convolutions: no Concat and no layout reorders around the Resize
-  (together two fifths of the mask net's time).
+  (together about half of the mask net's time).
 
 Each rewrite computes the same function up to floating-point rounding; ``rewrite_file`` runs the graph
 before and after on a random input and refuses to write a result that differs.
