@@ -47,14 +47,12 @@ def _exported_layers(path: Path) -> list[tuple[np.ndarray, np.ndarray | None]]:
     """The (weight, bias) of each Conv and Gemm of an exported graph, in graph order, with the
     rewrites of models.graph undone."""
     import onnx
-    from onnx import numpy_helper
 
+    from models.graph import _Graph
     from models.nets import INPUT_SCALE, INPUT_SHIFT
     model = onnx.load(str(path))
-    values = {t.name: numpy_helper.to_array(t) for t in model.graph.initializer}
-    for n in model.graph.node:
-        if n.op_type == "Constant":
-            values[n.output[0]] = numpy_helper.to_array(n.attribute[0].t)
+    g = _Graph(model)  # the graph's constants and who makes each tensor, as the rewrites read them
+    values = g.values
     layers: list[list] = []
     for n in model.graph.node:
         if n.op_type not in ("Conv", "Gemm"):
@@ -66,9 +64,8 @@ def _exported_layers(path: Path) -> list[tuple[np.ndarray, np.ndarray | None]]:
             layers[-1] = [np.concatenate([layers[-1][0], w], axis=1), b, n.output[0]]
             continue
         layers.append([w, b, n.output[0]])
-    producer = {o: n for n in model.graph.node for o in n.output}
     first = next(n for n in model.graph.node if n.op_type == "Conv")
-    if first.input[0] in producer and producer[first.input[0]].op_type == "Pad":
+    if first.input[0] in g.producer and g.producer[first.input[0]].op_type == "Pad":
         # the input scaling folded in (fold_input_scaling): w = w0 * s, b = b0 + d * sum(w0)
         w0 = layers[0][0] / INPUT_SCALE
         layers[0][0] = w0

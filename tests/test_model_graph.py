@@ -142,3 +142,12 @@ def test_the_shipped_mask_net_is_in_the_fast_form():
     assert graph.optimise(_copy(model))[1] == {"input scaling": 0, "upsampling": 0}
     assert "Mul" not in _ops(model)
     assert not [n for n in model.graph.node if n.op_type == "Concat" and graph._attributes(n).get("axis") == 1]
+
+
+def test_the_command_rewrites_the_files_it_is_given_and_says_what_it_did(mask_graph, tmp_path, capsys):
+    path = tmp_path / "cardmask.onnx"
+    onnx.save(mask_graph, str(path))
+    assert graph.main([str(path)]) == 0
+    assert f"{path}: input scaling 1, upsampling 3" in capsys.readouterr().out
+    assert "Concat" not in [n.op_type for n in onnx.load(str(path)).graph.node
+                            if n.op_type == "Concat" and graph._attributes(n).get("axis") == 1]
