@@ -267,3 +267,17 @@ def test_blobs_with_several_cores_are_told_apart_for_the_whole_map_at_once():
         assert by_centre[i] == (len(finder._split(interior, blob, centre)) > 1)
         assert by_interior[i] == (len(finder._split(interior, blob)) > 1)
     assert by_centre.sum() == 3 and not by_centre[0]
+
+
+def test_only_the_quads_asked_for_are_cut_but_all_count_for_the_median():
+    # the pair is cut only because the other cards are smaller; asked not to cut those cards (or
+    # anything), the median still comes from all of them
+    cards = [card_quad(200, 200, 0, h=87.0), card_quad(900, 500, 30, h=87.0)]
+    pair = np.array([[600.0, 300.0], [682.0, 300.0], [682.0, 424.0], [600.0, 424.0]])
+    everything = pieces_by_quad(cards + [pair])
+    assert [len(p) for p in everything[:2]] == [0, 0] and len(everything[2]) >= 2
+    asked = pieces_by_quad(cards + [pair], cut=[False, False, True])
+    assert all(np.array_equal(a, b) for a, b in zip(asked[2], everything[2])) and len(asked[2]) == len(everything[2])
+    assert pieces_by_quad(cards + [pair], cut=[True, True, False]) == [[], [], []]
+    with pytest.raises(ValueError, match="of the 3 quads to cut, but has 2"):
+        pieces_by_quad(cards + [pair], cut=[True, False])

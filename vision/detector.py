@@ -255,8 +255,8 @@ class CardDetector:
             # unless the crop net is sure it is one card: on the evaluation splits this found as many
             # cards as reading every piece (2 fewer in 500 scenes), with 36% / 17% fewer pieces to read
             # on the 9- / 45-card timing frames (1.8 / 11.9 a frame instead of 2.9 / 14.3)
-            pieces = [p for ps, r in zip(pieces_by_quad(quads), results)
-                      if ps and (r.face == NONE or r.confidence < self.threshold) for p in ps]
+            unsure = [r.face == NONE or r.confidence < self.threshold for r in results]
+            pieces = [p for ps in pieces_by_quad(quads, cut=unsure) for p in ps]
         if self.turn_squat:
             # a nearly square quad that the crop net took for no card, turned by a quarter: a card
             # seen at a slant looks nearly square, and when its short sides are the other pair its

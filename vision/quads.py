@@ -167,7 +167,8 @@ def corners_of_lines(lines, eps: float = 1e-6) -> np.ndarray | None:
 
 
 def grow(quad: np.ndarray, shrink: float) -> np.ndarray:
-    c = quad.mean(axis=0)
+    """The quad (4 x 2), or each of a stack of quads (K x 4 x 2), scaled about its centre by 1 / shrink."""
+    c = quad.mean(axis=-2, keepdims=True)
     return c + (quad - c) / shrink
 
 
@@ -196,42 +197,63 @@ class QuadFinder:
         split_by_centre = self._several_cores(centre > self.centre_core, binary, labels, n) \
             if centre is not None else np.zeros(n, bool)
         split_by_interior = self._several_cores(interior > self.core_threshold, binary, labels, n)
-        # the quads in blob order: those of a blob split by the centre map are fitted to be judged
-        # (None here where an outline waits), all other outlines together at the end (numpy's cost
-        # per call, not the points, was most of the fitting's time)
-        quads: list[np.ndarray | None] = []
-        outlines: list[np.ndarray] = []
+        # each blob's outlines in blob order; a blob split by the centre map keeps its parts only
+        # when all of them fit card-shaped quads, judged after one fit of every such blob's parts
+        # (numpy's cost per call, not the points, was most of the fitting's time), else its
+        # outlines are those of the split without the centre map
+        blob_outlines: list[list[np.ndarray]] = []
+        centre_parts: dict[int, list[np.ndarray]] = {}  # blob position -> the parts of its centre split
+        windows: dict[int, tuple] = {}  # blob position -> its window, for the split without the centre map
         for i in range(1, n):
             x, y, bw, bh, area = stats[i]
             if area < self.min_blob_px:
                 continue
             x0, y0 = max(x - 2, 0), max(y - 2, 0)
             x1, y1 = min(x + bw + 2, w), min(y + bh + 2, h)
-            roi = interior[y0:y1, x0:x1]
-            roi_labels = labels[y0:y1, x0:x1]
-            background = roi_labels == 0  # kept: the soft edge just outside the blob is part of its outline
-            blob = roi_labels == i
-
-            def outline(region):
-                return self._outline(np.where(region | background, roi, 0.0).astype(np.float32), x0, y0)
-
+            window = (interior[y0:y1, x0:x1], labels[y0:y1, x0:x1] == 0, labels[y0:y1, x0:x1] == i,
+                      x0, y0, split_by_interior[i])
             if split_by_centre[i]:
+                roi, _, blob = window[:3]
                 regions = self._split(roi, blob, centre[y0:y1, x0:x1])
                 if len(regions) > 1:
                     # every part must look like a card: a card's centre map with two bumps (cut into
                     # halves) or a hidden card's sliver give parts that do not; then split as without it
-                    parts = [outline(region) for region in regions]
+                    parts = self._region_outlines(window, regions)
                     if all(part is not None for part in parts):
-                        found = self._quads(parts, geometry)
-                        if all(PART_SHAPED[0] <= side_ratio(q) <= PART_SHAPED[1] for q in found):
-                            quads += found
-                            continue
-            parts = [outline(region) for region in (self._split(roi, blob) if split_by_interior[i] else [blob])]
-            parts = [o for o in parts if o is not None]
-            outlines += parts
-            quads += [None] * len(parts)
-        fitted = iter(self._quads(outlines, geometry))
-        return [q if q is not None else next(fitted) for q in quads]
+                        centre_parts[len(blob_outlines)] = parts
+                        windows[len(blob_outlines)] = window
+                        blob_outlines.append([])
+                        continue
+            blob_outlines.append(self._blob_outlines(window))
+        # the centre splits judged: fitted all at once
+        judged = iter(self._quads([p for parts in centre_parts.values() for p in parts], geometry))
+        centre_quads = {}
+        for position, parts in centre_parts.items():
+            found = [next(judged) for _ in parts]
+            if all(PART_SHAPED[0] <= side_ratio(q) <= PART_SHAPED[1] for q in found):
+                centre_quads[position] = found
+            else:
+                blob_outlines[position] = self._blob_outlines(windows[position])
+        fitted = iter(self._quads([o for k, outlines in enumerate(blob_outlines) if k not in centre_quads
+                                   for o in outlines], geometry))
+        quads: list[np.ndarray] = []
+        for k, outlines in enumerate(blob_outlines):
+            quads += centre_quads[k] if k in centre_quads else [next(fitted) for _ in outlines]
+        return quads
+
+    def _region_outlines(self, window: tuple, regions: list[np.ndarray]) -> list[np.ndarray | None]:
+        """The outline of each region of a blob's window (None for a speck); the soft edge just
+        outside the blob (the background) is kept as part of each region's outline."""
+        roi, background, _, x0, y0, _ = window
+        return [self._outline(np.where(region | background, roi, 0.0).astype(np.float32), x0, y0)
+                for region in regions]
+
+    def _blob_outlines(self, window: tuple) -> list[np.ndarray]:
+        """A blob's outlines without the centre map: the blob's, or its parts' when it holds several
+        confident interior cores."""
+        roi, _, blob, _, _, several_cores = window
+        parts = self._region_outlines(window, self._split(roi, blob) if several_cores else [blob])
+        return [o for o in parts if o is not None]
 
     def _several_cores(self, core_pixels: np.ndarray, binary: np.ndarray, blob_labels: np.ndarray,
                        blobs: int) -> np.ndarray:
@@ -292,8 +314,12 @@ class QuadFinder:
 
     def _quads(self, outlines: list[np.ndarray], geometry: MapGeometry) -> list[np.ndarray]:
         """The card quads (frame pixels) of blob outlines: fitted, grown back by 1 / shrink."""
-        return [order_clockwise_portrait(grow(geometry.to_frame(q), self.shrink))
-                for q in fit_quads(outlines, self.perspective)]
+        if not outlines:
+            return []
+        # all at once: numpy's cost per call on four points was most of this
+        fitted = np.array(fit_quads(outlines, self.perspective), np.float64)
+        in_frame = geometry.to_frame(fitted.reshape(-1, 2)).reshape(fitted.shape)
+        return [order_clockwise_portrait(q) for q in grow(in_frame, self.shrink)]
 
 
 # long side / short side of a part of a blob split by the centre map, and of a piece of a quad cut by
@@ -350,7 +376,8 @@ def split_candidates(quads: list[np.ndarray], most: int = 4, size_band: tuple[fl
 
 
 def pieces_by_quad(quads: list[np.ndarray], most: int = 4, size_band: tuple[float, float] = (0.75, 1.3),
-                   piece_shape: tuple[float, float] = PART_SHAPED) -> list[list[np.ndarray]]:
+                   piece_shape: tuple[float, float] = PART_SHAPED,
+                   cut: list[bool] | None = None) -> list[list[np.ndarray]]:
     """Card-sized pieces of the quads that are not one card: a row of touching cards that the mask
     net saw as one blob. Such a quad is not card-shaped, or (when the frame has two or more
     card-shaped quads) larger than ``size_band[1]`` of their median (sqrt of the area; two cards
@@ -358,9 +385,13 @@ def pieces_by_quad(quads: list[np.ndarray], most: int = 4, size_band: tuple[floa
     to ``most`` (at most 6) pieces across one pair of its sides or the other; the pieces of about a
     card's shape are kept and, given that median, only those of about its size. These are candidates
     only: the crop net, taught on such pieces, says which are cards (a piece across two cards is
-    ``none``). One list per quad (empty for a quad taken as one card), in the order of ``quads``."""
+    ``none``). One list per quad (empty for a quad taken as one card), in the order of ``quads``.
+    ``cut``: which quads may be cut at all (the others get an empty list, and their cuts are not
+    worked out); all quads still count for the median."""
     if not 2 <= most <= _MOST_PIECES:
         raise ValueError(f"a quad is cut into 2 to {_MOST_PIECES} pieces, not {most}")
+    if cut is not None and len(cut) != len(quads):
+        raise ValueError(f"cut says which of the {len(quads)} quads to cut, but has {len(cut)} entries")
     cuts = _CUT_PARTS <= most
     corners, start, end = _CUT_CORNERS[cuts], _CUT_FROM[cuts], _CUT_TO[cuts]
     quads = [np.asarray(q, np.float64).reshape(4, 2) for q in quads]
@@ -368,8 +399,8 @@ def pieces_by_quad(quads: list[np.ndarray], most: int = 4, size_band: tuple[floa
     shaped = [CARD_SHAPED[0] <= side_ratio(q) <= CARD_SHAPED[1] for q in quads]
     median = float(np.median([s for s, ok in zip(sides, shaped) if ok])) if sum(shaped) >= 2 else None
     pieces = []
-    for q, side, ok in zip(quads, sides, shaped):
-        if ok and (median is None or side <= size_band[1] * median):
+    for q, side, ok, may_cut in zip(quads, sides, shaped, cut if cut is not None else [True] * len(quads)):
+        if not may_cut or (ok and (median is None or side <= size_band[1] * median)):
             pieces.append([])
             continue
         # every cut at once: piece k of n spans k/n..(k+1)/n of the sides a->b and c->d
