@@ -30,11 +30,9 @@ LOOSE_IOU = 0.3
 def quad_iou(a, b) -> float:
     pa = np.asarray(a, np.float32).reshape(4, 2)
     pb = np.asarray(b, np.float32).reshape(4, 2)
-    if cv2.contourArea(pa) < 0:
-        pa = pa[::-1].copy()
-    if cv2.contourArea(pb) < 0:
-        pb = pb[::-1].copy()
-    aa, ab = abs(cv2.contourArea(pa)), abs(cv2.contourArea(pb))
+    # (contourArea is not oriented by default: either order of corners gives the area; the convex
+    # hulls below put both quads in one orientation for the intersection)
+    aa, ab = cv2.contourArea(pa), cv2.contourArea(pb)
     if aa <= 0 or ab <= 0:
         return 0.0
     inter, _ = cv2.intersectConvexConvex(cv2.convexHull(pa), cv2.convexHull(pb))

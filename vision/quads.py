@@ -122,17 +122,22 @@ def refit_sides(contours: list[np.ndarray], quads: list[np.ndarray]) -> tuple[np
     n = np.stack([-u[..., 1], u[..., 0]], axis=-1)
     # where every outline point lies along (0 to 1) and across each side of its own quad
     x, y = pts[:, :1], pts[:, 1:]
-    along = (x * u[owner, :, 0] + y * u[owner, :, 1] - (q * u).sum(axis=2)[owner]) / length[owner]
-    across = np.abs(x * n[owner, :, 0] + y * n[owner, :, 1] - (q * n).sum(axis=2)[owner])
-    near = (along > 0.15) & (along < 0.85) & (across < np.maximum(1.5, 0.12 * length[owner]))
-    side_of = (owner[:, None] * 4 + np.arange(4))[near]
+    # (each quad's values per point by take: the same values as indexing, in less time)
+    length_of = length.take(owner, axis=0)
+    along = (x * u[..., 0].take(owner, axis=0) + y * u[..., 1].take(owner, axis=0) -
+             (q * u).sum(axis=2).take(owner, axis=0)) / length_of
+    across = np.abs(x * n[..., 0].take(owner, axis=0) + y * n[..., 1].take(owner, axis=0) -
+                    (q * n).sum(axis=2).take(owner, axis=0))
+    near = (along > 0.15) & (along < 0.85) & (across < np.maximum(1.5, 0.12 * length_of))
+    point, side = np.nonzero(near)
+    side_of = owner.take(point) * 4 + side
     count = np.bincount(side_of, minlength=4 * k).reshape(k, 4)
     ok &= (count >= 3).all(axis=1)
     # cv2.fitLine's line: through the points' mean, along the direction of their largest spread.
     # Its sums, done the same way (float32 points, float32 squares summed in double: exact for
     # outline points on a pixel grid, so the order of summing does not matter)
     p = pts.astype(np.float32)
-    px, py = np.broadcast_to(p[:, :1], near.shape)[near], np.broadcast_to(p[:, 1:], near.shape)[near]
+    px, py = p[:, 0].take(point), p[:, 1].take(point)
     mean = [np.bincount(side_of, weights=v.astype(np.float64), minlength=4 * k).reshape(k, 4) /
             np.maximum(count, 1) for v in (px, py, px * px, py * py, px * py)]
     mx, my, mxx, myy, mxy = mean
