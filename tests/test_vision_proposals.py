@@ -223,3 +223,14 @@ def test_snapping_quads_all_at_once_agrees_with_one_at_a_time():
     # and it did snap: the cards' quads moved onto their outlines
     assert sum(quad_iou(t, q) > quad_iou(g, q) for t, g, q in zip(together, given, quads)) >= 4
     assert snap_all_to_edges([], edges) == []
+
+
+def test_the_boxes_of_all_outlines_at_once_are_opencvs():
+    from vision.proposals import _contour_boxes
+    rng = np.random.default_rng(3)
+    speckles = cv2.dilate(((rng.random((120, 160)) > 0.97) * 255).astype(np.uint8), np.ones((3, 3), np.uint8))
+    contours, _ = cv2.findContours(speckles, cv2.RETR_LIST, cv2.CHAIN_APPROX_SIMPLE)
+    assert len(contours) > 50
+    lengths = np.array([len(c) for c in contours])
+    assert np.array_equal(_contour_boxes(contours, lengths), np.array([cv2.boundingRect(c) for c in contours]))
+    assert _contour_boxes((), np.zeros(0, np.int64)).shape == (0, 4)
