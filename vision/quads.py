@@ -403,21 +403,23 @@ def pieces_by_quad(quads: list[np.ndarray], most: int = 4, size_band: tuple[floa
     sides = [math.sqrt(abs(cv2.contourArea(np.float32(q)))) for q in quads]
     shaped = [CARD_SHAPED[0] <= side_ratio(q) <= CARD_SHAPED[1] for q in quads]
     median = float(np.median([s for s, ok in zip(sides, shaped) if ok])) if sum(shaped) >= 2 else None
-    pieces = []
-    for q, side, ok, may_cut in zip(quads, sides, shaped, cut if cut is not None else [True] * len(quads)):
-        if not may_cut or (ok and (median is None or side <= size_band[1] * median)):
-            pieces.append([])
-            continue
-        # every cut at once: piece k of n spans k/n..(k+1)/n of the sides a->b and c->d
-        a, b, c, d = (q[corners[:, i]] for i in range(4))
-        p = np.stack([a + (b - a) * start, a + (b - a) * end, c + (d - c) * end, c + (d - c) * start], axis=1)
-        first = np.hypot(*(p[:, 1] - p[:, 0]).T)
-        second = np.hypot(*(p[:, 2] - p[:, 1]).T)
-        ratio = np.maximum(first, second) / np.maximum(np.minimum(first, second), 1e-9)
-        keep = (ratio >= piece_shape[0]) & (ratio <= piece_shape[1])
-        if median is not None:
-            x, y = p[..., 0], p[..., 1]
-            piece_side = np.sqrt(0.5 * np.abs((x * y[:, NEXT_CORNER] - x[:, NEXT_CORNER] * y).sum(axis=1)))
-            keep &= (piece_side >= size_band[0] * median) & (piece_side <= size_band[1] * median)
-        pieces.append([order_clockwise_portrait(piece) for piece in p[keep]])
+    to_cut = [k for k, (side, ok) in enumerate(zip(sides, shaped))
+              if (cut is None or cut[k]) and not (ok and (median is None or side <= size_band[1] * median))]
+    pieces: list[list[np.ndarray]] = [[] for _ in quads]
+    if not to_cut:
+        return pieces
+    # every cut of every such quad at once: piece k of n spans k/n..(k+1)/n of the sides a->b and c->d
+    q = np.array([quads[k] for k in to_cut])
+    a, b, c, d = (q[:, corners[:, i]] for i in range(4))
+    p = np.stack([a + (b - a) * start, a + (b - a) * end, c + (d - c) * end, c + (d - c) * start], axis=2)
+    first = np.hypot(*np.moveaxis(p[:, :, 1] - p[:, :, 0], 2, 0))
+    second = np.hypot(*np.moveaxis(p[:, :, 2] - p[:, :, 1], 2, 0))
+    ratio = np.maximum(first, second) / np.maximum(np.minimum(first, second), 1e-9)
+    keep = (ratio >= piece_shape[0]) & (ratio <= piece_shape[1])
+    if median is not None:
+        x, y = p[..., 0], p[..., 1]
+        piece_side = np.sqrt(0.5 * np.abs((x * y[..., NEXT_CORNER] - x[..., NEXT_CORNER] * y).sum(axis=2)))
+        keep &= (piece_side >= size_band[0] * median) & (piece_side <= size_band[1] * median)
+    for k, quad_pieces, kept in zip(to_cut, p, keep):
+        pieces[k] = [order_clockwise_portrait(piece) for piece in quad_pieces[kept]]
     return pieces
