@@ -105,7 +105,8 @@ def write_detector_crops(work: Path, seed: int, shards: int, per_shard: int, mod
     matching it to the scene's cards (models.data.label_candidate). A crop net taught only on
     labelled quads calls the finder's slightly-off quads of real cards "not a card"; these crops
     teach it the quads it will be given. ``split_merged``: the pieces of merged blobs too
-    (vision.quads.split_candidates), which the crop net must learn to accept or reject. Files
+    (vision.quads.split_candidates), which the crop net must learn to accept or reject (and, with
+    the settings' ``extend_parts``, the whole-card extensions of parts of cards). Files
     ``crops/crops-{seed}-det{n}.npz`` (the crop trainer reads them with the others; seed 999 is
     validation)."""
     from datasets.scenes import render_scene
@@ -498,6 +499,7 @@ def calibrate(work: Path, out: Path, val_scenes: int, shared=None, max_wrong_rat
                 "input_multiple": INPUT_MULTIPLE, "mask_stride": MASK_STRIDE, "turned_views": True,
                 "turned_view_below": TURNED_VIEW_BELOW,
                 "split_merged": True,  # the crop net is taught on the pieces (write_detector_crops)
+                "extend_parts": True,  # ...and on the whole-card extensions of parts of cards
                 "validation": {"crops": int(len(d["y"])), "crop_accuracy": crop_acc}}
     (out / "vision.json").write_text(json.dumps(settings, indent=2) + "\n", encoding="utf-8")
     # first the size: blobs traced at 0.5 come out a little large or small; grow them to the true size

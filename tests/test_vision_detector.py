@@ -405,3 +405,41 @@ def test_settings_with_a_turned_view_level_that_is_no_probability_are_refused_by
 def test_the_shipped_settings_read_a_crop_turned_only_when_unsure():
     settings = CardDetector().settings
     assert settings.turned_views and 0.999 <= settings.turned_view_below < 1.0
+
+
+def _half_card_frame():
+    """Three demo cards on a table: their quads, and the top half of the third's."""
+    frame = table()
+    quads = [place(frame, render_card(card_id, 435), centre, 230, angle)
+             for card_id, centre, angle in (("pine-crane", (250, 300), 5), ("cherry-curtain", (1000, 400), -10),
+                                            ("maple-deer", (640, 360), 20))]
+    q = quads[2]
+    half = np.array([q[0], q[1], (q[1] + q[2]) / 2, (q[0] + q[3]) / 2])
+    return frame, quads, half
+
+
+def test_a_card_whose_finder_saw_only_its_top_half_is_read_on_the_whole_card(monkeypatch, detector):
+    frame, quads, half = _half_card_frame()
+    monkeypatch.setattr(detector, "_whole_quads_timed", lambda f: (quads[:2] + [half], (0.0, 0.0, 0.0, 0.0)))
+    detections = detector.detect(frame)
+    deer = [d for d in detections if quad_iou(d.quad, quads[2]) > 0.5]
+    assert len(deer) == 1 and deer[0].face == "maple-deer" and not deer[0].uncertain
+    assert quad_iou(deer[0].quad, quads[2]) > 0.95
+    assert not any(quad_iou(d.quad, half) > 0.6 for d in detections)  # the half is not reported as well
+    # without the extensions, only the half was there to read
+    no_extension = CardDetector(extend_parts=False)
+    monkeypatch.setattr(no_extension, "_whole_quads_timed", lambda f: (quads[:2] + [half], (0.0, 0.0, 0.0, 0.0)))
+    assert not any(quad_iou(d.quad, quads[2]) > 0.9 for d in no_extension.detect(frame))
+
+
+def test_an_extension_that_reaches_over_another_card_found_is_in_doubt():
+    from vision.detector import _reaches_over
+    from vision.evaluate import quad_overlap
+    square = np.array([[0.0, 0.0], [100.0, 0.0], [100.0, 100.0], [0.0, 100.0]])
+    assert quad_overlap(square, square + [50, 0]) == pytest.approx(0.5)
+    assert quad_overlap(square, square * 2) == pytest.approx(1.0)  # all of it lies on the larger one
+    assert quad_overlap(square * 2, square) == pytest.approx(0.25)
+    assert quad_overlap(square, square + [300, 0]) == 0.0
+    assert _reaches_over(square, [square + [300, 0], square + [85, 0]])  # 15% of it on the second
+    assert not _reaches_over(square, [square + [300, 0], square + [95, 0]])
+    assert not _reaches_over(square, [])

@@ -281,3 +281,35 @@ def test_only_the_quads_asked_for_are_cut_but_all_count_for_the_median():
     assert pieces_by_quad(cards + [pair], cut=[True, True, False]) == [[], [], []]
     with pytest.raises(ValueError, match="of the 3 quads to cut, but has 2"):
         pieces_by_quad(cards + [pair], cut=[True, False])
+
+
+def _top_half(quad):
+    """The half of a card quad (corners from its top-left, clockwise) above its middle."""
+    q = np.asarray(quad, np.float64)
+    return np.array([q[0], q[1], (q[1] + q[2]) / 2, (q[0] + q[3]) / 2])
+
+
+def test_a_part_of_a_card_is_extended_to_the_whole_card():
+    from vision.quads import extensions_by_quad
+    cards = [card_quad(200, 200, 10), card_quad(900, 450, -30)]
+    hidden = card_quad(550, 300, 25)
+    half = _top_half(hidden)
+    extensions = extensions_by_quad(cards + [half])
+    assert extensions[:2] == [[], []]  # whole cards of the frame's size are not extended
+    assert 2 <= len(extensions[2]) <= 4
+    assert max(quad_iou(e, hidden) for e in extensions[2]) > 0.97
+    # the other way along the same sides: onto the table, for the crop net to call no card
+    assert min(quad_iou(e, hidden) for e in extensions[2]) < 0.4
+    assert extensions_by_quad(cards + [half], extend=[True, True, False]) == [[], [], []]
+    with pytest.raises(ValueError, match="of the 3 quads to extend, but has 1"):
+        extensions_by_quad(cards + [half], extend=[True])
+
+
+def test_nothing_is_extended_without_a_card_size_to_go_by():
+    from vision.quads import extensions_by_quad
+    hidden = card_quad(550, 300, 25)
+    assert extensions_by_quad([card_quad(200, 200, 10), _top_half(hidden)]) == [[], []]
+    # nor a speck far smaller than the cards
+    cards = [card_quad(200, 200, 10), card_quad(900, 450, -30)]
+    speck = _top_half(card_quad(550, 300, 25, h=40.0))
+    assert extensions_by_quad(cards + [speck])[2] == []

@@ -39,6 +39,17 @@ def quad_iou(a, b) -> float:
     return float(inter / (aa + ab - inter)) if inter > 0 else 0.0
 
 
+def quad_overlap(a, b) -> float:
+    """The share of quad ``a``'s area that lies on quad ``b``."""
+    pa = np.asarray(a, np.float32).reshape(4, 2)
+    pb = np.asarray(b, np.float32).reshape(4, 2)
+    area = cv2.contourArea(pa)
+    if area <= 0 or cv2.contourArea(pb) <= 0:
+        return 0.0
+    inter, _ = cv2.intersectConvexConvex(cv2.convexHull(pa), cv2.convexHull(pb))
+    return float(inter / area) if inter > 0 else 0.0
+
+
 @dataclass(frozen=True)
 class LabelledCard:
     face: str

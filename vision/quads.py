@@ -423,3 +423,54 @@ def pieces_by_quad(quads: list[np.ndarray], most: int = 4, size_band: tuple[floa
     for k, quad_pieces, kept in zip(to_cut, p, keep):
         pieces[k] = [order_clockwise_portrait(piece) for piece in quad_pieces[kept]]
     return pieces
+
+
+# a card's long side over its short side (87 : 54 mm)
+CARD_ASPECT = 87 / 54
+
+
+def extensions_by_quad(quads: list[np.ndarray], extend: list[bool] | None = None,
+                       smaller_than: float = 0.85, least: float = 0.35, size_band: tuple[float, float] = (0.7, 1.4),
+                       grow_at_least: float = 1.15) -> list[list[np.ndarray]]:
+    """Whole-card extensions of the quads that may be parts of a card: a quad not of a card's shape
+    (CARD_SHAPED), or one whose side (sqrt of the area) is under ``smaller_than`` of the frame's
+    median card-shaped quad's (and at least ``least`` of it), such as the light half of a card whose
+    other half is dark on a dark table, or the part of a card the mask net saw. Each pair of its
+    sides is taken in turn for the card's short sides, and the quad lengthened along the other pair,
+    beyond either end, to a card's proportions, where that makes it at least ``grow_at_least`` times
+    as long and of about the median's size (``size_band``): up to four candidates for the
+    crop net to choose among (an extension onto the table or a neighbour is ``none``). (Taking the
+    kept pair for the card's long sides as well found a fifth of the cards on validation scenes, for
+    twice the crops.) One list per quad, in order; empty where ``extend`` says no, and for every
+    quad when the frame has fewer than two card-shaped quads (no card size to go by)."""
+    if extend is not None and len(extend) != len(quads):
+        raise ValueError(f"extend says which of the {len(quads)} quads to extend, but has {len(extend)} entries")
+    quads = [np.asarray(q, np.float64).reshape(4, 2) for q in quads]
+    out: list[list[np.ndarray]] = [[] for _ in quads]
+    sides = [math.sqrt(abs(cv2.contourArea(np.float32(q)))) for q in quads]
+    shaped = [CARD_SHAPED[0] <= side_ratio(q) <= CARD_SHAPED[1] for q in quads]
+    if sum(shaped) < 2:
+        return out  # no card's size to go by
+    median = float(np.median([s for s, ok in zip(sides, shaped) if ok]))
+    for k, (q, side, ok) in enumerate(zip(quads, sides, shaped)):
+        if extend is not None and not extend[k]:
+            continue
+        if not least * median <= side or (ok and side >= smaller_than * median):
+            continue
+        for turn in (0, 1):
+            # corners p0..p3 with p0->p1 the side kept (the card's short side), p1->p2 the one lengthened
+            p = np.roll(q, -turn, axis=0)
+            kept = (math.dist(p[0], p[1]) + math.dist(p[2], p[3])) / 2
+            length = (math.dist(p[1], p[2]) + math.dist(p[3], p[0])) / 2
+            if kept <= 0 or length <= 0:
+                continue
+            target = kept * CARD_ASPECT
+            scale = target / length
+            if scale < grow_at_least:
+                continue
+            if not size_band[0] <= math.sqrt(kept * target) / median <= size_band[1]:
+                continue
+            beyond_far = np.array([p[0], p[1], p[1] + (p[2] - p[1]) * scale, p[0] + (p[3] - p[0]) * scale])
+            beyond_near = np.array([p[3] + (p[0] - p[3]) * scale, p[2] + (p[1] - p[2]) * scale, p[2], p[3]])
+            out[k] += [order_clockwise_portrait(beyond_far), order_clockwise_portrait(beyond_near)]
+    return out
