@@ -264,12 +264,13 @@ class CardDetector:
         quads, (t0, t1, t2, t2b) = self._whole_quads_timed(frame)
         results = self.crops.run(_warp_all(frame, quads))
         pieces, turned = [], []
+        # the quads the crop net is not sure are one card (cut into pieces, extended)
+        unsure = [r.face == NONE or r.confidence < self.threshold for r in results]
         if self.split_merged:
             # the pieces of a quad that is not one card (a row of touching cards seen as one blob),
             # unless the crop net is sure it is one card: on the evaluation splits this found as many
             # cards as reading every piece (2 fewer in 500 scenes), with 36% / 17% fewer pieces to read
             # on the 9- / 45-card timing frames (1.8 / 11.9 a frame instead of 2.9 / 14.3)
-            unsure = [r.face == NONE or r.confidence < self.threshold for r in results]
             pieces = [p for ps in pieces_by_quad(quads, cut=unsure) for p in ps]
         if self.turn_squat:
             # a nearly square quad that the crop net took for no card, turned by a quarter: a card
@@ -283,7 +284,6 @@ class CardDetector:
             # extensions to a whole card, beyond either end of either pair of sides (see
             # models/MODEL.md; extending every small quad, even those read with confidence, added
             # confident wrong answers on validation)
-            unsure = [r.face == NONE or r.confidence < self.threshold for r in results]
             by_quad = extensions_by_quad(quads, extend=unsure)
             extended = [e for es in by_quad for e in es]
             extended_from = [k for k, es in enumerate(by_quad) for _ in es]
@@ -336,7 +336,7 @@ def _reaches_over(quad: np.ndarray, others: list[np.ndarray], share: float = 0.1
 def _extended_reading(r: CropClassification) -> CropClassification:
     """The reading of a quad's whole-card extension, as the detector counts it: no card unless it
     names one with at least EXTENDED_LEAST (on 2,400 validation scenes, taking every reading found
-    34 more cards but raised 31 more false alarms)."""
+    34 more cards but raised 31 more false alarms: see models/MODEL.md)."""
     return r if r.confidence >= EXTENDED_LEAST else replace(r, face=NONE)
 
 
