@@ -443,3 +443,21 @@ def test_an_extension_that_reaches_over_another_card_found_is_in_doubt():
     assert _reaches_over(square, [square + [300, 0], square + [85, 0]])  # 15% of it on the second
     assert not _reaches_over(square, [square + [300, 0], square + [95, 0]])
     assert not _reaches_over(square, [])
+
+
+@pytest.mark.parametrize("halves, extended", [(22, True), (23, False)])
+def test_parts_of_cards_are_extended_only_in_frames_of_at_most_24_quads(monkeypatch, halves, extended):
+    from vision.detector import EXTEND_UP_TO
+    assert EXTEND_UP_TO == 24
+    cards = [np.array([[100.0, 100.0], [154.0, 100.0], [154.0, 187.0], [100.0, 187.0]]) + [200 * k, 0] for k in range(2)]
+    # the top halves of cards the mask net did not see whole, in three rows
+    tops = [np.array([[0.0, 0.0], [54.0, 0.0], [54.0, 43.5], [0.0, 43.5]]) + [100 + 120 * (k % 10), 300 + 140 * (k // 10)]
+            for k in range(halves)]
+    detector = CardDetector(split_merged=False, turn_squat=False, extend_parts=True)
+    monkeypatch.setattr(detector, "_whole_quads_timed", lambda frame: (cards + tops, (0.0, 0.0, 0.0, 0.0)))
+    crops = _ScriptedCrops(("none", 0.99), ("none", 0.99))
+    detector.crops = crops
+    assert detector.detect(table()) == []
+    # each top half lengthened both ways along each pair of sides (both make a quad of about the
+    # cards' size): four crops each, read in a second batch
+    assert crops.batches == ([2 + halves, 4 * halves] if extended else [2 + halves])

@@ -27,27 +27,28 @@ IN_THE_OPEN = 0.9
 LOOSE_IOU = 0.3
 
 
-def quad_iou(a, b) -> float:
+def _areas_and_overlap(a, b) -> tuple[float, float, float]:
+    """The areas of quads ``a`` and ``b`` and of their intersection (0 where either has no area)."""
     pa = np.asarray(a, np.float32).reshape(4, 2)
     pb = np.asarray(b, np.float32).reshape(4, 2)
     # (contourArea is not oriented by default: either order of corners gives the area; the convex
     # hulls below put both quads in one orientation for the intersection)
     aa, ab = cv2.contourArea(pa), cv2.contourArea(pb)
     if aa <= 0 or ab <= 0:
-        return 0.0
+        return aa, ab, 0.0
     inter, _ = cv2.intersectConvexConvex(cv2.convexHull(pa), cv2.convexHull(pb))
+    return aa, ab, max(float(inter), 0.0)
+
+
+def quad_iou(a, b) -> float:
+    aa, ab, inter = _areas_and_overlap(a, b)
     return float(inter / (aa + ab - inter)) if inter > 0 else 0.0
 
 
 def quad_overlap(a, b) -> float:
     """The share of quad ``a``'s area that lies on quad ``b``."""
-    pa = np.asarray(a, np.float32).reshape(4, 2)
-    pb = np.asarray(b, np.float32).reshape(4, 2)
-    area = cv2.contourArea(pa)
-    if area <= 0 or cv2.contourArea(pb) <= 0:
-        return 0.0
-    inter, _ = cv2.intersectConvexConvex(cv2.convexHull(pa), cv2.convexHull(pb))
-    return float(inter / area) if inter > 0 else 0.0
+    aa, _, inter = _areas_and_overlap(a, b)
+    return float(inter / aa) if inter > 0 else 0.0
 
 
 @dataclass(frozen=True)

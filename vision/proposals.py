@@ -18,9 +18,7 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
-from vision.quads import NEXT_CORNER, _line_corners, four_corners, order_clockwise_portrait, refit_sides
-
-CARD_ASPECT = 87 / 54
+from vision.quads import CARD_ASPECT, NEXT_CORNER, _line_corners, four_corners, order_clockwise_portrait, refit_sides
 _SIDE_SAMPLES = np.linspace(0.12, 0.88, 16)  # where EdgeMap.support looks along each side
 
 

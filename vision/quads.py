@@ -331,9 +331,21 @@ class QuadFinder:
 # pieces_by_quad: a little looser than CARD_SHAPED, such parts are rough
 PART_SHAPED = (1.3, 2.0)
 
+# a card's long side over its short side (87 : 54 mm)
+CARD_ASPECT = 87 / 54
+
 # long side / short side of a quad taken as one card (a card is 87:54 = 1.61; a tilted camera and
 # a slightly off blob stretch it a little)
 CARD_SHAPED = (1.45, 1.8)
+
+
+def card_sizes(quads: list[np.ndarray]) -> tuple[list[float], list[bool], float | None]:
+    """Each quad's side (sqrt of its area), whether it is card-shaped (CARD_SHAPED), and the median
+    side of the card-shaped ones (None with fewer than two): the size of the frame's cards."""
+    sides = [math.sqrt(abs(cv2.contourArea(np.float32(q)))) for q in quads]
+    shaped = [CARD_SHAPED[0] <= side_ratio(q) <= CARD_SHAPED[1] for q in quads]
+    median = float(np.median([s for s, ok in zip(sides, shaped) if ok])) if sum(shaped) >= 2 else None
+    return sides, shaped, median
 
 
 # long side / short side (the mean of each pair of opposite sides) below which a quad's portrait
@@ -400,9 +412,7 @@ def pieces_by_quad(quads: list[np.ndarray], most: int = 4, size_band: tuple[floa
     cuts = _CUT_PARTS <= most
     corners, start, end = _CUT_CORNERS[cuts], _CUT_FROM[cuts], _CUT_TO[cuts]
     quads = [np.asarray(q, np.float64).reshape(4, 2) for q in quads]
-    sides = [math.sqrt(abs(cv2.contourArea(np.float32(q)))) for q in quads]
-    shaped = [CARD_SHAPED[0] <= side_ratio(q) <= CARD_SHAPED[1] for q in quads]
-    median = float(np.median([s for s, ok in zip(sides, shaped) if ok])) if sum(shaped) >= 2 else None
+    sides, shaped, median = card_sizes(quads)
     to_cut = [k for k, (side, ok) in enumerate(zip(sides, shaped))
               if (cut is None or cut[k]) and not (ok and (median is None or side <= size_band[1] * median))]
     pieces: list[list[np.ndarray]] = [[] for _ in quads]
@@ -425,10 +435,6 @@ def pieces_by_quad(quads: list[np.ndarray], most: int = 4, size_band: tuple[floa
     return pieces
 
 
-# a card's long side over its short side (87 : 54 mm)
-CARD_ASPECT = 87 / 54
-
-
 def extensions_by_quad(quads: list[np.ndarray], extend: list[bool] | None = None,
                        smaller_than: float = 0.85, least: float = 0.35, size_band: tuple[float, float] = (0.7, 1.4),
                        grow_at_least: float = 1.15) -> list[list[np.ndarray]]:
@@ -447,11 +453,9 @@ def extensions_by_quad(quads: list[np.ndarray], extend: list[bool] | None = None
         raise ValueError(f"extend says which of the {len(quads)} quads to extend, but has {len(extend)} entries")
     quads = [np.asarray(q, np.float64).reshape(4, 2) for q in quads]
     out: list[list[np.ndarray]] = [[] for _ in quads]
-    sides = [math.sqrt(abs(cv2.contourArea(np.float32(q)))) for q in quads]
-    shaped = [CARD_SHAPED[0] <= side_ratio(q) <= CARD_SHAPED[1] for q in quads]
-    if sum(shaped) < 2:
+    sides, shaped, median = card_sizes(quads)
+    if median is None:
         return out  # no card's size to go by
-    median = float(np.median([s for s, ok in zip(sides, shaped) if ok]))
     for k, (q, side, ok) in enumerate(zip(quads, sides, shaped)):
         if extend is not None and not extend[k]:
             continue
