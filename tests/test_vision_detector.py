@@ -461,3 +461,24 @@ def test_parts_of_cards_are_extended_only_in_frames_of_at_most_24_quads(monkeypa
     # each top half lengthened both ways along each pair of sides (both make a quad of about the
     # cards' size): four crops each, read in a second batch
     assert crops.batches == ([2 + halves, 4 * halves] if extended else [2 + halves])
+
+
+def _box(x, y, w, h):
+    return ((x, y), (x + w, y), (x + w, y + h), (x, y + h))
+
+
+def test_a_small_quad_is_dropped_unless_it_names_a_face_with_confidence():
+    from vision.detector import _drop_small
+    from vision.types import Detection
+    cards = [Detection("pine-crane", "pine-crane", _box(200 * k, 0, 100, 160), 0.999) for k in range(4)]
+    small_sure = Detection("maple-deer", "maple-deer", _box(0, 400, 40, 64), 0.999)
+    small_back = Detection(None, BACK, _box(100, 400, 40, 64), 0.999)
+    small_unsure = Detection("iris-bridge", "iris-bridge", _box(200, 400, 40, 64), 0.6, uncertain=True)
+    kept = _drop_small(cards + [small_sure, small_back, small_unsure])
+    # a plain patch of a back, or a part of a card read in doubt, is not a card of its own
+    assert kept == cards + [small_sure]
+    # a card a little smaller than the rest is kept whatever it says
+    near = Detection(None, BACK, _box(0, 400, 80, 128), 0.7, uncertain=True)
+    assert _drop_small(cards + [near]) == cards + [near]
+    # with fewer than three detections there is no size to compare with
+    assert _drop_small([cards[0], small_back]) == [cards[0], small_back]
