@@ -92,6 +92,27 @@ def test_a_face_named_in_a_quad_a_little_off_its_card_is_a_right_answer_for_the_
     assert sorted(threshold_outcomes(tally)) == [(0.995, True), (0.996, False), (0.997, False), (0.999, True)]
 
 
+def test_a_face_named_in_a_quad_a_little_off_a_card_hidden_too_much_to_count_is_a_right_answer_too():
+    # cards under others: less than half of each shows, so none counts for recall
+    cards = [LabelledCard("pine-crane", SQUARE, False, visible=0.4),
+             LabelledCard("iris-bridge", shifted(SQUARE, 200), False, visible=0.3),
+             LabelledCard("maple-deer", shifted(SQUARE, 400), True)]
+    detections = [det("pine-crane", shifted(SQUARE, 25), 0.995),       # IoU 0.37 with the hidden pine
+                  det("pine-crane", shifted(SQUARE, -25), 0.99),       # a second answer for it: wrong
+                  det("plum-warbler", shifted(SQUARE, 225), 0.997),    # on the hidden iris, another face
+                  det("maple-deer", shifted(SQUARE, 400), 0.999)]
+    tally = score_frame(detections, cards)
+    s = tally.summary()
+    assert s["false_alarms"] == 3 and s["confident_false_alarms_on_their_card"] == 1
+    assert sorted(threshold_outcomes(tally)) == [(0.99, False), (0.995, True), (0.997, False), (0.999, True)]
+    # a counting card of that face comes first: the quad between it and the hidden pine is its answer,
+    # and the hidden one is still there for a quad on it alone
+    cards.append(LabelledCard("pine-crane", shifted(SQUARE, 50), True))
+    tally = score_frame([det("pine-crane", shifted(SQUARE, 25), 0.995),
+                         det("pine-crane", shifted(SQUARE, -25), 0.99)], cards)
+    assert tally.on_its_card == [True, True]
+
+
 def test_tallies_added_keep_each_false_alarm_with_its_judgement():
     cards = [LabelledCard("pine-crane", SQUARE, True)]
     a = score_frame([det("pine-crane", shifted(SQUARE, 25), 0.99)], cards)

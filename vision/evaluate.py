@@ -216,16 +216,20 @@ def score_frame(detections: list[Detection], cards: list[LabelledCard]) -> Tally
         tally.detections += 1
         tally.false_alarms.append(d)
     # which false alarms are an unfound card in a quad a little off: the most confident one on each
-    # such card (a second one on the same card would count it twice)
+    # such card (a second one on the same card would count it twice). The cards hidden too much to
+    # count come after the counting ones: a card that is there, named right, is no mistake either
+    # (matched at MATCH_IOU such a detection is not judged at all)
+    unmatched_hidden = [c for j, c in enumerate(cards) if not c.required and j not in matched]
     tally.on_its_card = [False] * len(tally.false_alarms)
     for k in sorted(range(len(tally.false_alarms)), key=lambda k: -tally.false_alarms[k].confidence):
         d = tally.false_alarms[k]
         if d.face == BACK:
             continue
-        card = next((c for c in unfound if c.face == d.face and quad_iou(d.quad, c.quad) >= LOOSE_IOU), None)
+        card = next((c for c in unfound + unmatched_hidden
+                     if c.face == d.face and quad_iou(d.quad, c.quad) >= LOOSE_IOU), None)
         if card is not None:
             tally.on_its_card[k] = True
-            unfound.remove(card)
+            (unfound if card in unfound else unmatched_hidden).remove(card)
     return tally
 
 
