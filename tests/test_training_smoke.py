@@ -259,3 +259,33 @@ def test_the_centre_option_reaches_the_mask_trainer(tmp_path, monkeypatch):
     args = ["--step", "mask", "--work", str(tmp_path), "--out", str(tmp_path)]
     assert train.main(args) == 0 and train.main(args + ["--no-mask-centres"]) == 0
     assert seen == [True, False]  # as the shipped mask net, unless told
+
+
+def test_the_threshold_is_chosen_on_scenes_run_at_the_threshold_chosen(tmp_path, monkeypatch):
+    # the detector uses its threshold itself (which quads it cuts and extends, which small ones it
+    # keeps), so the answers the threshold is chosen on must be those it gives with that threshold
+    import json
+    import models.train as train
+    (tmp_path / "vision.json").write_text(json.dumps({"threshold": 0.9}))
+    by_threshold = {0.9: [(0.99, True), (0.98, True), (0.97, False), (0.5, True)],
+                    0.98: [(0.99, True), (0.985, True), (0.97, False)],
+                    0.985: [(0.99, True), (0.985, True), (0.97, False)]}
+    runs = []
+
+    def outcomes(models, scenes, seed, shared=None, proposals=True, threshold=0.0):
+        runs.append(threshold)
+        return by_threshold[threshold], []
+    monkeypatch.setattr(train, "collect_scene_outcomes", outcomes)
+    settings = train._calibrate_threshold(tmp_path, 10, None, 1 / 3000)
+    assert runs == [0.9, 0.98, 0.985]
+    assert settings["threshold"] == 0.985 and settings["validation"]["threshold_run_at"] == 0.985
+    assert json.loads((tmp_path / "vision.json").read_text())["threshold"] == 0.985
+    # a choice that never holds stops after three runs, saying which threshold the last one ran at
+    runs.clear()
+    (tmp_path / "vision.json").write_text(json.dumps({"threshold": 0.9}))
+    monkeypatch.setattr(train, "collect_scene_outcomes",
+                        lambda m, s, seed, shared=None, proposals=True, threshold=0.0:
+                        (runs.append(threshold) or [(0.99, True), (threshold + 0.001, True), (threshold, False)], []))
+    settings = train._calibrate_threshold(tmp_path, 10, None, 1 / 3000)
+    assert len(runs) == 3 and settings["validation"]["threshold_run_at"] == runs[-1]
+    assert settings["threshold"] == pytest.approx(runs[-1] + 0.001)
