@@ -482,3 +482,22 @@ def test_a_small_quad_is_dropped_unless_it_names_a_face_with_confidence():
     assert _drop_small(cards + [near]) == cards + [near]
     # with fewer than three detections there is no size to compare with
     assert _drop_small([cards[0], small_back]) == [cards[0], small_back]
+
+
+def test_a_card_named_with_confidence_is_not_in_doubt_for_a_doubtful_turn(monkeypatch):
+    # the dealer confirms which card it is, not which way up it lies: a doubtful turn only decides
+    # which corner the quad starts at (on the evaluation splits no card named with confidence and
+    # turned in doubt was named wrong)
+    from vision.detector import CropClassification
+
+    class TurnedCrops:
+        def run(self, crops):
+            return [CropClassification(face="maple-deer", confidence=0.9999, upside_down=True,
+                                       orientation_confidence=0.55) for _ in crops]
+    detector = CardDetector(split_merged=False)
+    card = np.array([[400.0, 300.0], [454.0, 300.0], [454.0, 387.0], [400.0, 387.0]])
+    monkeypatch.setattr(detector, "_whole_quads_timed", lambda frame: ([card], (0.0, 0.0, 0.0, 0.0)))
+    detector.crops = TurnedCrops()
+    (detection,) = detector.detect(table())
+    assert detection.face == "maple-deer" and not detection.uncertain
+    assert detection.quad[0] == (454.0, 387.0)  # read upside down: the quad starts at the far corner

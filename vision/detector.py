@@ -48,7 +48,6 @@ class VisionSettings:
     classes: tuple[str, ...]
     temperature: float
     threshold: float  # below it a card is uncertain
-    orientation_threshold: float  # an upside-down call less sure than this also makes a card uncertain
     shrink: float
     input_long_side: int
     input_multiple: int
@@ -73,7 +72,6 @@ class VisionSettings:
             raw = json.loads(path.read_text(encoding="utf-8"))
             return cls(classes=tuple(raw["classes"]), temperature=float(raw["temperature"]),
                        threshold=float(raw["threshold"]),
-                       orientation_threshold=float(raw.get("orientation_threshold", 0.9)),
                        shrink=float(raw["shrink"]), input_long_side=int(raw["input_long_side"]),
                        input_multiple=int(raw["input_multiple"]), mask_stride=int(raw["mask_stride"]),
                        turned_views=bool(raw.get("turned_views", True)),
@@ -308,10 +306,9 @@ class CardDetector:
                 quad, [quads[j] for j in found if j < first_extended and j != extended_from[k - first_extended]])
             if r.upside_down:
                 quad = rotate_quad(quad, 2)
-            doubtful_turn = r.face != BACK and r.orientation_confidence < self.settings.orientation_threshold
             detections.append(Detection(card=first_card_of_face(r.face), face=r.face,
                                         quad=quad_from_array(quad), confidence=r.confidence,
-                                        uncertain=r.confidence < self.threshold or doubtful_turn or under_another))
+                                        uncertain=r.confidence < self.threshold or under_another))
         detections = _drop_small(_drop_duplicates(detections))
         t3 = time.perf_counter()
         ms = {"mask": (t1 - t0) * 1e3, "quads": (t2 - t1) * 1e3, "proposals": (t2b - t2) * 1e3,
