@@ -495,8 +495,8 @@ def calibrate(work: Path, out: Path, val_scenes: int, shared=None, max_wrong_rat
     temperature, crop_acc = crop_temperature(out / "cardface.onnx", d["x"], d["y"])
     log(f"temperature {temperature:.3f}; validation crop accuracy {crop_acc:.4f}")
     settings = {"classes": list(CLASSES), "temperature": temperature, "threshold": 0.9, "shrink": SHRINK,
-                "input_long_side": input_long_side, "input_multiple": INPUT_MULTIPLE, "mask_stride": MASK_STRIDE, "turned_views": True,
-                "turned_view_below": TURNED_VIEW_BELOW,
+                "input_long_side": input_long_side, "input_multiple": INPUT_MULTIPLE,
+                "mask_stride": MASK_STRIDE, "turned_views": True, "turned_view_below": TURNED_VIEW_BELOW,
                 "split_merged": True,  # the crop net is taught on the pieces (write_detector_crops)
                 "extend_parts": True,  # ...and on the whole-card extensions of parts of cards
                 "validation": {"crops": int(len(d["y"])), "crop_accuracy": crop_acc}}
