@@ -499,6 +499,7 @@ def calibrate(work: Path, out: Path, val_scenes: int, shared=None, max_wrong_rat
                 "mask_stride": MASK_STRIDE, "turned_views": True, "turned_view_below": TURNED_VIEW_BELOW,
                 "split_merged": True,  # the crop net is taught on the pieces (write_detector_crops)
                 "extend_parts": True,  # ...and on the whole-card extensions of parts of cards
+                "zoom_unsure": True,  # a closer look around the quads in doubt (vision.zoom)
                 "validation": {"crops": int(len(d["y"])), "crop_accuracy": crop_acc}}
     (out / "vision.json").write_text(json.dumps(settings, indent=2) + "\n", encoding="utf-8")
     # first the size: blobs traced at 0.5 come out a little large or small; grow them to the true size

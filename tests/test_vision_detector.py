@@ -188,7 +188,8 @@ class _ScriptedCrops:
 
 
 def _detector_seeing_one_merged_quad(monkeypatch, crops):
-    detector = CardDetector(split_merged=True)
+    # (no closer look around the quads in doubt: it has tests of its own, tests/test_vision_zoom.py)
+    detector = CardDetector(split_merged=True, zoom=False)
     # what the mask net gives for three touching cards in a row: one quad around them
     row = np.array([[400.0, 300.0], [400.0 + 3 * 90 * 54 / 87, 300.0], [400.0 + 3 * 90 * 54 / 87, 390.0], [400.0, 390.0]])
     monkeypatch.setattr(detector, "_whole_quads_timed", lambda frame: ([row], (0.0, 0.0, 0.0, 0.0)))
@@ -259,7 +260,7 @@ def test_cards_seen_at_so_steep_a_slant_that_they_look_square_are_read(detector)
 
 
 def _detector_seeing_one_quad(monkeypatch, crops, quad, **options):
-    detector = CardDetector(split_merged=False, **options)
+    detector = CardDetector(split_merged=False, zoom=False, **options)
     monkeypatch.setattr(detector, "_whole_quads_timed", lambda frame: ([np.asarray(quad, np.float64)], (0.0,) * 4))
     detector.crops = crops
     return detector
@@ -426,8 +427,8 @@ def test_a_card_whose_finder_saw_only_its_top_half_is_read_on_the_whole_card(mon
     assert len(deer) == 1 and deer[0].face == "maple-deer" and not deer[0].uncertain
     assert quad_iou(deer[0].quad, quads[2]) > 0.95
     assert not any(quad_iou(d.quad, half) > 0.6 for d in detections)  # the half is not reported as well
-    # without the extensions, only the half was there to read
-    no_extension = CardDetector(extend_parts=False)
+    # without the extensions (and the closer look, which finds it too), only the half was there to read
+    no_extension = CardDetector(extend_parts=False, zoom=False)
     monkeypatch.setattr(no_extension, "_whole_quads_timed", lambda f: (quads[:2] + [half], (0.0, 0.0, 0.0, 0.0)))
     assert not any(quad_iou(d.quad, quads[2]) > 0.9 for d in no_extension.detect(frame))
 
@@ -453,7 +454,7 @@ def test_parts_of_cards_are_extended_only_in_frames_of_at_most_24_quads(monkeypa
     # the top halves of cards the mask net did not see whole, in three rows
     tops = [np.array([[0.0, 0.0], [54.0, 0.0], [54.0, 43.5], [0.0, 43.5]]) + [100 + 120 * (k % 10), 300 + 140 * (k // 10)]
             for k in range(halves)]
-    detector = CardDetector(split_merged=False, turn_squat=False, extend_parts=True)
+    detector = CardDetector(split_merged=False, turn_squat=False, extend_parts=True, zoom=False)
     monkeypatch.setattr(detector, "_whole_quads_timed", lambda frame: (cards + tops, (0.0, 0.0, 0.0, 0.0)))
     crops = _ScriptedCrops(("none", 0.99), ("none", 0.99))
     detector.crops = crops

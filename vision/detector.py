@@ -28,6 +28,7 @@ from vision.geometry import CROP_HEIGHT, CROP_WIDTH, rotate_quad, warp_card
 from vision.proposals import QuadProposer, combine_quads
 from vision.quads import MapGeometry, QuadFinder, extensions_by_quad, is_squat, pieces_by_quad, split_candidates
 from vision.types import Detection, quad_from_array
+from vision.zoom import ZOOM_INPUT, ZoomWindow, inside_window, zoom_windows
 
 MODELS_DIR = Path(__file__).resolve().parent.parent / "models"
 NONE = "none"
@@ -36,6 +37,8 @@ EXTENDED_LEAST = 0.8  # ... and of a quad's whole-card extension (_extended_read
 # the most quads a frame may have for their extensions to be read: a crowded frame has many parts of
 # cards, and their extensions cost 7 ms a frame with 45 cards (the speed target is 40 ms)
 EXTEND_UP_TO = 24
+# empty map columns between the windows of a closer look laid side by side (MaskStage.run_windows)
+WINDOW_GAP = 4
 
 
 class ModelMissingError(RuntimeError):
@@ -61,6 +64,8 @@ class VisionSettings:
     # also hand it whole-card extensions of the quads that may be parts of a card (vision.quads
     # extensions_by_quad) when their reading is in doubt
     extend_parts: bool = False
+    # look again, closer, around the quads the crop net is unsure of (vision.zoom)
+    zoom_unsure: bool = False
 
     def __post_init__(self):
         if not 0.0 <= self.turned_view_below <= 1.0:
@@ -77,7 +82,8 @@ class VisionSettings:
                        turned_views=bool(raw.get("turned_views", True)),
                        turned_view_below=float(raw.get("turned_view_below", 1.0)),
                        split_merged=bool(raw.get("split_merged", False)),
-                       extend_parts=bool(raw.get("extend_parts", False)))
+                       extend_parts=bool(raw.get("extend_parts", False)),
+                       zoom_unsure=bool(raw.get("zoom_unsure", False)))
         except FileNotFoundError:
             raise ModelMissingError(f"model settings not found: {path} (train with: python -m models.train)") from None
         except (ValueError, KeyError, TypeError) as exc:
@@ -134,6 +140,38 @@ class MaskStage:
         centre = probs[0, 2, :rows, :cols] if probs.shape[1] > 2 else None
         geometry = MapGeometry(step_x=s * w / nw, step_y=s * h / nh)
         return interior, centre, geometry
+
+    def run_windows(self, frame: np.ndarray, windows: list[ZoomWindow], size: int = ZOOM_INPUT,
+                    ) -> tuple[np.ndarray, np.ndarray | None, MapGeometry]:
+        """The maps of the frame's square windows, each scaled to ``size`` x ``size`` (a multiple of the
+        net's input multiple) and run in one batch, laid side by side in one map with a gap of
+        nothing between them (so one pass of the quad finder traces them all); the geometry maps a
+        pixel of that map to the pixels of the row of scaled windows (window k from column k * size).
+        """
+        if size % self.settings.input_multiple:
+            raise ValueError(f"a window's input side must be a multiple of {self.settings.input_multiple}, not {size}")
+        batch = np.empty((len(windows), size, size, 3), np.uint8)
+        for i, win in enumerate(windows):
+            patch = frame[win.y:win.y + win.side, win.x:win.x + win.side]
+            if win.side >= 2 * size:
+                # halved first: an area resize by a whole factor is fast, by another factor slow
+                half = win.side // 2
+                patch = cv2.resize(patch[:2 * half, :2 * half], (half, half), interpolation=cv2.INTER_AREA)
+            batch[i] = cv2.resize(patch, (size, size), interpolation=cv2.INTER_AREA)
+        x = np.ascontiguousarray(batch.transpose(0, 3, 1, 2), dtype=np.float32)
+        probs = self.session.run(None, {"image": x})[0]
+        s = self.settings.mask_stride
+        cell = size // s
+        n = len(windows)
+        # a gap of one cell's worth would be wasteful: a few empty columns keep blobs apart
+        interior = np.zeros((cell, n * (cell + WINDOW_GAP)), np.float32)
+        centre = np.zeros_like(interior) if probs.shape[1] > 2 else None
+        for i in range(n):
+            x0 = i * (cell + WINDOW_GAP)
+            interior[:, x0:x0 + cell] = probs[i, 0]
+            if centre is not None:
+                centre[:, x0:x0 + cell] = probs[i, 2]
+        return interior, centre, MapGeometry(step_x=float(s), step_y=float(s))
 
 
 @dataclass(frozen=True)
@@ -196,7 +234,7 @@ class CardDetector:
 
     def __init__(self, models_dir: Path | str | None = None, threads: int = 2,
                  threshold: float | None = None, proposals: bool = True, split_merged: bool | None = None,
-                 turn_squat: bool = True, extend_parts: bool | None = None):
+                 turn_squat: bool = True, extend_parts: bool | None = None, zoom: bool | None = None):
         d = Path(models_dir) if models_dir else MODELS_DIR
         self.settings = VisionSettings.load(d / "vision.json")
         self.threshold = self.settings.threshold if threshold is None else float(threshold)
@@ -207,14 +245,16 @@ class CardDetector:
         self.split_merged = self.settings.split_merged if split_merged is None else bool(split_merged)
         self.turn_squat = turn_squat
         self.extend_parts = self.settings.extend_parts if extend_parts is None else bool(extend_parts)
+        self.zoom = self.settings.zoom_unsure if zoom is None else bool(zoom)
 
     def detect(self, frame_bgr: np.ndarray) -> list[Detection]:
         return self.detect_timed(frame_bgr)[0]
 
     def candidate_quads(self, frame_bgr: np.ndarray) -> list[np.ndarray]:
         """Every quad the crop net may be given for a frame (before it drops what is not a card), the
-        pieces of merged blobs, the nearly square quads turned by a quarter and the whole-card
-        extensions of quads that may be parts of a card included: what the crop net is retrained
+        pieces of merged blobs, the nearly square quads turned by a quarter, the whole-card
+        extensions of quads that may be parts of a card and the quads of the closer look (vision.zoom)
+        included: what the crop net is retrained
         on, so it learns the quads this finder really makes."""
         quads, pieces, turned, extended = self._candidates(_as_bgr(frame_bgr))
         return quads + pieces + turned + extended
@@ -240,6 +280,9 @@ class CardDetector:
         # (a turned quad is taught as its card when the quad it came from started on a long side)
         turned = [rotate_quad(q, 1) for q in quads if is_squat(q)] if self.turn_squat else []
         extended = [e for es in extensions_by_quad(quads) for e in es] if self.extend_parts else []
+        if self.zoom and len(quads) <= EXTEND_UP_TO:
+            # the quads of the closer look, as detect_timed finds them (around the quads read in doubt)
+            quads = quads + self._zoomed_quads(frame, quads, self.crops.run(_warp_all(frame, quads)))
         return quads, pieces, turned, extended
 
     def _whole_quads_timed(self, frame: np.ndarray) -> tuple[list[np.ndarray], tuple[float, ...]]:
@@ -255,6 +298,36 @@ class CardDetector:
             # confident wrong answers on validation (see vision.proposals.combine_quads)
             quads = combine_quads(quads, self.proposer.propose(frame, edge_map, near=quads), edge_map)
         return quads, (t0, t1, t2, time.perf_counter())
+
+    def _zoomed_quads(self, frame: np.ndarray, quads: list[np.ndarray],
+                      results: list[CropClassification]) -> list[np.ndarray]:
+        """The quads the mask net finds in a closer look around the quads the crop net is unsure of
+        (vision.zoom), less those the window's border cuts and those that repeat a quad read with
+        confidence."""
+        unsure = [r.face == NONE or r.confidence < self.threshold for r in results]
+        # the likeliest cards first: a quad read as a face in doubt, then those read as no card
+        order = [1.0 + r.confidence if r.face == NONE else 1.0 - r.confidence for r in results]
+        windows = zoom_windows(quads, unsure, frame.shape, order=order)
+        if not windows:
+            return []
+        sure = [q for q, u in zip(quads, unsure) if not u]
+        size = ZOOM_INPUT
+        interior, centre, geometry = self.mask.run_windows(frame, windows, size)
+        pitch = (size // self.settings.mask_stride + WINDOW_GAP) * self.settings.mask_stride
+        from vision.evaluate import quad_iou
+        found = []
+        for q in self.finder.find(interior, geometry, centre):
+            # which window (by its centre's column in the row of scaled windows), then frame pixels
+            k = int(q[:, 0].mean() // pitch)
+            if not 0 <= k < len(windows):
+                continue
+            win = windows[k]
+            in_frame = (q - np.array([k * pitch, 0.0])) * (win.side / size) + np.array([win.x, win.y], np.float64)
+            if not inside_window([in_frame], win, frame.shape):
+                continue
+            if not any(quad_iou(in_frame, other) > 0.7 for other in sure + found):
+                found.append(in_frame)
+        return found
 
     def detect_timed(self, frame_bgr: np.ndarray) -> tuple[list[Detection], dict[str, float]]:
         """Detections and the milliseconds each stage took."""
@@ -285,25 +358,31 @@ class CardDetector:
             by_quad = extensions_by_quad(quads, extend=unsure)
             extended = [e for es in by_quad for e in es]
             extended_from = [k for k, es in enumerate(by_quad) for _ in es]
-        if pieces or turned or extended:
-            again = self.crops.run(_warp_all(frame, pieces + turned + extended))
-            first, last = len(pieces), len(pieces) + len(turned)
+        # a closer look around the quads in doubt (only in frames of at most EXTEND_UP_TO quads: with 45
+        # cards the windows hold many cards, and finding them all again cost about 25 ms a frame)
+        zoomed = self._zoomed_quads(frame, quads, results) if self.zoom and len(quads) <= EXTEND_UP_TO else []
+        if zoomed or pieces or turned or extended:
+            again = self.crops.run(_warp_all(frame, zoomed + pieces + turned + extended))
+            first, last = len(zoomed) + len(pieces), len(zoomed) + len(pieces) + len(turned)
             again[first:last] = [_turned_reading(r) for r in again[first:last]]
             again[last:] = [_extended_reading(r) for r in again[last:]]
-            quads = quads + pieces + turned + extended
+            quads = quads + zoomed + pieces + turned + extended
             results = results + again
         # a card read on an extension that reaches over another card found is in doubt whatever its
         # reading: that part of it is under the other card, and it may be what tells it from its
         # look-alikes (a card half under another, its bird hidden, was read as the plain card of
         # its month with full confidence)
         first_extended = len(quads) - len(extended)
+        first_zoomed = first_extended - len(turned) - len(pieces) - len(zoomed)
         found = [k for k, r in enumerate(results) if r.face != NONE]
         detections = []
         for k, (quad, r) in enumerate(zip(quads, results)):
             if r.face == NONE:
                 continue
+            # (a quad of the closer look on the same card is that card seen again, not another one)
             under_another = k >= first_extended and _reaches_over(
-                quad, [quads[j] for j in found if j < first_extended and j != extended_from[k - first_extended]])
+                quad, [quads[j] for j in found if j < first_extended and j != extended_from[k - first_extended]
+                       and not (first_zoomed <= j < first_zoomed + len(zoomed) and _same_card(quad, quads[j]))])
             if r.upside_down:
                 quad = rotate_quad(quad, 2)
             detections.append(Detection(card=first_card_of_face(r.face), face=r.face,
@@ -328,6 +407,11 @@ def _reaches_over(quad: np.ndarray, others: list[np.ndarray], share: float = 0.1
     """Whether more than ``share`` of the quad's area lies on any of ``others``."""
     from vision.evaluate import quad_overlap
     return any(quad_overlap(quad, other) > share for other in others)
+
+
+def _same_card(a: np.ndarray, b: np.ndarray) -> bool:
+    from vision.evaluate import MATCH_IOU, quad_iou
+    return quad_iou(a, b) >= MATCH_IOU
 
 
 def _extended_reading(r: CropClassification) -> CropClassification:
