@@ -146,3 +146,18 @@ def test_the_closer_look_is_taken_only_in_frames_of_at_most_24_quads(monkeypatch
     monkeypatch.setattr(detector, "_zoomed_quads", lambda *a: calls.append(1) or [])
     detector.detect(frame)
     assert bool(calls) is looked
+
+
+def test_the_shipped_settings_take_the_closer_look_and_older_settings_files_do_not(tmp_path):
+    import json
+    from vision.detector import MODELS_DIR, VisionSettings
+    assert CardDetector().zoom and VisionSettings.load(MODELS_DIR / "vision.json").zoom_unsure
+    raw = json.loads((MODELS_DIR / "vision.json").read_text())
+    del raw["zoom_unsure"]  # a settings file written before the closer look
+    (tmp_path / "vision.json").write_text(json.dumps(raw))
+    assert not VisionSettings.load(tmp_path / "vision.json").zoom_unsure
+    raw["zoom_unsure"] = False
+    (tmp_path / "vision.json").write_text(json.dumps(raw))
+    for name in ("cardmask.onnx", "cardface.onnx"):
+        (tmp_path / name).write_bytes((MODELS_DIR / name).read_bytes())
+    assert not CardDetector(tmp_path).zoom
