@@ -144,10 +144,10 @@ class MaskStage:
     def run_windows(self, frame: np.ndarray, windows: list[ZoomWindow], size: int = ZOOM_INPUT,
                     ) -> tuple[np.ndarray, np.ndarray | None, MapGeometry]:
         """The maps of the frame's square windows, each scaled to ``size`` x ``size`` (a multiple of the
-        net's input multiple) and run in one batch, laid side by side in one map with a gap of
-        nothing between them (so one pass of the quad finder traces them all); the geometry maps a
-        pixel of that map to the pixels of the row of scaled windows (window k from column k * size).
-        """
+        net's input multiple) and run in one batch, laid side by side in one map with WINDOW_GAP empty
+        columns between them (so one pass of the quad finder traces them all, and no blob joins two
+        windows); the geometry maps a pixel of that map to the pixels of the row of scaled windows,
+        window k from column k * window_pitch(size, stride)."""
         if size % self.settings.input_multiple:
             raise ValueError(f"a window's input side must be a multiple of {self.settings.input_multiple}, not {size}")
         batch = np.empty((len(windows), size, size, 3), np.uint8)
@@ -161,17 +161,21 @@ class MaskStage:
         x = np.ascontiguousarray(batch.transpose(0, 3, 1, 2), dtype=np.float32)
         probs = self.session.run(None, {"image": x})[0]
         s = self.settings.mask_stride
-        cell = size // s
-        n = len(windows)
-        # a gap of one cell's worth would be wasteful: a few empty columns keep blobs apart
-        interior = np.zeros((cell, n * (cell + WINDOW_GAP)), np.float32)
+        cell, step = size // s, window_pitch(size, s) // s
+        interior = np.zeros((cell, len(windows) * step), np.float32)
         centre = np.zeros_like(interior) if probs.shape[1] > 2 else None
-        for i in range(n):
-            x0 = i * (cell + WINDOW_GAP)
+        for i in range(len(windows)):
+            x0 = i * step
             interior[:, x0:x0 + cell] = probs[i, 0]
             if centre is not None:
                 centre[:, x0:x0 + cell] = probs[i, 2]
         return interior, centre, MapGeometry(step_x=float(s), step_y=float(s))
+
+
+def window_pitch(size: int, stride: int) -> int:
+    """How far apart (input pixels) the windows of a closer look lie in MaskStage.run_windows's row:
+    a window's side and WINDOW_GAP map columns."""
+    return (size // stride + WINDOW_GAP) * stride
 
 
 @dataclass(frozen=True)
@@ -313,7 +317,7 @@ class CardDetector:
         sure = [q for q, u in zip(quads, unsure) if not u]
         size = ZOOM_INPUT
         interior, centre, geometry = self.mask.run_windows(frame, windows, size)
-        pitch = (size // self.settings.mask_stride + WINDOW_GAP) * self.settings.mask_stride
+        pitch = window_pitch(size, self.settings.mask_stride)
         from vision.evaluate import quad_iou
         found = []
         for q in self.finder.find(interior, geometry, centre):
