@@ -69,13 +69,18 @@ class QuadProposer:
     near_margin: float = 0.3
     near_pad: float = 8.0
 
-    def edge_map(self, frame: np.ndarray, near: list[np.ndarray] | None = None) -> EdgeMap:
+    def edge_map(self, frame: np.ndarray, near: list[np.ndarray] | None = None,
+                 half: np.ndarray | None = None) -> EdgeMap:
         """The frame's edges; with ``near``, only around those quads (each one's box grown by
         ``near_margin`` of its longer side), zero elsewhere: every use of the map (proposals that
         touch a mask quad, snapping and scoring mask quads) looks there only, and Canny and the
-        outline tracing cost what they cover."""
-        small = cv2.resize(frame, (frame.shape[1] // self.scale, frame.shape[0] // self.scale),
-                           interpolation=cv2.INTER_AREA)
+        outline tracing cost what they cover. ``half``: the frame already scaled to half its size
+        (area), used as it is when this proposer works at half size."""
+        size = (frame.shape[1] // self.scale, frame.shape[0] // self.scale)
+        if half is not None and self.scale == 2 and half.shape[1::-1] == size:
+            small = half
+        else:
+            small = cv2.resize(frame, size, interpolation=cv2.INTER_AREA)
         small = cv2.GaussianBlur(small, (5, 5), 0)
         # contrast stretched (one gain for the three channels), so dim scenes give edges too; at most
         # 2.5x: more would turn the sensor noise of a plain dim table into edges
