@@ -572,7 +572,7 @@ def collect_scene_outcomes(models: Path, scenes: int, seed: int, shared=None, pr
         detections = detector.detect(image)
         cards = cards_from_scene_labels(labels)
         tally = score_frame(detections, cards)
-        outcomes += threshold_outcomes(tally)
+        outcomes += threshold_outcomes(tally, detector.threshold)
         for d in detections:
             best = max(cards, key=lambda c: quad_iou(d.quad, c.quad), default=None)
             if best is not None and best.required and quad_iou(d.quad, best.quad) > 0.7:

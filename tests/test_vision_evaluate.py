@@ -75,6 +75,23 @@ def test_the_threshold_is_chosen_on_answers_naming_a_face_or_misreading_a_card()
     assert sorted(outcomes) == [(0.8, False), (0.97, True), (0.99, False)]
 
 
+def test_an_answer_flagged_uncertain_above_the_threshold_is_never_a_confident_one():
+    # a card read on an extension that reaches over another card is flagged whatever its confidence
+    cards = [LabelledCard("pine-crane", SQUARE, True), LabelledCard("iris-bridge", shifted(SQUARE, 200), True)]
+    detections = [det("pine-crane", SQUARE, 0.99),
+                  det("iris-chaff", shifted(SQUARE, 200), 0.997, uncertain=True),   # flagged above 0.99: wrong
+                  det("maple-deer", shifted(SQUARE, 400), 0.995, uncertain=True),   # a flagged false alarm
+                  det("plum-warbler", shifted(SQUARE, 600), 0.95, uncertain=True)]  # below the threshold
+    tally = score_frame(detections, cards)
+    assert sorted(threshold_outcomes(tally, 0.99)) == [(0.0, False), (0.0, False), (0.95, False), (0.99, True)]
+    # without the threshold they ran at, every answer counts by its confidence, as before
+    assert sorted(threshold_outcomes(tally)) == [(0.95, False), (0.99, True), (0.995, False), (0.997, False)]
+    # so the flagged wrong answers do not push the threshold up past every answer
+    threshold, stats = pick_threshold(threshold_outcomes(tally, 0.99), max_wrong_rate=0.0)
+    assert threshold == pytest.approx(0.99) and stats["threshold_wrong_confident"] == 0
+    assert pick_threshold(threshold_outcomes(tally), max_wrong_rate=0.0)[0] > 0.997
+
+
 def test_a_face_named_in_a_quad_a_little_off_its_card_is_a_right_answer_for_the_threshold():
     cards = [LabelledCard("pine-crane", SQUARE, True), LabelledCard("iris-bridge", shifted(SQUARE, 200), True),
              LabelledCard("maple-deer", shifted(SQUARE, 400), True)]

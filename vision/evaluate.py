@@ -248,7 +248,7 @@ def cards_from_scene_labels(labels: dict) -> list[LabelledCard]:
 
 # ---------------------------------------------------------------- the uncertainty threshold
 
-def threshold_outcomes(tally: Tally) -> list[tuple[float, bool]]:
+def threshold_outcomes(tally: Tally, threshold: float | None = None) -> list[tuple[float, bool]]:
     """(confidence, right) of every answer the threshold is chosen on: each card found (wrong when
     misread) and each false alarm (wrong), except face-down cards read as backs and false alarms read
     as backs (a quad across two touching face-down cards, a plain patch of a back). A back names no
@@ -258,9 +258,20 @@ def threshold_outcomes(tally: Tally) -> list[tuple[float, bool]]:
     A false alarm that names the face of a card it lies on (IoU >= LOOSE_IOU) which no other
     detection found counts as right: it names the card that is there, in a quad a little too far off
     to match it (on 1,200 validation scenes most of the confident "wrong" answers were such quads). On a
-    card another detection found it is a second answer for one card, and wrong."""
-    out = [(c.confidence, c.face_right) for c in tally.cards if c.found and not (c.said == BACK and c.truth == BACK)]
-    out += [(d.confidence, on) for d, on in zip(tally.false_alarms, tally.on_its_card) if d.face != BACK]
+    card another detection found it is a second answer for one card, and wrong.
+
+    ``threshold``: the one the detector ran at. An answer it flagged uncertain though its confidence
+    is at least that (a card read on an extension that reaches over another card, whose hidden part
+    may be what tells it from its look-alikes) is flagged whatever the threshold: it is never a
+    confident answer, and counts with confidence 0. (Below the threshold the flag does not say why:
+    such answers count by their confidence, which can only make a lower threshold look worse.)"""
+    def confidence(c: float, uncertain: bool) -> float:
+        return 0.0 if threshold is not None and uncertain and c >= threshold else c
+
+    out = [(confidence(c.confidence, c.uncertain), c.face_right) for c in tally.cards
+           if c.found and not (c.said == BACK and c.truth == BACK)]
+    out += [(confidence(d.confidence, d.uncertain), on) for d, on in zip(tally.false_alarms, tally.on_its_card)
+            if d.face != BACK]
     return out
 
 
