@@ -538,6 +538,26 @@ def test_a_small_quad_is_dropped_unless_it_names_a_face_with_confidence():
     assert _drop_small([cards[0], small_back]) == [cards[0], small_back]
 
 
+def test_a_part_of_a_card_read_again_as_the_same_face_is_dropped():
+    from vision.detector import _drop_duplicates
+    from vision.types import Detection
+    whole = Detection("wisteria-ribbon", "wisteria-ribbon", _box(0, 0, 100, 160), 0.9999)
+    part = Detection("wisteria-ribbon", "wisteria-ribbon", _box(20, 30, 50, 60), 0.984, uncertain=True)
+    # the part is inside the whole card (IoU about 0.19, under the overlap that makes two quads one card)
+    assert _drop_duplicates([whole, part]) == [whole]
+    assert _drop_duplicates([part, whole]) == [whole]
+    # the more confident one stays, whichever it is
+    sure_part = Detection("wisteria-ribbon", "wisteria-ribbon", _box(20, 30, 50, 60), 0.9999)
+    unsure_whole = Detection("wisteria-ribbon", "wisteria-ribbon", _box(0, 0, 100, 160), 0.95, uncertain=True)
+    assert _drop_duplicates([unsure_whole, sure_part]) == [sure_part]
+    # another face there is another card (one lying on it): both stay
+    other = Detection("wisteria-cuckoo", "wisteria-cuckoo", _box(20, 30, 50, 60), 0.99)
+    assert _drop_duplicates([whole, other]) == [whole, other]
+    # a quad of the same face only partly on it (less than 0.8 of it) is not taken for a part of it
+    beside = Detection("wisteria-ribbon", "wisteria-ribbon", _box(70, 30, 50, 60), 0.99)
+    assert _drop_duplicates([whole, beside]) == [whole, beside]
+
+
 def test_a_card_named_with_confidence_is_not_in_doubt_for_a_doubtful_turn(monkeypatch):
     # the dealer confirms which card it is, not which way up it lies: a doubtful turn only decides
     # which corner the quad starts at (on the evaluation splits no card named with confidence and

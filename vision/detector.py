@@ -446,11 +446,14 @@ def _warp_all(frame: np.ndarray, quads: list[np.ndarray]) -> np.ndarray:
     return np.stack([warp_card(frame, q, CROP_WIDTH, CROP_HEIGHT) for q in quads])
 
 
-def _drop_duplicates(detections: list[Detection]) -> list[Detection]:
-    """Where two quads cover the same card (a blob split in two), keep the more confident one."""
+def _drop_duplicates(detections: list[Detection], inside: float = 0.8) -> list[Detection]:
+    """Where two quads cover the same card (a blob split in two), keep the more confident one. So too
+    where one lies mostly (``inside`` of its area) on another that names the same face: a part of the
+    card read again (two cards of one face that overlap so much leave the one under out of sight;
+    on 4,800 validation scenes two such parts were false alarms read at 0.984 and 0.994)."""
     if len(detections) < 2:
         return detections
-    from vision.evaluate import quad_iou
+    from vision.evaluate import quad_iou, quad_overlap
     centres = np.array([d.center() for d in detections])
     sizes = np.array([np.sqrt(abs(cv2.contourArea(np.float32(d.quad)))) for d in detections])
     # which pairs lie close enough to be one card, all at once (with 45 cards the pairs are many)
@@ -462,8 +465,13 @@ def _drop_duplicates(detections: list[Detection]) -> list[Detection]:
         if not keep[i]:
             continue
         for j in order[a_pos + 1:]:
-            if keep[j] and close[i, j] and quad_iou(detections[i].quad, detections[j].quad) > 0.3:
+            if not keep[j] or not close[i, j]:
+                continue
+            if quad_iou(detections[i].quad, detections[j].quad) > 0.3:
                 keep[j] = False
+            elif detections[i].face == detections[j].face:
+                a, b = detections[i].quad, detections[j].quad
+                keep[j] = max(quad_overlap(a, b), quad_overlap(b, a)) < inside
     return [d for d, k in zip(detections, keep) if k]
 
 
