@@ -317,12 +317,17 @@ class CardDetector:
             quads = combine_quads(quads, self.proposer.propose(frame, edge_map, near=quads), edge_map)
         return quads, (t0, t1, t2, time.perf_counter())
 
+    def _in_doubt(self, results: list[CropClassification]) -> list[bool]:
+        """Which readings leave their quad in doubt (no card, or a face below the threshold): those
+        quads are cut into pieces, extended and looked at again closer."""
+        return [r.face == NONE or r.confidence < self.threshold for r in results]
+
     def _zoomed_quads(self, frame: np.ndarray, quads: list[np.ndarray],
                       results: list[CropClassification]) -> list[np.ndarray]:
         """The quads the mask net finds in a closer look around the quads the crop net is unsure of
         (vision.zoom), less those the window's border cuts and those that repeat a quad read with
         confidence."""
-        unsure = [r.face == NONE or r.confidence < self.threshold for r in results]
+        unsure = self._in_doubt(results)
         # the likeliest cards first: a quad read as a face in doubt, then those read as no card
         order = [1.0 + r.confidence if r.face == NONE else 1.0 - r.confidence for r in results]
         windows = zoom_windows(quads, unsure, frame.shape, order=order)
@@ -354,7 +359,7 @@ class CardDetector:
         results = self.crops.run(_warp_all(frame, quads))
         pieces, turned = [], []
         # the quads the crop net is not sure are one card (cut into pieces, extended)
-        unsure = [r.face == NONE or r.confidence < self.threshold for r in results]
+        unsure = self._in_doubt(results)
         if self.split_merged:
             # the pieces of a quad that is not one card (a row of touching cards seen as one blob),
             # unless the crop net is sure it is one card: on the evaluation splits this found as many
