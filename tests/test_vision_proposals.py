@@ -170,6 +170,18 @@ def test_edges_found_only_around_the_given_quads_match_the_whole_frames_there():
     assert found(proposer.propose(frame, near, near=quads[:2]), quads[1])
 
 
+def test_the_edges_are_the_same_from_a_half_frame_made_once_and_a_wrong_size_one_is_not_used():
+    from vision.detector import half_frame
+    frame, quads = scene(patterned_table())
+    proposer = QuadProposer()
+    own = proposer.edge_map(frame, near=quads)
+    shared = proposer.edge_map(frame, near=quads, half=half_frame(frame))
+    assert own.thin.any() and np.array_equal(own.edges, shared.edges) and np.array_equal(own.thin, shared.thin)
+    # a picture of another size is not the frame's half: the proposer halves the frame itself
+    wrong = proposer.edge_map(frame, near=quads, half=np.zeros((100, 100, 3), np.uint8))
+    assert np.array_equal(own.edges, wrong.edges)
+
+
 def test_edges_near_no_quad_are_none():
     frame, _ = scene(table())
     assert not QuadProposer().edge_map(frame, near=[]).thin.any()
