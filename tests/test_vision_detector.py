@@ -558,6 +558,20 @@ def test_a_part_of_a_card_read_again_as_the_same_face_is_dropped():
     assert _drop_duplicates([whole, beside]) == [whole, beside]
 
 
+def test_a_small_part_read_more_surely_than_its_whole_card_does_not_cost_the_card():
+    from vision.detector import _without_parts
+    from vision.types import Detection
+    cards = [Detection("pine-crane", "pine-crane", _box(200 * (k + 1), 0, 100, 160), 0.999) for k in range(3)]
+    whole = Detection("maple-blue", "maple-blue", _box(0, 0, 100, 160), 0.493, uncertain=True)
+    part = Detection("maple-blue", "maple-blue", _box(10, 10, 50, 60), 0.511, uncertain=True)
+    # the part goes as small before it can put the whole card out as a second quad of it
+    assert _without_parts(cards + [whole, part]) == cards + [whole]
+    assert _without_parts(cards + [part, whole]) == cards + [whole]
+    # a part read with confidence is a card seen small: it stays, and the doubtful whole goes
+    sure_part = Detection("maple-blue", "maple-blue", _box(10, 10, 50, 60), 0.9999)
+    assert _without_parts(cards + [whole, sure_part]) == cards + [sure_part]
+
+
 def test_a_card_named_with_confidence_is_not_in_doubt_for_a_doubtful_turn(monkeypatch):
     # the dealer confirms which card it is, not which way up it lies: a doubtful turn only decides
     # which corner the quad starts at (on the evaluation splits no card named with confidence and
