@@ -562,14 +562,16 @@ def test_a_small_part_read_more_surely_than_its_whole_card_does_not_cost_the_car
     from vision.detector import _without_parts
     from vision.types import Detection
     cards = [Detection("pine-crane", "pine-crane", _box(200 * (k + 1), 0, 100, 160), 0.999) for k in range(3)]
-    whole = Detection("maple-blue", "maple-blue", _box(0, 0, 100, 160), 0.493, uncertain=True)
-    part = Detection("maple-blue", "maple-blue", _box(10, 10, 50, 60), 0.511, uncertain=True)
-    # the part goes as small before it can put the whole card out as a second quad of it
-    assert _without_parts(cards + [whole, part]) == cards + [whole]
-    assert _without_parts(cards + [part, whole]) == cards + [whole]
-    # a part read with confidence is a card seen small: it stays, and the doubtful whole goes
+    whole = Detection(None, BACK, _box(0, 0, 100, 160), 0.974, uncertain=True)
+    patch = Detection(None, BACK, _box(10, 10, 50, 60), 0.998)
+    # the plain patch of the back goes as small before it can put the whole card out as a second
+    # quad of it (and then go itself: the card would be lost)
+    assert _without_parts(cards + [whole, patch]) == cards + [whole]
+    assert _without_parts(cards + [patch, whole]) == cards + [whole]
+    # a part that names a face with confidence is a card seen small: it stays, the doubtful whole goes
+    whole_face = Detection("maple-blue", "maple-blue", _box(0, 0, 100, 160), 0.493, uncertain=True)
     sure_part = Detection("maple-blue", "maple-blue", _box(10, 10, 50, 60), 0.9999)
-    assert _without_parts(cards + [whole, sure_part]) == cards + [sure_part]
+    assert _without_parts(cards + [whole_face, sure_part]) == cards + [sure_part]
 
 
 def test_a_card_named_with_confidence_is_not_in_doubt_for_a_doubtful_turn(monkeypatch):
