@@ -29,7 +29,7 @@ WORK = ROOT / "var" / "train"
 MODELS = ROOT / "models"
 # the run time reads a crop turned 180 degrees too only when its upright reading is less sure than
 # this: on 12,079 answers of validation scenes, 80% were at least this sure upright, and 1 of those
-# was wrong (models/MODEL.md, "The detector now: a crop read turned only when unsure")
+# was wrong (models/HISTORY.md, "The detector now: a crop read turned only when unsure")
 TURNED_VIEW_BELOW = 0.9999
 
 

@@ -376,7 +376,7 @@ class CardDetector:
             # a quad the crop net is unsure of may be part of a card (the light half of a card whose
             # other half is dark on a dark table, the part of a card the mask net saw): its
             # extensions to a whole card, beyond either end of either pair of sides (see
-            # models/MODEL.md; extending every small quad, even those read with confidence, added
+            # models/HISTORY.md; extending every small quad, even those read with confidence, added
             # confident wrong answers on validation)
             by_quad = extensions_by_quad(quads, extend=unsure)
             extended = [e for es in by_quad for e in es]
@@ -440,7 +440,7 @@ def _same_card(a: np.ndarray, b: np.ndarray) -> bool:
 def _extended_reading(r: CropClassification) -> CropClassification:
     """The reading of a quad's whole-card extension, as the detector counts it: no card unless it
     names one with at least EXTENDED_LEAST (on 2,400 validation scenes, taking every reading found
-    34 more cards but raised 31 more false alarms: see models/MODEL.md)."""
+    34 more cards but raised 31 more false alarms: see models/HISTORY.md)."""
     return r if r.confidence >= EXTENDED_LEAST else replace(r, face=NONE)
 
 

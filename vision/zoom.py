@@ -5,7 +5,7 @@ long there, and its interior map (at half that) about 16 map pixels. A card whos
 at that size (the black hill of a susuki card, a dark back on a dark table) leaves a blob over only
 part of it, and the crop net reads that quad as no card or in doubt. Seen again in a square window
 around the doubtful quad, centred and a little larger, the same mask net usually outlines the whole
-card (models/MODEL.md, stage 2e and "The figures now: a closer look").
+card (models/MODEL.md, stage 2e, and models/HISTORY.md, "The figures now: a closer look").
 
 ``zoom_windows`` chooses the windows (frame pixels); ``inside_window`` keeps the quads found in a
 window that its border does not cut (vision.detector ``CardDetector._zoomed_quads`` runs the look).
