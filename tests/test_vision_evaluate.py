@@ -178,6 +178,19 @@ def test_the_summary_counts_missed_cards_by_cause_and_those_in_the_open_apart():
     assert tally.summary()["missed_by_cause"]["no_quad"] == 1 and len(tally.missed_labels) == 3
 
 
+def test_the_summary_says_how_much_of_the_doubt_is_face_up_cards_and_how_much_backs():
+    cards = [LabelledCard("pine-crane", SQUARE, True), LabelledCard("iris-bridge", shifted(SQUARE, 100), True),
+             LabelledCard("back", shifted(SQUARE, 200), True), LabelledCard("back", shifted(SQUARE, 300), True)]
+    found = [det("pine-crane", SQUARE, 0.6, uncertain=True), det("iris-bridge", shifted(SQUARE, 100)),
+             det("back", shifted(SQUARE, 200), 0.9, uncertain=True), det("back", shifted(SQUARE, 300))]
+    s = score_frame(found, cards).summary()
+    assert s["uncertain_share"] == 0.5
+    assert s["uncertain_share_face_up"] == 0.5 and s["uncertain_backs"] == 1
+    # a face-up card read as a back and flagged is a face-up card in doubt, not a back
+    s = score_frame([det("back", SQUARE, 0.9, uncertain=True)], cards[:1]).summary()
+    assert s["uncertain_share_face_up"] == 1.0 and s["uncertain_backs"] == 0
+
+
 def test_the_top_card_of_a_pile_is_found_though_its_detection_fits_a_card_under_it_better():
     # a face-down deck: the top card in full view, the cards under it a little off and hidden; the
     # detection fits the second card best, yet it is the top card that is seen and found

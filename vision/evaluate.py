@@ -136,6 +136,12 @@ class Tally:
             "orientation_accuracy": _ratio(sum(c.orientation_right for c in found if c.truth != "back"),
                                            sum(1 for c in found if c.truth != "back")),
             "uncertain_share": _ratio(sum(c.uncertain for c in found), len(found)),
+            # the doubt split by what the card is: a face-up card the dealer confirms before a settlement
+            # names it, or a face-down card read as a back (a plain dark back on a dark table reads
+            # much like the table; a back names no card)
+            "uncertain_share_face_up": _ratio(sum(c.uncertain for c in found if c.truth != BACK),
+                                              sum(1 for c in found if c.truth != BACK)),
+            "uncertain_backs": sum(c.uncertain for c in found if c.truth == BACK and c.said == BACK),
             "confident_wrong_rate": _ratio(len(wrong_confident), len(found)),
             "confident_wrong": len(wrong_confident),
             "false_alarms": len(self.false_alarms),
