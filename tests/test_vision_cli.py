@@ -2,6 +2,7 @@
 import json
 
 import cv2
+import numpy as np
 import pytest
 
 from datasets.deck import render_card
@@ -54,6 +55,22 @@ def test_bad_images_get_a_clear_error_and_the_others_are_still_read(two_card_ima
     assert f"{empty}: the file is empty" in err
     assert f"{missing}: no such file" in err
     assert "Traceback" not in err
+
+
+def test_an_image_too_small_to_show_a_card_is_named_and_the_others_are_still_read(two_card_image, tmp_path,
+                                                                                     capsys):
+    # a side of one pixel cannot even be halved for the mask net: it used to end in an OpenCV traceback
+    paths = []
+    for name, shape in (("dot.png", (1, 1, 3)), ("line.png", (1, 50, 3)), ("strip.png", (20, 400, 3))):
+        paths.append(tmp_path / name)
+        cv2.imwrite(str(paths[-1]), np.full(shape, 90, np.uint8))
+    rc = main(["recognise", *map(str, paths[:2]), str(two_card_image), str(paths[2]), "--json"])
+    assert rc == 2
+    captured = capsys.readouterr()
+    assert [json.loads(line)["image"] for line in captured.out.strip().splitlines()] == [str(two_card_image)]
+    for path, size in zip(paths, ("1x1", "50x1", "400x20")):
+        assert f"{path}: the frame is too small ({size} pixels)" in captured.err
+    assert "Traceback" not in captured.err
 
 
 def test_missing_models_are_named(tmp_path, two_card_image, capsys):

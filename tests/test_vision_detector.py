@@ -132,10 +132,16 @@ def test_chaff_faces_name_the_first_chaff_card_of_the_month():
 
 
 @pytest.mark.parametrize("frame", [np.zeros((0, 0, 3), np.uint8), np.zeros((10, 10, 3), np.float32),
-                                   np.zeros((10, 10, 2), np.uint8)])
+                                   np.zeros((10, 10, 2), np.uint8), np.zeros((1, 640, 3), np.uint8),
+                                   np.zeros((31, 31), np.uint8)])
 def test_a_frame_that_is_not_an_image_is_refused_clearly(detector, frame):
     with pytest.raises(ValueError, match="frame"):
         detector.detect(frame)
+
+
+def test_the_smallest_frame_read_is_read(detector):
+    frame = np.full((32, 32, 3), 70, np.uint8)
+    assert detector.detect(frame) == []
 
 
 def test_confidences_are_probabilities_and_doubt_follows_the_threshold(detector):

@@ -84,7 +84,12 @@ def recognise(args) -> int:
             status = 2
             continue
         t0 = time.perf_counter()
-        detections = detector.detect(image)
+        try:
+            detections = detector.detect(image)
+        except ValueError as exc:  # an image it cannot read cards from (one too small)
+            _error(f"recognise: {path}: {exc}")
+            status = 2
+            continue
         ms = (time.perf_counter() - t0) * 1e3
         if args.json:
             print(json.dumps({"image": path, "cards": [d.to_json() for d in detections], "ms": round(ms, 1)}),

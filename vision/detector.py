@@ -39,6 +39,10 @@ EXTENDED_LEAST = 0.8  # ... and of a quad's whole-card extension (_extended_read
 EXTEND_UP_TO = 24
 # empty map columns between the windows of a closer look laid side by side (MaskStage.run_windows)
 WINDOW_GAP = 4
+# the smallest frame read: a card's short side must be at least MIN_CARD_SIDE pixels to be read
+# (vision.proposals), so a narrower frame cannot show one (and a side of 1 pixel cannot be halved)
+MIN_CARD_SIDE = QuadProposer.min_short_side
+MIN_FRAME_SIDE = 32
 
 
 class ModelMissingError(RuntimeError):
@@ -513,9 +517,13 @@ def _as_bgr(frame: np.ndarray) -> np.ndarray:
     if frame.dtype != np.uint8:
         raise ValueError(f"the frame must be 8-bit (got {frame.dtype})")
     if frame.ndim == 2:
-        return cv2.cvtColor(frame, cv2.COLOR_GRAY2BGR)
+        frame = cv2.cvtColor(frame, cv2.COLOR_GRAY2BGR)
     if frame.ndim == 3 and frame.shape[2] == 4:
-        return cv2.cvtColor(frame, cv2.COLOR_BGRA2BGR)
-    if frame.ndim == 3 and frame.shape[2] == 3:
-        return frame
-    raise ValueError(f"the frame must be a BGR image (got shape {frame.shape})")
+        frame = cv2.cvtColor(frame, cv2.COLOR_BGRA2BGR)
+    if not (frame.ndim == 3 and frame.shape[2] == 3):
+        raise ValueError(f"the frame must be a BGR image (got shape {frame.shape})")
+    h, w = frame.shape[:2]
+    if min(h, w) < MIN_FRAME_SIDE:
+        raise ValueError(f"the frame is too small ({w}x{h} pixels): the smallest card read has a short side of "
+                         f"{MIN_CARD_SIDE:.0f} pixels, so a frame needs at least {MIN_FRAME_SIDE} on each side")
+    return frame
