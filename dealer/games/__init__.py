@@ -6,6 +6,7 @@ entry point used by the CLI, the web page and the ledger.
 """
 from __future__ import annotations
 
+import difflib
 import importlib
 import math
 from collections import Counter
@@ -80,6 +81,9 @@ class Game:
     layout: Callable[[Mapping[str, Any]], list[ZoneSpec]]
     # (round, resolved house options) -> result dict; pure; raises RoundError on bad input
     settle: Callable[[Mapping[str, Any], Mapping[str, Any]], dict]
+    # the round file's fields besides 'game' and 'house': any other is refused, so a misspelt one
+    # ('hosue', 'choosen') is an error, not a fee, a carried pot or a showdown silently left out
+    fields: tuple[str, ...] = ()
     card_kind: str = "hanafuda"  # or 'western' (Kakeya Toranpu)
     bet_targets: Callable[[Mapping[str, Any]], list[str]] | None = None
     notes: tuple[str, ...] = field(default_factory=tuple)
@@ -114,7 +118,20 @@ def game_and_house(round_: Any) -> tuple[Game, dict[str, Any]]:
     if "game" not in round_:
         raise RoundError("missing field 'game'")
     game = get_game(round_["game"])
+    check_fields(game, round_)
     return game, game.resolve_house(round_.get("house"))
+
+
+def check_fields(game: Game, round_: Mapping[str, Any]) -> None:
+    """Refuse a field of the round document that the game does not read, naming the likeliest one
+    meant."""
+    known = ("game", "house", *game.fields)
+    for key in round_:
+        if key not in known:
+            near = difflib.get_close_matches(str(key), known, n=1, cutoff=0.6)
+            hint = f" (did you mean {near[0]!r}?)" if near else ""
+            raise RoundError(f"unknown field {key!r} in a {game.name} round{hint}; its fields are: "
+                             f"{', '.join(known)}")
 
 
 def settle_round(round_: Mapping[str, Any]) -> dict:

@@ -307,7 +307,8 @@ def _make(name: str, title_en: str, title_ja: str, value, set_size: int, months:
                 options=_options(tie_default=tie_default, deck_counts=deck_counts),
                 deck=family.deck, layout=lambda setup: list(family.zones),
                 settle=lambda round_, house: _settle_family(family, round_, house),
-                bet_targets=lambda setup: list(SIDES), notes=notes)
+                bet_targets=lambda setup: list(SIDES), notes=notes,
+                fields=("bets", "rows", "carry", "redraws", "deck_exhausted"))
 
 
 GAMES: dict[str, Game] = {

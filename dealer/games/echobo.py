@@ -173,7 +173,7 @@ def _check_stakes(bets, per_player: dict[str, list[int]], house: Mapping[str, An
 
 GAME = Game(
     name=NAME, title_en="Echobo", title_ja="えちょぼ (絵樗蒲)", options=OPTIONS, deck=deck,
-    layout=layout, settle=settle,
+    layout=layout, settle=settle, fields=("dealer_card", "bets", "players"),
     notes=("months 1-6 only; card type is irrelevant",
            "a correct card wins profit × stake (5, or 4.5 / 4.6 with terazen); a wrong card loses its stake"),
 )

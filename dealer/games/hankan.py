@@ -170,6 +170,8 @@ GAMES: dict[str, Game] = {
     "hankan": Game(
         name="hankan", title_en="Hankan", title_ja="半貫", options=(POINTS_OPTION, *WAGER_LIMIT_OPTIONS), deck=deck,
         layout=lambda setup: list(ZONES), settle=settle_hankan, bet_targets=lambda setup: list(SIDES),
+        # (a pot carried in and redraws are named only to be refused with the reason: hankan has none)
+        fields=("bets", "rows", "carry", "redraws", "deck_exhausted"),
         notes=("winners gain +50% of stake; the dealer keeps the other half as terazen",)),
     "shoniban": Game(
         name="shoniban", title_en="Shoniban", title_ja="初二番",
@@ -182,6 +184,6 @@ GAMES: dict[str, Game] = {
                  FEE_RATE_OPTION,
                  *WAGER_LIMIT_OPTIONS),
         deck=deck, layout=lambda setup: list(ZONES), settle=settle_shoniban,
-        bet_targets=lambda setup: list(SIDES),
+        bet_targets=lambda setup: list(SIDES), fields=("bets", "rows", "carry", "redraws", "deck_exhausted"),
         notes=("bets made equal; winners split the pot pro rata",)),
 }

@@ -148,7 +148,7 @@ def settle(round_: Mapping[str, Any], house: Mapping[str, Any]) -> dict:
 
 GAME = Game(
     name=NAME, title_en="Kabu-Tsukuri", title_ja="かぶ作り", options=OPTIONS, deck=deck,
-    layout=layout, settle=settle,
+    layout=layout, settle=settle, fields=("players", "rows", "bet", "carry", "bets"),
     notes=("values 1..12 by month; 11 and 12 count only in sums and runs (§10 K4)",
            "a draw for the strongest row carries the pot to the next row; after row 3, out as 'carry'",
            "with 10 cards dealt the spare card is dead and is not listed (§10 K2)"),

@@ -266,6 +266,7 @@ def settle(round_: Mapping[str, Any], house: Mapping[str, Any]) -> dict:
 GAME = Game(
     name=NAME, title_en="Kakeya Toranpu", title_ja="掛合トランプ", options=OPTIONS, deck=deck,
     layout=layout, settle=settle, card_kind="western",
+    fields=("players", "hands", "tricks", "trump", "dealers", "stones_held", "bets"),
     notes=("52 western cards; picture cards are A K Q J",
            "net is in stones per pair: the losing pair pays the winning pair"),
 )

@@ -329,7 +329,7 @@ def settle(round_: Mapping[str, Any], house: Mapping[str, Any]) -> dict:
 
 GAME = Game(
     name=NAME, title_en="Otoroku", title_ja="おとろく", options=OPTIONS, deck=deck, layout=layout,
-    settle=settle,
+    settle=settle, fields=("seats", "share", "chosen", "hands", "bets"),
     notes=("40 cards, months 1..10; buta at 16, at 17 for the last bettor",
            "Toritori counts as exactly two cards, like the other two-card teyaku",
            "teyaku_multipliers on: Kingo 5-5-5 and a 2-card 16 x3, three of a kind and 4-5-6 x2"),
