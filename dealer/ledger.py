@@ -130,13 +130,24 @@ class Ledger:
                      cards: list | None = None, snapshot_jpeg: bytes | None = None,
                      session: Mapping[str, Any] | None = None, time: str | None = None,
                      _between: Callable[[], None] | None = None) -> int:
-        """Store one confirmed round and its per-player amounts (``result['net']``) in one
-        transaction; also saves ``session`` (e.g. with the bets cleared) in the same transaction, so
-        a crash can never record the round yet keep its bets pending. Returns the round id."""
+        """Store one confirmed round and its per-player amounts (``result['net']``, or exactly
+        ``result['net_exact']`` where the result gives it: a pro rata third is not the 6 decimals of
+        its JSON number) in one transaction; also saves ``session`` (e.g. with the bets cleared) in
+        the same transaction, so a crash can never record the round yet keep its bets pending.
+        Returns the round id."""
         net = result.get("net")
         if not isinstance(net, Mapping) or not net:
             raise ValueError("the result has no 'net' amounts to record")
         amounts = {str(p): _fraction(a) for p, a in net.items()}
+        exact = result.get("net_exact")
+        if exact is not None:
+            if not isinstance(exact, Mapping) or set(map(str, exact)) != set(amounts):
+                raise ValueError("the result's 'net_exact' does not name the players of its 'net'")
+            exact_amounts = {str(p): _fraction(a) for p, a in exact.items()}
+            off = [p for p, a in exact_amounts.items() if abs(a - amounts[p]) > Fraction(1, 10**6)]
+            if off:
+                raise ValueError(f"the result's 'net_exact' and 'net' disagree for {', '.join(off)}")
+            amounts = exact_amounts
         when = time or datetime.now(timezone.utc).isoformat(timespec="seconds")
         with closing(self._connect()) as db, db:
             cur = db.execute(

@@ -39,6 +39,36 @@ def test_balances_are_exact_fractions(tmp_path):
     assert led.balances() == {"A": 0.3, "dealer": -0.3}
 
 
+def test_a_pro_rata_share_is_booked_exactly_not_as_its_six_decimals(tmp_path):
+    """A carried pot split among three winners gives each a third: booked as 1.333333, three such
+    rounds would leave the books a millionth short per player and the players' sum off the pot."""
+    from dealer.games import settle_round
+    round_ = {"game": "atosaki", "carry": 1,
+              "rows": {"saki": ["wisteria-chaff-1", "iris-chaff-1", "peony-chaff-1"],  # 15: 5
+                       "ato": ["pine-crane", "plum-chaff-1", "cherry-chaff-1"]},      # 6: ato wins
+              "bets": [{"player": p, "on": "ato", "amount": 1} for p in "abc"] +
+                      [{"player": "d", "on": "saki", "amount": 3}]}
+    result = settle_round(round_)
+    assert result["net"]["a"] == 1.333333 and result["net_exact"]["a"] == "4/3"
+    led = Ledger(tmp_path / "l.sqlite")
+    for _ in range(3):
+        led.record_round(round_=round_, result=result, rule_version="x")
+    assert led.balances() == {"a": 4, "b": 4, "c": 4, "d": -9, "dealer": 0}
+    assert sum(a for _, _, a in led.iter_entries()) == 3  # the three pots carried in, paid out
+
+
+def test_a_result_whose_exact_and_rounded_amounts_disagree_is_refused(tmp_path):
+    import pytest
+    led = Ledger(tmp_path / "l.sqlite")
+    with pytest.raises(ValueError, match="disagree for A"):
+        led.record_round(round_={"game": "g"}, rule_version="x",
+                         result={"net": {"A": 1.333333, "dealer": -1.333333}, "net_exact": {"A": "5/3", "dealer": "-5/3"}})
+    with pytest.raises(ValueError, match="does not name the players"):
+        led.record_round(round_={"game": "g"}, rule_version="x",
+                         result={"net": {"A": 1, "dealer": -1}, "net_exact": {"A": "1"}})
+    assert led.round_count() == 0
+
+
 def test_session_persists_across_instances(tmp_path):
     Ledger(tmp_path / "l.sqlite").save_session({"game": "batta-maki", "bets": [{"player": "A"}]})
     assert Ledger(tmp_path / "l.sqlite").load_session() == {"game": "batta-maki", "bets": [{"player": "A"}]}
