@@ -54,3 +54,21 @@ def test_settle_cli_refuses_a_misspelt_field_with_one_line(tmp_path, capsys):
     assert out == ""
     assert "unknown field 'hosue'" in err and "did you mean 'house'" in err
     assert len(err.strip().splitlines()) == 1
+
+
+def test_a_name_with_spaces_at_its_ends_is_refused_not_taken_for_another_person():
+    # 'a' on saki and 'a ' on ato were two bettors: one person on both sides, her balance split
+    bets = [{"player": "a", "on": "saki", "amount": 1}, {"player": "a ", "on": "ato", "amount": 1}]
+    with pytest.raises(RoundError, match="bet 2: player 'a ' has spaces at its ends: write it 'a'"):
+        settle_round({"game": "batta-maki", "bets": bets, "rows": ROWS})
+    bets[1]["player"] = "a"
+    with pytest.raises(RoundError, match="both"):  # written right, it is the one-side rule that refuses it
+        settle_round({"game": "batta-maki", "bets": bets, "rows": ROWS})
+
+
+@pytest.mark.parametrize("game, field", [("otoroku", "seats"), ("kakeya-toranpu", "players")])
+def test_a_seat_or_player_list_name_with_spaces_at_its_ends_is_refused(game, field):
+    round_ = example(game)
+    round_[field] = [round_[field][0] + " ", *round_[field][1:]]
+    with pytest.raises(RoundError, match="has spaces at its ends"):
+        settle_round(round_)

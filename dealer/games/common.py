@@ -76,12 +76,20 @@ def check_names(names: list, noun: str, field: str, reserved: Iterable[str] = ()
     for name in names:
         if not isinstance(name, str) or not name.strip():
             raise RoundError(f"{noun} names must be non-empty strings, not {name!r}")
+        check_name_ends(name, f"{noun} name")
         if name in reserved:
             raise RoundError(f"{name!r} is {RESERVED_NAMES[name]}, not a {noun} name")
     twice = [name for name, k in Counter(names).items() if k > 1]
     if twice:
         raise RoundError(f"{noun} {twice[0]!r} is listed twice in {field!r}")
     return names
+
+
+def check_name_ends(name: str, what: str) -> None:
+    """A name with spaces at either end is refused: 'ann ' and 'ann' would be two people, one bettor
+    on both sides of a row and her balance split in two."""
+    if name != name.strip():
+        raise RoundError(f"{what} {name!r} has spaces at its ends: write it {name.strip()!r}")
 
 
 @dataclass(frozen=True)
@@ -112,6 +120,7 @@ def parse_bets(round_: Mapping[str, Any], targets: Iterable[Any], *, required: b
         player = b["player"]
         if not isinstance(player, str) or not player.strip():
             raise RoundError(f"bet {i + 1}: player must be a non-empty name, not {player!r}")
+        check_name_ends(player, f"bet {i + 1}: player")
         if player == "dealer":
             raise RoundError(f"bet {i + 1}: 'dealer' is the bank, not a player name")
         if b["on"] not in allowed or isinstance(b["on"], bool):
