@@ -207,6 +207,30 @@ def test_a_trick_with_cards_already_played_is_pointed_out(app, live):
     assert state["tricks"]["count"] == 1 and any("already" in p for p in state["problems"]), state["problems"]
 
 
+def test_a_trick_read_with_one_card_twice_is_pointed_out_not_recorded(app, live):
+    # the camera read two of the four cards as QH: recorded, the trick was wrong and the page blamed
+    # "QH was already played in trick 1"
+    d = Dealer(app)
+    d.post("/api/session", SESSION)
+    d.post("/api/tricks/leader", {"player": "Aki"})
+    laid = [western(11, "QH", seat="Aki"), western(12, "QH", seat="Ben"), western(13, "AD", seat="Cho"),
+            western(14, "5H", seat="Dan")]
+    for k in range(1, 5):
+        live.show({"trick": laid[:k]})
+        d.get("/api/state")
+    state = d.get("/api/state").get_json()
+    assert state["tricks"]["count"] == 0
+    assert state["tricks"]["warning"] == ("the trick on the table (QH QH AD 5H) shows QH twice: tap the card "
+                                          "misread, or enter the trick by hand")
+    assert state["tricks"]["warning"] in state["problems"]
+    # the dealer corrects the misread card, and the trick is read as laid
+    assert d.post("/api/correct", {"track_id": 12, "card": "QS"}).status_code == 200
+    live.show({"trick": laid})
+    state = d.get("/api/state").get_json()
+    assert state["tricks"]["count"] == 1 and state["tricks"]["recorded"][0]["cards"] == ["QH", "QS", "AD", "5H"]
+    assert state["tricks"]["warning"] is None  # the warning was about the trick now recorded right
+
+
 def test_kakeya_session_checks(app):
     d = Dealer(app)
     six = dict(SESSION, players=[{"name": p} for p in PLAYERS + ["Eri", "Fumi"]], dealers=None)

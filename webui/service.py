@@ -30,6 +30,9 @@ CHIP_COLOURS = ("red", "blue", "green", "black", "white", "yellow", "purple", "o
 MAX_PLAYERS = 12
 NAME_RE = re.compile(r"^[\w .'-]{1,24}$")
 
+# the end of the warning about a trick read with a card twice (cleared once that trick is read right)
+MISREAD_HINT = ": tap the card misread, or enter the trick by hand"
+
 
 class InputError(ValueError):
     """Bad input from the page; the message is shown to the dealer as is."""
@@ -418,7 +421,14 @@ class DealerService:
                 # before it is corrected later and another player turns out to have led it
                 seats = {p: c["card"] for p, c in zip(order, trick)} if order else None
                 played = {c for t in s["tricks"] for c in t["cards"]}
-                if s["tricks"] and set(ids) == set(s["tricks"][-1]["cards"]):
+                twice = sorted({c for c in ids if ids.count(c) > 1})
+                if twice:  # a misread: a trick is one card from each player, each card once in the pack
+                    said = f"the trick on the table ({' '.join(ids)}) shows {', '.join(twice)} twice{MISREAD_HINT}"
+                    changed = s.get("trick_warning") != said
+                    s["trick_warning"] = said
+                    # not recorded, so the same cards are read again once the misread one is corrected
+                    self.trick_watch.forget()
+                elif s["tricks"] and set(ids) == set(s["tricks"][-1]["cards"]):
                     pass  # the last trick, still on the table (read again after a restart)
                 elif set(ids) & played:
                     s["trick_warning"] = (f"the trick on the table ({' '.join(ids)}) has cards already "
@@ -427,6 +437,8 @@ class DealerService:
                 else:
                     s["tricks"].append({"cards": ids, "source": "camera", "seats": seats,
                                         "read": [{k: v for k, v in c.items() if k != "quad"} for c in trick]})
+                    if (s.get("trick_warning") or "").endswith(MISREAD_HINT):
+                        s["trick_warning"] = None  # it was about this trick, read right now
                     if angles:  # where each player lays his cards: the next tricks are read by it
                         s["seat_angles"] = angles
                     changed = True
