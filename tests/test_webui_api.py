@@ -201,6 +201,31 @@ def test_bad_corrections_are_refused(app, live):
     assert r.status_code == 400 and "JSON" in r.get_json()["error"]
 
 
+def test_a_card_read_as_a_back_in_doubt_is_shown_unsure_and_the_dealer_names_it(app, live):
+    # the backs read in doubt are mostly face-up cards partly hidden: counted as face down, the card
+    # could not be tapped and the round waited for the camera to read it otherwise
+    d = Dealer(app)
+    d.post("/api/session", SESSION)
+    d.post("/api/bets", {"player": "Aki", "on": "saki", "amount": 10})
+    d.post("/api/bets", {"player": "Ben", "on": "ato", "amount": 10})
+    live.show({"saki": SAKI, "ato": [(4, "wisteria-cuckoo"), (5, "iris-bridge"), (6, "back", True)]})
+    state = d.get("/api/state").get_json()
+    ato = next(z for z in state["zones"] if z["name"] == "ato")
+    assert ato["face_down"] == 0
+    assert [(c["track_id"], c["label"], c["uncertain"]) for c in ato["cards"]][-1] == (6, "face down?", True)
+    assert any("card 3 of" in p and "looks face down, but unsure" in p for p in state["problems"]), state["problems"]
+    assert d.post("/api/settle").status_code == 400
+    assert d.post("/api/correct", {"track_id": 6, "card": "susuki-moon"}).status_code == 200
+    state = d.get("/api/state").get_json()
+    assert state["problems"] == [] and state["preview"]["winner"] == "ato"  # 4 + 5 + 8: 7 beats 6
+    # a back read surely is face down: counted so, not a card to name
+    live.show({"saki": SAKI, "ato": [(4, "wisteria-cuckoo"), (5, "iris-bridge"), (7, "back")]})
+    state = d.get("/api/state").get_json()
+    ato = next(z for z in state["zones"] if z["name"] == "ato")
+    assert ato["face_down"] == 1 and len(ato["cards"]) == 2
+    assert any("1 card(s) still face down" in p for p in state["problems"])
+
+
 def test_restart_resumes_the_session_and_pending_bets(live, ledger_path):
     app1 = create_app({"LIVE": live, "LEDGER": str(ledger_path), "PIN": PIN, "TESTING": True})
     d = Dealer(app1)

@@ -57,8 +57,8 @@ class FakeLiveTable:
 
 def card_json(track_id, card, uncertain=False, face=None):
     if card == "back":
-        return {"track_id": track_id, "card": None, "face": "back", "confidence": 0.99,
-                "uncertain": False, "quad": [[0, 0], [10, 0], [10, 15], [0, 15]]}
+        return {"track_id": track_id, "card": None, "face": "back", "confidence": 0.5 if uncertain else 0.99,
+                "uncertain": uncertain, "quad": [[0, 0], [10, 0], [10, 15], [0, 15]]}
     return {"track_id": track_id, "card": card, "face": face or get_card(card).face,
             "confidence": 0.5 if uncertain else 0.98, "uncertain": uncertain,
             "quad": [[0, 0], [10, 0], [10, 15], [0, 15]]}

@@ -32,7 +32,9 @@ def table_zones(snapshot: Mapping[str, Any] | None) -> tuple[dict[str, list[dict
     """(zone name -> cards in table order, zone name -> face-down count, unassigned cards).
 
     Accepts the zones as a mapping (name -> list of cards, or name -> {"cards", "face_down"}) or as
-    a list of {"name", "cards", "face_down"}; a card whose face is ``back`` counts as face down."""
+    a list of {"name", "cards", "face_down"}; a card whose face is ``back`` counts as face down,
+    unless it is uncertain: then it stays among the cards, shown unsure for the dealer to name (the
+    backs read in doubt are mostly face-up cards partly hidden, models/MODEL.md)."""
     zones: dict[str, list[dict]] = {}
     down: dict[str, int] = {}
     if not snapshot:
@@ -45,7 +47,7 @@ def table_zones(snapshot: Mapping[str, Any] | None) -> tuple[dict[str, list[dict
             extra = int(value.get("face_down") or value.get("face_down_count") or 0)
         else:
             cards, extra = list(value or []), 0
-        up = [c for c in cards if c.get("face") != BACK]
+        up = [c for c in cards if c.get("face") != BACK or c.get("uncertain")]
         zones[str(name)] = up
         # the count may or may not include the backs listed among the cards: never count twice
         down[str(name)] = max(extra, len(cards) - len(up))
@@ -151,7 +153,10 @@ class RoundBuilder:
                 where = f"card {pos} of {zone_title(z)}"
                 if not needed:
                     continue
-                if item["uncertain"]:
+                if item["uncertain"] and c.get("face") == BACK:
+                    problems.append(f"{where} looks face down, but unsure: turn it face up, or tap it "
+                                    f"to name the card")
+                elif item["uncertain"]:
                     problems.append(f"{where} is uncertain (looks like {card or c.get('face')}): "
                                     f"tap it to confirm or correct it")
                 elif card is None:

@@ -15,7 +15,7 @@ from fractions import Fraction
 from importlib import metadata
 from typing import Any, Callable, Mapping
 
-from dealer.cards import get_card, is_card, nearest_ids
+from dealer.cards import BACK, get_card, is_card, nearest_ids
 from dealer.games import RoundError, get_game, parse_amount, settle_round, to_json_amount
 from dealer.ledger import Ledger
 from dealer.games.kakeya import pairs_of
@@ -653,7 +653,7 @@ class DealerService:
         except RoundError as exc:
             view["problems"] = [str(exc)]
             return view
-        view["zones"] = [dict(z.to_json(), cards=[dict(c, label=card_label(c["card"])) for c in z.cards])
+        view["zones"] = [dict(z.to_json(), cards=[dict(c, label=_card_label(c)) for c in z.cards])
                          for z in built.zones]
         view["problems"] = list(built.problems) + ([self.layout_note] if self.layout_note else [])
         view["row_scores"] = revealed_scores(game, built.zones)
@@ -768,3 +768,10 @@ def _jsonable(x):
     if isinstance(x, (list, tuple)):
         return [_jsonable(v) for v in x]
     return x
+
+
+def _card_label(c: Mapping[str, Any]) -> str:
+    """A card's name on the page: 'face down?' for one read as a back in doubt (never named)."""
+    if not c.get("card") and c.get("face") == BACK:
+        return "face down?"
+    return card_label(c.get("card"))
