@@ -56,3 +56,56 @@ def test_bench_tricks_follows_a_demo_hand_of_kakeya(capsys):
     assert hand["tricks_laid"] == 13 and hand["tricks_right"] == 13 and hand["problems"] == []
     assert out["hands_settled_as_laid"] == 1
     assert main(["bench-tricks", "--hands", "0"]) == 2
+
+
+def test_serve_demo_starts_the_dealer_page_on_the_demo_table(tmp_path):
+    """The README's first command, past its install: ``hanadealer serve --demo`` serves the page, the
+    table state, the live updates and the video, and stops cleanly on Ctrl-C."""
+    import json
+    import os
+    import re
+    import select
+    import signal
+    import subprocess
+    import sys
+    import time
+    import urllib.request
+    pytest.importorskip("vision.demo_table", reason="the demo table is not available")
+    env = {k: v for k, v in os.environ.items() if not k.startswith("HANADEALER_")}
+    proc = subprocess.Popen([sys.executable, "-c", "import sys; from hanadealer.cli import main; sys.exit(main())",
+                             "serve", "--demo", "--port", "0", "--data", str(tmp_path)],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+    try:
+        said, deadline, url = "", time.monotonic() + 90, None
+        while url is None and time.monotonic() < deadline and proc.poll() is None:
+            if select.select([proc.stderr], [], [], 1.0)[0]:
+                said += proc.stderr.readline()
+                found = re.search(r"page is at (http://127\.0\.0\.1:\d+/)", said)
+                url = found.group(1) if found else None
+        assert url, f"the page never said where it is: {said!r}"
+        with urllib.request.urlopen(url, timeout=10) as r:
+            assert r.status == 200 and "text/html" in r.headers["Content-Type"]
+        state = {}
+        while time.monotonic() < deadline and not any(z["cards"] for z in state.get("zones", [])):
+            with urllib.request.urlopen(url + "api/state", timeout=10) as r:
+                state = json.load(r)
+            time.sleep(0.5)
+        assert state["session"]["game"] == "batta-maki"
+        assert any(z["cards"] for z in state["zones"]), "the demo table dealt no card in time"
+        with urllib.request.urlopen(url + "events", timeout=10) as r:
+            assert r.headers["Content-Type"].startswith("text/event-stream")
+            lines = [r.readline() for _ in range(5)]  # a retry hint, then the first state
+            assert b"event: state\n" in lines and any(line.startswith(b"data: {") for line in lines), lines
+        with urllib.request.urlopen(url + "video.mjpg", timeout=10) as r:
+            assert r.headers["Content-Type"].startswith("multipart/x-mixed-replace")
+            assert b"\xff\xd8" in r.read(20000)  # a JPEG begins
+        assert (tmp_path / "ledger.sqlite").is_file()
+    finally:
+        proc.send_signal(signal.SIGINT)
+        try:
+            code = proc.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            raise
+    assert code == 0, proc.stderr.read()
+
