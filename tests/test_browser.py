@@ -172,3 +172,59 @@ def test_page_follows_the_tricks_of_kakeya_on_the_demo(tmp_path):
                 browser.close()
     finally:
         live.stop()
+
+
+def test_unsure_cards_are_marked_and_corrected_by_a_tap_and_a_lost_camera_shows_a_banner(tmp_path):
+    """The page's side of doubt: an unsure card and a back read in doubt are amber and say so, a tap
+    opens the card chooser, the chosen card replaces the reading; a lost camera raises the banner."""
+    if not Path(CHROMIUM).exists():
+        pytest.skip(f"headless Chromium is not installed at {CHROMIUM} (scripts/test.sh installs it)")
+    pytest.importorskip("playwright.sync_api", reason="the playwright package is not installed")
+    from playwright.sync_api import sync_playwright
+    from webfakes import FakeLiveTable
+    from webui.app import create_app
+    from webui.cli import ServerThread
+    from webui.round_builder import card_label
+    live = FakeLiveTable()
+    app = create_app({"LIVE": live, "LEDGER": str(tmp_path / "ledger.sqlite"), "PIN": PIN})
+    service = app.extensions["hanadealer"]["service"]
+    service.start_session({"game": "batta-maki", "players": [{"name": "Aki"}, {"name": "Ben"}]})
+    saki = [(1, "pine-crane"), (2, "plum-chaff-1"), (3, "cherry-curtain")]
+    live.show({"saki": saki, "ato": [(4, "wisteria-cuckoo"), (5, "iris-bridge", True), (6, "back", True)]})
+    with ServerThread(app) as srv, sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=CHROMIUM, args=ARGS, headless=True)
+        try:
+            page = browser.new_page(viewport={"width": 1024, "height": 768})
+            errors = []
+            page.on("pageerror", lambda exc: errors.append(str(exc)))
+            page.goto(srv.url + "/")
+            page.click("#login-btn")
+            page.fill("#pin-input", PIN)
+            page.click("#pin-ok")
+            page.wait_for_selector("body[data-logged-in=yes]")
+            unsure = page.locator("#zones .zone[data-zone=ato] .card.uncertain")
+            unsure.first.wait_for(timeout=10000)
+            assert unsure.count() == 2
+            assert [unsure.nth(k).inner_text().split("\n") for k in range(2)] == [
+                [card_label("iris-bridge"), "unsure: tap"], ["face down?", "unsure: tap"]]
+            assert page.locator("#problems li:has-text('looks face down, but unsure')").count() == 1
+            page.click("#zones .card[data-track='6']")
+            page.wait_for_selector("#correct-dialog[open]")
+            assert "read as face down? (unsure)" in page.inner_text("#correct-what")
+            page.click("#card-choices button[value='susuki-moon']")
+            page.wait_for_selector("#zones .card.corrected[data-track='6']", timeout=10000)
+            corrected = page.inner_text("#zones .card[data-track='6']").split("\n")
+            assert corrected == [card_label("susuki-moon"), "corrected"]
+            # the other unsure card is confirmed as read: chosen as itself
+            page.click("#zones .card[data-track='5']")
+            page.wait_for_selector("#correct-dialog[open]")
+            page.click("#card-choices button.current")
+            page.wait_for_selector("#zones .card.corrected[data-track='5']", timeout=10000)
+            page.wait_for_selector("#winner-name", timeout=10000)  # all sure now: the rows are scored
+            assert page.locator("#zones .card.uncertain").count() == 0
+            live.show({}, status={"camera": "lost", "error": "camera 0 unplugged"})
+            page.wait_for_selector("#banner:has-text('The camera is lost: camera 0 unplugged')", timeout=10000)
+            assert errors == [], errors
+        finally:
+            browser.close()
+    assert service.session["corrections"] == {"6": "susuki-moon", "5": "iris-bridge"}
