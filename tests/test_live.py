@@ -193,6 +193,27 @@ def test_detector_exception_sets_error_and_recovers():
         wait_for(live, lambda s: s["status"]["error"] is None and faces(s, "saki") == ["pine-crane"])
 
 
+def test_a_failure_past_the_detector_is_shown_and_the_thread_keeps_going(monkeypatch):
+    # a detection the table could not take (here any: the tracker raises on one frame) used to kill
+    # the processing thread, leaving the table frozen while the status still said "ok"
+    row = [det("pine-crane", 100, 50)]
+    frames = [numbered_frame(i) for i in range(300)]
+    live = LiveTable(ListSource(frames, period=0.01), ScriptedDetector([row] * 300), BATTA, detector_retry_s=0.01)
+    update, calls = live.tracker.update, []
+
+    def flaky(detections):
+        calls.append(1)
+        if 5 <= len(calls) < 9:
+            raise ValueError("cannot convert float NaN to integer")
+        return update(detections)
+    monkeypatch.setattr(live.tracker, "update", flaky)
+    with live:
+        broken = wait_for(live, lambda s: s["status"]["error"] is not None)
+        assert broken["status"]["error"] == "the table could not be updated: cannot convert float NaN to integer"
+        wait_for(live, lambda s: s["status"]["error"] is None and faces(s, "saki") == ["pine-crane"])
+        assert live._thread.is_alive()
+
+
 def test_wait_for_change_times_out_without_change_and_wakes_on_change():
     live = make_live([[det("pine-crane", 100, 50)]] * 5)
     v = live.version

@@ -113,6 +113,15 @@ def test_detector_uncertain_flag_is_kept():
     assert cards[0].uncertain
 
 
+@pytest.mark.parametrize("bad", [float("nan"), float("inf"), -0.5, 1.5])
+def test_a_confidence_that_is_not_a_probability_makes_the_card_uncertain(bad):
+    # NaN compares false with every threshold: a broken model's NaN passed as a sure card
+    tracker = CardTracker(enter_frames=2)
+    for _ in range(4):
+        cards = tracker.update([det("pine-crane", conf=bad)])
+    assert cards[0].uncertain and cards[0].confidence == 0.0
+
+
 def test_reveal_switches_face_once_and_is_sure():
     tracker = CardTracker(enter_frames=3, leave_frames=3, vote_window=5)
     for _ in range(8):

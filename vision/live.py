@@ -348,7 +348,15 @@ class LiveTable:
                 if self._stop.wait(self.detector_retry_s):
                     break
                 continue
-            self._track(frame, last, detections)
+            try:
+                self._track(frame, last, detections)
+            except Exception as exc:  # nor may a bad detection: the thread dying froze the table as "ok"
+                log.exception("the table could not be updated")
+                with self._cond:
+                    self._detector_error = f"the table could not be updated: {exc}"
+                    self._refresh_status()
+                if self._stop.wait(self.detector_retry_s):
+                    break
 
     def _track(self, frame: np.ndarray, frame_index: int, detections) -> dict:
         cards = self.tracker.update(detections)

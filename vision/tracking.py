@@ -156,7 +156,7 @@ class CardTracker:
                 track.hits += 1
                 if track.hits >= self.enter_frames:
                     track.confirmed = True
-            track.votes.append((det.face, det.card, float(det.confidence), bool(det.uncertain)))
+            track.votes.append(_vote_of(det))
             while len(track.votes) > self.vote_window:
                 track.votes.popleft()
             self._vote(track)
@@ -177,8 +177,19 @@ class CardTracker:
                 continue
             track = _Track(track_id=next(self._ids), quad=det.quad, hits=1)
             track.confirmed = self.enter_frames <= 1
-            track.votes.append((det.face, det.card, float(det.confidence), bool(det.uncertain)))
+            track.votes.append(_vote_of(det))
             self._vote(track)
             survivors.append(track)
         self._tracks = survivors
         return [self._table_card(t) for t in self._tracks if t.confirmed]
+
+
+def _vote_of(det: Detection) -> tuple[str, str | None, float, bool]:
+    """A detection's vote: its face, card, confidence and doubt. A confidence that is not a number
+    from 0 to 1 (NaN from a broken model) counts as 0 and the reading as uncertain: NaN compares
+    false with every threshold, so it would have passed as sure."""
+    confidence = float(det.confidence)
+    if not math.isfinite(confidence) or not 0.0 <= confidence <= 1.0:
+        return det.face, det.card, 0.0, True
+    return det.face, det.card, confidence, bool(det.uncertain)
+
