@@ -226,6 +226,25 @@ def test_a_card_read_as_a_back_in_doubt_is_shown_unsure_and_the_dealer_names_it(
     assert any("1 card(s) still face down" in p for p in state["problems"])
 
 
+def test_a_correction_does_not_outlive_the_tracker_that_numbered_its_card(live, ledger_path):
+    # track ids start again at 1 after a restart: a correction kept by its id landed on another card
+    # (a sure pine-crane shown "corrected" to susuki-moon, and the round settled on it)
+    app1 = create_app({"LIVE": live, "LEDGER": str(ledger_path), "PIN": PIN, "TESTING": True})
+    d = Dealer(app1)
+    d.post("/api/session", SESSION)
+    live.show({"saki": SAKI, "ato": ATO})
+    assert d.post("/api/correct", {"track_id": 6, "card": "susuki-moon"}).status_code == 200
+    # the restarted tracker numbered the same cards in another order
+    live.show({"saki": [(6, "pine-crane"), (2, "plum-chaff-1"), (3, "cherry-curtain")],
+               "ato": [(4, "wisteria-cuckoo"), (5, "iris-bridge"), (1, "clover-boar", True)]})
+    app2 = create_app({"LIVE": live, "LEDGER": str(ledger_path), "TESTING": True})
+    state = Dealer(app2, login=False).get("/api/state").get_json()
+    saki = next(z for z in state["zones"] if z["name"] == "saki")
+    assert [(c["card"], c["corrected"]) for c in saki["cards"]][0] == ("pine-crane", False)
+    assert any("is uncertain (looks like clover-boar)" in p for p in state["problems"]), state["problems"]
+    assert app2.extensions["hanadealer"]["service"].session["corrections"] == {}
+
+
 def test_restart_resumes_the_session_and_pending_bets(live, ledger_path):
     app1 = create_app({"LIVE": live, "LEDGER": str(ledger_path), "PIN": PIN, "TESTING": True})
     d = Dealer(app1)

@@ -82,6 +82,14 @@ class DealerService:
         self.layout_note: str | None = None
         self.session: dict | None = ledger.load_session()
         if self.session:
+            if self.session.get("corrections"):
+                # a correction names a card by the tracker's track id, and the tracker of this run
+                # numbers its cards afresh: kept, a correction would land on whichever card now has
+                # that number (shown as corrected, never amber). The cards still in doubt come back
+                # unsure, for the dealer to confirm again; a settlement waiting to be confirmed keeps
+                # the corrections it was made with.
+                self.session["corrections"] = {}
+                self.ledger.save_session(self.session)
             self._apply_layout()
 
     # --- helpers ---------------------------------------------------------------------------------
