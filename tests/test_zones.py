@@ -169,6 +169,18 @@ def test_automatic_row_keeps_its_zone_when_the_row_above_is_picked_up():
     assert ids(state.zones["saki"]) == [7] and ids(state.zones["ato"]) == [4, 5, 6]
 
 
+def test_a_row_seen_alone_first_takes_its_own_zone_once_every_row_is_there():
+    # Ato's first card became stable while the dealer's hand still hid Saki: it took the first zone,
+    # and kept it, Saki's bets would have been settled on the bottom row's cards
+    assigner = ZoneAssigner(BATTA)
+    first = card(1, 100, 300)
+    state = assigner.assign([first])
+    assert ids(state.zones["saki"]) == [1]  # alone, it is the first row there is
+    saki = [card(2, 100, 50), card(3, 170, 50), card(4, 240, 50)]
+    state = assigner.assign(saki + [first, card(5, 170, 300), card(6, 240, 300)])
+    assert ids(state.zones["saki"]) == [2, 3, 4] and ids(state.zones["ato"]) == [1, 5, 6]
+
+
 def test_hands_one_zone_per_player_read_like_text():
     layout = [ZoneSpec(n, None, n, n, group=n) for n in ("A", "B", "C", "dealer")]
     cards = [card(1, 100, 100), card(2, 500, 100), card(3, 100, 300), card(4, 500, 300)]

@@ -221,10 +221,12 @@ class ZoneAssigner:
             order = sorted(range(len(segments)), key=lambda k: (self._row_of(k, rows, segments), seg_centre[k][0]))
         # A row keeps the zone it had while its cards stay (tracks are stable), so picking up
         # Saki does not turn the remaining Ato row into "Saki"; new rows take the free zones in
-        # table order.
+        # table order. But when there are as many rows as zones, table order decides: a row seen
+        # alone first (Ato's, while the dealer's hand hid Saki) took the first zone, and kept it
+        # would have put Saki's name on the bottom row for the whole round.
         zone_of_segment: dict[int, str] = {}
         taken: set[str] = set()
-        for k in order:
+        for k in (order if len(segments) != len(self.layout) else ()):
             homes = [self._home[cards[i].track_id] for i in segments[k] if cards[i].track_id in self._home]
             if homes:
                 best = max(set(homes), key=homes.count)
