@@ -88,7 +88,7 @@ def test_state_settles_after_three_frames_and_snapshot_is_json():
     assert saki["name"] == "saki" and saki["label_ja"] == "先" and saki["expected"] == 3
     assert saki["face_down"] == 2 and not saki["complete"]
     assert snap["face_down"] == 2 and snap["frame_index"] == 4
-    assert snap["status"] == {"camera": "ok", "error": None}
+    assert snap["status"] == {"camera": "ok", "error": None, "table": "live"}
     card = saki["cards"][0]
     assert set(card) == {"track_id", "card", "face", "confidence", "uncertain", "quad"}
     assert card["card"] == "pine-crane" and len(card["quad"]) == 4
@@ -175,9 +175,10 @@ def test_camera_vanishing_sets_status_and_recovers_thread_keeps_running():
     with live:
         wait_for(live, lambda s: faces(s, "saki") == ["pine-crane"])
         lost = wait_for(live, lambda s: s["status"]["camera"] != "ok")
-        assert "unplugged" in lost["status"]["error"]
+        assert "unplugged" in lost["status"]["error"] and lost["status"]["table"] == "stale"
+        assert faces(lost, "saki") == ["pine-crane"]  # the cards seen last stay, marked stale
         back = wait_for(live, lambda s: s["status"]["camera"] == "ok")
-        assert back["status"]["error"] is None
+        assert back["status"]["error"] is None and back["status"]["table"] == "live"
         assert live._thread.is_alive()
 
 
@@ -189,7 +190,7 @@ def test_detector_exception_sets_error_and_recovers():
     with live:
         broken = wait_for(live, lambda s: s["status"]["error"] is not None)
         assert "model file is damaged" in broken["status"]["error"]
-        assert broken["status"]["camera"] == "ok"
+        assert broken["status"]["camera"] == "ok" and broken["status"]["table"] == "stale"
         wait_for(live, lambda s: s["status"]["error"] is None and faces(s, "saki") == ["pine-crane"])
 
 

@@ -267,6 +267,27 @@ def test_camera_failure_shows_a_banner(app, live):
     assert state["banner"] == "The camera is lost: camera 0 unplugged"
 
 
+def test_no_round_is_settled_on_the_cards_seen_last_while_the_camera_is_away(app, live):
+    # the cards stay on the page, but the table may have changed meanwhile: no winner, no settling
+    d = Dealer(app)
+    d.post("/api/session", SESSION)
+    d.post("/api/bets", {"player": "Aki", "on": "saki", "amount": 10})
+    full = {"saki": SAKI, "ato": [(4, "wisteria-cuckoo"), (5, "iris-bridge"), (6, "clover-boar")]}
+    live.show(full)
+    assert d.get("/api/state").get_json()["problems"] == []
+    for status, why in [({"camera": "reconnecting", "error": "camera 0 unplugged", "table": "stale"}, "the camera is away"),
+                        ({"camera": "ok", "error": "card recognition failed: boom", "table": "stale"},
+                         "the table is not being read")]:
+        live.show(full, status=status)
+        state = d.get("/api/state").get_json()
+        assert sum(len(z["cards"]) for z in state["zones"]) == 6
+        assert any(why in p for p in state["problems"]) and state.get("preview") is None
+        r = d.post("/api/settle")
+        assert r.status_code == 400 and why in r.get_json()["error"]
+    live.show(full)
+    assert d.post("/api/settle").status_code == 200
+
+
 def test_sse_delivers_a_table_change(app, live):
     d = Dealer(app)
     d.post("/api/session", SESSION)

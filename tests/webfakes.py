@@ -13,7 +13,7 @@ class FakeLiveTable:
 
     def __init__(self):
         self._cond = threading.Condition()
-        self._snap = {"version": 0, "zones": {}, "unassigned": [], "status": {"camera": "ok", "error": None}}
+        self._snap = {"version": 0, "zones": {}, "unassigned": [], "status": {"camera": "ok", "error": None, "table": "live"}}
         self.layout = None
         self.zones = None
         self.card_kind = "hanafuda"
@@ -26,7 +26,7 @@ class FakeLiveTable:
             for name, cards in zones.items():
                 out[name] = [c if isinstance(c, dict) else card_json(*c) for c in cards]
             self._snap = {"version": self._snap["version"] + 1, "zones": out, "unassigned": list(unassigned),
-                          "status": status or {"camera": "ok", "error": None}}
+                          "status": status or {"camera": "ok", "error": None, "table": "live"}}
             self._cond.notify_all()
 
     def snapshot(self):

@@ -21,7 +21,8 @@ into the web server.
       "unassigned": [CARD, ...],   # stable cards no zone claimed
       "face_down": int,            # face-down cards on the whole table
       "status": {"camera": "ok" | "lost" | "reconnecting",
-                 "error": str | null}   # camera or detector problem, for the page's banner
+                 "error": str | null,   # camera or detector problem, for the page's banner
+                 "table": "live" | "stale"}  # stale: the cards are the last ones read, not the table now
     }
 
     CARD = {"track_id": int, "card": "pine-crane" | null, "face": "pine-crane" | "back",
@@ -292,7 +293,10 @@ class LiveTable:
     def _status(self) -> dict:
         source = self.grabber.status()
         error = source.error or self._detector_error
-        return {"camera": source.camera, "error": error}
+        # "stale": the cards shown are those of the last frame read, not of the table now (the
+        # camera is away, or frames cannot be read): nothing may be settled on them
+        table = "live" if source.camera == "ok" and self._detector_error is None else "stale"
+        return {"camera": source.camera, "error": error, "table": table}
 
     def _build(self, state: TableState, frame_index: int) -> dict:
         body = state_json(state, self._layout)

@@ -11,6 +11,7 @@ import base64
 import re
 import secrets
 import threading
+from dataclasses import replace
 from fractions import Fraction
 from importlib import metadata
 from typing import Any, Callable, Mapping
@@ -562,9 +563,13 @@ class DealerService:
     def build(self, snapshot: Mapping[str, Any] | None = None):
         s = self._require_session()
         snap = self.live.snapshot() if snapshot is None else snapshot
-        if s["game"] == KAKEYA:
+        if s["game"] == KAKEYA:  # settled on the tricks recorded, not on the table as it is now
             return self._build_kakeya(snap)
-        return self.builder.build(snap, self._game(), s, s["bets"], s["corrections"])
+        built = self.builder.build(snap, self._game(), s, s["bets"], s["corrections"])
+        stale = _stale_table(snap)
+        if stale:
+            return replace(built, round=None, problems=(*built.problems, stale))
+        return built
 
     def settle(self) -> dict:
         """Freeze the table as it is now and settle it; the result waits for the dealer's confirm."""
@@ -783,3 +788,15 @@ def _card_label(c: Mapping[str, Any]) -> str:
     if not c.get("card") and c.get("face") == BACK:
         return "face down?"
     return card_label(c.get("card"))
+
+
+def _stale_table(snap: Mapping[str, Any] | None) -> str | None:
+    """Why the table's cards are not the table as it is now (the camera away, frames not read), or
+    None: the cards seen last stay on the page, but no round is scored or settled on them."""
+    status = (snap or {}).get("status") or {}
+    if status.get("camera", "ok") != "ok":
+        return "the camera is away: the cards shown are those seen last; settle when it is back"
+    if status.get("table") == "stale":
+        return "the table is not being read: the cards shown are those seen last; settle when it is read again"
+    return None
+
