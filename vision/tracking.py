@@ -41,6 +41,8 @@ class _Track:
     votes: deque = field(default_factory=deque)  # (face, card, confidence, uncertain) per frame seen
     face: str | None = None  # the face shown (sticky: see _vote)
     confidence: float = 0.0  # smoothed confidence of the shown face
+    card: str | None = None  # the card id shown (sticky: see _table_card)
+    split: bool = False      # in doubt from a split vote, until every vote of the window agrees
 
     def centre(self) -> tuple[float, float]:
         return _centre(self.quad)
@@ -123,14 +125,29 @@ class CardTracker:
         # the smoothed confidence: the shown face's probability averaged over the window (a frame
         # that read another face counts 0), so one glitch lowers it a little, a split vote a lot
         track.confidence = sum(v[2] for v in track.votes if v[0] == track.face) / len(track.votes)
+        # doubt from a split vote holds until the window is unanimous again: a card misread one
+        # frame in four has a share that crosses split_share back and forth, and the flag followed
+        # it (amber, green, amber on the page, and settleable in the green frames)
+        share = counts.get(track.face, 0) / len(track.votes) if track.face is not None else 0.0
+        if share < self.split_share:
+            track.split = True
+        elif all(v[0] == track.face for v in track.votes):
+            track.split = False
 
     def _table_card(self, track: _Track) -> TableCard:
         same = [v for v in track.votes if v[0] == track.face]
-        share = len(same) / len(track.votes)
         card_votes = Counter(v[1] for v in same)
-        card = card_votes.most_common(1)[0][0] if card_votes else None
+        if card_votes:
+            # the id shown changes only on a clear lead, as the face does (the chaff of a month
+            # share a face, and read as either copy the id flipped frame by frame with the votes)
+            best = max(card_votes, key=card_votes.get)
+            if card_votes[best] >= card_votes.get(track.card, 0) + self.switch_margin or track.card not in card_votes:
+                track.card = best
+        else:
+            track.card = None
+        card = track.card
         flagged = sum(1 for v in same if v[3]) * 2 > len(same)
-        uncertain = (share < self.split_share or track.confidence < self.uncertain_below or flagged)
+        uncertain = (track.split or track.confidence < self.uncertain_below or flagged)
         return TableCard(track_id=track.track_id, card=card, face=track.face, quad=track.quad,
                          confidence=round(track.confidence, 4), uncertain=uncertain)
 
