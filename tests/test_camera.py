@@ -174,6 +174,8 @@ class ScriptedSource:
         item = self.script.pop(0) if self.script else "frame"
         if item == "gone":
             raise CameraError("camera 0 stopped giving frames (unplugged?)")
+        if item == "empty":  # a driver that hands back a frame of no pixels
+            return np.zeros((0, 0, 3), np.uint8)
         return frame(len(self.script) % 256)
 
     def close(self):
@@ -217,6 +219,22 @@ def test_grabber_reports_lost_then_recovers():
     assert bad and all("unplugged" in s.error for s in bad)
     assert {s.camera for s in bad} <= {"lost", "reconnecting"}
     assert statuses[-1].error is None
+
+
+def test_an_empty_frame_is_a_camera_problem_not_a_frame():
+    # it passed as a good frame: the detector then failed on it, and the video could not be drawn
+    source = ScriptedSource(["frame"] * 3 + ["empty"] * 6 + ["frame"] * 1000)
+    grabber = FrameGrabber(source, retry_s=0.01, max_retry_s=0.02)
+    statuses = []
+    grabber.start()
+    try:
+        assert wait_until(lambda: statuses.append(grabber.status()) or statuses[-1].camera != "ok")
+        assert statuses[-1].camera == "lost" and "an empty frame" in statuses[-1].error
+        assert wait_until(lambda: grabber.status().camera == "ok")
+        got = grabber.newest(after=0, timeout=1)
+        assert got is not None and got[1].size > 0
+    finally:
+        grabber.stop()
 
 
 def test_grabber_shows_a_skipped_frame_but_stays_ok(tmp_path):

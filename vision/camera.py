@@ -364,8 +364,9 @@ class FrameGrabber:
                 backoff = min(backoff * 2, self.max_retry_s)
                 self._set_status("reconnecting", message)
                 continue
-            if not isinstance(frame, np.ndarray) or frame.ndim != 3 or frame.shape[2] != 3:
-                self._set_status("lost", "the frame source gave something that is not a colour image")
+            if not isinstance(frame, np.ndarray) or frame.ndim != 3 or frame.shape[2] != 3 or frame.size == 0:
+                self._set_status("lost", "the frame source gave something that is not a colour image"
+                                 + (" (an empty frame)" if isinstance(frame, np.ndarray) and frame.size == 0 else ""))
                 failing = True
                 if self._stop.wait(backoff):
                     break
