@@ -191,6 +191,28 @@ def test_the_summary_says_how_much_of_the_doubt_is_face_up_cards_and_how_much_ba
     assert s["uncertain_share_face_up"] == 1.0 and s["uncertain_backs"] == 0
 
 
+def test_confident_errors_count_the_confident_false_alarms_per_card_that_counts():
+    cards = [LabelledCard("pine-crane", SQUARE, True), LabelledCard("iris-bridge", shifted(SQUARE, 100), True),
+             LabelledCard("back", shifted(SQUARE, 200), True), LabelledCard("plum-warbler", shifted(SQUARE, 300), True)]
+    detections = [det("pine-crane", SQUARE), det("iris-bridge", shifted(SQUARE, 100)),
+                  det("maple-deer", shifted(SQUARE, 200)),                   # a back misread, confidently
+                  det("back", shifted(SQUARE, 500)),                         # a confident "back" on nothing
+                  det("susuki-moon", shifted(SQUARE, 700)),                  # a confident card on nothing
+                  det("cherry-curtain", shifted(SQUARE, 900), 0.5, True)]    # in doubt: not an error
+    s = score_frame(detections, cards).summary()
+    assert s["confident_wrong"] == 1 and s["confident_false_alarms"] == 2
+    assert s["confident_errors"] == 3 and s["confident_errors_rate"] == 0.75
+    assert s["confident_errors_naming_a_card"] == 2 and s["confident_errors_naming_a_card_rate"] == 0.5
+
+
+def test_face_accuracy_of_face_up_cards_leaves_the_backs_out():
+    cards = [LabelledCard("pine-crane", SQUARE, True), LabelledCard("back", shifted(SQUARE, 100), True),
+             LabelledCard("back", shifted(SQUARE, 200), True)]
+    s = score_frame([det("pine-poetry", SQUARE), det("back", shifted(SQUARE, 100)),
+                     det("back", shifted(SQUARE, 200))], cards).summary()
+    assert s["face_accuracy"] == pytest.approx(2 / 3, abs=1e-4) and s["face_accuracy_face_up"] == 0.0
+
+
 def test_the_top_card_of_a_pile_is_found_though_its_detection_fits_a_card_under_it_better():
     # a face-down deck: the top card in full view, the cards under it a little off and hidden; the
     # detection fits the second card best, yet it is the top card that is seen and found

@@ -148,18 +148,21 @@ def to_markdown(report: dict) -> str:
     if "photos_dev" in report:
         rows["photos-dev (real)"] = report["photos_dev"]
     if rows:
-        lines += ["| split | cards | face accuracy | detection recall | detection precision | uncertain | "
-                  "confident-wrong | false alarms (confident; of them naming a face) |",
-                  "|---|---|---|---|---|---|---|---|"]
+        lines += ["| split | cards | face accuracy (face-up cards) | detection recall | detection precision | "
+                  "uncertain | confident-wrong | false alarms (confident; of them naming a face) | "
+                  "confident errors, false alarms included (naming a card) |",
+                  "|---|---|---|---|---|---|---|---|---|"]
         for name, r in rows.items():
             if "skipped" in r:
-                lines.append(f"| {name} | skipped: {r['skipped']} | | | | | | |")
+                lines.append(f"| {name} | skipped: {r['skipped']} | | | | | | | |")
                 continue
-            lines.append(f"| {name} | {r['cards']} | {pct(r['face_accuracy'])} | {pct(r['detection_recall'])} | "
+            lines.append(f"| {name} | {r['cards']} | {pct(r['face_accuracy'])} "
+                         f"({pct(r.get('face_accuracy_face_up'))}) | {pct(r['detection_recall'])} | "
                          f"{pct(r['detection_precision'])} | {pct(r['uncertain_share'])} | "
                          f"{r['confident_wrong']} ({pct(r['confident_wrong_rate'])}) | "
                          f"{r['false_alarms']} ({r['confident_false_alarms']}; "
-                         f"{r.get('confident_false_alarms_naming_a_face', 'n/a')}) |")
+                         f"{r.get('confident_false_alarms_naming_a_face', 'n/a')}) | "
+                         f"{r.get('confident_errors', 'n/a')} ({r.get('confident_errors_naming_a_card', 'n/a')}) |")
     causes = {name: r for name, r in rows.items() if "missed_by_cause" in r}
     if causes:
         lines += ["", "| split: cards missed (of them in the open) | all | " +

@@ -132,6 +132,10 @@ class Tally:
             "detection_recall": _ratio(len(found), n),
             "detection_precision": _ratio(self.detections - len(self.false_alarms), self.detections),
             "face_accuracy": _ratio(right, len(found)),
+            # without the face-down cards (their backs are one design in every art set, the held-out
+            # one too, and all are read right): the faces alone
+            "face_accuracy_face_up": _ratio(sum(c.face_right for c in found if c.truth != BACK),
+                                            sum(1 for c in found if c.truth != BACK)),
             "face_accuracy_of_all_cards": _ratio(right, n),
             "orientation_accuracy": _ratio(sum(c.orientation_right for c in found if c.truth != "back"),
                                            sum(1 for c in found if c.truth != "back")),
@@ -153,6 +157,15 @@ class Tally:
                                                         zip(self.false_alarms, self.on_its_card)),
             "missed": n - len(found),
         }
+        # every confident answer that is wrong, per card that counts: the cards misread with
+        # confidence and the confident false alarms (a "card" where there is none, or a second one);
+        # and of those, the ones that name a card (a wrong back names no one, but stops the round)
+        confident_alarms = [d for d in self.false_alarms if not d.uncertain]
+        out["confident_errors"] = len(wrong_confident) + len(confident_alarms)
+        out["confident_errors_rate"] = _ratio(out["confident_errors"], n)
+        out["confident_errors_naming_a_card"] = (sum(c.said != BACK for c in wrong_confident)
+                                                 + sum(d.face != BACK for d in confident_alarms))
+        out["confident_errors_naming_a_card_rate"] = _ratio(out["confident_errors_naming_a_card"], n)
         # cards in the open apart from cards partly under others
         whole = [c for c in self.cards if c.visible >= IN_THE_OPEN]
         whole_found = [c for c in whole if c.found]
