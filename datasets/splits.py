@@ -72,12 +72,22 @@ def split_scenes(split: EvalSplit | str, shared=None, limit: int | None = None,
         yield i, image, labels
 
 
-def check_training_seed(seed: int) -> int:
-    """Training code calls this: evaluation scenes live at seeds from EVAL_SEED_BASE up."""
+# the seeds of the validation data (models/train.py): the scenes the threshold is chosen on (777), those
+# the grow factor is measured on (778) and the crops the temperature is fitted on (999). Training data
+# rendered from them would make the calibration judge scenes the nets were taught on.
+VALIDATION_SEEDS = frozenset({777, 778, 999})
+
+
+def check_training_seed(seed: int, validation: bool = False) -> int:
+    """Training code calls this: evaluation scenes live at seeds from EVAL_SEED_BASE up, and the
+    validation data at VALIDATION_SEEDS (only the calibration's own data, ``validation=True``)."""
     if seed >= EVAL_SEED_BASE:
         raise ValueError(f"training seed {seed} collides with the evaluation splits (seeds >= {EVAL_SEED_BASE})")
+    if not validation and seed in VALIDATION_SEEDS:
+        raise ValueError(f"training seed {seed} is one of the validation seeds ({', '.join(map(str, sorted(VALIDATION_SEEDS)))}): "
+                         f"choose another")
     return seed
 
 
 __all__ = ["HELD_OUT_ART", "TRAIN_ART", "EVAL_SEED_BASE", "EvalSplit", "SPLITS", "get_split", "split_scenes",
-           "check_training_seed", "CONDITIONS", "PROCEDURAL_SURFACES"]
+           "check_training_seed", "VALIDATION_SEEDS", "CONDITIONS", "PROCEDURAL_SURFACES"]

@@ -59,9 +59,10 @@ def random_scene_config(rng: np.random.Generator, shared=None):
                               shared=None if shared is None else str(shared))
 
 
-def write_shards(work: Path, seed: int, shards: int, per_shard: int, shared=None) -> None:
+def write_shards(work: Path, seed: int, shards: int, per_shard: int, shared=None, validation: bool = False) -> None:
     """Shards of training data. Each rendered scene gives one mask patch and the crops of its cards
-    (twice, with small and larger quad jitter), so one render feeds both nets."""
+    (twice, with small and larger quad jitter), so one render feeds both nets. ``validation``: the
+    calibration's own shard (seed 999, which the trainers leave out)."""
     from datasets.crops import crops_from_scene
     from datasets.scenes import render_scene
     from datasets.shared import shared_dir
@@ -70,7 +71,7 @@ def write_shards(work: Path, seed: int, shards: int, per_shard: int, shared=None
     (work / "crops").mkdir(parents=True, exist_ok=True)
     root = shared_dir(shared)
     from datasets.splits import check_training_seed
-    rng = np.random.default_rng(check_training_seed(seed))
+    rng = np.random.default_rng(check_training_seed(seed, validation=validation))
     art = load_training_art(shared)
     for s in range(shards):
         xs, ts, ws, crops, cls, orient = [], [], [], [], [], []
@@ -490,7 +491,7 @@ def calibrate(work: Path, out: Path, val_scenes: int, shared=None, max_wrong_rat
     from models.nets import INPUT_MULTIPLE, MASK_STRIDE, SHRINK
     val = work / "crops" / "crops-999-0000.npz"
     if not val.is_file():
-        write_shards(work, 999, 1, 300, shared)
+        write_shards(work, 999, 1, 300, shared, validation=True)
     d = np.load(val)
     temperature, crop_acc = crop_temperature(out / "cardface.onnx", d["x"], d["y"])
     log(f"temperature {temperature:.3f}; validation crop accuracy {crop_acc:.4f}")
@@ -563,7 +564,7 @@ def collect_scene_outcomes(models: Path, scenes: int, seed: int, shared=None, pr
     # the size is measured on the mask net's own quads: no edge proposals, no pieces of merged blobs
     detector = CardDetector(models, threshold=threshold, proposals=proposals,
                             split_merged=None if proposals else False)
-    rng = np.random.default_rng(check_training_seed(seed))
+    rng = np.random.default_rng(check_training_seed(seed, validation=True))
     root = shared_dir(shared)
     art = load_training_art(shared)
     outcomes, ratios = [], []
@@ -633,6 +634,12 @@ def main(argv: list[str] | None = None) -> int:
     if a.val_scenes < 1:
         # a threshold chosen on no answers would be a made-up one written into vision.json
         p.error(f"--val-scenes is a number of scenes, 1 or more (got {a.val_scenes})")
+    from datasets.splits import check_training_seed
+    try:  # before an hour of training: the data steps render from --seed, the detector crops from --seed + 100
+        check_training_seed(a.seed)
+        check_training_seed(a.seed + 100)
+    except ValueError as exc:
+        p.error(f"--seed {a.seed}: {exc}")
     try:
         import torch  # noqa: F401 (only to say clearly that it is missing)
     except ImportError:
