@@ -382,6 +382,8 @@ def test_zones_drawn_on_the_image_are_saved_and_given_to_the_table(app, live, le
     ([{"name": "middle", "points": [[0, 0], [5, 0], [5, 5]]}], "must be one of saki, ato"),
     ([{"name": "saki", "points": [[0, 0], [5, 0]]}], "at least 3 points"),
     ([{"name": "saki", "points": [[0, 0], [5, 5], [10, 10]]}], "no area"),
+    ([{"name": "saki", "points": [[0, 0], [400, 0], [400, 220], [0, 220]]},
+      {"name": "ato", "points": [[0, 150], [400, 150], [400, 400], [0, 400]]}], "zones 'saki' and 'ato' overlap (32% of"),
 ])
 def test_bad_zones_are_refused(app, zones, message):
     pytest.importorskip("vision.zones", reason="vision.zones is not available")

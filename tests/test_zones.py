@@ -121,6 +121,20 @@ def test_bad_zone_is_a_clear_error(name, polygon, message):
         TableZone(name, polygon)
 
 
+def test_zones_may_touch_but_not_overlap():
+    from vision.zones import zones_from_json
+    touching = [{"name": "saki", "polygon": [[0, 0], [400, 0], [400, 205], [0, 205]]},   # 5 px over
+                {"name": "ato", "polygon": [[0, 200], [400, 200], [400, 400], [0, 400]]}]
+    assert [z.name for z in zones_from_json(touching)] == ["saki", "ato"]
+    overlapping = [touching[0], {"name": "ato", "polygon": [[0, 150], [400, 150], [400, 400], [0, 400]]}]
+    with pytest.raises(ZoneError, match="zones 'saki' and 'ato' overlap"):
+        zones_from_json(overlapping)
+    # an L-shaped zone around another one's corner is apart from it, though their boxes overlap
+    ell = {"name": "saki", "polygon": [[0, 0], [300, 0], [300, 100], [100, 100], [100, 300], [0, 300]]}
+    inner = {"name": "ato", "polygon": [[110, 110], [300, 110], [300, 300], [110, 300]]}
+    assert len(zones_from_json([ell, inner])) == 2
+
+
 def test_zones_save_and_load_round_trip(tmp_path):
     zones = [TableZone("saki", [(0, 0), (800, 0), (800, 250), (0, 250)]),
              TableZone("ato", [(0, 300), (800, 300), (800, 600.5), (0, 600)])]

@@ -76,7 +76,36 @@ def zones_from_json(data) -> list[TableZone]:
     duplicates = sorted({n for n in names if names.count(n) > 1})
     if duplicates:
         raise ZoneError(f"zone name(s) drawn twice: {', '.join(duplicates)}")
+    check_apart(zones)
     return zones
+
+
+def check_apart(zones: list[TableZone], most: float = 0.05) -> None:
+    """Refuse two zones that overlap by more than ``most`` of the smaller one: a card lying where they
+    overlap would go to whichever comes first, without a word (edges drawn a little over each other
+    are allowed)."""
+    for i, a in enumerate(zones):
+        for b in zones[i + 1:]:
+            shared, smaller = _overlap(a, b)
+            if smaller > 0 and shared > most * smaller:
+                raise ZoneError(f"zones {a.name!r} and {b.name!r} overlap ({100 * shared / smaller:.0f}% of the "
+                                f"smaller): a card there would belong to both; draw them apart")
+
+
+def _overlap(a: TableZone, b: TableZone, side: int = 400) -> tuple[float, float]:
+    """(the area two zones share, the smaller zone's area), in pixels of a raster of their joint box
+    (at most ``side`` pixels across: drawn polygons need not be convex)."""
+    pa, pb = np.asarray(a.polygon, np.float64), np.asarray(b.polygon, np.float64)
+    lo = np.minimum(pa.min(axis=0), pb.min(axis=0))
+    hi = np.maximum(pa.max(axis=0), pb.max(axis=0))
+    scale = side / max(float((hi - lo).max()), 1e-9)
+    size = (int(np.ceil((hi - lo)[1] * scale)) + 2, int(np.ceil((hi - lo)[0] * scale)) + 2)
+    masks = []
+    for poly in (pa, pb):
+        mask = np.zeros(size, np.uint8)
+        cv2.fillPoly(mask, [np.round((poly - lo) * scale).astype(np.int32)], 1)
+        masks.append(mask)
+    return float(np.count_nonzero(masks[0] & masks[1])), float(min(np.count_nonzero(m) for m in masks))
 
 
 def save_zones(path: str | Path, zones: Iterable[TableZone]) -> None:
