@@ -175,6 +175,7 @@ def serve(args: argparse.Namespace) -> int:
     live.start()
     print(f"hanadealer: the dealer's page is at http://{args.host}:{server.server_port}/ "
           f"(ledger {data_dir / 'ledger.sqlite'}); Ctrl-C stops", file=sys.stderr)
+    _stop_on_sigterm()
     try:
         server.serve_forever()
     except KeyboardInterrupt:
@@ -244,6 +245,19 @@ def bench_tricks(args: argparse.Namespace) -> int:
                       "hands_settled_as_laid": sum(h["tricks_right"] == h["tricks_laid"] and not h["problems"]
                                                    for h in hands)}, indent=2))
     return 0
+
+
+def _stop_on_sigterm() -> None:
+    """SIGTERM (how a service manager stops a server) stops it as Ctrl-C does: the camera released,
+    the live table stopped. (Started in the background, a process may have Ctrl-C ignored.)"""
+    import signal
+    import threading
+
+    def stop(signum, frame):
+        raise KeyboardInterrupt
+
+    if threading.current_thread() is threading.main_thread():
+        signal.signal(signal.SIGTERM, stop)
 
 
 def _cannot_listen(host: str, port: int) -> str | None:
