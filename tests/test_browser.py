@@ -17,6 +17,19 @@ ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--d
 PIN = "2468"
 
 
+def logged_in_page(browser, url, width=1280, height=900):
+    """A page of the app at ``url``, logged in with the PIN, and the list its script errors go to."""
+    page = browser.new_page(viewport={"width": width, "height": height})
+    errors = []
+    page.on("pageerror", lambda exc: errors.append(str(exc)))
+    page.goto(url + "/")
+    page.click("#login-btn")
+    page.fill("#pin-input", PIN)
+    page.click("#pin-ok")
+    page.wait_for_selector("body[data-logged-in=yes]")
+    return page, errors
+
+
 @pytest.fixture
 def demo_server(tmp_path):
     if not Path(CHROMIUM).exists():
@@ -45,14 +58,7 @@ def test_page_on_the_demo_reveals_settles_and_confirms_a_round(demo_server, tmp_
     with sync_playwright() as pw:
         browser = pw.chromium.launch(executable_path=CHROMIUM, args=ARGS, headless=True)
         try:
-            page = browser.new_page(viewport={"width": 1280, "height": 900})
-            errors = []
-            page.on("pageerror", lambda exc: errors.append(str(exc)))
-            page.goto(url + "/")
-            page.click("#login-btn")
-            page.fill("#pin-input", PIN)
-            page.click("#pin-ok")
-            page.wait_for_selector("body[data-logged-in=yes]")
+            page, errors = logged_in_page(browser, url)
             page.wait_for_selector("#zones .zone[data-zone=saki]", timeout=15000)
             settled = False
             for _ in range(3):  # the demo picks the cards up a few seconds after the reveal
@@ -154,14 +160,7 @@ def test_page_follows_the_tricks_of_kakeya_on_the_demo(tmp_path):
         with ServerThread(app) as srv, sync_playwright() as pw:
             browser = pw.chromium.launch(executable_path=CHROMIUM, args=ARGS, headless=True)
             try:
-                page = browser.new_page(viewport={"width": 1280, "height": 900})
-                errors = []
-                page.on("pageerror", lambda exc: errors.append(str(exc)))
-                page.goto(srv.url + "/")
-                page.click("#login-btn")
-                page.fill("#pin-input", PIN)
-                page.click("#pin-ok")
-                page.wait_for_selector("body[data-logged-in=yes]")
+                page, errors = logged_in_page(browser, srv.url)
                 page.wait_for_selector("#trick-list li:nth-child(2)", timeout=30000)
                 first = page.inner_text("#trick-list li:nth-child(1)")
                 assert first.startswith("A ") and "→" in first  # A leads: B and D deal first
@@ -194,14 +193,7 @@ def test_unsure_cards_are_marked_and_corrected_by_a_tap_and_a_lost_camera_shows_
     with ServerThread(app) as srv, sync_playwright() as pw:
         browser = pw.chromium.launch(executable_path=CHROMIUM, args=ARGS, headless=True)
         try:
-            page = browser.new_page(viewport={"width": 1024, "height": 768})
-            errors = []
-            page.on("pageerror", lambda exc: errors.append(str(exc)))
-            page.goto(srv.url + "/")
-            page.click("#login-btn")
-            page.fill("#pin-input", PIN)
-            page.click("#pin-ok")
-            page.wait_for_selector("body[data-logged-in=yes]")
+            page, errors = logged_in_page(browser, srv.url, 1024, 768)
             unsure = page.locator("#zones .zone[data-zone=ato] .card.uncertain")
             unsure.first.wait_for(timeout=10000)
             assert unsure.count() == 2
