@@ -632,6 +632,41 @@ def test_a_redraw_that_runs_out_of_deck_carries_the_pot_into_the_next_round(app,
     assert sum(Ledger(ledger_path).balances().values()) == 0  # every chip of the pot came back out
 
 
+def test_a_new_session_keeps_what_the_table_holds_or_says_why_it_cannot_start(app, live, ledger_path):
+    # the Settings page starts a new session for any change (a player more, a house rule): a pot
+    # carried from a tie vanished with the old one, with the stakes already taken in the ledger
+    d = Dealer(app)
+    d.post("/api/session", REDRAW_SESSION)
+    d.post("/api/bets", {"player": "Aki", "on": "saki", "amount": 100})
+    d.post("/api/bets", {"player": "Ben", "on": "ato", "amount": 60})
+    live.show({"saki": SAKI + [(7, "maple-deer")], "ato": TIED_ATO + [(8, "maple-blue")]})
+    d.post("/api/round/deck-exhausted", {"exhausted": True})
+    pending = d.post("/api/settle").get_json()
+    # a settlement waiting for confirmation is not dropped by a new session
+    r = d.post("/api/session", dict(REDRAW_SESSION, players=REDRAW_SESSION["players"] + [{"name": "Cho"}]))
+    assert r.status_code == 400 and "a settlement waits for confirmation" in r.get_json()["error"]
+    d.post("/api/confirm", {"pending": pending["id"]})
+    # the same game with a player more keeps the pot; another game must give it up on purpose
+    r = d.post("/api/session", dict(REDRAW_SESSION, game="hankan", house={}))
+    assert r.status_code == 400 and "the pot of 200 carried over from the last tie" in r.get_json()["error"]
+    more = dict(REDRAW_SESSION, players=REDRAW_SESSION["players"] + [{"name": "Cho"}])
+    assert d.post("/api/session", more).status_code == 200
+    assert d.get("/api/state").get_json()["session"]["carry"] == 200
+    # bets stay with a same-game change, and hold a player or a game change back
+    d.post("/api/bets", {"player": "Cho", "on": "ato", "amount": 10})
+    r = d.post("/api/session", REDRAW_SESSION)  # without Cho
+    assert r.status_code == 400 and "Cho has bets on the table" in r.get_json()["error"]
+    r = d.post("/api/session", dict(more, house={"tie_rule": "push"}))
+    assert r.status_code == 200
+    assert [(b["player"], b["amount"]) for b in d.get("/api/state").get_json()["session"]["bets"]] == [("Cho", 10)]
+    r = d.post("/api/session", dict(more, game="hankan", house={}, drop_carry=True))
+    assert r.status_code == 400 and "1 bet(s) of batta-maki are on the table" in r.get_json()["error"]
+    bet_id = d.get("/api/state").get_json()["session"]["bets"][0]["id"]
+    d.post(f"/api/bets/{bet_id}/remove")
+    assert d.post("/api/session", dict(more, game="hankan", house={}, drop_carry=True)).status_code == 200
+    assert d.get("/api/state").get_json()["session"]["carry"] == 0
+
+
 def test_the_deck_running_out_is_refused_where_ties_are_not_redrawn(app, live):
     d = Dealer(app)
     d.post("/api/session", SESSION)  # Batta Maki's default tie rule: push

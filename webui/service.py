@@ -161,11 +161,44 @@ class DealerService:
         except RoundError as exc:
             raise InputError(str(exc)) from None
         with self._lock:
+            self._carry_on(self.session, session, data)
             self.session = session
             self.trick_watch = None
             self._apply_layout()
             self._save()
         return session
+
+    @staticmethod
+    def _carry_on(old: Mapping[str, Any] | None, new: dict, data: Mapping[str, Any]) -> None:
+        """What a new session (the Settings page sends one for any change: a player more, another
+        house rule) takes over from the open one, or why it cannot start: nothing the table holds
+        may vanish with the old session (a settlement waiting, a carried pot, bets, tricks)."""
+        if not old:
+            return
+        if old.get("pending"):
+            raise InputError("a settlement waits for confirmation: confirm it, or cancel it, before changing the session")
+        same = old.get("game") == new["game"]
+        carry = old.get("carry") or 0
+        if carry and "carry" not in data:
+            if same:
+                new["carry"] = carry  # the pot of the last tie is played for in the next round
+            elif not data.get("drop_carry"):
+                raise InputError(f"the pot of {carry} carried over from the last tie is still to be played for in "
+                                 f"{old['game']}: play a round of it first, or start {new['game']} giving the "
+                                 f"pot up (drop_carry)")
+        bets = old.get("bets") or []
+        if bets and not same:
+            raise InputError(f"{len(bets)} bet(s) of {old['game']} are on the table: take them back (remove them) "
+                             f"before changing the game")
+        names = {p["name"] for p in new["players"]}
+        gone = sorted({b["player"] for b in bets} - names)
+        if gone:
+            raise InputError(f"{', '.join(gone)} ha{'s' if len(gone) == 1 else 've'} bets on the table: remove them "
+                             f"before taking {'that player' if len(gone) == 1 else 'those players'} out")
+        new["bets"] = [dict(b) for b in bets]
+        if old.get("game") == KAKEYA and old.get("tricks"):
+            raise InputError(f"{len(old['tricks'])} trick(s) of this hand are recorded: settle the hand (or undo "
+                             f"them) before changing the session")
 
     @staticmethod
     def _check_kakeya(data: Mapping[str, Any], names: list[str]) -> dict:
@@ -660,7 +693,7 @@ class DealerService:
                            "bets": s["bets"], "limits": s.get("limits") or {},
                            "targets": _target_labels(game, s), "no_bets": NO_BETS.get(game.name),
                            "seats": s.get("seats"), "chosen": s.get("chosen"),
-                           "card_kind": game.card_kind}
+                           "card_kind": game.card_kind, "carry": s.get("carry") or 0}
         try:
             built = self.build(snap)
         except RoundError as exc:

@@ -66,7 +66,16 @@ document.getElementById("session-form").addEventListener("submit", async (ev) =>
     await api("/api/session", body);
     showMessage("Session started.");
     setTimeout(() => { location.href = "/"; }, 500);
-  } catch (e) { /* shown */ }
+  } catch (e) {
+    // another game while a tie's pot is still to be played for: only on the dealer's word
+    if (String(e.message).includes("giving the pot up") && window.confirm(e.message + "\n\nGive the pot up?")) {
+      try {
+        await api("/api/session", Object.assign(body, {drop_carry: true}));
+        showMessage("Session started; the carried pot was given up.");
+        setTimeout(() => { location.href = "/"; }, 500);
+      } catch (e2) { /* shown */ }
+    }
+  }
 });
 
 renderHouse();

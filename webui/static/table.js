@@ -94,6 +94,9 @@ function renderBets(s) {
   }
   document.getElementById("bet-form").hidden = Boolean(sess && sess.no_bets);
   document.getElementById("no-bets").textContent = (sess && sess.no_bets) || "";
+  const carryIn = document.getElementById("carry-in");
+  carryIn.hidden = !(sess && sess.carry);
+  carryIn.textContent = sess && sess.carry ? `Pot carried in from the last tie: ${sess.carry} (the winners of this round share it)` : "";
   const colours = Object.fromEntries((sess ? sess.players : []).map((p) => [p.name, p.colour]));
   const labels = Object.fromEntries((sess ? sess.targets : []).map((t) => [String(t.on), t.label]));
   document.getElementById("bet-list").replaceChildren(...(sess ? sess.bets : []).map((b) =>
