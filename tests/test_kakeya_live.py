@@ -231,6 +231,21 @@ def test_a_trick_read_with_one_card_twice_is_pointed_out_not_recorded(app, live)
     assert state["tricks"]["warning"] is None  # the warning was about the trick now recorded right
 
 
+def test_choosing_the_first_leader_again_voids_a_settlement_shown(app, live):
+    # who led the first trick decides who played every trick: the settlement shown before the change
+    # could be confirmed with the pairs' stones the other way round
+    d = Dealer(app)
+    d.post("/api/session", {"game": "kakeya-toranpu", "players": [{"name": p} for p in PLAYERS]})
+    d.post("/api/tricks/leader", {"player": "Aki"})
+    for cards in play(PLAYERS, deal(PLAYERS, seed=3), leader="Aki", seed=3):
+        assert d.post("/api/tricks", {"cards": cards}).status_code == 201
+    pending = d.post("/api/settle").get_json()
+    assert d.post("/api/tricks/leader", {"player": "Ben"}).status_code == 200
+    assert d.get("/api/state").get_json()["pending"] is None
+    r = d.post("/api/confirm", {"pending": pending["id"]})
+    assert r.status_code == 400
+
+
 def test_kakeya_session_checks(app):
     d = Dealer(app)
     six = dict(SESSION, players=[{"name": p} for p in PLAYERS + ["Eri", "Fumi"]], dealers=None)

@@ -667,6 +667,28 @@ def test_a_new_session_keeps_what_the_table_holds_or_says_why_it_cannot_start(ap
     assert d.get("/api/state").get_json()["session"]["carry"] == 0
 
 
+def test_decimal_amounts_are_compared_as_the_decimals_they_are(app):
+    # Fraction(0.1) is not a tenth: a bet of 0.1 was refused as below a minimum of 0.1, and bets of
+    # 0.1 and 0.2 against 0.3 left the dealer "adding" 5.55e-17
+    d = Dealer(app)
+    d.post("/api/session", dict(SESSION, limits={"min_bet": 0.1, "max_bet": 0.3}))
+    assert d.post("/api/bets", {"player": "Aki", "on": "saki", "amount": 0.1}).status_code == 201
+    assert d.post("/api/bets", {"player": "Aki", "on": "saki", "amount": 0.2}).status_code == 201
+    assert d.post("/api/bets", {"player": "Ben", "on": "ato", "amount": 0.3}).status_code == 201
+    advice = d.get("/api/state").get_json()["advice"]
+    assert advice["dealer_adds"] == 0 and advice["dealer_side"] is None, advice
+
+
+def test_an_echobo_month_given_as_a_whole_float_is_that_month(app):
+    d = Dealer(app)
+    d.post("/api/session", {"game": "echobo", "players": [{"name": "Aki"}, {"name": "Ben"}]})
+    r = d.post("/api/bets", {"player": "Aki", "on": 1.0, "amount": 10})
+    assert r.status_code == 201 and r.get_json()["on"] == 1
+    r = d.post("/api/bets", {"player": "Aki", "on": "pine-crane", "amount": 10})
+    assert r.status_code == 400 and "already bets on month 1" in r.get_json()["error"]
+    assert d.post("/api/bets", {"player": "Aki", "on": 1.5, "amount": 10}).status_code == 400
+
+
 def test_the_deck_running_out_is_refused_where_ties_are_not_redrawn(app, live):
     d = Dealer(app)
     d.post("/api/session", SESSION)  # Batta Maki's default tie rule: push

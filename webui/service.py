@@ -291,6 +291,8 @@ class DealerService:
             targets = bet_targets(game, s)
             if isinstance(on, str) and on.isdigit() and int(on) in targets:
                 on = int(on)
+            elif isinstance(on, float) and on.is_integer() and int(on) in targets:
+                on = int(on)  # a month as 1.0: the number it is (kept as 1.0, a card lookup failed on it)
             if on not in targets or isinstance(on, bool):
                 shown = ", ".join(map(str, targets[:12])) + (" ..." if len(targets) > 12 else "")
                 raise InputError(f"a bet cannot be on {on!r} in {game.name} (choose from {shown})")
@@ -299,10 +301,10 @@ class DealerService:
             except RoundError as exc:
                 raise InputError(str(exc)) from None
             limits = s.get("limits") or {}
-            if "min_bet" in limits and amount < Fraction(limits["min_bet"]):
+            if "min_bet" in limits and amount < _exact(limits["min_bet"]):
                 raise InputError(f"the bet of {to_json_amount(amount)} is below the table minimum "
                                  f"of {limits['min_bet']}")
-            if "max_bet" in limits and amount > Fraction(limits["max_bet"]):
+            if "max_bet" in limits and amount > _exact(limits["max_bet"]):
                 raise InputError(f"the bet of {to_json_amount(amount)} is above the table maximum "
                                  f"of {limits['max_bet']}")
             self._check_house_limits(game, s, player, on, amount)
@@ -318,10 +320,10 @@ class DealerService:
         all again when the round is settled)."""
         house = game.resolve_house(s.get("house"))
         mine = [b for b in s["bets"] if b["player"] == player]
-        total = amount + sum(Fraction(b["amount"]) for b in mine)
+        total = amount + sum(_exact(b["amount"]) for b in mine)
         for key in ("max_bet", "bet_limit"):  # each player's stake in the round
             high = house.get(key)
-            if isinstance(high, (int, float)) and not isinstance(high, bool) and total > Fraction(str(high)):
+            if isinstance(high, (int, float)) and not isinstance(high, bool) and total > _exact(high):
                 raise InputError(f"{player} would stake {to_json_amount(total)} in this round, above the "
                                  f"house's {key} {high}")
         if game.name == "echobo":
@@ -336,8 +338,8 @@ class DealerService:
                                  f"(house rule max_cards)")
             if house.get("bet_mode") == "fixed_per_card":
                 size = house.get("bet_size")
-                fixed = Fraction(str(size)) if size is not None else (
-                    Fraction(s["bets"][0]["amount"]) if s["bets"] else None)
+                fixed = _exact(size) if size is not None else (
+                    _exact(s["bets"][0]["amount"]) if s["bets"] else None)
                 if fixed is not None and amount != fixed:
                     raise InputError(f"every card carries the same stake of {to_json_amount(fixed)} "
                                      f"(house rule bet_mode fixed_per_card)")
@@ -502,6 +504,7 @@ class DealerService:
             if len(active) == len(s["players"]) and who in (s.get("dealers") or []):
                 raise InputError(f"{who} is of the dealing pair; the other pair leads the first trick")
             s["leader"] = who
+            s["pending"] = None  # who led decides who played every trick: a settlement shown is void
             self._save()
             return who
 
@@ -799,7 +802,7 @@ def _two_sided(game, s, bets) -> dict | None:
     if len(sides) != 2 or game.name not in ("batta-maki", "atosaki", "koikoi-atosaki", "mutsu-wari",
                                             "shoniban"):
         return None
-    totals = {side: sum(Fraction(b["amount"]) for b in bets if b["on"] == side) for side in sides}
+    totals = {side: sum(_exact(b["amount"]) for b in bets if b["on"] == side) for side in sides}
     low, high = sorted(sides, key=lambda k: totals[k])
     diff = totals[high] - totals[low]
     return {"totals": {k: to_json_amount(v) for k, v in totals.items()},
@@ -832,4 +835,10 @@ def _stale_table(snap: Mapping[str, Any] | None) -> str | None:
     if status.get("table") == "stale":
         return "the table is not being read: the cards shown are those seen last; settle when it is read again"
     return None
+
+
+def _exact(amount: int | float | str) -> Fraction:
+    """An amount stored as a JSON number, as the decimal it is written as: Fraction(0.1) is not a
+    tenth, and a bet of 0.1 was refused as below a minimum of 0.1."""
+    return Fraction(repr(amount)) if isinstance(amount, float) else Fraction(amount)
 
