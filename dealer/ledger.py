@@ -167,14 +167,18 @@ class Ledger:
                            (json.dumps(session, sort_keys=True),))
         return int(round_id)
 
-    def rounds(self, limit: int | None = None) -> list[RoundRecord]:
-        """Confirmed rounds, newest first."""
+    def rounds(self, limit: int | None = None, before: int | None = None) -> list[RoundRecord]:
+        """Confirmed rounds, newest first; ``before``: only those of a lower id (the next page)."""
         sql = ("SELECT id, time, game, rule_version, round_json, result_json, cards_json,"
-               " snapshot_jpeg IS NOT NULL FROM rounds ORDER BY id DESC")
+               " snapshot_jpeg IS NOT NULL FROM rounds")
         params: tuple = ()
+        if before is not None:
+            sql += " WHERE id < ?"
+            params += (int(before),)
+        sql += " ORDER BY id DESC"
         if limit is not None:
             sql += " LIMIT ?"
-            params = (int(limit),)
+            params += (int(limit),)
         with closing(self._connect()) as db:
             rows = db.execute(sql, params).fetchall()
         return [RoundRecord(r[0], r[1], r[2], r[3], json.loads(r[4]), json.loads(r[5]),
@@ -207,17 +211,23 @@ class Ledger:
         return {p: _number(a) for p, a in sorted(totals.items(), key=lambda kv: (kv[0] == "dealer", kv[0]))}
 
     def export_csv(self) -> str:
-        """One line per player per round: round, time, game, winner, player, amount, corrections."""
+        """One line per player per round: round, time, game, winner, player, amount (to 6 decimals),
+        the amount exactly as booked (``103/3`` where 6 decimals do not say it; the column that adds
+        up to the balances), corrections."""
         out = io.StringIO()
         w = csv.writer(out)
-        w.writerow(["round", "time", "game", "rule_version", "winner", "player", "amount", "corrections"])
+        w.writerow(["round", "time", "game", "rule_version", "winner", "player", "amount", "amount_exact",
+                    "corrections"])
+        booked: dict[int, list[tuple[str, Fraction]]] = {}
+        for rid, player, amount in self.iter_entries():
+            booked.setdefault(rid, []).append((player, amount))
         for rec in reversed(self.rounds()):
             fixes = "; ".join(f"{c.get('zone')}#{c.get('position')}: {c.get('recognised')} -> "
                               f"{c.get('card')}" for c in rec.cards if c.get("corrected"))
-            for player, amount in rec.result.get("net", {}).items():
+            for player, amount in booked.get(rec.id, []):
                 w.writerow([rec.id, rec.time, rec.game, rec.rule_version,
                             json.dumps(rec.result.get("winner"), ensure_ascii=False).strip('"'),
-                            player, amount, fixes])
+                            player, _number(amount), str(amount), fixes])
         return out.getvalue()
 
     def integrity(self) -> str:
@@ -226,6 +236,7 @@ class Ledger:
             return db.execute("PRAGMA integrity_check").fetchone()[0]
 
     def iter_entries(self) -> Iterator[tuple[int, str, Fraction]]:
+        """(round id, player, amount) of every booked amount, in the order they were booked."""
         with closing(self._connect()) as db:
-            for rid, player, amount in db.execute("SELECT round_id, player, amount FROM entries"):
+            for rid, player, amount in db.execute("SELECT round_id, player, amount FROM entries ORDER BY rowid"):
                 yield rid, player, Fraction(amount)

@@ -5,6 +5,7 @@ import os
 import subprocess
 import sys
 import textwrap
+from fractions import Fraction
 from pathlib import Path
 
 from dealer.ledger import Ledger
@@ -55,6 +56,11 @@ def test_a_pro_rata_share_is_booked_exactly_not_as_its_six_decimals(tmp_path):
         led.record_round(round_=round_, result=result, rule_version="x")
     assert led.balances() == {"a": 4, "b": 4, "c": 4, "d": -9, "dealer": 0}
     assert sum(a for _, _, a in led.iter_entries()) == 3  # the three pots carried in, paid out
+    # the export says each amount exactly too: its 6-decimal column alone drifts from the balances
+    rows = list(csv.DictReader(io.StringIO(led.export_csv())))
+    mine = [r for r in rows if r["player"] == "a"]
+    assert [(r["amount"], r["amount_exact"]) for r in mine] == [("1.333333", "4/3")] * 3
+    assert sum(Fraction(r["amount_exact"]) for r in rows if r["player"] == "a") == 4
 
 
 def test_a_result_whose_exact_and_rounded_amounts_disagree_is_refused(tmp_path):

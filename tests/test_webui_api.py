@@ -567,6 +567,24 @@ def test_history_amounts_are_readable():
         "+1,200,000", "-300", "0", "+0.5", "-2.25", "+10"]
 
 
+def test_rounds_come_in_pages_and_the_history_says_how_many_it_lists(live, ledger_path, monkeypatch):
+    ledger = Ledger(ledger_path)
+    for n in range(5):
+        ledger.record_round(round_={"game": "batta-maki"}, result={"net": {"Aki": n + 1, "dealer": -(n + 1)},
+                                                                   "winner": "saki"}, rule_version="x")
+    app = create_app({"LIVE": live, "LEDGER": str(ledger_path), "PIN": PIN, "TESTING": True})
+    c = app.test_client()
+    assert [r["id"] for r in c.get("/api/rounds?limit=2").get_json()] == [5, 4]
+    assert [r["id"] for r in c.get("/api/rounds?limit=2&before=4").get_json()] == [3, 2]
+    for bad in ("limit=abc", "limit=0", "limit=-1", "limit=99999999999999999999999", "before=x"):
+        r = c.get(f"/api/rounds?{bad}")  # a huge limit was a 500, "abc" a silent 50, -1 every round
+        assert r.status_code == 400 and "must be a whole number" in r.get_json()["error"], bad
+    import webui.app as web
+    monkeypatch.setattr(web, "HISTORY_ROUNDS", 3)
+    page = c.get("/history").get_data(as_text=True)
+    assert "The latest 3 of 5 rounds; every round is in the CSV export." in page
+
+
 REDRAW_SESSION = dict(SESSION, house={"tie_rule": "redraw"})
 TIED_ATO = [(4, "wisteria-cuckoo"), (5, "iris-bridge"), (6, "clover-boar")]      # 4+5+7 -> 6, tied with Saki
 

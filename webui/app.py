@@ -230,11 +230,14 @@ def table():
     return render_template("table.html", page="table")
 
 
+HISTORY_ROUNDS = 200  # the rounds the history page lists (all of them are in the CSV export)
+
+
 @pages.get("/history")
 def history():
     ledger = _ext()["ledger"]
-    return render_template("history.html", page="history", rounds=ledger.rounds(limit=200),
-                           balances=ledger.balances())
+    return render_template("history.html", page="history", rounds=ledger.rounds(limit=HISTORY_ROUNDS),
+                           balances=ledger.balances(), round_count=ledger.round_count())
 
 
 @pages.get("/settings")
@@ -408,9 +411,26 @@ def confirm():
     return jsonify(round=round_id, balances=_ext()["ledger"].balances())
 
 
+MOST_ROUNDS = 1000  # rounds per request of /api/rounds (older ones: ?before=<the last id given>)
+
+
 @api.get("/rounds")
 def rounds():
-    return jsonify([r.to_json() for r in _ext()["ledger"].rounds(limit=request.args.get("limit", 50, int))])
+    """Confirmed rounds, newest first: ``limit`` of them (50 by default, at most MOST_ROUNDS), those
+    before round ``before`` (the next page)."""
+    limit = _whole_number_arg("limit", 50, 1, MOST_ROUNDS)
+    before = _whole_number_arg("before", None, 1, None)
+    return jsonify([r.to_json() for r in _ext()["ledger"].rounds(limit=limit, before=before)])
+
+
+def _whole_number_arg(name: str, default, least: int, most: int | None):
+    raw = request.args.get(name)
+    if raw is None:
+        return default
+    if not raw.isdigit() or int(raw) < least or (most is not None and int(raw) > most):
+        bounds = f"from {least} to {most}" if most is not None else f"{least} or more"
+        abort(400, description=f"{name} must be a whole number {bounds}, not {raw!r}")
+    return int(raw)
 
 
 @api.get("/balances")
