@@ -13,15 +13,16 @@ def shared_dir(override: str | os.PathLike | None = None) -> Path | None:
     Order: an explicit path, the HANADEALER_SHARED environment variable, ``../shared`` beside the
     project checkout, ``../shared`` beside the working directory.
     """
-    candidates = []
     if override:
-        candidates.append(Path(override))
+        # a path given is the one meant: falling back to ../shared would report figures of other data
+        if (Path(override) / "cards.csv").is_file():
+            return Path(override).resolve()
+        raise FileNotFoundError(f"no shared data folder at {override} (it must hold cards.csv)")
+    candidates = []
     if os.environ.get("HANADEALER_SHARED"):
         candidates.append(Path(os.environ["HANADEALER_SHARED"]))
     candidates += [PROJECT_ROOT.parent / "shared", Path.cwd().parent / "shared"]
     for c in candidates:
         if (c / "cards.csv").is_file():
             return c.resolve()
-    if override:
-        raise FileNotFoundError(f"no shared data folder at {override} (it must hold cards.csv)")
     return None

@@ -135,3 +135,39 @@ def test_bench_vision_markdown_tables(capsys):
 def test_bench_vision_refuses_an_unknown_split(capsys):
     assert main(["bench-vision", "--no-speed", "--splits", "nonsense"]) == 2
     assert "unknown split" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["recognise", "x.png", "--threshold", "5"], "argument --threshold: 5 is out of range: a number from 0 to 1"),
+    (["recognise", "x.png", "--threshold", "nan"], "argument --threshold: nan is out of range"),
+    (["bench-vision", "--frames", "0"], "argument --frames: 0 is out of range: a whole number 1 or more"),
+    (["bench-vision", "--scenes", "-3"], "argument --scenes: -3 is out of range"),
+    (["bench-vision", "--threads", "-1"], "argument --threads: -1 is out of range"),
+    (["bench-western", "--cards", "0"], "argument --cards: 0 is out of range"),
+])
+def test_numbers_out_of_range_are_refused_before_any_work(argv, message, capsys):
+    # a threshold of 5 flagged every card and nan none; --frames 0 ended in an IndexError
+    with pytest.raises(SystemExit) as stop:
+        main(argv)
+    assert stop.value.code == 2 and message in capsys.readouterr().err
+
+
+def test_models_that_cannot_be_loaded_are_named_in_one_line(tmp_path, two_card_image, capsys):
+    import shutil
+    from pathlib import Path
+    models = Path(__file__).resolve().parent.parent / "models"
+    for name in ("vision.json", "cardface.onnx"):
+        shutil.copy(models / name, tmp_path / name)
+    (tmp_path / "cardmask.onnx").write_bytes(b"not a model")
+    assert main(["recognise", str(two_card_image), "--models", str(tmp_path)]) == 2
+    assert f"model file {tmp_path / 'cardmask.onnx'} cannot be loaded" in capsys.readouterr().err
+    assert main(["recognise", str(two_card_image), "--models", str(tmp_path / "vision.json")]) == 2
+    assert "is not a folder" in capsys.readouterr().err
+    assert main(["bench-western", "--models", str(tmp_path / "vision.json"), "--quick"]) == 2
+    assert "is not a folder" in capsys.readouterr().err
+
+
+def test_a_shared_folder_given_that_is_not_one_is_refused_not_replaced(tmp_path, capsys):
+    # a wrong --shared was silently replaced by ../shared, and its figures reported
+    assert main(["bench-vision", "--shared", str(tmp_path), "--no-speed", "--splits", "demo", "--scenes", "1"]) == 2
+    assert f"no shared data folder at {tmp_path}" in capsys.readouterr().err

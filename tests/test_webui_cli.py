@@ -55,7 +55,9 @@ def test_bench_tricks_follows_a_demo_hand_of_kakeya(capsys):
     hand = out["hands"][0]
     assert hand["tricks_laid"] == 13 and hand["tricks_right"] == 13 and hand["problems"] == []
     assert out["hands_settled_as_laid"] == 1
-    assert main(["bench-tricks", "--hands", "0"]) == 2
+    with pytest.raises(SystemExit) as stop:  # refused by the argument's type now
+        main(["bench-tricks", "--hands", "0"])
+    assert stop.value.code == 2
 
 
 def test_serve_demo_starts_the_dealer_page_on_the_demo_table(tmp_path):
@@ -113,3 +115,23 @@ def test_serve_demo_starts_the_dealer_page_on_the_demo_table(tmp_path):
             raise AssertionError(f"no exit 30 s after SIGTERM; its output: {log_path.read_text()[-3000:]}") from None
     assert code == 0, log_path.read_text()[-3000:]
 
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["serve", "--port", "70000"], "argument --port: 70000 is out of range: a whole number from 0 to 65535"),
+    (["serve", "--camera", "2147483648"], "argument --camera: 2147483648 is out of range"),
+    (["bench-latency", "--seconds", "nan"], "argument --seconds: nan is out of range: a number above 0"),
+    (["bench-latency", "--fps", "0"], "argument --fps: 0 is out of range"),
+    (["bench-latency", "--seed", "-1"], "argument --seed: -1 is out of range"),
+    (["bench-tricks", "--hands", "0"], "argument --hands: 0 is out of range"),
+])
+def test_numbers_out_of_range_are_refused_before_anything_starts(argv, message, capsys):
+    # port 70000 served on 4464; --fps 0 and --seed -1 ended in tracebacks; --seconds nan printed NaN
+    with pytest.raises(SystemExit) as stop:
+        main(argv)
+    assert stop.value.code == 2 and message in capsys.readouterr().err
+
+
+def test_bench_latency_names_an_unknown_game(capsys):
+    assert main(["bench-latency", "--game", "bogus"]) == 2
+    assert "unknown game 'bogus'" in capsys.readouterr().err

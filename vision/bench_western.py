@@ -16,6 +16,8 @@ from pathlib import Path
 
 import numpy as np
 
+from hanadealer.args import whole
+
 
 @dataclass(frozen=True)
 class WesternSplit:
@@ -109,16 +111,16 @@ def register(subparsers) -> None:
                               description="Evaluate WesternCardDetector on seeded scenes of the demo western deck "
                                           "and ../shared/cardart-western, and time it on 1280x720 frames; "
                                           "prints JSON.")
-    b.add_argument("--scenes", type=int, default=None, help="scenes per split (default: the split's own count)")
+    b.add_argument("--scenes", type=whole(1), default=None, help="scenes per split (default: the split's own count)")
     b.add_argument("--splits", nargs="*", default=None, choices=list(SPLITS), help="only these splits")
-    b.add_argument("--frames", type=int, default=30, help="timed frames (default 30)")
-    b.add_argument("--cards", type=int, default=8, help="cards per timed frame (default 8)")
+    b.add_argument("--frames", type=whole(1), default=30, help="timed frames (default 30)")
+    b.add_argument("--cards", type=whole(1, 52), default=8, help="cards per timed frame (default 8)")
     b.add_argument("--quick", action="store_true", help="20 scenes per split and 10 timed frames")
     b.add_argument("--no-accuracy", action="store_true", help="timing only")
     b.add_argument("--no-speed", action="store_true", help="accuracy only")
     b.add_argument("--models", default=None, help="folder with westernface.onnx and western.json")
     b.add_argument("--shared", default=None, help="the shared data folder (default: ../shared)")
-    b.add_argument("--threads", type=int, default=2, help="onnxruntime threads (default 2)")
+    b.add_argument("--threads", type=whole(1, 64), default=2, help="onnxruntime threads (default 2)")
     b.set_defaults(func=bench)
 
 

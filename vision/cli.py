@@ -9,6 +9,8 @@ from pathlib import Path
 
 import numpy as np
 
+from hanadealer.args import PROBABILITY, whole
+
 
 def register(subparsers) -> None:
     p = subparsers.add_parser("recognise", help="find and name the cards in images",
@@ -16,24 +18,24 @@ def register(subparsers) -> None:
     p.add_argument("images", nargs="+", metavar="IMAGE")
     p.add_argument("--json", action="store_true", help="one JSON document per image, one per line")
     p.add_argument("--models", default=None, help="folder with the ONNX models (default: the project's models/)")
-    p.add_argument("--threshold", type=float, default=None,
+    p.add_argument("--threshold", type=PROBABILITY, default=None,
                    help="confidence below which a card is uncertain (default: the calibrated one)")
     p.set_defaults(func=recognise)
 
     b = subparsers.add_parser("bench-vision", help="accuracy and speed of card recognition (JSON)",
                               description="Evaluate recognition on the evaluation splits of datasets/ and "
                                           "../shared/photos-dev, and time it per stage; prints JSON.")
-    b.add_argument("--scenes", type=int, default=None, help="scenes per split (default: the split's own count)")
+    b.add_argument("--scenes", type=whole(1), default=None, help="scenes per split (default: the split's own count)")
     b.add_argument("--splits", nargs="*", default=None, help="only these splits")
-    b.add_argument("--frames", type=int, default=30, help="timed frames per card count (default 30)")
-    b.add_argument("--cards", type=int, nargs="*", default=[9, 45], help="card counts to time (default 9 45)")
+    b.add_argument("--frames", type=whole(1), default=30, help="timed frames per card count (default 30)")
+    b.add_argument("--cards", type=whole(1, 200), nargs="*", default=[9, 45], help="card counts to time (default 9 45)")
     b.add_argument("--quick", action="store_true", help="20 scenes per split and 10 timed frames")
     b.add_argument("--no-accuracy", action="store_true", help="timing only")
     b.add_argument("--no-speed", action="store_true", help="accuracy only")
     b.add_argument("--markdown", action="store_true", help="print the headline figures as Markdown tables too")
     b.add_argument("--models", default=None)
     b.add_argument("--shared", default=None, help="the shared data folder (default: ../shared)")
-    b.add_argument("--threads", type=int, default=2, help="onnxruntime threads (default 2)")
+    b.add_argument("--threads", type=whole(1, 64), default=2, help="onnxruntime threads (default 2)")
     b.add_argument("--no-proposals", action="store_true",
                    help="the mask net's quads only, without the edge proposals (for comparison)")
     b.set_defaults(func=bench)

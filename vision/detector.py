@@ -90,7 +90,9 @@ class VisionSettings:
                        zoom_unsure=bool(raw.get("zoom_unsure", False)))
         except FileNotFoundError:
             raise ModelMissingError(f"model settings not found: {path} (train with: python -m models.train)") from None
-        except (ValueError, KeyError, TypeError) as exc:
+        except NotADirectoryError:
+            raise ModelMissingError(f"model settings not found: {path.parent} is not a folder") from None
+        except (ValueError, KeyError, TypeError, OSError) as exc:
             raise ModelMissingError(f"model settings {path} are unreadable: {exc}") from None
 
 
@@ -109,7 +111,11 @@ def _session(path: Path, threads: int) -> ort.InferenceSession:
     available = ort.get_available_providers()
     providers = [p for p in available if p not in ("CPUExecutionProvider", "TensorrtExecutionProvider")]
     providers.append("CPUExecutionProvider")
-    return ort.InferenceSession(str(path), sess_options=options, providers=providers)
+    try:
+        return ort.InferenceSession(str(path), sess_options=options, providers=providers)
+    except Exception as exc:  # onnxruntime's own errors (a damaged or foreign file): one line naming it
+        first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+        raise ModelMissingError(f"model file {path} cannot be loaded: {first}") from None
 
 
 def _softmax(logits: np.ndarray) -> np.ndarray:

@@ -53,7 +53,9 @@ class WesternSettings:
         except FileNotFoundError:
             raise ModelMissingError(f"western card settings not found: {path} "
                                     "(train with: python -m models.train_western)") from None
-        except (ValueError, KeyError, TypeError) as exc:
+        except NotADirectoryError:
+            raise ModelMissingError(f"western card settings not found: {path.parent} is not a folder") from None
+        except (ValueError, KeyError, TypeError, OSError) as exc:
             raise ModelMissingError(f"western card settings {path} are unreadable: {exc}") from None
         if NONE not in settings.classes or BACK not in settings.classes:
             raise ModelMissingError(f"western card settings {path} lack the classes 'back' and 'none'")

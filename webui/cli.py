@@ -15,6 +15,8 @@ import threading
 import time
 from pathlib import Path
 
+from hanadealer.args import PORT, SEED, number, whole
+
 DEFAULT_PORT = 5000
 
 
@@ -23,7 +25,7 @@ def register(subparsers) -> None:
                               description="Start the dealer's page. With no source option: a camera "
                                           "if one opens, otherwise the built-in demo table.")
     src = p.add_mutually_exclusive_group()
-    src.add_argument("--camera", type=int, metavar="N", help="webcam number (0 is the first)")
+    src.add_argument("--camera", type=whole(0, 99), metavar="N", help="webcam number (0 is the first)")
     src.add_argument("--video", metavar="FILE", help="a video file (looped)")
     src.add_argument("--images", metavar="DIR", help="a folder of images")
     src.add_argument("--demo", action="store_true", help="the built-in demo table (no camera needed)")
@@ -33,7 +35,7 @@ def register(subparsers) -> None:
     p.add_argument("--host", default="127.0.0.1",
                    help="address to listen on (default 127.0.0.1: this machine only; "
                         "0.0.0.0 lets a tablet on the network connect)")
-    p.add_argument("--port", type=int, default=DEFAULT_PORT, help=f"port (default {DEFAULT_PORT})")
+    p.add_argument("--port", type=PORT, default=DEFAULT_PORT, help=f"port (default {DEFAULT_PORT})")
     p.add_argument("--data", default=os.environ.get("HANADEALER_DATA") or str(Path.home() / ".hanadealer"),
                    metavar="DIR", help="folder of the ledger and the drawn zones "
                                        "(default $HANADEALER_DATA, else ~/.hanadealer)")
@@ -50,13 +52,13 @@ def register(subparsers) -> None:
                                           "is revealed in the frames it reaches the page, and how long "
                                           "after the last card of a round the result does. Prints JSON.")
     b.add_argument("--game", default="batta-maki")
-    b.add_argument("--seconds", type=float, default=45.0, help="how long to run at most (default 45)")
-    b.add_argument("--cards", type=int, default=None,
+    b.add_argument("--seconds", type=number(0, above=True), default=45.0, help="how long to run at most (default 45)")
+    b.add_argument("--cards", type=whole(1), default=None,
                    help="stop once this many cards have been measured (default: run --seconds)")
-    b.add_argument("--fps", type=float, default=10.0, help="demo frame rate (default 10)")
+    b.add_argument("--fps", type=number(0, 120, above=True), default=10.0, help="demo frame rate (default 10)")
     b.add_argument("--detector", choices=("model", "truth"), default="truth",
                    help="truth: the demo's own detections (default); model: the ONNX models")
-    b.add_argument("--seed", type=int, default=0)
+    b.add_argument("--seed", type=SEED, default=0)
     b.set_defaults(func=bench_latency)
 
     t = subparsers.add_parser("bench-tricks",
@@ -65,9 +67,9 @@ def register(subparsers) -> None:
                                           "western deck), run the frames through the live table and the "
                                           "dealer's session as the page does, and compare the tricks recorded "
                                           "with the tricks the demo laid. Prints JSON.")
-    t.add_argument("--hands", type=int, default=3, help="hands to play, one per seed from --seed (default 3)")
-    t.add_argument("--seed", type=int, default=0)
-    t.add_argument("--every", type=int, default=2, metavar="K",
+    t.add_argument("--hands", type=whole(1), default=3, help="hands to play, one per seed from --seed (default 3)")
+    t.add_argument("--seed", type=SEED, default=0)
+    t.add_argument("--every", type=whole(1, 10), default=2, metavar="K",
                    help="read every K-th frame of the 10 frames/s demo (default 2: the model's pace)")
     t.add_argument("--detector", choices=("model", "truth"), default="model")
     t.set_defaults(func=bench_tricks)
@@ -232,8 +234,6 @@ def follow_demo_hand(seed: int, detector_kind: str = "model", every: int = 2, da
 
 
 def bench_tricks(args: argparse.Namespace) -> int:
-    if args.hands < 1 or args.every < 1:
-        return _fail("--hands and --every must be at least 1")
     try:
         hands = [follow_demo_hand(args.seed + k, args.detector, args.every) for k in range(args.hands)]
     except RuntimeError as exc:
@@ -343,6 +343,11 @@ def _percentiles(values: list[float]) -> dict:
 
 
 def bench_latency(args: argparse.Namespace) -> int:
+    from dealer.games import RoundError, get_game
+    try:
+        get_game(args.game)
+    except RoundError as exc:
+        return _fail(str(exc))
     try:
         from vision.demo_table import DemoTable
     except ImportError as exc:

@@ -1,0 +1,43 @@
+"""Argument types for the sub-commands: a number outside its range is refused by argparse with one line
+naming the option (exit status 2), before any work is done."""
+from __future__ import annotations
+
+import argparse
+import math
+
+
+def whole(least: int, most: int | None = None):
+    """A whole number from ``least`` (to ``most``)."""
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+        if value < least or (most is not None and value > most):
+            bounds = f"from {least} to {most}" if most is not None else f"{least} or more"
+            raise argparse.ArgumentTypeError(f"{value} is out of range: a whole number {bounds}")
+        return value
+    parse.__name__ = "whole number"
+    return parse
+
+
+def number(least: float, most: float | None = None, above: bool = False):
+    """A finite number from ``least`` (or above it, with ``above``) to ``most``."""
+    def parse(text: str) -> float:
+        try:
+            value = float(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
+        if not math.isfinite(value) or (value <= least if above else value < least) or \
+                (most is not None and value > most):
+            low = f"above {least:g}" if above else f"from {least:g}"
+            bounds = f"{low} to {most:g}" if most is not None else (low if above else f"{least:g} or more")
+            raise argparse.ArgumentTypeError(f"{text} is out of range: a number {bounds}")
+        return value
+    parse.__name__ = "number"
+    return parse
+
+
+PORT = whole(0, 65535)  # 0: any free port
+PROBABILITY = number(0.0, 1.0)
+SEED = whole(0)
