@@ -11,6 +11,7 @@ No imports from ``vision/`` or ``webui/``: the ledger only knows rounds, players
 from __future__ import annotations
 
 import csv
+import functools
 import io
 import json
 import sqlite3
@@ -47,6 +48,20 @@ CREATE TABLE IF NOT EXISTS entries (
 
 class LedgerError(RuntimeError):
     """The ledger file cannot be used (the message says why)."""
+
+
+def _said_as_ledger_error(what: str):
+    """A method whose SQLite error (a read-only or locked file, a damaged one) becomes a LedgerError
+    naming the file: one line for the dealer, not a traceback."""
+    def wrap(method):
+        @functools.wraps(method)
+        def guarded(self, *args, **kwargs):
+            try:
+                return method(self, *args, **kwargs)
+            except sqlite3.DatabaseError as exc:
+                raise LedgerError(f"cannot {what} the ledger {self.path}: {exc}") from None
+        return guarded
+    return wrap
 
 
 @dataclass(frozen=True)
@@ -101,16 +116,19 @@ class Ledger:
         return db
 
     # --- key/value settings (PIN hash, secret key, the open session) ----------------------------
+    @_said_as_ledger_error("read")
     def get_meta(self, key: str) -> str | None:
         with closing(self._connect()) as db:
             row = db.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
         return row[0] if row else None
 
+    @_said_as_ledger_error("write to")
     def set_meta(self, key: str, value: str) -> None:
         with closing(self._connect()) as db, db:
             db.execute("INSERT INTO meta(key, value) VALUES (?, ?) "
                        "ON CONFLICT(key) DO UPDATE SET value = excluded.value", (key, value))
 
+    @_said_as_ledger_error("write to")
     def set_meta_once(self, key: str, value: str) -> bool:
         """Set ``key`` only if it has no value yet (first start); True if this call set it."""
         with closing(self._connect()) as db, db:
@@ -122,10 +140,29 @@ class Ledger:
         self.set_meta("session", json.dumps(session, sort_keys=True))
 
     def load_session(self) -> dict | None:
+        """The open session, None when there is none; a LedgerError when what is stored is not one
+        (see set_session_aside)."""
         raw = self.get_meta("session")
-        return json.loads(raw) if raw else None
+        if not raw:
+            return None
+        try:
+            session = json.loads(raw)
+        except ValueError as exc:
+            raise LedgerError(f"the open session stored in the ledger {self.path} is not JSON: {exc}") from None
+        if session is not None and not isinstance(session, dict):
+            raise LedgerError(f"the open session stored in the ledger {self.path} is not an object: {raw[:80]!r}")
+        return session
+
+    def set_session_aside(self) -> None:
+        """Keep an unreadable open session under another key (nothing is thrown away) and open none."""
+        raw = self.get_meta("session")
+        stamp = datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%S")
+        with closing(self._connect()) as db, db:
+            db.execute("INSERT INTO meta(key, value) VALUES (?, ?)", (f"session-set-aside-{stamp}", raw or ""))
+            db.execute("DELETE FROM meta WHERE key = 'session'")
 
     # --- rounds ----------------------------------------------------------------------------------
+    @_said_as_ledger_error("write to")
     def record_round(self, *, round_: Mapping[str, Any], result: Mapping[str, Any], rule_version: str,
                      cards: list | None = None, snapshot_jpeg: bytes | None = None,
                      session: Mapping[str, Any] | None = None, time: str | None = None,
@@ -167,6 +204,7 @@ class Ledger:
                            (json.dumps(session, sort_keys=True),))
         return int(round_id)
 
+    @_said_as_ledger_error("read")
     def rounds(self, limit: int | None = None, before: int | None = None) -> list[RoundRecord]:
         """Confirmed rounds, newest first; ``before``: only those of a lower id (the next page)."""
         sql = ("SELECT id, time, game, rule_version, round_json, result_json, cards_json,"
@@ -184,6 +222,7 @@ class Ledger:
         return [RoundRecord(r[0], r[1], r[2], r[3], json.loads(r[4]), json.loads(r[5]),
                             json.loads(r[6]), bool(r[7])) for r in rows]
 
+    @_said_as_ledger_error("read")
     def get_round(self, round_id: int) -> RoundRecord | None:
         with closing(self._connect()) as db:
             r = db.execute("SELECT id, time, game, rule_version, round_json, result_json, cards_json,"
@@ -193,15 +232,18 @@ class Ledger:
         return RoundRecord(r[0], r[1], r[2], r[3], json.loads(r[4]), json.loads(r[5]),
                            json.loads(r[6]), bool(r[7]))
 
+    @_said_as_ledger_error("read")
     def snapshot(self, round_id: int) -> bytes | None:
         with closing(self._connect()) as db:
             r = db.execute("SELECT snapshot_jpeg FROM rounds WHERE id = ?", (round_id,)).fetchone()
         return bytes(r[0]) if r and r[0] is not None else None
 
+    @_said_as_ledger_error("read")
     def round_count(self) -> int:
         with closing(self._connect()) as db:
             return int(db.execute("SELECT COUNT(*) FROM rounds").fetchone()[0])
 
+    @_said_as_ledger_error("read")
     def balances(self) -> dict[str, int | float]:
         """Each player's (and the dealer's) running total over every confirmed round."""
         totals: dict[str, Fraction] = {}
@@ -230,6 +272,7 @@ class Ledger:
                             player, _number(amount), str(amount), fixes])
         return out.getvalue()
 
+    @_said_as_ledger_error("check")
     def integrity(self) -> str:
         """SQLite's own integrity check ('ok' when the file is sound)."""
         with closing(self._connect()) as db:

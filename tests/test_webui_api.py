@@ -585,6 +585,37 @@ def test_rounds_come_in_pages_and_the_history_says_how_many_it_lists(live, ledge
     assert "The latest 3 of 5 rounds; every round is in the CSV export." in page
 
 
+@pytest.mark.parametrize("stored", ["{bad", "[]", "5", '{"game": 5}'])
+def test_an_open_session_that_cannot_be_read_is_set_aside_not_lost(live, ledger_path, stored):
+    # a damaged session record ended the server's start in a traceback
+    Ledger(ledger_path).set_meta("session", stored)
+    app = create_app({"LIVE": live, "LEDGER": str(ledger_path), "PIN": PIN, "TESTING": True})
+    state = Dealer(app).get("/api/state").get_json()
+    assert state["session"] is None
+    assert any("could not be read" in p and "kept aside in the ledger" in p for p in state["problems"])
+    import sqlite3
+    with sqlite3.connect(ledger_path) as db:
+        kept = db.execute("SELECT value FROM meta WHERE key LIKE 'session-set-aside-%'").fetchall()
+    assert kept == [(stored,)]
+    assert Dealer(app).post("/api/session", SESSION).status_code == 200  # a new one starts
+
+
+def test_a_ledger_that_refuses_a_write_is_a_clear_error_and_records_nothing(app, live, monkeypatch):
+    import sqlite3
+    d = Dealer(app)
+    d.post("/api/session", SESSION)
+    d.post("/api/bets", {"player": "Aki", "on": "saki", "amount": 10})
+    live.show({"saki": SAKI, "ato": [(4, "wisteria-cuckoo"), (5, "iris-bridge"), (6, "clover-boar")]})
+    pending = d.post("/api/settle").get_json()
+    monkeypatch.setattr(Ledger, "_connect",
+                        lambda self: sqlite3.connect(f"file:{self.path}?mode=ro", uri=True, isolation_level=None))
+    r = d.post("/api/confirm", {"pending": pending["id"]})
+    assert r.status_code == 503 and "cannot write to the ledger" in r.get_json()["error"]
+    monkeypatch.undo()
+    assert Ledger(app.extensions["hanadealer"]["ledger"].path).round_count() == 0
+    assert d.post("/api/confirm", {"pending": pending["id"]}).status_code == 200  # the settlement still waits
+
+
 REDRAW_SESSION = dict(SESSION, house={"tie_rule": "redraw"})
 TIED_ATO = [(4, "wisteria-cuckoo"), (5, "iris-bridge"), (6, "clover-boar")]      # 4+5+7 -> 6, tied with Saki
 

@@ -135,3 +135,63 @@ def test_numbers_out_of_range_are_refused_before_anything_starts(argv, message, 
 def test_bench_latency_names_an_unknown_game(capsys):
     assert main(["bench-latency", "--game", "bogus"]) == 2
     assert "unknown game 'bogus'" in capsys.readouterr().err
+
+
+def test_a_serve_that_cannot_listen_leaves_the_ledger_as_it_was(capsys, tmp_path):
+    # it opened the ledger (and the session in it) before finding the port taken
+    import socket
+    from dealer.ledger import Ledger
+    pytest.importorskip("vision.demo_table", reason="the demo table is not available")
+    Ledger(tmp_path / "ledger.sqlite").save_session({"game": "batta-maki", "players": [], "bets": [],
+                                                     "corrections": {"7": "pine-crane"}})
+    before = (tmp_path / "ledger.sqlite").read_bytes()
+    with socket.socket() as busy:
+        busy.bind(("127.0.0.1", 0))
+        busy.listen()
+        port = busy.getsockname()[1]
+        assert main(["serve", "--demo", "--port", str(port), "--data", str(tmp_path), "--detector", "truth"]) == 2
+    assert "cannot listen" in capsys.readouterr().err
+    assert Ledger(tmp_path / "ledger.sqlite").load_session()["corrections"] == {"7": "pine-crane"}
+    assert (tmp_path / "ledger.sqlite").read_bytes() == before
+
+
+def test_a_ledger_that_cannot_be_written_is_one_clear_line(capsys, tmp_path, monkeypatch):
+    # a read-only ledger ended in sqlite3's traceback (here opened read-only: root may write anyway)
+    import sqlite3
+    from dealer.ledger import Ledger
+    pytest.importorskip("vision.demo_table", reason="the demo table is not available")
+    Ledger(tmp_path / "ledger.sqlite")
+    monkeypatch.setattr(Ledger, "_connect",
+                        lambda self: sqlite3.connect(f"file:{self.path}?mode=ro", uri=True, isolation_level=None))
+    assert main(["serve", "--demo", "--port", "0", "--data", str(tmp_path), "--detector", "truth"]) == 2
+    err = capsys.readouterr().err
+    assert f"cannot write to the ledger {tmp_path / 'ledger.sqlite'}: attempt to write a readonly database" in err
+    assert "Traceback" not in err and len(err.strip().splitlines()) == 1
+
+
+def test_the_demo_keeps_to_a_folder_of_its_own_unless_told(monkeypatch, tmp_path):
+    from webui.cli import data_folder
+    monkeypatch.delenv("HANADEALER_DATA", raising=False)
+    monkeypatch.setenv("HOME", str(tmp_path))
+    assert data_folder(None, demo=False) == tmp_path / ".hanadealer"
+    assert data_folder(None, demo=True) == tmp_path / ".hanadealer" / "demo"
+    monkeypatch.setenv("HANADEALER_DATA", str(tmp_path / "books"))
+    assert data_folder(None, demo=True) == tmp_path / "books" / "demo"
+    assert data_folder(str(tmp_path / "here"), demo=True) == tmp_path / "here"
+
+
+def test_the_demo_plays_the_game_asked_for_unless_the_open_session_holds_something(tmp_path):
+    # the demo dealt Kakeya cards while a Batta Maki session left in its folder read them
+    from webfakes import FakeLiveTable
+    from webui.app import create_app
+    from webui.cli import demo_session
+    app = create_app({"LIVE": FakeLiveTable(), "LEDGER": str(tmp_path / "l.sqlite"), "PIN": "2468", "TESTING": True})
+    service = app.extensions["hanadealer"]["service"]
+    service.start_session({"game": "batta-maki", "players": [{"name": "Aki"}, {"name": "Ben"}]})
+    assert demo_session(service, "otoroku", ["Aki", "Ben", "Cho"]) is None
+    assert service.session["game"] == "otoroku"
+    service.start_session({"game": "batta-maki", "players": [{"name": "Aki"}, {"name": "Ben"}]})
+    service.add_bet({"player": "Aki", "on": "saki", "amount": 10})
+    problem = demo_session(service, "hankan", ["Aki", "Ben"])
+    assert "the demo's open session plays batta-maki and cannot give way to hankan" in problem
+    assert "1 bet(s) of batta-maki are on the table" in problem and service.session["game"] == "batta-maki"

@@ -92,8 +92,9 @@ def test_bench_western_prints_json(capsys):
 
 def test_bench_western_refuses_bad_arguments(capsys, tmp_path):
     from hanadealer.cli import main
-    assert main(["bench-western", "--frames", "0"]) == 2
-    assert "--frames must be at least 1" in capsys.readouterr().err
+    with pytest.raises(SystemExit) as stop:
+        main(["bench-western", "--frames", "0"])
+    assert stop.value.code == 2 and "argument --frames: 0 is out of range" in capsys.readouterr().err
     assert main(["bench-western", "--models", str(tmp_path)]) == 2
     assert "western.json" in capsys.readouterr().err
 

@@ -30,7 +30,7 @@ from werkzeug.security import check_password_hash, generate_password_hash
 
 from dealer.cards import all_cards
 from dealer.games import GAME_NAMES, RoundError, get_game
-from dealer.ledger import Ledger
+from dealer.ledger import Ledger, LedgerError
 from dealer.western import all_western_cards
 from webui.round_builder import SUIT_JA, card_label
 from webui.service import CHIP_COLOURS, DealerService, InputError
@@ -73,6 +73,8 @@ def create_app(config: dict | None = None) -> Flask:
     app.before_request(_guard_writes)
     app.register_error_handler(InputError, lambda e: (jsonify(error=str(e)), 400))
     app.register_error_handler(RoundError, lambda e: (jsonify(error=str(e)), 400))
+    # the ledger's file refused a read or a write (read-only, locked): nothing was recorded by it
+    app.register_error_handler(LedgerError, lambda e: (jsonify(error=str(e)), 503))
     app.register_error_handler(404, lambda e: (_err(e, "not found"), 404))
     app.register_error_handler(405, lambda e: (_err(e, "method not allowed"), 405))
     app.register_error_handler(Exception, _unexpected)

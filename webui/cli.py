@@ -36,9 +36,9 @@ def register(subparsers) -> None:
                    help="address to listen on (default 127.0.0.1: this machine only; "
                         "0.0.0.0 lets a tablet on the network connect)")
     p.add_argument("--port", type=PORT, default=DEFAULT_PORT, help=f"port (default {DEFAULT_PORT})")
-    p.add_argument("--data", default=os.environ.get("HANADEALER_DATA") or str(Path.home() / ".hanadealer"),
-                   metavar="DIR", help="folder of the ledger and the drawn zones "
-                                       "(default $HANADEALER_DATA, else ~/.hanadealer)")
+    p.add_argument("--data", default=None,
+                   metavar="DIR", help="folder of the ledger and the drawn zones (default $HANADEALER_DATA, "
+                                       "else ~/.hanadealer; with --demo, its demo/ folder)")
     p.add_argument("--detector", choices=("model", "truth"), default=None,
                    help="card detector: the ONNX models, or (demo only) the demo's own truth "
                         "(default: model for a camera/video/images, truth for the demo when "
@@ -142,6 +142,11 @@ def serve(args: argparse.Namespace) -> int:
         get_game(args.game)
     except RoundError as exc:
         return _fail(str(exc))
+    # the address first: a server that cannot listen must not have opened the camera nor touched the
+    # ledger (its session, the corrections in it)
+    problem = _cannot_listen(args.host, args.port)
+    if problem:
+        return _fail(f"cannot listen on {args.host}:{args.port}: {problem}")
     try:
         from vision.camera import CameraError, open_source
     except ImportError as exc:
@@ -155,7 +160,7 @@ def serve(args: argparse.Namespace) -> int:
         detector = _detector(args.detector, source)
     except RuntimeError as exc:
         return _fail(str(exc))
-    data_dir = Path(args.data)
+    data_dir = data_folder(args.data, args.demo)
     try:
         data_dir.mkdir(parents=True, exist_ok=True)
         live, app = build_live_app(source, detector, args.game, _players(args.players, args.game), data_dir,
@@ -163,15 +168,18 @@ def serve(args: argparse.Namespace) -> int:
     except (LedgerError, InputError, OSError) as exc:
         return _fail(str(exc))
     from werkzeug.serving import make_server
-    problem = _cannot_listen(args.host, args.port)
-    if problem:
-        return _fail(f"cannot listen on {args.host}:{args.port}: {problem}")
     try:
         server = make_server(args.host, args.port, app, threaded=True)
     except (OSError, SystemExit) as exc:  # werkzeug exits on a bind error; keep it one line
         return _fail(f"cannot listen on {args.host}:{args.port}: {exc}")
-    open_game = app.extensions["hanadealer"]["service"].session["game"]
-    if open_game != args.game:
+    service = app.extensions["hanadealer"]["service"]
+    open_game = service.session["game"]
+    if open_game != args.game and args.demo:
+        problem = demo_session(service, args.game, _players(args.players, args.game))
+        if problem:
+            server.server_close()
+            return _fail(problem)
+    elif open_game != args.game:
         print(f"hanadealer: resuming the open session of {open_game} (start a new one in Settings)",
               file=sys.stderr)
     live.start()
@@ -245,6 +253,32 @@ def bench_tricks(args: argparse.Namespace) -> int:
                       "hands_settled_as_laid": sum(h["tricks_right"] == h["tricks_laid"] and not h["problems"]
                                                    for h in hands)}, indent=2))
     return 0
+
+
+def demo_session(service, game: str, players: list[str]) -> str | None:
+    """The demo deals ``game``: its session must play that game, or the page reads the demo's cards
+    for another one. A session of another game gives way to it unless it still holds something
+    (bets, a pot, a settlement waiting): then why the demo cannot start, else None."""
+    from webui.service import InputError
+    open_game = service.session["game"] if service.session else None
+    if open_game == game:
+        return None
+    try:
+        service.start_session({"game": game, "players": [{"name": n} for n in players]})
+    except InputError as exc:
+        return (f"the demo's open session plays {open_game} and cannot give way to {game}: {exc} (or run the "
+                f"demo with --game {open_game}, or another --data folder)")
+    return None
+
+
+def data_folder(given: str | None, demo: bool) -> Path:
+    """Where the ledger and the drawn zones live: the folder given, else $HANADEALER_DATA, else
+    ~/.hanadealer; unless given, the demo's is a folder of its own in it, so the rounds played on the
+    demo table never enter the dealer's books."""
+    if given:
+        return Path(given)
+    home = Path(os.environ.get("HANADEALER_DATA") or Path.home() / ".hanadealer")
+    return home / "demo" if demo else home
 
 
 def _stop_on_sigterm() -> None:

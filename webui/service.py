@@ -18,7 +18,7 @@ from typing import Any, Callable, Mapping
 
 from dealer.cards import BACK, get_card, is_card, nearest_ids
 from dealer.games import RoundError, get_game, parse_amount, settle_round, to_json_amount
-from dealer.ledger import Ledger
+from dealer.ledger import Ledger, LedgerError
 from dealer.games.kakeya import pairs_of
 from dealer.games.kakeya import TRICKS, rensho_of
 from dealer.western import SUITS, is_western_card, nearest_western_ids
@@ -81,7 +81,7 @@ class DealerService:
         self._view_cache: tuple[tuple[int, int], dict] | None = None
         self.trick_watch: TrickWatch | None = None  # Kakeya: reads each trick off the table
         self.layout_note: str | None = None
-        self.session: dict | None = ledger.load_session()
+        self.session: dict | None = self._stored_session()
         if self.session:
             if self.session.get("corrections"):
                 # a correction names a card by the tracker's track id, and the tracker of this run
@@ -92,6 +92,22 @@ class DealerService:
                 self.session["corrections"] = {}
                 self.ledger.save_session(self.session)
             self._apply_layout()
+
+    def _stored_session(self) -> dict | None:
+        """The open session kept in the ledger; one that cannot be read (damaged, not a session) is
+        set aside in the ledger, not lost, and the page says so and starts with none."""
+        try:
+            session = self.ledger.load_session()
+            if session is None or (isinstance(session.get("game"), str) and isinstance(session.get("players"), list)
+                                   and isinstance(session.get("bets"), list)):
+                return session
+            problem = "it is not a session"
+        except LedgerError as exc:
+            problem = str(exc)
+        self.ledger.set_session_aside()
+        self.layout_note = (f"the open session kept in the ledger could not be read ({problem}); it is kept "
+                            f"aside in the ledger: start a new session in Settings")
+        return None
 
     # --- helpers ---------------------------------------------------------------------------------
     def _save(self) -> None:
@@ -688,7 +704,8 @@ class DealerService:
                                 "redraw": None, "tricks": None}
         s = self.session
         if not s:
-            view["problems"] = ["no session yet: choose the game and the players (Settings)"]
+            view["problems"] = ["no session yet: choose the game and the players (Settings)"] + (
+                [self.layout_note] if self.layout_note else [])
             return view
         game = get_game(s["game"])
         view["session"] = {"game": s["game"], "title_en": game.title_en, "title_ja": game.title_ja,
