@@ -65,7 +65,10 @@ def _writable_dir(path: str) -> Path:
     out = Path(path)
     if out.exists() and not out.is_dir():
         raise ValueError(f"--out {path} exists and is not a folder")
-    out.mkdir(parents=True, exist_ok=True)
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:  # under a file, or a folder that may not be written
+        raise ValueError(f"--out {path} cannot be made: {exc.strerror or exc}") from None
     if not os.access(out, os.W_OK):
         raise ValueError(f"--out {path} is not writable")
     return out

@@ -49,7 +49,10 @@ def _reject_constant(name: str):
 def read_round(source: str) -> Any:
     name = "standard input" if source == "-" else source
     try:
-        text = sys.stdin.read() if source == "-" else open(source, encoding="utf-8").read()
+        # standard input read as bytes too: its text layer would let bytes that are not UTF-8 through
+        # as stand-ins, and the error named the JSON instead
+        text = sys.stdin.buffer.read().decode("utf-8") if source == "-" and hasattr(sys.stdin, "buffer") \
+            else sys.stdin.read() if source == "-" else open(source, encoding="utf-8").read()
     except OSError as exc:
         raise BadInput(f"cannot read {source}: {exc.strerror or exc}") from None
     except UnicodeDecodeError:
@@ -60,6 +63,8 @@ def read_round(source: str) -> Any:
         raise BadInput(f"{name} is not valid JSON: {exc.msg} (line {exc.lineno}, column {exc.colno})") from None
     except RecursionError:
         raise BadInput(f"{name} is nested too deeply") from None
+    except ValueError as exc:  # Python's limit on the digits of an integer
+        raise BadInput(f"{name} holds a number too long to read ({' '.join(str(exc).split()).split(';')[0]})") from None
 
 
 def run_settle(args: argparse.Namespace) -> int:
@@ -78,7 +83,10 @@ def run_settle(args: argparse.Namespace) -> int:
         print(f"hanadealer settle: internal error ({type(exc).__name__}: {' '.join(str(exc).split())})",
               file=sys.stderr)
         return EXIT_INTERNAL
-    print(json.dumps(result, indent=2))
+    try:
+        print(json.dumps(result, indent=2), flush=True)
+    except OSError as exc:  # a full disk, a closed pipe
+        return _fail(f"cannot write the result: {exc.strerror or exc}")
     return 0
 
 

@@ -23,7 +23,8 @@ COMMANDS = {
 
 
 def build_parser(only: str | None = None) -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="hanadealer", description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(prog="hanadealer", description="The dealer's assistant for hanafuda betting "
+                                     "games: the page, the rule engine, recognition and their benchmarks.")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
     for module_name in dict.fromkeys(m for c, m in COMMANDS.items() if only in (None, c)):
         try:

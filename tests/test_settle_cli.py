@@ -199,3 +199,25 @@ def test_every_kind_of_bad_input_of_issue_2(capsys, monkeypatch, round_, message
     assert (code, out) == (2, "")
     assert err.startswith("hanadealer settle: " + message), err
     assert err.count("\n") == 1 and "Traceback" not in err
+
+
+def test_stdin_that_is_not_utf8_and_numbers_too_long_are_bad_input(monkeypatch, capsys):
+    # bytes that are not UTF-8 were let through and blamed on the JSON; an integer of 5,000 digits
+    # was an "internal error" with another exit status
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(b'{"game": "batta-maki", "rows": \xff}'),
+                                                       encoding="utf-8", errors="surrogateescape"))
+    assert main(["settle", "-"]) == 2
+    assert "standard input is not UTF-8 text" in capsys.readouterr().err
+    monkeypatch.setattr(sys, "stdin", io.StringIO('{"game": ' + "9" * 5000 + "}"))
+    assert main(["settle", "-"]) == 2
+    assert "standard input holds a number too long to read" in capsys.readouterr().err
+
+
+def test_a_result_that_cannot_be_written_is_one_line(monkeypatch, capsys):
+    class Full(io.StringIO):
+        def write(self, text):
+            raise OSError(28, "No space left on device")
+    monkeypatch.setattr(sys, "stdout", Full())
+    assert main(["settle", str(EXAMPLES / "atosaki.json")]) == 2
+    assert "cannot write the result: No space left on device" in capsys.readouterr().err
+

@@ -370,6 +370,9 @@ def test_synth_and_deck_refuse_bad_arguments_clearly(tmp_path):
         (["synth", "--art", "demo", "--count", "1", "--out", str(afile)], "not a folder"),
         (["synth", "--art", "demo", "--count", "1", "--out", str(tmp_path), "--layout", "x"], "layout"),
         (["deck", "--out", str(afile)], "not a folder"),
+        # a folder that cannot be made (under a file): a NotADirectoryError traceback before
+        (["deck", "--out", str(afile / "cards")], "cannot be made"),
+        (["synth", "--art", "demo", "--count", "1", "--out", str(afile / "scenes")], "cannot be made"),
     ]:
         r = _cli(*args)
         assert r.returncode == 2, args
