@@ -111,6 +111,11 @@ def test_image_folder_skips_a_corrupt_file_naming_it(tmp_path):
 def test_image_folder_errors(tmp_path):
     with pytest.raises(CameraError, match="does not exist"):
         ImageFolderSource(tmp_path / "nope")
+    (tmp_path / "a.txt").write_text("x")
+    with pytest.raises(CameraError, match="is a file, not a folder"):
+        ImageFolderSource(tmp_path / "a.txt")
+    with pytest.raises(CameraError, match="is a folder, not a video"):
+        VideoFileSource(tmp_path)
     with pytest.raises(CameraError, match="holds no images"):
         ImageFolderSource(tmp_path)
     (tmp_path / "x.png").write_bytes(b"junk")

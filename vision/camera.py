@@ -140,7 +140,8 @@ class VideoFileSource:
         self.path = Path(path)
         self.loop = loop
         if not self.path.is_file():
-            raise CameraError(f"video file {str(self.path)!r} does not exist")
+            raise CameraError(f"video file {str(self.path)!r} " +
+                              ("is a folder, not a video" if self.path.is_dir() else "does not exist"))
         self._cap = cv2.VideoCapture(str(self.path))
         if not self._cap.isOpened():
             raise CameraError(f"video file {str(self.path)!r} cannot be opened (not a video?)")
@@ -181,7 +182,8 @@ class ImageFolderSource:
                  realtime: bool = True):
         self.directory = Path(directory)
         if not self.directory.is_dir():
-            raise CameraError(f"image folder {str(self.directory)!r} does not exist")
+            raise CameraError(f"image folder {str(self.directory)!r} " +
+                              ("is a file, not a folder" if self.directory.exists() else "does not exist"))
         self.files = sorted(p for p in self.directory.iterdir()
                             if p.is_file() and p.suffix.lower() in IMAGE_SUFFIXES)
         if not self.files:
