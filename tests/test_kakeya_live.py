@@ -246,6 +246,52 @@ def test_choosing_the_first_leader_again_voids_a_settlement_shown(app, live):
     assert r.status_code == 400
 
 
+def test_a_missed_first_trick_entered_by_hand_puts_every_later_card_with_its_player(app, live):
+    # the camera missed trick 1 (a card unsure) and read the rest from the wrong leader: each card of
+    # the hand was put down to the next player, and with Ben winning trick 1 the pairs' stones flipped
+    hands = deal(PLAYERS, seed=4)
+    tricks = play(PLAYERS, hands, leader="Aki", seed=4)
+    expected = settle_round({"game": "kakeya-toranpu", "players": PLAYERS, "hands": hands, "tricks": tricks,
+                             "dealers": ["Ben", "Dan"]})
+    assert expected["tricks"][0]["winner"] in ("Ben", "Dan")
+    d = Dealer(app)
+    d.post("/api/session", SESSION)
+    players = [t["players"] for t in expected["tricks"]]
+    unsure = [western(1 + i, c, uncertain=(i == 2), seat=p) for i, (c, p) in enumerate(zip(tricks[0], players[0]))]
+    live.show({"trick": unsure})
+    d.get("/api/state")
+    live.show({"trick": []})
+    assert "gathered before every card" in d.get("/api/state").get_json()["tricks"]["warning"]
+    track = 5
+    for t in range(1, 13):
+        lay_trick(d, live, tricks[t], players[t], track)
+        track += 4
+    assert d.post("/api/tricks", {"cards": tricks[0], "at": 1}).status_code == 201
+    state = d.get("/api/state").get_json()
+    assert [r["winner"] for r in state["tricks"]["recorded"]] == [t["winner"] for t in expected["tricks"]]
+    assert state["preview"]["net"] == expected["net"]
+
+
+def test_the_first_leader_named_after_the_camera_read_a_trick_reads_every_trick_again(app, live):
+    # the page proposed Aki, Cho led by agreement: named after trick 1 was read, every card was put
+    # down to its player's partner
+    hands = deal(PLAYERS, seed=13)
+    tricks = play(PLAYERS, hands, leader="Cho", seed=13)
+    expected = settle_round({"game": "kakeya-toranpu", "players": PLAYERS, "hands": hands, "tricks": tricks,
+                             "dealers": ["Ben", "Dan"]})
+    d = Dealer(app)
+    d.post("/api/session", SESSION)
+    track = 1
+    for t in range(13):
+        lay_trick(d, live, tricks[t], expected["tricks"][t]["players"], track)
+        track += 4
+        if t == 0:
+            assert d.post("/api/tricks/leader", {"player": "Cho"}).status_code == 200
+    state = d.get("/api/state").get_json()
+    assert [r["winner"] for r in state["tricks"]["recorded"]] == [t["winner"] for t in expected["tricks"]]
+    assert state["problems"] == [] and state["preview"]["net"] == expected["net"]
+
+
 def test_kakeya_session_checks(app):
     d = Dealer(app)
     six = dict(SESSION, players=[{"name": p} for p in PLAYERS + ["Eri", "Fumi"]], dealers=None)

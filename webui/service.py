@@ -23,7 +23,7 @@ from dealer.games.kakeya import pairs_of
 from dealer.games.kakeya import TRICKS, rensho_of
 from dealer.western import SUITS, is_western_card, nearest_western_ids
 from webui.tricks import (KAKEYA, TRICK_ZONE, TrickWatch, active_players, check_trick_cards, live_layout,
-                          order_trick, play_order, replay_tricks, round_document)
+                          order_trick, play_order, replay_tricks, ring_of, round_document)
 from webui.round_builder import (CARRY_GAMES, NO_BETS, BuiltRound, ZoneView, RoundBuilder, revealed_scores, bet_targets, card_label, layout_setup, table_zones,
                                  tie_redraw_rows, zone_title)
 
@@ -473,9 +473,11 @@ class DealerService:
             changed = False
             if trick is not None:
                 house = self._game().resolve_house(s.get("house"))
-                leader = replay_tricks(s, house, s["tricks"]).next_leader
+                replayed = replay_tricks(s, house, s["tricks"])
+                leader = replayed.next_leader
                 order = play_order(active_players(s), leader) if leader else None
-                trick, angles = order_trick(trick, order, s.get("seat_angles"))
+                ring = ring_of(trick)
+                trick, angles = order_trick(trick, order, replayed.seat_angles or s.get("seat_angles"))
                 ids = [c["card"] for c in trick]
                 # who laid which card (where it lies): kept, so the trick reads right even if a trick
                 # before it is corrected later and another player turns out to have led it
@@ -495,7 +497,9 @@ class DealerService:
                                           f"played: check the tricks recorded")
                     changed = True
                 else:
-                    s["tricks"].append({"cards": ids, "source": "camera", "seats": seats,
+                    # the ring: where the cards lay, from which replay_tricks works out who laid which
+                    # (again whenever a trick before it or the first leader is corrected)
+                    s["tricks"].append({"cards": ids, "source": "camera", "seats": seats, "ring": ring,
                                         "read": [{k: v for k, v in c.items() if k != "quad"} for c in trick]})
                     if (s.get("trick_warning") or "").endswith(MISREAD_HINT):
                         s["trick_warning"] = None  # it was about this trick, read right now
@@ -593,7 +597,7 @@ class DealerService:
         if not problems and len(play.tricks) < TRICKS:
             problems.append(f"{len(play.tricks)} of {TRICKS} tricks recorded")
         cards = tuple({"zone": f"trick {t['trick']}", "position": k, "player": who, "card": card,
-                       "source": t["source"], **_read_of(t, k)}
+                       "source": t["source"], **_read_of(t, card)}
                       for t in play.tricks for k, (who, card) in enumerate(zip(t["players"], t["cards"]), start=1))
         round_ = round_document(s, play) if not problems else None
         return BuiltRound(round_, (trick_zone,), tuple(problems), cards)
@@ -755,12 +759,13 @@ def default_leader(s: Mapping[str, Any]) -> str | None:
     return next((p for p in active if p not in dealers), None)
 
 
-def _read_of(trick: Mapping[str, Any], position: int) -> dict:
-    """What the camera read for a card of a recorded trick (for the ledger), or {} if entered by hand."""
-    read = trick.get("read") or []
-    if position > len(read):
+def _read_of(trick: Mapping[str, Any], card: str) -> dict:
+    """What the camera read for a card of a recorded trick (for the ledger), or {} if entered by hand.
+    Found by the card, not its place: who laid which is worked out again when a trick before it or
+    the first leader changes (replay_tricks)."""
+    r = next((r for r in trick.get("read") or [] if r.get("card") == card), None)
+    if r is None:
         return {}
-    r = read[position - 1]
     return {"recognised": r.get("recognised"), "confidence": r.get("confidence"), "corrected": r.get("corrected")}
 
 

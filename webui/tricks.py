@@ -5,10 +5,13 @@ order played), and a hand is known only from the cards its player has played. So
 follows the trick in the middle of the table: when the trick zone holds one card of every player in
 the hand, all read surely, the trick is recorded. The order the cards appeared in (the tracker's ids
 grow as cards arrive) gives the leader's card; each player lays his card in front of him and play goes
-counter-clockwise, so the others follow round the middle (``order_trick``). Once a trick is placed,
-where each player's cards lie is known (``seat_angles``), and later tricks are read by where the cards
-lie, whatever order the camera saw them in. The dealer names who leads the first trick; the winner of
-each trick leads the next (the engine's own ``trick_winner``). A trick
+counter-clockwise, so the others follow round the middle (``order_trick``). A trick the camera read
+keeps where its cards lay (``ring_of``), and who laid which is worked out again from the whole hand
+whenever the tricks are replayed (``replay_tricks``): from who leads each trick as the tricks before
+it now say, and where each player sits, the seating that agrees best with the camera over the hand.
+So a first trick missed and entered by hand, read out of order, or led by another player than was
+first named changes who laid the later cards with it. The dealer names who leads the first trick; the
+winner of each trick leads the next (the engine's own ``trick_winner``). A trick
 the camera could not read surely, or whose order is wrong, is undone and entered by hand on the page.
 After the thirteenth trick the round is complete and settles like any other.
 """
@@ -52,11 +55,13 @@ def play_order(active: list[str], leader: str) -> list[str]:
 
 @dataclass(frozen=True)
 class TrickPlay:
-    """The recorded tricks replayed: who played what, who won, the picture cards each pair took."""
+    """The recorded tricks replayed: who played what, who won, the picture cards each pair took, and
+    where each player lays his cards (``seat_angles``, from the tricks the camera read)."""
     tricks: tuple[dict, ...]
     next_leader: str | None
     pictures: dict[str, list[str]]
     problems: tuple[str, ...] = ()
+    seat_angles: dict[str, float] | None = None
 
     @property
     def complete(self) -> bool:
@@ -65,7 +70,32 @@ class TrickPlay:
 
 def replay_tricks(setup: Mapping[str, Any], house: Mapping[str, Any], tricks: list[Mapping[str, Any]]) -> TrickPlay:
     """Each recorded trick (``{"cards": [...], "source": ...}``, cards in the order played) with its
-    players, winner and picture cards, from the first trick's ``leader`` in ``setup``."""
+    players, winner and picture cards, from the first trick's ``leader`` in ``setup``.
+
+    A trick the camera read keeps its cards as they lay round the middle (``ring``): who laid which
+    is worked out here, from who leads each trick as the tricks before it now say, and from where
+    each player sits. The seats are the turn of the first ring that agrees best with the camera over
+    the whole hand (the leader's card is the one that appeared first, most tricks), so a first trick
+    missed, read out of order or led by another player than was thought does not shift every card
+    of the hand onto the next player."""
+    rings = [t["ring"] for t in tricks if len(t.get("ring") or ()) == len(active_players(setup))]
+    if not rings:
+        return _replay(setup, house, tricks, None)[0]
+    active = active_players(setup)
+    first = rings[0]
+    best, best_key = None, None
+    for h in range(len(active)):
+        seats = {active[j]: float(first[(h + j) % len(active)]["angle"]) for j in range(len(active))}
+        play, agree, as_read = _replay(setup, house, tricks, seats)
+        key = (agree, as_read, -h)
+        if best_key is None or key > best_key:
+            best, best_key = play, key
+    return best
+
+
+def _replay(setup, house, tricks, seat_angles: dict[str, float] | None) -> tuple[TrickPlay, int, int]:
+    """The tricks replayed with the players seated at ``seat_angles``; and how many camera tricks
+    agree with it (the leader's card appeared first) and how many read as they were recorded."""
     active = active_players(setup)
     pairs = [p for p in pairs_of([p["name"] if isinstance(p, Mapping) else p for p in setup.get("players", [])])
              if p[0] in active]
@@ -77,16 +107,28 @@ def replay_tricks(setup: Mapping[str, Any], house: Mapping[str, Any], tricks: li
     out: list[dict] = []
     played: dict[str, int] = {}
     problems: list[str] = []
+    agree = as_read = 0
     if leader is None:
         problems.append("choose who leads the first trick (a player of the pair that did not deal)")
     for t, trick in enumerate(tricks, 1):
         if leader is None:
             break
         order = play_order(active, leader)
+        ring = trick.get("ring") or ()
         seats = trick.get("seats") or {}
-        # read by where the cards lay: the play order follows from who led (known only now, after
-        # any trick before it was corrected); else the order the cards were recorded in
-        cards = [seats[p] for p in order] if all(p in seats for p in order) else list(trick["cards"])
+        if seat_angles and len(ring) == len(order):
+            # the turn of the ring that puts each card nearest its player's place
+            turns = [list(ring[k:]) + list(ring[:k]) for k in range(len(ring))]
+            laid = min(turns, key=lambda r: sum(_angle_gap(float(c["angle"]), seat_angles[p])
+                                                for c, p in zip(r, order)))
+            cards = [c["card"] for c in laid]
+            agree += laid[0].get("track_id") == min(c.get("track_id") or 0 for c in ring)
+            as_read += cards == list(trick["cards"])
+        elif all(p in seats for p in order):
+            # read by where the cards lay (a trick recorded before the rings were kept)
+            cards = [seats[p] for p in order]
+        else:
+            cards = list(trick["cards"])
         for c in cards:
             if c in played:
                 problems.append(f"trick {t}: {c} was already played in trick {played[c]}")
@@ -99,7 +141,7 @@ def replay_tricks(setup: Mapping[str, Any], house: Mapping[str, Any], tricks: li
         out.append({"trick": t, "cards": cards, "players": order, "winner": winner, "pictures": taken,
                     "source": trick.get("source", "camera"), "read": list(trick.get("read", []))})
         leader = winner
-    return TrickPlay(tuple(out), leader, pictures, tuple(problems))
+    return TrickPlay(tuple(out), leader, pictures, tuple(problems), seat_angles), agree, as_read
 
 
 def round_document(setup: Mapping[str, Any], play: TrickPlay) -> dict:
@@ -144,6 +186,16 @@ def _centre(card: Mapping[str, Any]) -> tuple[float, float]:
 def _angle_gap(a: float, b: float) -> float:
     d = abs(a - b) % (2 * math.pi)
     return min(d, 2 * math.pi - d)
+
+
+def ring_of(cards: list[Mapping[str, Any]]) -> list[dict]:
+    """The cards of a trick as they lie round its middle, counter-clockwise as the camera looks down
+    (the order of play, from one player or another): each its card, track id and angle."""
+    cx = sum(_centre(c)[0] for c in cards) / len(cards)
+    cy = sum(_centre(c)[1] for c in cards) / len(cards)
+    ring = [{"card": c.get("card"), "track_id": c.get("track_id"),
+             "angle": round(math.atan2(_centre(c)[1] - cy, _centre(c)[0] - cx), 4)} for c in cards]
+    return sorted(ring, key=lambda c: -c["angle"])
 
 
 def order_trick(cards: list[Mapping[str, Any]], order: list[str] | None,
