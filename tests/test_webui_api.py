@@ -6,7 +6,7 @@ import json
 import pytest
 
 from dealer.ledger import Ledger
-from webfakes import FakeLiveTable
+from webfakes import FakeLiveTable, card_json
 from webui.app import create_app
 
 PIN = "2468"
@@ -552,6 +552,62 @@ def test_otoroku_dealer_chooses_bettors(app):
     assert d.post("/api/chosen", {"chosen": ["Ben", "Aki"]}).get_json() == {"chosen": ["Aki", "Ben"]}
     assert d.get("/api/state").get_json()["session"]["chosen"] == ["Aki", "Ben"]
     assert d.post("/api/chosen", {"chosen": None}).get_json() == {"chosen": None}
+
+
+def test_otoroku_a_bust_bettor_not_chosen_still_pays_and_one_thrown_in_unseen_does_not(app, live):
+    # the page left every hand not chosen out of the round: a bettor gone bust paid nothing
+    d = Dealer(app)
+    d.post("/api/session", {"game": "otoroku", "players": [{"name": n} for n in ("Aki", "Ben", "Cy")], "share": 10})
+    bust = [(1, "pine-crane"), (2, "iris-bridge"), (3, "maple-deer")]            # 1 + 5 + 10: 16, bust
+    cy = [(7, "cherry-curtain"), (8, "clover-boar"), (9, "wisteria-cuckoo")]    # 3 + 7 + 4: 14
+    dealer = [(10, "peony-butterflies"), (11, "wisteria-ribbon")]               # 6 + 4: 10, may choose
+    live.show({"Aki": bust, "Cy": cy, "dealer": dealer})                        # Ben threw in unseen
+    assert d.post("/api/chosen", {"chosen": ["Cy"]}).status_code == 200
+    round_ = d.get("/api/round").get_json()
+    assert round_["problems"] == [], round_["problems"]
+    assert round_["preview"]["net"]["Aki"] == -10 and round_["preview"]["net"]["Ben"] == 0
+    # a hand not chosen that is on the table but unsure must be confirmed: it may be a bust
+    live.show({"Aki": bust[:2] + [(3, "maple-deer", True)], "Cy": cy, "dealer": dealer})
+    assert any("is uncertain" in p for p in d.get("/api/round").get_json()["problems"])
+
+
+def test_echobo_the_dealers_chaff_card_is_the_copy_no_bettor_holds(app, live):
+    # a bettor on pine-chaff-1 holds that copy: the dealer's pine chaff was named pine-chaff-1 too,
+    # and the round refused as a card dealt twice
+    d = Dealer(app)
+    d.post("/api/session", {"game": "echobo", "players": [{"name": "Aki"}, {"name": "Ben"}]})
+    assert d.post("/api/bets", {"player": "Aki", "on": "pine-chaff-1", "amount": 10}).status_code == 201
+    live.show({"dealer": [(1, "pine-chaff-1")]})
+    round_ = d.get("/api/round").get_json()
+    assert round_["problems"] == [], round_["problems"]
+    assert [c["card"] for z in round_["zones"] if z["name"] == "dealer" for c in z["cards"]] == ["pine-chaff-2"]
+    assert round_["preview"]["net"]["Aki"] == 50  # the month was right: 5 times the stake
+
+
+def test_a_back_in_doubt_named_by_the_dealer_is_no_longer_counted_face_down_by_the_live_table(app, live):
+    # the live table counts every back in a zone's face_down, the unsure ones listed among its cards
+    # too: named, the card still counted face down and the round never settled
+    d = Dealer(app)
+    d.post("/api/session", SESSION)
+    saki = [card_json(1, "pine-crane"), card_json(2, "plum-chaff-1"), card_json(3, "back", True)]
+    ato = [card_json(4, "wisteria-cuckoo"), card_json(5, "iris-bridge"), card_json(6, "clover-boar")]
+    live.show({"saki": {"cards": saki, "face_down": 1}, "ato": {"cards": ato, "face_down": 0}})
+    assert any("looks face down" in p for p in d.get("/api/state").get_json()["problems"])
+    d.post("/api/correct", {"track_id": 3, "card": "cherry-curtain"})
+    assert d.get("/api/state").get_json()["problems"] == []
+
+
+def test_the_unscored_shi_e_row_never_holds_the_round_back(app, live):
+    d = Dealer(app)
+    d.post("/api/session", {"game": "shoniban", "players": [{"name": "Aki"}, {"name": "Ben"}]})
+    naka = [(4, "pine-crane"), (5, "plum-chaff-1"), (6, "cherry-chaff-1")]
+    oto = [(7, "wisteria-chaff-1"), (8, "iris-chaff-1"), (9, "peony-chaff-1")]
+    d.post("/api/bets", {"player": "Aki", "on": "naka-e", "amount": 10})
+    d.post("/api/bets", {"player": "Ben", "on": "oto-e", "amount": 10})
+    # Shoniban deals Shi-e face down (RULES.md §3.6); one card of it read in doubt
+    live.show({"shi-e": [(1, "back"), (2, "back"), (3, "susuki-chaff-1", True)], "naka-e": naka, "oto-e": oto})
+    round_ = d.get("/api/round").get_json()
+    assert round_["problems"] == [] and round_["preview"] is not None, round_["problems"]
 
 
 def test_app_without_a_table_shows_why(tmp_path):

@@ -24,7 +24,10 @@ class FakeLiveTable:
         with self._cond:
             out = {}
             for name, cards in zones.items():
-                out[name] = [c if isinstance(c, dict) else card_json(*c) for c in cards]
+                if isinstance(cards, dict):  # the live table's shape: {"cards": [...], "face_down": n}
+                    out[name] = dict(cards, cards=[c if isinstance(c, dict) else card_json(*c) for c in cards["cards"]])
+                else:
+                    out[name] = [c if isinstance(c, dict) else card_json(*c) for c in cards]
             self._snap = {"version": self._snap["version"] + 1, "zones": out, "unassigned": list(unassigned),
                           "status": status or {"camera": "ok", "error": None, "table": "live"}}
             self._cond.notify_all()

@@ -49,8 +49,10 @@ def table_zones(snapshot: Mapping[str, Any] | None) -> tuple[dict[str, list[dict
             cards, extra = list(value or []), 0
         up = [c for c in cards if c.get("face") != BACK or c.get("uncertain")]
         zones[str(name)] = up
-        # the count may or may not include the backs listed among the cards: never count twice
-        down[str(name)] = max(extra, len(cards) - len(up))
+        # the count may or may not include the backs listed among the cards: never count twice; the
+        # live table counts every back, the unsure ones kept among the cards too
+        unsure_backs = sum(1 for c in up if c.get("face") == BACK)
+        down[str(name)] = max(extra - unsure_backs, len(cards) - len(up), 0)
     top_down = snapshot.get("face_down") or {}
     if isinstance(top_down, Mapping):
         for name, n in top_down.items():
@@ -125,6 +127,9 @@ class RoundBuilder:
         used: Counter = Counter()
         views: list[ZoneView] = []
         ledger_cards: list[dict] = []
+        # the cards Echobo's bettors bet on are in their hands: the dealer's card is another copy
+        if game.name == "echobo":
+            used.update(b["on"] for b in bets if isinstance(b.get("on"), str) and is_card(b["on"]))
         # corrected cards first, so a guess never takes the copy the dealer named
         for cards in seen.values():
             for c in cards:
@@ -132,7 +137,9 @@ class RoundBuilder:
                 if fix:
                     used[fix] += 1
         for z in layout:
-            needed = zone_needed(game, z, setup)
+            # an Otoroku bettor not chosen whose hand lies on the table: read it all the same, since
+            # a bust bettor pays before the dealer chooses (RULES.md §4.1); thrown in, it is not there
+            needed = zone_needed(game, z, setup) or (game.name == "otoroku" and bool(seen.get(z.name)))
             out = []
             for pos, c in enumerate(seen.get(z.name, []), start=1):
                 fix = corrections.get(str(c.get("track_id")))
@@ -207,6 +214,8 @@ def zone_needed(game: Game, z: ZoneSpec, setup: Mapping[str, Any] | None = None)
     bettor the dealer did not choose to show down with may throw his hand in unseen."""
     if game.name == "echobo":
         return z.name == "dealer"
+    if not z.scored:  # Hankan's Shi-e is shown, not played for (and dealt face down in Shoniban)
+        return False
     chosen = (setup or {}).get("chosen")
     if game.name == "otoroku" and chosen is not None:
         return z.name == "dealer" or z.name in chosen
@@ -250,8 +259,8 @@ def build_round_document(game: Game, setup: Mapping[str, Any], bets: list[dict],
     if game.name == "otoroku":
         doc["seats"] = list(setup.get("seats") or [p["name"] for p in setup.get("players", [])])
         chosen = setup.get("chosen")
-        doc["hands"] = {name: cards for name, cards in ids.items()
-                        if cards and (chosen is None or name == "dealer" or name in chosen)}
+        # every hand on the table: one not chosen still pays if it went bust (RULES.md §4.1)
+        doc["hands"] = {name: cards for name, cards in ids.items() if cards}
         doc["share"] = setup.get("share", 1)
         if chosen is not None:
             doc["chosen"] = list(chosen)
@@ -269,7 +278,9 @@ def build_round_document(game: Game, setup: Mapping[str, Any], bets: list[dict],
             raise RoundError(f"the dealer's card must be one card, the table shows {len(cards)}")
         doc["dealer_card"] = cards[0]
     else:
-        dealt = {z.name: [c["card"] for c in z.dealt] for z in zones}
+        # an unscored row (Shi-e) only when it is read whole and surely: the engine takes it or not
+        dealt = {z.name: [c["card"] for c in z.dealt] for z in zones
+                 if z.scored or (z.cards and not z.face_down and all(c["card"] and not c["uncertain"] for c in z.cards))}
         doc["rows"] = dealt
         drawn = {z.name: [c["card"] for c in z.cards if c.get("redraw")] for z in zones}
         if any(drawn.values()):
