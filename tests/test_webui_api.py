@@ -610,6 +610,39 @@ def test_the_unscored_shi_e_row_never_holds_the_round_back(app, live):
     assert round_["problems"] == [] and round_["preview"] is not None, round_["problems"]
 
 
+def test_the_round_just_recorded_is_not_settled_again_from_the_same_cards(app, live, ledger_path):
+    # Settle and Confirm pressed again without a new deal booked the same round a second time
+    d = Dealer(app)
+    d.post("/api/session", SESSION)
+    d.post("/api/bets", {"player": "Aki", "on": "saki", "amount": 10})
+    table = {"saki": SAKI, "ato": [(4, "wisteria-cuckoo"), (5, "iris-bridge"), (6, "clover-boar")]}
+    live.show(table)
+    d.post("/api/confirm", {"pending": d.post("/api/settle").get_json()["id"]})
+    d.post("/api/bets", {"player": "Aki", "on": "saki", "amount": 10})
+    r = d.post("/api/settle")
+    assert r.status_code == 400 and "these are the cards of the round just recorded" in r.get_json()["error"]
+    assert Ledger(ledger_path).round_count() == 1
+    # the next deal: new cards, a new round
+    live.show({"saki": [(11, "pine-crane"), (12, "plum-chaff-1"), (13, "cherry-curtain")],
+               "ato": [(14, "wisteria-cuckoo"), (15, "iris-bridge"), (16, "clover-boar")]})
+    assert d.post("/api/settle").status_code == 200
+
+
+def test_a_player_bets_on_one_side_only(app):
+    d = Dealer(app)
+    d.post("/api/session", SESSION)
+    assert d.post("/api/bets", {"player": "Aki", "on": "saki", "amount": 100}).status_code == 201
+    assert d.post("/api/bets", {"player": "Aki", "on": "saki", "amount": 5}).status_code == 201  # more on it
+    r = d.post("/api/bets", {"player": "Aki", "on": "ato", "amount": 5})
+    assert r.status_code == 400 and "Aki already bets on saki: a player bets on one side only" in r.get_json()["error"]
+
+
+def test_otoroku_seats_must_be_the_players_names(app):
+    d = Dealer(app)
+    r = d.post("/api/session", {"game": "otoroku", "players": [{"name": "A"}, {"name": "B"}], "seats": [["A"], "B"]})
+    assert r.status_code == 400 and "seats must list the players" in r.get_json()["error"]
+
+
 def test_app_without_a_table_shows_why(tmp_path):
     app = create_app({"LEDGER": str(tmp_path / "l.sqlite"), "TESTING": True})
     state = app.test_client().get("/api/state").get_json()

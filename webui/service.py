@@ -24,7 +24,7 @@ from dealer.games.kakeya import TRICKS, rensho_of
 from dealer.western import SUITS, is_western_card, nearest_western_ids
 from webui.tricks import (KAKEYA, TRICK_ZONE, TrickWatch, active_players, check_trick_cards, live_layout,
                           order_trick, play_order, replay_tricks, ring_of, round_document)
-from webui.round_builder import (CARRY_GAMES, NO_BETS, BuiltRound, ZoneView, RoundBuilder, revealed_scores, bet_targets, card_label, layout_setup, table_zones,
+from webui.round_builder import (CARRY_GAMES, NO_BETS, ROW_GAMES, BuiltRound, ZoneView, RoundBuilder, revealed_scores, bet_targets, card_label, layout_setup, table_zones,
                                  tie_redraw_rows, zone_title)
 
 CHIP_COLOURS = ("red", "blue", "green", "black", "white", "yellow", "purple", "orange")
@@ -83,13 +83,14 @@ class DealerService:
         self.layout_note: str | None = None
         self.session: dict | None = self._stored_session()
         if self.session:
-            if self.session.get("corrections"):
+            if self.session.get("corrections") or self.session.get("settled_tracks"):
                 # a correction names a card by the tracker's track id, and the tracker of this run
                 # numbers its cards afresh: kept, a correction would land on whichever card now has
                 # that number (shown as corrected, never amber). The cards still in doubt come back
                 # unsure, for the dealer to confirm again; a settlement waiting to be confirmed keeps
-                # the corrections it was made with.
+                # the corrections it was made with. So too the cards of the round last recorded.
                 self.session["corrections"] = {}
+                self.session["settled_tracks"] = []
                 self.ledger.save_session(self.session)
             self._apply_layout()
 
@@ -160,7 +161,8 @@ class DealerService:
                    "limits": self._check_limits(data.get("limits") or {})}
         if game.name == "otoroku":
             seats = data.get("seats") or names
-            if not isinstance(seats, list) or set(seats) - set(names) or len(set(seats)) != len(seats):
+            if not isinstance(seats, list) or not all(isinstance(x, str) for x in seats) \
+                    or set(seats) - set(names) or len(set(seats)) != len(seats):
                 raise InputError("seats must list the players, each once, in turn order")
             session["seats"] = seats
             session["share"] = self._amount(data.get("share", 1), "the share")
@@ -323,6 +325,10 @@ class DealerService:
             if "max_bet" in limits and amount > _exact(limits["max_bet"]):
                 raise InputError(f"the bet of {to_json_amount(amount)} is above the table maximum "
                                  f"of {limits['max_bet']}")
+            other = next((b["on"] for b in s["bets"] if b["player"] == player and b["on"] != on), None)
+            if game.name in ROW_GAMES and other is not None:
+                # RULES.md 3.1: on Ato or Saki, never both (the engine refuses it once the cards show)
+                raise InputError(f"{player} already bets on {other}: a player bets on one side only")
             self._check_house_limits(game, s, player, on, amount)
             bet = {"id": secrets.token_hex(4), "player": player, "on": on,
                    "amount": to_json_amount(amount)}
@@ -625,6 +631,12 @@ class DealerService:
         stale = _stale_table(snap)
         if stale:
             return replace(built, round=None, problems=(*built.problems, stale))
+        settled = set(s.get("settled_tracks") or ())
+        tracks = {f"{c.get('track_id')}:{c.get('card')}" for c in built.cards if c.get("track_id") is not None}
+        if built.ready and tracks and tracks <= settled:
+            # Settle and Confirm pressed again on the same table booked the same round twice
+            return replace(built, round=None, problems=(*built.problems, "these are the cards of the round just "
+                                                        "recorded: deal the next round before settling again"))
         return built
 
     def settle(self) -> dict:
@@ -662,6 +674,10 @@ class DealerService:
             if pending_id != pending["id"]:
                 raise InputError("the settlement changed since it was shown: check it and confirm again")
             after = dict(s, bets=[], corrections={}, pending=None, chosen=None, deck_exhausted=False)
+            # the cards settled: the same cards still on the table are not settled again
+            # (a track and the card it shows: a card laid where another lay may continue its track)
+            after["settled_tracks"] = sorted({f"{c.get('track_id')}:{c.get('card')}" for c in pending["cards"]
+                                              if c.get("track_id") is not None})
             if s["game"] in CARRY_GAMES:  # a tied round's pot goes to the next round
                 after["carry"] = pending["result"].get("carry", 0) or 0
             if s["game"] == KAKEYA:  # a new hand: the losing pair deals (§8)
