@@ -292,6 +292,21 @@ def test_the_first_leader_named_after_the_camera_read_a_trick_reads_every_trick_
     assert state["problems"] == [] and state["preview"]["net"] == expected["net"]
 
 
+def test_tapping_a_card_of_a_recorded_trick_says_how_to_correct_it(app, live):
+    # the tap was taken (200) and changed nothing recorded, without a word
+    d = Dealer(app)
+    d.post("/api/session", SESSION)
+    d.post("/api/tricks/leader", {"player": "Aki"})
+    laid = [western(11, "6S", seat="Aki"), western(12, "KS", seat="Ben"), western(13, "4S", seat="Cho"),
+            western(14, "9S", seat="Dan")]
+    for k in range(1, 5):
+        live.show({"trick": laid[:k]})
+        d.get("/api/state")
+    assert d.get("/api/state").get_json()["tricks"]["count"] == 1
+    r = d.post("/api/correct", {"track_id": 11, "card": "3H"})
+    assert r.status_code == 400 and "in trick 1, recorded already: correct that trick with Replace" in r.get_json()["error"]
+
+
 def test_kakeya_session_checks(app):
     d = Dealer(app)
     six = dict(SESSION, players=[{"name": p} for p in PLAYERS + ["Eri", "Fumi"]], dealers=None)

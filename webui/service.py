@@ -406,7 +406,8 @@ class DealerService:
             if not isinstance(data, Mapping) or "track_id" not in data:
                 raise InputError("a correction names the card on the table (track_id) and the right card")
             track = str(data["track_id"])
-            zones, _, unassigned = table_zones(self.live.snapshot())
+            snap = self.live.snapshot()
+            zones, _, unassigned = table_zones(snap)
             on_table = {str(c.get("track_id")) for cards in zones.values() for c in cards}
             on_table |= {str(c.get("track_id")) for c in unassigned}
             card = data.get("card")
@@ -420,6 +421,13 @@ class DealerService:
                         near = nearest_western_ids(card)
                         hint = f" (did you mean {', '.join(near)}?)" if near else ""
                         raise InputError(f"unknown western card {card!r}{hint}")
+                    # a card of a trick already recorded: the tap would change nothing recorded
+                    shown = {str(c["track_id"]): c["card"] for c in self._trick_cards(snap, s)}
+                    for n, trick in enumerate(s["tricks"], 1):
+                        if any(str(r.get("track_id")) == track and r.get("card") == shown.get(track)
+                               for r in trick.get("ring") or ()):
+                            raise InputError(f"this card is in trick {n}, recorded already: correct that trick "
+                                             f"with Replace (trick {n})")
                 elif not is_card(card):
                     near = nearest_ids(card)
                     hint = f" (did you mean {', '.join(near)}?)" if near else ""
