@@ -50,6 +50,24 @@ def lay_trick(d, live, cards, players, first_track, seen_order=None):
     return d.get("/api/state").get_json()
 
 
+
+def aki_leads(app):
+    """The page of a Kakeya session whose first trick Aki leads."""
+    d = Dealer(app)
+    d.post("/api/session", SESSION)
+    d.post("/api/tricks/leader", {"player": "Aki"})
+    return d
+
+
+def lay_one_by_one(d, live, cards, first_track=11):
+    """A trick's cards laid one by one from Aki round the table (the page looking at each state)
+    and left there; the page's state then."""
+    laid = [western(first_track + i, c, seat=p) for i, (c, p) in enumerate(zip(cards, PLAYERS))]
+    for k in range(1, len(laid) + 1):
+        live.show({"trick": laid[:k]})
+        d.get("/api/state")
+    return d.get("/api/state").get_json()
+
 # --- the watch, alone -----------------------------------------------------------------------------
 
 def test_a_trick_is_read_when_full_and_sure_in_the_order_the_cards_appeared():
@@ -210,15 +228,10 @@ def test_a_trick_with_cards_already_played_is_pointed_out(app, live):
 def test_a_trick_read_with_one_card_twice_is_pointed_out_not_recorded(app, live):
     # the camera read two of the four cards as QH: recorded, the trick was wrong and the page blamed
     # "QH was already played in trick 1"
-    d = Dealer(app)
-    d.post("/api/session", SESSION)
-    d.post("/api/tricks/leader", {"player": "Aki"})
+    d = aki_leads(app)
     laid = [western(11, "QH", seat="Aki"), western(12, "QH", seat="Ben"), western(13, "AD", seat="Cho"),
             western(14, "5H", seat="Dan")]
-    for k in range(1, 5):
-        live.show({"trick": laid[:k]})
-        d.get("/api/state")
-    state = d.get("/api/state").get_json()
+    state = lay_one_by_one(d, live, ["QH", "QH", "AD", "5H"])
     assert state["tricks"]["count"] == 0
     assert state["tricks"]["warning"] == ("the trick on the table (QH QH AD 5H) shows QH twice: tap the card "
                                           "misread, or enter the trick by hand")
@@ -294,15 +307,8 @@ def test_the_first_leader_named_after_the_camera_read_a_trick_reads_every_trick_
 
 def test_tapping_a_card_of_a_recorded_trick_says_how_to_correct_it(app, live):
     # the tap was taken (200) and changed nothing recorded, without a word
-    d = Dealer(app)
-    d.post("/api/session", SESSION)
-    d.post("/api/tricks/leader", {"player": "Aki"})
-    laid = [western(11, "6S", seat="Aki"), western(12, "KS", seat="Ben"), western(13, "4S", seat="Cho"),
-            western(14, "9S", seat="Dan")]
-    for k in range(1, 5):
-        live.show({"trick": laid[:k]})
-        d.get("/api/state")
-    assert d.get("/api/state").get_json()["tricks"]["count"] == 1
+    d = aki_leads(app)
+    assert lay_one_by_one(d, live, ["6S", "KS", "4S", "9S"])["tricks"]["count"] == 1
     r = d.post("/api/correct", {"track_id": 11, "card": "3H"})
     assert r.status_code == 400 and "in trick 1, recorded already: correct that trick with Replace" in r.get_json()["error"]
 

@@ -739,13 +739,18 @@ def test_a_redrawn_tie_is_finished_on_the_page(app, live, ledger_path):
     assert Ledger(ledger_path).rounds()[0].round["redraws"] == [{"saki": "maple-deer", "ato": "pine-chaff-1"}]
 
 
-def test_a_redraw_that_runs_out_of_deck_carries_the_pot_into_the_next_round(app, live, ledger_path):
-    d = Dealer(app)
+def tied_again(d, live):
+    """A redraw session, Aki 100 on Saki and Ben 60 on Ato, the sets tied and tied again after a
+    redraw (each set draws a ten)."""
     d.post("/api/session", REDRAW_SESSION)
     d.post("/api/bets", {"player": "Aki", "on": "saki", "amount": 100})
     d.post("/api/bets", {"player": "Ben", "on": "ato", "amount": 60})
-    # tied, and tied again after a redraw (each set draws a ten)
     live.show({"saki": SAKI + [(7, "maple-deer")], "ato": TIED_ATO + [(8, "maple-blue")]})
+
+
+def test_a_redraw_that_runs_out_of_deck_carries_the_pot_into_the_next_round(app, live, ledger_path):
+    d = Dealer(app)
+    tied_again(d, live)
     r = d.get("/api/round").get_json()
     assert r["preview"]["tie"] == "pending" and any("tied again" in p for p in r["problems"]), r["problems"]
 
@@ -774,10 +779,7 @@ def test_a_new_session_keeps_what_the_table_holds_or_says_why_it_cannot_start(ap
     # the Settings page starts a new session for any change (a player more, a house rule): a pot
     # carried from a tie vanished with the old one, with the stakes already taken in the ledger
     d = Dealer(app)
-    d.post("/api/session", REDRAW_SESSION)
-    d.post("/api/bets", {"player": "Aki", "on": "saki", "amount": 100})
-    d.post("/api/bets", {"player": "Ben", "on": "ato", "amount": 60})
-    live.show({"saki": SAKI + [(7, "maple-deer")], "ato": TIED_ATO + [(8, "maple-blue")]})
+    tied_again(d, live)
     d.post("/api/round/deck-exhausted", {"exhausted": True})
     pending = d.post("/api/settle").get_json()
     # a settlement waiting for confirmation is not dropped by a new session
