@@ -14,6 +14,7 @@ import csv
 import functools
 import io
 import json
+import math
 import sqlite3
 from contextlib import closing
 from dataclasses import dataclass
@@ -48,6 +49,10 @@ CREATE TABLE IF NOT EXISTS entries (
 
 class LedgerError(RuntimeError):
     """The ledger file cannot be used (the message says why)."""
+
+
+class SessionUnreadable(LedgerError):
+    """The open session stored in the ledger is not one (damaged JSON, another shape)."""
 
 
 def _said_as_ledger_error(what: str):
@@ -148,9 +153,9 @@ class Ledger:
         try:
             session = json.loads(raw)
         except ValueError as exc:
-            raise LedgerError(f"the open session stored in the ledger {self.path} is not JSON: {exc}") from None
+            raise SessionUnreadable(f"the open session stored in the ledger {self.path} is not JSON: {exc}") from None
         if session is not None and not isinstance(session, dict):
-            raise LedgerError(f"the open session stored in the ledger {self.path} is not an object: {raw[:80]!r}")
+            raise SessionUnreadable(f"the open session stored in the ledger {self.path} is not an object: {raw[:80]!r}")
         return session
 
     def set_session_aside(self) -> None:
@@ -181,7 +186,9 @@ class Ledger:
             if not isinstance(exact, Mapping) or set(map(str, exact)) != set(amounts):
                 raise ValueError("the result's 'net_exact' does not name the players of its 'net'")
             exact_amounts = {str(p): _fraction(a) for p, a in exact.items()}
-            off = [p for p, a in exact_amounts.items() if abs(a - amounts[p]) > Fraction(1, 10**6)]
+            # the JSON number is the exact amount to 6 decimals, as a float: as near as a float can be
+            off = [p for p, a in exact_amounts.items()
+                   if not math.isclose(float(a), float(amounts[p]), rel_tol=1e-12, abs_tol=1e-6)]
             if off:
                 raise ValueError(f"the result's 'net_exact' and 'net' disagree for {', '.join(off)}")
             amounts = exact_amounts

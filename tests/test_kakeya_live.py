@@ -285,6 +285,7 @@ def test_a_missed_first_trick_entered_by_hand_puts_every_later_card_with_its_pla
     assert state["preview"]["net"] == expected["net"]
 
 
+
 def test_the_first_leader_named_after_the_camera_read_a_trick_reads_every_trick_again(app, live):
     # the page proposed Aki, Cho led by agreement: named after trick 1 was read, every card was put
     # down to its player's partner
@@ -303,6 +304,9 @@ def test_the_first_leader_named_after_the_camera_read_a_trick_reads_every_trick_
     state = d.get("/api/state").get_json()
     assert [r["winner"] for r in state["tricks"]["recorded"]] == [t["winner"] for t in expected["tricks"]]
     assert state["problems"] == [] and state["preview"]["net"] == expected["net"]
+    # what the camera read of each card goes to the ledger with that card, wherever it now stands
+    cards = d.post("/api/settle").get_json()["cards"]
+    assert len(cards) == 52 and all(c["recognised"] == c["card"] for c in cards)
 
 
 def test_tapping_a_card_of_a_recorded_trick_says_how_to_correct_it(app, live):
@@ -311,6 +315,12 @@ def test_tapping_a_card_of_a_recorded_trick_says_how_to_correct_it(app, live):
     assert lay_one_by_one(d, live, ["6S", "KS", "4S", "9S"])["tricks"]["count"] == 1
     r = d.post("/api/correct", {"track_id": 11, "card": "3H"})
     assert r.status_code == 400 and "in trick 1, recorded already: correct that trick with Replace" in r.get_json()["error"]
+    # the next trick, its first card read as 6S on the track of trick 1's: that is a misread to tap
+    live.show({"trick": []})
+    d.get("/api/state")
+    live.show({"trick": [western(11, "6S", seat="Dan")]})
+    d.get("/api/state")
+    assert d.post("/api/correct", {"track_id": 11, "card": "QH"}).status_code == 200
 
 
 def test_kakeya_session_checks(app):

@@ -63,6 +63,15 @@ def test_a_pro_rata_share_is_booked_exactly_not_as_its_six_decimals(tmp_path):
     assert sum(Fraction(r["amount_exact"]) for r in rows if r["player"] == "a") == 4
 
 
+def test_an_exact_amount_too_large_for_six_decimals_of_a_float_is_booked(tmp_path):
+    led = Ledger(tmp_path / "l.sqlite")
+    third = Fraction(10**12, 3)
+    led.record_round(round_={"game": "g"}, rule_version="x",
+                     result={"net": {"A": round(float(third), 6), "dealer": -round(float(third), 6)},
+                             "net_exact": {"A": str(third), "dealer": str(-third)}})
+    assert [a for _, p, a in led.iter_entries() if p == "A"] == [third]
+
+
 def test_a_result_whose_exact_and_rounded_amounts_disagree_is_refused(tmp_path):
     import pytest
     led = Ledger(tmp_path / "l.sqlite")

@@ -126,6 +126,10 @@ def test_zones_may_touch_but_not_overlap():
     touching = [{"name": "saki", "polygon": [[0, 0], [400, 0], [400, 205], [0, 205]]},   # 5 px over
                 {"name": "ato", "polygon": [[0, 200], [400, 200], [400, 400], [0, 400]]}]
     assert [z.name for z in zones_from_json(touching)] == ["saki", "ato"]
+    # long thin rows that only touch: their shared edge is no overlap
+    rows = [{"name": "saki", "polygon": [[0, 0], [1200, 0], [1200, 40], [0, 40]]},
+            {"name": "ato", "polygon": [[0, 40], [1200, 40], [1200, 80], [0, 80]]}]
+    assert len(zones_from_json(rows)) == 2
     overlapping = [touching[0], {"name": "ato", "polygon": [[0, 150], [400, 150], [400, 400], [0, 400]]}]
     with pytest.raises(ZoneError, match="zones 'saki' and 'ato' overlap"):
         zones_from_json(overlapping)

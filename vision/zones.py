@@ -105,7 +105,10 @@ def _overlap(a: TableZone, b: TableZone, side: int = 400) -> tuple[float, float]
         mask = np.zeros(size, np.uint8)
         cv2.fillPoly(mask, [np.round((poly - lo) * scale).astype(np.int32)], 1)
         masks.append(mask)
-    return float(np.count_nonzero(masks[0] & masks[1])), float(min(np.count_nonzero(m) for m in masks))
+    # each filled polygon holds its outline's pixels: zones that only touch share those; a pixel less
+    # all round leaves them apart
+    inner = [cv2.erode(m, np.ones((3, 3), np.uint8)) for m in masks]
+    return float(np.count_nonzero(inner[0] & inner[1])), float(min(np.count_nonzero(m) for m in masks))
 
 
 def save_zones(path: str | Path, zones: Iterable[TableZone]) -> None:

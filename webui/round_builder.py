@@ -139,7 +139,7 @@ class RoundBuilder:
         for z in layout:
             # an Otoroku bettor not chosen whose hand lies on the table: read it all the same, since
             # a bust bettor pays before the dealer chooses (RULES.md §4.1); thrown in, it is not there
-            needed = zone_needed(game, z, setup) or (game.name == "otoroku" and bool(seen.get(z.name)))
+            needed = zone_needed(game, z, setup) or (game.name == "otoroku" and _shown_face_up(seen.get(z.name), down.get(z.name)))
             out = []
             for pos, c in enumerate(seen.get(z.name, []), start=1):
                 fix = corrections.get(str(c.get("track_id")))
@@ -208,6 +208,12 @@ def _uneven_redraws(views: list[ZoneView], rows: tuple[str, ...]) -> list[str]:
     return [f"a redraw lays one card at the end of each set; the cards drawn so far: {said}"]
 
 
+def _shown_face_up(cards: list[dict] | None, face_down: int | None) -> bool:
+    """Whether a hand lies on the table all face up (an Otoroku hand not chosen is read only so, its
+    cards in doubt to be confirmed: a card of it face down, or none there, is a hand thrown in)."""
+    return bool(cards) and not face_down and all(c.get("face") != BACK for c in cards)
+
+
 def zone_needed(game: Game, z: ZoneSpec, setup: Mapping[str, Any] | None = None) -> bool:
     """Whether the round cannot be settled without this zone's cards. In Echobo only the dealer's
     card decides; the bettors' cards are shown, their bets are entered on the page. In Otoroku a
@@ -259,8 +265,11 @@ def build_round_document(game: Game, setup: Mapping[str, Any], bets: list[dict],
     if game.name == "otoroku":
         doc["seats"] = list(setup.get("seats") or [p["name"] for p in setup.get("players", [])])
         chosen = setup.get("chosen")
-        # every hand on the table: one not chosen still pays if it went bust (RULES.md §4.1)
-        doc["hands"] = {name: cards for name, cards in ids.items() if cards}
+        # the hands chosen, and a hand not chosen that lies face up (read surely by now: the round is
+        # built only then): it still pays if it went bust (RULES.md §4.1)
+        shown = {z.name for z in zones if _shown_face_up(list(z.cards), z.face_down)}
+        doc["hands"] = {name: cards for name, cards in ids.items()
+                        if cards and (chosen is None or name == "dealer" or name in chosen or name in shown)}
         doc["share"] = setup.get("share", 1)
         if chosen is not None:
             doc["chosen"] = list(chosen)
@@ -280,7 +289,8 @@ def build_round_document(game: Game, setup: Mapping[str, Any], bets: list[dict],
     else:
         # an unscored row (Shi-e) only when it is read whole and surely: the engine takes it or not
         dealt = {z.name: [c["card"] for c in z.dealt] for z in zones
-                 if z.scored or (z.cards and not z.face_down and all(c["card"] and not c["uncertain"] for c in z.cards))}
+                 if z.scored or (len(z.dealt) == z.expected and not z.face_down
+                                 and all(c["card"] and not c["uncertain"] for c in z.cards))}
         doc["rows"] = dealt
         drawn = {z.name: [c["card"] for c in z.cards if c.get("redraw")] for z in zones}
         if any(drawn.values()):

@@ -18,7 +18,7 @@ from typing import Any, Callable, Mapping
 
 from dealer.cards import BACK, get_card, is_card, nearest_ids
 from dealer.games import RoundError, get_game, parse_amount, settle_round, to_json_amount
-from dealer.ledger import Ledger, LedgerError
+from dealer.ledger import Ledger, LedgerError, SessionUnreadable
 from dealer.games.kakeya import pairs_of
 from dealer.games.kakeya import TRICKS, rensho_of
 from dealer.western import SUITS, is_western_card, nearest_western_ids
@@ -103,7 +103,7 @@ class DealerService:
                                    and isinstance(session.get("bets"), list)):
                 return session
             problem = "it is not a session"
-        except LedgerError as exc:
+        except SessionUnreadable as exc:  # (a file that cannot be read at all is an error of its own)
             problem = str(exc)
         self.ledger.set_session_aside()
         self.layout_note = (f"the open session kept in the ledger could not be read ({problem}); it is kept "
@@ -213,7 +213,12 @@ class DealerService:
         if gone:
             raise InputError(f"{', '.join(gone)} ha{'s' if len(gone) == 1 else 've'} bets on the table: remove them "
                              f"before taking {'that player' if len(gone) == 1 else 'those players'} out")
+        if bets and (new.get("house") != old.get("house") or new.get("limits") != old.get("limits")):
+            # a bet was taken under the rules and limits of then: they change between rounds
+            raise InputError(f"{len(bets)} bet(s) are on the table: the house rules and limits change only "
+                             f"between rounds (remove the bets first)")
         new["bets"] = [dict(b) for b in bets]
+        new["settled_tracks"] = list(old.get("settled_tracks") or [])  # the cards still on the table
         if old.get("game") == KAKEYA and old.get("tricks"):
             raise InputError(f"{len(old['tricks'])} trick(s) of this hand are recorded: settle the hand (or undo "
                              f"them) before changing the session")
@@ -422,10 +427,10 @@ class DealerService:
                         hint = f" (did you mean {', '.join(near)}?)" if near else ""
                         raise InputError(f"unknown western card {card!r}{hint}")
                     # a card of a trick already recorded: the tap would change nothing recorded
-                    shown = {str(c["track_id"]): c["card"] for c in self._trick_cards(snap, s)}
+                    shown = {(str(c["track_id"]), c["card"]) for c in self._trick_cards(snap, s)}
                     for n, trick in enumerate(s["tricks"], 1):
-                        if any(str(r.get("track_id")) == track and r.get("card") == shown.get(track)
-                               for r in trick.get("ring") or ()):
+                        ring = {(str(r.get("track_id")), r.get("card")) for r in trick.get("ring") or ()}
+                        if ring and ring == shown and any(t == track for t, _ in ring):
                             raise InputError(f"this card is in trick {n}, recorded already: correct that trick "
                                              f"with Replace (trick {n})")
                 elif not is_card(card):
@@ -640,7 +645,7 @@ class DealerService:
         if stale:
             return replace(built, round=None, problems=(*built.problems, stale))
         settled = set(s.get("settled_tracks") or ())
-        tracks = {f"{c.get('track_id')}:{c.get('card')}" for c in built.cards if c.get("track_id") is not None}
+        tracks = {f"{c.get('track_id')}:{c.get('recognised')}" for c in built.cards if c.get("track_id") is not None}
         if built.ready and tracks and tracks <= settled:
             # Settle and Confirm pressed again on the same table booked the same round twice
             return replace(built, round=None, problems=(*built.problems, "these are the cards of the round just "
@@ -684,7 +689,8 @@ class DealerService:
             after = dict(s, bets=[], corrections={}, pending=None, chosen=None, deck_exhausted=False)
             # the cards settled: the same cards still on the table are not settled again
             # (a track and the card it shows: a card laid where another lay may continue its track)
-            after["settled_tracks"] = sorted({f"{c.get('track_id')}:{c.get('card')}" for c in pending["cards"]
+            # (by what the camera read, not the dealer's corrections, which go with the round)
+            after["settled_tracks"] = sorted({f"{c.get('track_id')}:{c.get('recognised')}" for c in pending["cards"]
                                               if c.get("track_id") is not None})
             if s["game"] in CARRY_GAMES:  # a tied round's pot goes to the next round
                 after["carry"] = pending["result"].get("carry", 0) or 0

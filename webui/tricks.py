@@ -9,8 +9,10 @@ counter-clockwise, so the others follow round the middle (``order_trick``). A tr
 keeps where its cards lay (``ring_of``), and who laid which is worked out again from the whole hand
 whenever the tricks are replayed (``replay_tricks``): from who leads each trick as the tricks before
 it now say, and where each player sits, the seating that agrees best with the camera over the hand.
-So a first trick missed and entered by hand, read out of order, or led by another player than was
-first named changes who laid the later cards with it. The dealer names who leads the first trick; the
+So a first trick missed and entered by hand (or replaced by hand), or led by another player than was
+first named, changes who laid the later cards with it. (Tricks the camera read alone agree with any
+turn of the seating once the first is placed: a first trick whose second card appeared first is read
+from that card, as before; the page shows who played what, for the dealer to check.) The dealer names who leads the first trick; the
 winner of each trick leads the next (the engine's own ``trick_winner``). A trick
 the camera could not read surely, or whose order is wrong, is undone and entered by hand on the page.
 After the thirteenth trick the round is complete and settles like any other.
@@ -76,8 +78,9 @@ def replay_tricks(setup: Mapping[str, Any], house: Mapping[str, Any], tricks: li
     is worked out here, from who leads each trick as the tricks before it now say, and from where
     each player sits. The seats are the turn of the first ring that agrees best with the camera over
     the whole hand (the leader's card is the one that appeared first, most tricks), so a first trick
-    missed, read out of order or led by another player than was thought does not shift every card
-    of the hand onto the next player."""
+    missed and entered by hand, or led by another player than was thought, does not shift every
+    card of the hand onto the next player. (Where only the camera's tricks name the players, every
+    turn of the seating agrees alike after the first trick, so its first card seen decides.)"""
     rings = [t["ring"] for t in tricks if len(t.get("ring") or ()) == len(active_players(setup))]
     if not rings:
         return _replay(setup, house, tricks, None)[0]
