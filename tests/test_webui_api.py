@@ -663,6 +663,16 @@ def test_a_player_bets_on_one_side_only(app):
     assert r.status_code == 400 and "Aki already bets on saki: a player bets on one side only" in r.get_json()["error"]
 
 
+@pytest.mark.parametrize("house, message", [
+    ({"fee_rate": 0.05}, "house option 'fee_rate' needs fee_model 'percent'"),
+    ({"min_bet": 50, "max_bet": 10}, "house option 'min_bet' (50) is above 'max_bet' (10)"),
+])
+def test_house_options_that_cannot_work_together_are_refused_when_the_session_starts(app, house, message):
+    # they were taken, bets too, and refused only when the cards were revealed
+    r = Dealer(app).post("/api/session", dict(SESSION, house=house))
+    assert r.status_code == 400 and message in r.get_json()["error"]
+
+
 def test_otoroku_seats_must_be_the_players_names(app):
     d = Dealer(app)
     r = d.post("/api/session", {"game": "otoroku", "players": [{"name": "A"}, {"name": "B"}], "seats": [["A"], "B"]})

@@ -19,7 +19,9 @@ from typing import Any, Callable, Mapping
 from dealer.cards import BACK, get_card, is_card, nearest_ids
 from dealer.games import RoundError, get_game, parse_amount, settle_round, to_json_amount
 from dealer.ledger import Ledger, LedgerError, SessionUnreadable
+from dealer.games.common import check_fee_rate_applies
 from dealer.games.kakeya import pairs_of
+from dealer.games.row_games import check_wager_limits
 from dealer.games.kakeya import TRICKS, rensho_of
 from dealer.western import SUITS, is_western_card, nearest_western_ids
 from webui.tricks import (KAKEYA, TRICK_ZONE, TrickWatch, active_players, check_trick_cards, live_layout,
@@ -151,7 +153,12 @@ class DealerService:
             raise InputError("the session must be a JSON object with game, house and players")
         try:
             game = get_game(data.get("game"))
-            game.resolve_house(data.get("house") or {})  # an unknown option or value is refused
+            house = game.resolve_house(data.get("house") or {})  # an unknown option or value is refused
+            # options that cannot work together: refused now, not at the first reveal with bets taken
+            if "fee_model" in house:
+                check_fee_rate_applies({"house": data.get("house") or {}}, house)
+            if "min_bet" in house and "max_bet" in house:
+                check_wager_limits({}, house)
         except RoundError as exc:
             raise InputError(str(exc)) from None
         players = self._check_players(data.get("players"))
