@@ -137,9 +137,7 @@ class RoundBuilder:
                 if fix:
                     used[fix] += 1
         for z in layout:
-            # an Otoroku bettor not chosen whose hand lies on the table: read it all the same, since
-            # a bust bettor pays before the dealer chooses (RULES.md §4.1); thrown in, it is not there
-            needed = zone_needed(game, z, setup) or (game.name == "otoroku" and _shown_face_up(seen.get(z.name), down.get(z.name)))
+            needed = zone_needed(game, z, setup, seen.get(z.name), down.get(z.name, 0))
             out = []
             for pos, c in enumerate(seen.get(z.name, []), start=1):
                 fix = corrections.get(str(c.get("track_id")))
@@ -214,17 +212,20 @@ def _shown_face_up(cards: list[dict] | None, face_down: int | None) -> bool:
     return bool(cards) and not face_down and all(c.get("face") != BACK for c in cards)
 
 
-def zone_needed(game: Game, z: ZoneSpec, setup: Mapping[str, Any] | None = None) -> bool:
-    """Whether the round cannot be settled without this zone's cards. In Echobo only the dealer's
-    card decides; the bettors' cards are shown, their bets are entered on the page. In Otoroku a
-    bettor the dealer did not choose to show down with may throw his hand in unseen."""
+def zone_needed(game: Game, z: ZoneSpec | ZoneView, setup: Mapping[str, Any] | None = None,
+                cards: list[dict] | tuple[dict, ...] | None = None, face_down: int = 0) -> bool:
+    """Whether the round cannot be settled without this zone's cards (``cards``, ``face_down``: what
+    lies in it). In Echobo only the dealer's card decides; the bettors' cards are shown, their bets
+    are entered on the page. In Otoroku a bettor the dealer did not choose to show down with may
+    throw his hand in unseen, but a hand of his that lies all face up is read all the same: a
+    bust bettor pays before the dealer chooses (RULES.md §4.1)."""
     if game.name == "echobo":
         return z.name == "dealer"
     if not z.scored:  # Hankan's Shi-e is shown, not played for (and dealt face down in Shoniban)
         return False
     chosen = (setup or {}).get("chosen")
     if game.name == "otoroku" and chosen is not None:
-        return z.name == "dealer" or z.name in chosen
+        return z.name == "dealer" or z.name in chosen or _shown_face_up(cards, face_down)
     return True
 
 
@@ -264,15 +265,12 @@ def build_round_document(game: Game, setup: Mapping[str, Any], bets: list[dict],
         doc["bets"] = [{"player": b["player"], "on": b["on"], "amount": b["amount"]} for b in bets]
     if game.name == "otoroku":
         doc["seats"] = list(setup.get("seats") or [p["name"] for p in setup.get("players", [])])
-        chosen = setup.get("chosen")
-        # the hands chosen, and a hand not chosen that lies face up (read surely by now: the round is
-        # built only then): it still pays if it went bust (RULES.md §4.1)
-        shown = {z.name for z in zones if _shown_face_up(list(z.cards), z.face_down)}
-        doc["hands"] = {name: cards for name, cards in ids.items()
-                        if cards and (chosen is None or name == "dealer" or name in chosen or name in shown)}
+        # the hands the round needs (read surely by now: the round is built only then)
+        doc["hands"] = {z.name: ids[z.name] for z in zones
+                        if ids[z.name] and zone_needed(game, z, setup, z.cards, z.face_down)}
         doc["share"] = setup.get("share", 1)
-        if chosen is not None:
-            doc["chosen"] = list(chosen)
+        if setup.get("chosen") is not None:
+            doc["chosen"] = list(setup["chosen"])
     elif game.name == "kabu-tsukuri":
         rows: dict[str, list[list[str]]] = {}
         for z in zones:
