@@ -426,13 +426,16 @@ def rounds():
 
 
 def _whole_number_arg(name: str, default, least: int, most: int | None):
+    """A query argument read as the command line reads a whole number (hanadealer.args.whole)."""
+    import argparse
+    from hanadealer.args import whole
     raw = request.args.get(name)
     if raw is None:
         return default
-    if not raw.isdigit() or int(raw) < least or (most is not None and int(raw) > most):
-        bounds = f"from {least} to {most}" if most is not None else f"{least} or more"
-        abort(400, description=f"{name} must be a whole number {bounds}, not {raw!r}")
-    return int(raw)
+    try:
+        return whole(least, most)(raw)
+    except argparse.ArgumentTypeError as exc:
+        abort(400, description=f"{name}: {exc}")
 
 
 @api.get("/balances")

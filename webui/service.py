@@ -201,7 +201,8 @@ class DealerService:
         if not old:
             return
         if old.get("pending"):
-            raise InputError("a settlement waits for confirmation: confirm it, or cancel it, before changing the session")
+            raise InputError("a settlement waits for confirmation: confirm it, or cancel it, before changing "
+                             "the session")
         same = old.get("game") == new["game"]
         carry = old.get("carry") or 0
         if carry and "carry" not in data:
@@ -505,9 +506,6 @@ class DealerService:
                 ring = ring_of(trick)
                 trick, angles = order_trick(trick, order, replayed.seat_angles or s.get("seat_angles"))
                 ids = [c["card"] for c in trick]
-                # who laid which card (where it lies): kept, so the trick reads right even if a trick
-                # before it is corrected later and another player turns out to have led it
-                seats = {p: c["card"] for p, c in zip(order, trick)} if order else None
                 played = {c for t in s["tricks"] for c in t["cards"]}
                 twice = sorted({c for c in ids if ids.count(c) > 1})
                 if twice:  # a misread: a trick is one card from each player, each card once in the pack
@@ -525,7 +523,7 @@ class DealerService:
                 else:
                     # the ring: where the cards lay, from which replay_tricks works out who laid which
                     # (again whenever a trick before it or the first leader is corrected)
-                    s["tricks"].append({"cards": ids, "source": "camera", "seats": seats, "ring": ring,
+                    s["tricks"].append({"cards": ids, "source": "camera", "ring": ring,
                                         "read": [{k: v for k, v in c.items() if k != "quad"} for c in trick]})
                     if (s.get("trick_warning") or "").endswith(MISREAD_HINT):
                         s["trick_warning"] = None  # it was about this trick, read right now
@@ -651,9 +649,8 @@ class DealerService:
         stale = _stale_table(snap)
         if stale:
             return replace(built, round=None, problems=(*built.problems, stale))
-        settled = set(s.get("settled_tracks") or ())
-        tracks = {f"{c.get('track_id')}:{c.get('recognised')}" for c in built.cards if c.get("track_id") is not None}
-        if built.ready and tracks and tracks <= settled:
+        tracks = _settled_keys(built.cards)
+        if built.ready and tracks and tracks <= set(s.get("settled_tracks") or ()):
             # Settle and Confirm pressed again on the same table booked the same round twice
             return replace(built, round=None, problems=(*built.problems, "these are the cards of the round just "
                                                         "recorded: deal the next round before settling again"))
@@ -695,10 +692,7 @@ class DealerService:
                 raise InputError("the settlement changed since it was shown: check it and confirm again")
             after = dict(s, bets=[], corrections={}, pending=None, chosen=None, deck_exhausted=False)
             # the cards settled: the same cards still on the table are not settled again
-            # (a track and the card it shows: a card laid where another lay may continue its track)
-            # (by what the camera read, not the dealer's corrections, which go with the round)
-            after["settled_tracks"] = sorted({f"{c.get('track_id')}:{c.get('recognised')}" for c in pending["cards"]
-                                              if c.get("track_id") is not None})
+            after["settled_tracks"] = sorted(_settled_keys(pending["cards"]))
             if s["game"] in CARRY_GAMES:  # a tied round's pot goes to the next round
                 after["carry"] = pending["result"].get("carry", 0) or 0
             if s["game"] == KAKEYA:  # a new hand: the losing pair deals (§8)
@@ -896,8 +890,15 @@ def _stale_table(snap: Mapping[str, Any] | None) -> str | None:
     return None
 
 
-def _exact(amount: int | float | str) -> Fraction:
-    """An amount stored as a JSON number, as the decimal it is written as: Fraction(0.1) is not a
-    tenth, and a bet of 0.1 was refused as below a minimum of 0.1."""
-    return Fraction(repr(amount)) if isinstance(amount, float) else Fraction(amount)
+def _exact(amount: int | float) -> Fraction:
+    """An amount stored as a JSON number, read as the engine reads one (the decimal it is written as:
+    Fraction(0.1) is not a tenth, and a bet of 0.1 was refused as below a minimum of 0.1)."""
+    return parse_amount(amount, "a stored amount")
+
+
+def _settled_keys(cards) -> set[str]:
+    """Each card of a round as the camera saw it: its track and what the camera read on it (a card
+    laid where another lay may go on with its track, but not with its reading; the dealer's
+    corrections go with the round they were made in)."""
+    return {f"{c.get('track_id')}:{c.get('recognised')}" for c in cards if c.get("track_id") is not None}
 

@@ -12,10 +12,11 @@ it now say, and where each player sits, the seating that agrees best with the ca
 So a first trick missed and entered by hand (or replaced by hand), or led by another player than was
 first named, changes who laid the later cards with it. (Tricks the camera read alone agree with any
 turn of the seating once the first is placed: a first trick whose second card appeared first is read
-from that card, as before; the page shows who played what, for the dealer to check.) The dealer names who leads the first trick; the
-winner of each trick leads the next (the engine's own ``trick_winner``). A trick
-the camera could not read surely, or whose order is wrong, is undone and entered by hand on the page.
-After the thirteenth trick the round is complete and settles like any other.
+from that card, as before; the page shows who played what, for the dealer to check.) The dealer
+names who leads the first trick; the winner of each trick leads the next (the engine's own
+``trick_winner``). A trick the camera could not read surely, or whose order is wrong, is undone and
+entered by hand on the page. After the thirteenth trick the round is complete and settles like any
+other.
 """
 from __future__ import annotations
 
