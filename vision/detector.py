@@ -24,7 +24,7 @@ import numpy as np
 import onnxruntime as ort
 
 from dealer.cards import BACK, cards_of_face
-from vision.geometry import CROP_HEIGHT, CROP_WIDTH, rotate_quad, warp_card
+from vision.geometry import CROP_HEIGHT, CROP_WIDTH, nudged_quads, rotate_quad, warp_card
 from vision.proposals import QuadProposer, combine_quads
 from vision.quads import MapGeometry, QuadFinder, extensions_by_quad, is_squat, pieces_by_quad, split_candidates
 from vision.types import Detection, quad_from_array
@@ -37,6 +37,11 @@ EXTENDED_LEAST = 0.8  # ... and of a quad's whole-card extension (_extended_read
 # the most quads a frame may have for their extensions to be read: a crowded frame has many parts of
 # cards, and their extensions cost 7 ms a frame with 45 cards (the speed target is 40 ms)
 EXTEND_UP_TO = 24
+# how a card still in doubt is read again (_nudged): its quad turned by 4 and 8 degrees either way,
+# shrunk and grown by 8%, moved by 4% of its width and of its height either way (turn in degrees, scale,
+# shift across, shift down; vision.geometry.nudged_quads)
+NUDGES = ((-8, 1, 0, 0), (-4, 1, 0, 0), (4, 1, 0, 0), (8, 1, 0, 0), (0, 0.92, 0, 0), (0, 1.08, 0, 0),
+          (0, 1, 0.04, 0), (0, 1, -0.04, 0), (0, 1, 0, 0.04), (0, 1, 0, -0.04))
 # empty map columns between the windows of a closer look laid side by side (MaskStage.run_windows)
 WINDOW_GAP = 4
 # the smallest frame read: a card's short side must be at least MIN_CARD_SIDE pixels to be read
@@ -70,6 +75,8 @@ class VisionSettings:
     extend_parts: bool = False
     # look again, closer, around the quads the crop net is unsure of (vision.zoom)
     zoom_unsure: bool = False
+    # read a card still in doubt again from nudged copies of its quad, and keep the surest reading
+    nudge_unsure: bool = False
 
     def __post_init__(self):
         if not 0.0 <= self.turned_view_below <= 1.0:
@@ -87,7 +94,8 @@ class VisionSettings:
                        turned_view_below=float(raw.get("turned_view_below", 1.0)),
                        split_merged=bool(raw.get("split_merged", False)),
                        extend_parts=bool(raw.get("extend_parts", False)),
-                       zoom_unsure=bool(raw.get("zoom_unsure", False)))
+                       zoom_unsure=bool(raw.get("zoom_unsure", False)),
+                       nudge_unsure=bool(raw.get("nudge_unsure", False)))
         except FileNotFoundError:
             raise ModelMissingError(f"model settings not found: {path} (train with: python -m models.train)") from None
         except NotADirectoryError:
@@ -257,11 +265,13 @@ def first_card_of_face(face: str) -> str | None:
 
 class CardDetector:
     """Finds and names the cards in a BGR frame. ``threads``: onnxruntime CPU threads;
-    ``turn_squat``: read a nearly square quad taken for no card again, turned by a quarter."""
+    ``turn_squat``: read a nearly square quad taken for no card again, turned by a quarter; the other
+    options (None: as models/vision.json says) switch the stages of VisionSettings on or off."""
 
     def __init__(self, models_dir: Path | str | None = None, threads: int = 2,
                  threshold: float | None = None, proposals: bool = True, split_merged: bool | None = None,
-                 turn_squat: bool = True, extend_parts: bool | None = None, zoom: bool | None = None):
+                 turn_squat: bool = True, extend_parts: bool | None = None, zoom: bool | None = None,
+                 nudge: bool | None = None):
         d = Path(models_dir) if models_dir else MODELS_DIR
         self.settings = VisionSettings.load(d / "vision.json")
         self.threshold = self.settings.threshold if threshold is None else float(threshold)
@@ -273,6 +283,7 @@ class CardDetector:
         self.turn_squat = turn_squat
         self.extend_parts = self.settings.extend_parts if extend_parts is None else bool(extend_parts)
         self.zoom = self.settings.zoom_unsure if zoom is None else bool(zoom)
+        self.nudge = self.settings.nudge_unsure if nudge is None else bool(nudge)
 
     def detect(self, frame_bgr: np.ndarray) -> list[Detection]:
         return self.detect_timed(frame_bgr)[0]
@@ -370,6 +381,8 @@ class CardDetector:
         pieces, turned = [], []
         # the quads the crop net is not sure are one card (cut into pieces, extended)
         unsure = self._in_doubt(results)
+        # (the second looks that cost most per card are left out of frames of more than EXTEND_UP_TO quads)
+        crowded = len(quads) > EXTEND_UP_TO
         if self.split_merged:
             # the pieces of a quad that is not one card (a row of touching cards seen as one blob),
             # unless the crop net is sure it is one card: on the evaluation splits this found as many
@@ -382,7 +395,7 @@ class CardDetector:
             # crop was warped sideways
             turned = [rotate_quad(q, 1) for q, r in zip(quads, results) if r.face == NONE and is_squat(q)]
         extended, extended_from = [], []
-        if self.extend_parts and len(quads) <= EXTEND_UP_TO:
+        if self.extend_parts and not crowded:
             # a quad the crop net is unsure of may be part of a card (the light half of a card whose
             # other half is dark on a dark table, the part of a card the mask net saw): its
             # extensions to a whole card, beyond either end of either pair of sides (see
@@ -393,7 +406,7 @@ class CardDetector:
             extended_from = [k for k, es in enumerate(by_quad) for _ in es]
         # a closer look around the quads in doubt (only in frames of at most EXTEND_UP_TO quads: with 45
         # cards the windows hold many cards, and finding them all again cost about 25 ms a frame)
-        zoomed = self._zoomed_quads(frame, quads, results) if self.zoom and len(quads) <= EXTEND_UP_TO else []
+        zoomed = self._zoomed_quads(frame, quads, results) if self.zoom and not crowded else []
         if zoomed or pieces or turned or extended:
             again = self.crops.run(_warp_all(frame, zoomed + pieces + turned + extended))
             first, last = len(zoomed) + len(pieces), len(zoomed) + len(pieces) + len(turned)
@@ -408,7 +421,7 @@ class CardDetector:
         first_extended = len(quads) - len(extended)
         first_zoomed = first_extended - len(turned) - len(pieces) - len(zoomed)
         found = [k for k, r in enumerate(results) if r.face != NONE]
-        detections = []
+        detections, held = [], set()
         for k, (quad, r) in enumerate(zip(quads, results)):
             if r.face == NONE:
                 continue
@@ -421,12 +434,45 @@ class CardDetector:
             detections.append(Detection(card=first_card_of_face(r.face), face=r.face,
                                         quad=quad_from_array(quad), confidence=r.confidence,
                                         uncertain=r.confidence < self.threshold or under_another))
+            if under_another:
+                held.add(detections[-1].quad)
         detections = _without_parts(detections)
+        if self.nudge and not crowded:
+            # (with 45 cards many are in doubt, and their nudged quads cost about 18 ms a frame)
+            detections = self._nudged(frame, detections, held)
         t3 = time.perf_counter()
         ms = {"mask": (t1 - t0) * 1e3, "quads": (t2 - t1) * 1e3, "proposals": (t2b - t2) * 1e3,
               "classify": (t3 - t2b) * 1e3,
               "total": (t3 - t0) * 1e3}
         return detections, ms
+
+    def _nudged(self, frame: np.ndarray, detections: list[Detection], held: set) -> list[Detection]:
+        """The detections with each card still in doubt (below the threshold; not one whose quad is in
+        ``held``, in doubt whatever its reading) read again from its quad nudged (NUDGES), all in one
+        batch: where a nudged quad names a card more surely, that reading and
+        that quad replace it. Most face-up cards in doubt in full view have a quad a little off
+        (turned, too large, shifted) and are read with confidence on their labelled quad; so are
+        many face-down cards on dark tables. The surest of several readings is surer for the wrong
+        answers too: the threshold is chosen with this on (models/MODEL.md)."""
+        doubt = [i for i, d in enumerate(detections) if d.confidence < self.threshold and d.quad not in held]
+        if not doubt:
+            return detections
+        quads = nudged_quads([detections[i].quad for i in doubt], NUDGES)  # cards x nudges x 4 x 2
+        readings = self.crops.run(_warp_all(frame, list(quads.reshape(-1, 4, 2))))
+        out = list(detections)
+        for n, i in enumerate(doubt):
+            options = [(r, q) for r, q in zip(readings[n * len(NUDGES):(n + 1) * len(NUDGES)], quads[n])
+                       if r.face != NONE]
+            if not options:
+                continue
+            r, quad = max(options, key=lambda o: o[0].confidence)
+            if r.confidence <= detections[i].confidence:
+                continue
+            if r.upside_down:
+                quad = rotate_quad(quad, 2)
+            out[i] = Detection(card=first_card_of_face(r.face), face=r.face, quad=quad_from_array(quad),
+                               confidence=r.confidence, uncertain=r.confidence < self.threshold)
+        return out
 
 
 def _turned_reading(r: CropClassification) -> CropClassification:

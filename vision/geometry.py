@@ -24,5 +24,21 @@ def rotate_quad(quad, quarter_turns: int) -> np.ndarray:
     return np.roll(q, -quarter_turns, axis=0)
 
 
+def nudged_quads(quads, nudges) -> np.ndarray:
+    """Each quad moved by each nudge (K quads x N nudges x 4 x 2). A nudge is (turn in degrees,
+    scale, shift across, shift down): the quad turned and scaled about its centre, then moved by
+    those shares of its own top side (across) and left side (down)."""
+    q = np.asarray(quads, np.float64).reshape(-1, 4, 2)
+    n = np.asarray(nudges, np.float64).reshape(-1, 4)
+    centre = q.mean(axis=1)  # K x 2
+    rel = (q - centre[:, None])[:, None]  # K x 1 x 4 x 2
+    turn = np.deg2rad(n[:, 0])
+    cos, sin, scale = np.cos(turn)[:, None], np.sin(turn)[:, None], n[:, 1][:, None]
+    x, y = rel[..., 0], rel[..., 1]
+    turned = np.stack([(cos * x - sin * y) * scale, (sin * x + cos * y) * scale], axis=-1)
+    shift = n[:, 2, None] * (q[:, 1] - q[:, 0])[:, None] + n[:, 3, None] * (q[:, 3] - q[:, 0])[:, None]
+    return turned + (centre[:, None] + shift)[:, :, None]
+
+
 def quad_area(quad) -> float:
     return float(abs(cv2.contourArea(np.asarray(quad, dtype=np.float32).reshape(4, 2))))
