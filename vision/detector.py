@@ -222,13 +222,14 @@ class CropStage:
     session: ort.InferenceSession
     settings: VisionSettings
 
-    def run(self, crops: np.ndarray) -> list[CropClassification]:
-        """Classify a batch of upright crops (N x 96 x 64 x 3, BGR uint8)."""
+    def run(self, crops: np.ndarray, turned: bool = True) -> list[CropClassification]:
+        """Classify a batch of upright crops (N x 96 x 64 x 3, BGR uint8). ``turned``: False reads them
+        upright only, whatever the settings say (a first choice among crops, CardDetector._nudged)."""
         if len(crops) == 0:
             return []
         x = np.ascontiguousarray(crops.transpose(0, 3, 1, 2), dtype=np.float32)
         p, po = self._read(x)
-        if self.settings.turned_views:
+        if self.settings.turned_views and turned:
             # the crops not yet sure of a class read again turned 180 degrees, and the two readings
             # averaged: most crops are sure at once, and the second reading was half the crop net's time
             below = self.settings.turned_view_below
@@ -448,25 +449,30 @@ class CardDetector:
 
     def _nudged(self, frame: np.ndarray, detections: list[Detection], held: set) -> list[Detection]:
         """The detections with each card still in doubt (below the threshold; not one whose quad is in
-        ``held``, in doubt whatever its reading) read again from its quad nudged (NUDGES), all in one
-        batch: where a nudged quad names a card more surely, that reading and
-        that quad replace it. Most face-up cards in doubt in full view have a quad a little off
-        (turned, too large, shifted) and are read with confidence on their labelled quad; so are
-        many face-down cards on dark tables. The surest of several readings is surer for the wrong
-        answers too: the threshold is chosen with this on (models/MODEL.md)."""
+        ``held``, in doubt whatever its reading) read again from its quad nudged (NUDGES): all the
+        nudged quads of a frame are read upright in one batch, and each card's surest one that names
+        a card is read again as every other crop is (turned too when unsure) in a second; where that
+        reading is surer than the first, it and its quad replace the card's. Most face-up cards in
+        doubt in full view have a quad a little off (turned, too large, shifted) and are read with
+        confidence on their labelled quad; so are many face-down cards on dark tables. The surest
+        of several readings is surer for the wrong answers too (read upright only, much surer): the
+        threshold is chosen with this on (models/MODEL.md)."""
         doubt = [i for i, d in enumerate(detections) if d.confidence < self.threshold and d.quad not in held]
         if not doubt:
             return detections
         quads = nudged_quads([detections[i].quad for i in doubt], NUDGES)  # cards x nudges x 4 x 2
-        readings = self.crops.run(_warp_all(frame, list(quads.reshape(-1, 4, 2))))
-        out = list(detections)
+        upright = self.crops.run(_warp_all(frame, list(quads.reshape(-1, 4, 2))), turned=False)
+        chosen = []  # (detection, its surest nudged quad)
         for n, i in enumerate(doubt):
-            options = [(r, q) for r, q in zip(readings[n * len(NUDGES):(n + 1) * len(NUDGES)], quads[n])
-                       if r.face != NONE]
-            if not options:
-                continue
-            r, quad = max(options, key=lambda o: o[0].confidence)
-            if r.confidence <= detections[i].confidence:
+            named = [k for k in range(len(NUDGES)) if upright[n * len(NUDGES) + k].face != NONE]
+            if named:
+                best = max(named, key=lambda k: upright[n * len(NUDGES) + k].confidence)
+                chosen.append((i, quads[n, best]))
+        if not chosen:
+            return detections
+        out = list(detections)
+        for (i, quad), r in zip(chosen, self.crops.run(_warp_all(frame, [q for _, q in chosen]))):
+            if r.face == NONE or r.confidence <= detections[i].confidence:
                 continue
             if r.upside_down:
                 quad = rotate_quad(quad, 2)
