@@ -34,8 +34,9 @@ MODELS_DIR = Path(__file__).resolve().parent.parent / "models"
 NONE = "none"
 TURNED_LEAST = 0.5  # the least confidence of a reading of a quad turned by a quarter (_turned_reading)
 EXTENDED_LEAST = 0.8  # ... and of a quad's whole-card extension (_extended_reading)
-# the most quads a frame may have for their extensions to be read: a crowded frame has many parts of
-# cards, and their extensions cost 7 ms a frame with 45 cards (the speed target is 40 ms)
+# the most quads a frame may have for the second looks that cost most per card (the extensions of
+# parts of cards, the closer look, the nudged readings) to be taken: a crowded frame has many cards in
+# doubt, and with 45 cards they cost 7, 25 and 18 ms a frame (the speed target is 40 ms)
 EXTEND_UP_TO = 24
 # how a card still in doubt is read again (_nudged): its quad turned by 4 and 8 degrees either way,
 # shrunk and grown by 8%, moved by 4% of its width and of its height either way (turn in degrees, scale,
@@ -382,8 +383,7 @@ class CardDetector:
         pieces, turned = [], []
         # the quads the crop net is not sure are one card (cut into pieces, extended)
         unsure = self._in_doubt(results)
-        # (the second looks that cost most per card are left out of frames of more than EXTEND_UP_TO quads)
-        crowded = len(quads) > EXTEND_UP_TO
+        crowded = len(quads) > EXTEND_UP_TO  # (see EXTEND_UP_TO)
         if self.split_merged:
             # the pieces of a quad that is not one card (a row of touching cards seen as one blob),
             # unless the crop net is sure it is one card: on the evaluation splits this found as many
