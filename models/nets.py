@@ -1,4 +1,4 @@
-"""The two networks (PyTorch; training only). Both take BGR pixels 0..255 as float and normalise inside,
+"""The networks (PyTorch; training only). All take BGR pixels 0..255 as float and normalise inside,
 so the run-time side only casts and transposes.
 
 - ``MaskNet``: fully convolutional; frame (scaled so its long side is ~320 px) -> maps at half
@@ -8,6 +8,8 @@ so the run-time side only casts and transposes.
   edge), whose peaks stay apart where the interiors of touching cards run together.
 - ``CropNet``: a 3x96x64 upright card crop -> face logits (36 faces + back + none) and orientation
   logits (0: the crop's top is the card's top; 1: the card is upside down in the crop).
+- ``QuadNet``: a 3x96x64 crop around a card's quad, with some table around it -> where the card's
+  corners lie in it (the quad re-fitted).
 """
 from __future__ import annotations
 
@@ -98,6 +100,32 @@ class CropNet(nn.Module):
     def forward(self, x):
         f = self.dropout(torch.flatten(self.features(self.norm(x)), 1))
         return self.face(f), self.orientation(f)
+
+
+class QuadNet(nn.Module):
+    """A crop around a card's quad (the quad grown by ``grow`` about its centre, warped upright to
+    3x96x64: vision.geometry.context_warp) -> where the card's four corners lie in it, in the order
+    of the quad's own corners, as shares of the crop's width and height. It learns the offset from
+    where the corners would be were the quad right (the head starts at zero: the quad as it is)."""
+
+    def __init__(self, grow: float, width: int = 64, height: int = 96):
+        super().__init__()
+        self.norm = _Normalise()
+        self.features = nn.Sequential(
+            _cbr(3, 24, 3, 2),                                  # 48x32
+            _DWBlock(24, 48, 2), _DWBlock(48, 48),              # 24x16
+            _DWBlock(48, 96, 2), _DWBlock(96, 96),              # 12x8
+            _DWBlock(96, 128, 2), _DWBlock(128, 128), _DWBlock(128, 128),  # 6x4
+            _cbr(128, 48, 1),
+        )
+        self.head = nn.Linear(48 * 6 * 4, 8)
+        nn.init.zeros_(self.head.weight)
+        nn.init.zeros_(self.head.bias)
+        from vision.geometry import context_corners
+        self.register_buffer("unmoved", torch.tensor(context_corners(grow, width, height), dtype=torch.float32).reshape(8))
+
+    def forward(self, x):
+        return self.unmoved + self.head(torch.flatten(self.features(self.norm(x)), 1))
 
 
 def count_parameters(model: nn.Module) -> int:

@@ -502,6 +502,8 @@ def calibrate(work: Path, out: Path, val_scenes: int, shared=None, max_wrong_rat
                 "extend_parts": True,  # ...and on the whole-card extensions of parts of cards
                 "zoom_unsure": True,  # a closer look around the quads in doubt (vision.zoom)
                 "nudge_unsure": True,  # a card in doubt read again from its quad nudged
+                # ...and from its quad re-fitted by the quad net (python -m models.train_quad), when there is one
+                "refine_unsure": (out / "cardquad.onnx").is_file(),
                 "validation": {"crops": int(len(d["y"])), "crop_accuracy": crop_acc}}
     (out / "vision.json").write_text(json.dumps(settings, indent=2) + "\n", encoding="utf-8")
     # first the size: blobs traced at 0.5 come out a little large or small; grow them to the true size

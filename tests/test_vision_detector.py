@@ -197,7 +197,7 @@ class _ScriptedCrops:
 def _detector_seeing_one_merged_quad(monkeypatch, crops):
     # (no closer look around the quads in doubt, no nudged second reading of the cards in doubt: they
     # have tests of their own, tests/test_vision_zoom.py and tests/test_vision_nudge.py)
-    detector = CardDetector(split_merged=True, zoom=False, nudge=False)
+    detector = CardDetector(split_merged=True, zoom=False, nudge=False, refine=False)
     # what the mask net gives for three touching cards in a row: one quad around them
     row = np.array([[400.0, 300.0], [400.0 + 3 * 90 * 54 / 87, 300.0], [400.0 + 3 * 90 * 54 / 87, 390.0], [400.0, 390.0]])
     monkeypatch.setattr(detector, "_whole_quads_timed", lambda frame: ([row], (0.0, 0.0, 0.0, 0.0)))
@@ -320,7 +320,7 @@ def test_cards_seen_at_so_steep_a_slant_that_they_look_square_are_read(detector)
 
 
 def _detector_seeing_one_quad(monkeypatch, crops, quad, **options):
-    detector = CardDetector(split_merged=False, zoom=False, nudge=False, **options)
+    detector = CardDetector(split_merged=False, zoom=False, nudge=False, refine=False, **options)
     monkeypatch.setattr(detector, "_whole_quads_timed", lambda frame: ([np.asarray(quad, np.float64)], (0.0,) * 4))
     detector.crops = crops
     return detector

@@ -158,6 +158,6 @@ def test_the_shipped_settings_take_the_closer_look_and_older_settings_files_do_n
     assert not VisionSettings.load(tmp_path / "vision.json").zoom_unsure
     raw["zoom_unsure"] = False
     (tmp_path / "vision.json").write_text(json.dumps(raw))
-    for name in ("cardmask.onnx", "cardface.onnx"):
+    for name in ("cardmask.onnx", "cardface.onnx", "cardquad.onnx"):
         (tmp_path / name).write_bytes((MODELS_DIR / name).read_bytes())
     assert not CardDetector(tmp_path).zoom

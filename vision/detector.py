@@ -24,9 +24,10 @@ import numpy as np
 import onnxruntime as ort
 
 from dealer.cards import BACK, cards_of_face
-from vision.geometry import CROP_HEIGHT, CROP_WIDTH, nudged_quads, rotate_quad, warp_card
+from vision.geometry import CROP_HEIGHT, CROP_WIDTH, context_warp, nudged_quads, rotate_quad, warp_card
 from vision.proposals import QuadProposer, combine_quads
-from vision.quads import MapGeometry, QuadFinder, extensions_by_quad, is_squat, pieces_by_quad, split_candidates
+from vision.quads import (MapGeometry, QuadFinder, extensions_by_quad, is_squat, order_clockwise_portrait,
+                          pieces_by_quad, split_candidates)
 from vision.types import Detection, quad_from_array
 from vision.zoom import ZOOM_INPUT, ZoomWindow, inside_window, zoom_windows
 
@@ -78,6 +79,8 @@ class VisionSettings:
     zoom_unsure: bool = False
     # read a card still in doubt again from nudged copies of its quad, and keep the surest reading
     nudge_unsure: bool = False
+    # ...and from its quad re-fitted by the quad net (models/cardquad.onnx)
+    refine_unsure: bool = False
 
     def __post_init__(self):
         if not 0.0 <= self.turned_view_below <= 1.0:
@@ -96,7 +99,8 @@ class VisionSettings:
                        split_merged=bool(raw.get("split_merged", False)),
                        extend_parts=bool(raw.get("extend_parts", False)),
                        zoom_unsure=bool(raw.get("zoom_unsure", False)),
-                       nudge_unsure=bool(raw.get("nudge_unsure", False)))
+                       nudge_unsure=bool(raw.get("nudge_unsure", False)),
+                       refine_unsure=bool(raw.get("refine_unsure", False)))
         except FileNotFoundError:
             raise ModelMissingError(f"model settings not found: {path} (train with: python -m models.train)") from None
         except NotADirectoryError:
@@ -105,9 +109,9 @@ class VisionSettings:
             raise ModelMissingError(f"model settings {path} are unreadable: {exc}") from None
 
 
-def _session(path: Path, threads: int) -> ort.InferenceSession:
+def _session(path: Path, threads: int, trained_by: str = "python -m models.train") -> ort.InferenceSession:
     if not path.is_file():
-        raise ModelMissingError(f"model file not found: {path} (train with: python -m models.train)")
+        raise ModelMissingError(f"model file not found: {path} (train with: {trained_by})")
     options = ort.SessionOptions()
     options.intra_op_num_threads = threads
     options.inter_op_num_threads = 1
@@ -257,6 +261,23 @@ class CropStage:
                 _softmax(orient_logits.astype(np.float64)))
 
 
+@dataclass(frozen=True)
+class QuadStage:
+    """The quad net (models/cardquad.onnx): a card's quad re-fitted from the crop around it."""
+    session: ort.InferenceSession
+
+    def run(self, frame: np.ndarray, quads: list[np.ndarray]) -> list[np.ndarray]:
+        """Each quad re-fitted: the crop around it (vision.geometry.context_warp) through the net,
+        its corners taken back to frame pixels (clockwise, from a short side)."""
+        if not quads:
+            return []
+        crops, transforms = zip(*(context_warp(frame, q) for q in quads))
+        x = np.ascontiguousarray(np.stack(crops).transpose(0, 3, 1, 2), dtype=np.float32)
+        corners = self.session.run(None, {"crops": x})[0].reshape(-1, 4, 2) * np.array([CROP_WIDTH, CROP_HEIGHT])
+        return [order_clockwise_portrait(cv2.perspectiveTransform(c.reshape(-1, 1, 2), np.linalg.inv(m)).reshape(4, 2))
+                for c, m in zip(corners, transforms)]
+
+
 def first_card_of_face(face: str) -> str | None:
     """The card id reported for a face: the face's only card, or for a chaff face (whose cards look
     alike) the first chaff card of that month. None for a back."""
@@ -273,7 +294,7 @@ class CardDetector:
     def __init__(self, models_dir: Path | str | None = None, threads: int = 2,
                  threshold: float | None = None, proposals: bool = True, split_merged: bool | None = None,
                  turn_squat: bool = True, extend_parts: bool | None = None, zoom: bool | None = None,
-                 nudge: bool | None = None):
+                 nudge: bool | None = None, refine: bool | None = None):
         d = Path(models_dir) if models_dir else MODELS_DIR
         self.settings = VisionSettings.load(d / "vision.json")
         self.threshold = self.settings.threshold if threshold is None else float(threshold)
@@ -286,6 +307,8 @@ class CardDetector:
         self.extend_parts = self.settings.extend_parts if extend_parts is None else bool(extend_parts)
         self.zoom = self.settings.zoom_unsure if zoom is None else bool(zoom)
         self.nudge = self.settings.nudge_unsure if nudge is None else bool(nudge)
+        refine = self.settings.refine_unsure if refine is None else bool(refine)
+        self.refiner = QuadStage(_session(d / "cardquad.onnx", threads, "python -m models.train_quad")) if refine else None
 
     def detect(self, frame_bgr: np.ndarray) -> list[Detection]:
         return self.detect_timed(frame_bgr)[0]
@@ -438,7 +461,7 @@ class CardDetector:
             if under_another:
                 held.add(detections[-1].quad)
         detections = _without_parts(detections)
-        if self.nudge and not crowded:
+        if (self.nudge or self.refiner is not None) and not crowded:
             # (with 45 cards many are in doubt, and their nudged quads cost about 18 ms a frame)
             detections = self._nudged(frame, detections, held)
         t3 = time.perf_counter()
@@ -460,13 +483,14 @@ class CardDetector:
         doubt = [i for i, d in enumerate(detections) if d.confidence < self.threshold and d.quad not in held]
         if not doubt:
             return detections
-        quads = nudged_quads([detections[i].quad for i in doubt], NUDGES)  # cards x nudges x 4 x 2
+        quads = self._second_quads(frame, [np.asarray(detections[i].quad, np.float64) for i in doubt])
+        per_card = quads.shape[1]
         upright = self.crops.run(_warp_all(frame, list(quads.reshape(-1, 4, 2))), turned=False)
-        chosen = []  # (detection, its surest nudged quad)
+        chosen = []  # (detection, its surest second quad)
         for n, i in enumerate(doubt):
-            named = [k for k in range(len(NUDGES)) if upright[n * len(NUDGES) + k].face != NONE]
+            named = [k for k in range(per_card) if upright[n * per_card + k].face != NONE]
             if named:
-                best = max(named, key=lambda k: upright[n * len(NUDGES) + k].confidence)
+                best = max(named, key=lambda k: upright[n * per_card + k].confidence)
                 chosen.append((i, quads[n, best]))
         if not chosen:
             return detections
@@ -474,11 +498,26 @@ class CardDetector:
         for (i, quad), r in zip(chosen, self.crops.run(_warp_all(frame, [q for _, q in chosen]))):
             if r.face == NONE or r.confidence <= detections[i].confidence:
                 continue
+            # a second quad that moved onto another card found is that card read twice, not this one
+            # (as _drop_duplicates judges two quads on one card)
+            if any(_on_one_card(quad, d.quad) for j, d in enumerate(detections) if j != i):
+                continue
             if r.upside_down:
                 quad = rotate_quad(quad, 2)
             out[i] = Detection(card=first_card_of_face(r.face), face=r.face, quad=quad_from_array(quad),
                                confidence=r.confidence, uncertain=r.confidence < self.threshold)
         return out
+
+
+    def _second_quads(self, frame: np.ndarray, quads: list[np.ndarray]) -> np.ndarray:
+        """The quads a card in doubt is read again from (cards x quads x 4 x 2): its quad re-fitted
+        by the quad net, then its nudged copies, as the detector is set to take them."""
+        parts = []
+        if self.refiner is not None:
+            parts.append(np.array(self.refiner.run(frame, quads))[:, None])
+        if self.nudge:
+            parts.append(nudged_quads(quads, NUDGES))
+        return np.concatenate(parts, axis=1)
 
 
 def _turned_reading(r: CropClassification) -> CropClassification:
@@ -492,6 +531,12 @@ def _reaches_over(quad: np.ndarray, others: list[np.ndarray], share: float = 0.1
     """Whether more than ``share`` of the quad's area lies on any of ``others``."""
     from vision.evaluate import quad_overlap
     return any(quad_overlap(quad, other) > share for other in others)
+
+
+def _on_one_card(a, b, iou: float = 0.3) -> bool:
+    """Whether two quads cover one card (IoU above ``iou``, as _drop_duplicates takes them)."""
+    from vision.evaluate import quad_iou
+    return quad_iou(a, b) > iou
 
 
 def _same_card(a: np.ndarray, b: np.ndarray) -> bool:
@@ -546,7 +591,7 @@ def _drop_duplicates(detections: list[Detection], inside: float = 0.8) -> list[D
         for j in order[a_pos + 1:]:
             if not keep[j] or not close[i, j]:
                 continue
-            if quad_iou(detections[i].quad, detections[j].quad) > 0.3:
+            if _on_one_card(detections[i].quad, detections[j].quad):
                 keep[j] = False
             elif detections[i].face == detections[j].face:
                 a, b = detections[i].quad, detections[j].quad

@@ -18,6 +18,33 @@ def warp_card(frame: np.ndarray, quad, width: int = CROP_WIDTH, height: int = CR
                                borderMode=cv2.BORDER_REPLICATE)
 
 
+# the quad net (vision.detector.QuadStage) sees a card's quad grown by this about its centre: a card
+# with some table around it, so that corners the quad cut off (a quad too small, turned or shifted)
+# are in view
+CONTEXT_GROW = 1.3
+
+
+def context_warp(frame: np.ndarray, quad, grow: float = CONTEXT_GROW, width: int = CROP_WIDTH,
+                 height: int = CROP_HEIGHT) -> tuple[np.ndarray, np.ndarray]:
+    """The quad grown by ``grow`` about its centre, warped to an upright width x height crop, and the
+    3x3 transform from frame pixels to the crop's."""
+    q = np.asarray(quad, dtype=np.float64).reshape(4, 2)
+    centre = q.mean(axis=0)
+    src = np.float32(centre + (q - centre) * grow)
+    dst = np.array([[0, 0], [width - 1, 0], [width - 1, height - 1], [0, height - 1]], dtype=np.float32)
+    m = cv2.getPerspectiveTransform(src, dst)
+    crop = cv2.warpPerspective(frame, m, (width, height), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+    return crop, m
+
+
+def context_corners(grow: float = CONTEXT_GROW, width: int = CROP_WIDTH, height: int = CROP_HEIGHT) -> np.ndarray:
+    """Where a quad's own corners lie in its context_warp crop (4 x 2, shares of the crop's width and
+    height): the quad net's answer for a quad that is right."""
+    cx, cy = (width - 1) / 2, (height - 1) / 2
+    hx, hy = cx / grow, cy / grow
+    return np.array([[cx - hx, cy - hy], [cx + hx, cy - hy], [cx + hx, cy + hy], [cx - hx, cy + hy]]) / [width, height]
+
+
 def rotate_quad(quad, quarter_turns: int) -> np.ndarray:
     """The same quad with its starting corner moved ``quarter_turns`` corners clockwise."""
     q = np.asarray(quad, dtype=np.float32).reshape(4, 2)

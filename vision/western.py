@@ -224,7 +224,7 @@ class WesternCardDetector:
         d = Path(models_dir) if models_dir else MODELS_DIR
         self.settings = WesternSettings.load(d / SETTINGS_FILE)
         self.threshold = self.settings.threshold if threshold is None else float(threshold)
-        self.crops = WesternCropStage(_session(d / MODEL_FILE, threads), self.settings)
+        self.crops = WesternCropStage(_session(d / MODEL_FILE, threads, "python -m models.train_western"), self.settings)
         self.finder = WesternQuadFinder()
 
     def detect(self, frame_bgr: np.ndarray) -> list[Detection]:
