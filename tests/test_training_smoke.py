@@ -289,3 +289,16 @@ def test_the_threshold_is_chosen_on_scenes_run_at_the_threshold_chosen(tmp_path,
     settings = train._calibrate_threshold(tmp_path, 10, None, 1 / 3000)
     assert len(runs) == 3 and settings["validation"]["threshold_run_at"] == runs[-1]
     assert settings["threshold"] == pytest.approx(runs[-1] + 0.001)
+
+
+def test_the_quad_net_trains_on_a_few_samples_and_exports_what_the_detector_runs(tmp_path):
+    from models.train_quad import perturbed_quad, quad_sample, train
+    from vision.detector import QuadStage, _session
+    rng = np.random.default_rng(0)
+    image, labels = render_scene(rng, load_art("demo", height=200), clean_config(min_cards=3, max_cards=4, size=(640, 360)))
+    samples = [quad_sample(image, perturbed_quad(rng, c["quad"]), c["quad"]) for c in labels["cards"] for _ in range(4)]
+    data = {"crops": np.stack([c for c, _ in samples]), "targets": np.stack([t.ravel() for _, t in samples])}
+    train(data, 0.03, tmp_path, threads=1, batch=4)
+    quads = [np.asarray(c["quad"], np.float64) for c in labels["cards"]]
+    refitted = QuadStage(_session(tmp_path / "cardquad.onnx", 1)).run(image, quads)
+    assert len(refitted) == len(quads) and all(q.shape == (4, 2) and np.isfinite(q).all() for q in refitted)

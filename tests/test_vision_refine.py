@@ -175,3 +175,8 @@ def test_a_second_quad_that_moved_onto_another_card_found_is_not_taken(monkeypat
     assert (out[0] is in_doubt) != taken
     if taken:
         assert not out[0].uncertain and np.allclose(out[0].quad, order_clockwise_portrait(second))
+
+
+def test_the_shipped_settings_read_cards_in_doubt_from_re_fitted_quads():
+    assert VisionSettings.load(MODELS_DIR / "vision.json").refine_unsure
+    assert CardDetector().refiner is not None
