@@ -472,10 +472,12 @@ class CardDetector:
 
     def _nudged(self, frame: np.ndarray, detections: list[Detection], held: set) -> list[Detection]:
         """The detections with each card still in doubt (below the threshold; not one whose quad is in
-        ``held``, in doubt whatever its reading) read again from its quad nudged (NUDGES): all the
-        nudged quads of a frame are read upright in one batch, and each card's surest one that names
-        a card is read again as every other crop is (turned too when unsure) in a second; where that
-        reading is surer than the first, it and its quad replace the card's. Most face-up cards in
+        ``held``, in doubt whatever its reading) read again from second quads (_second_quads: its
+        quad re-fitted by the quad net, and nudged, NUDGES): all the second quads of a frame are read
+        upright in one batch, and each card's surest one that names a card is read again as every
+        other crop is (turned too when unsure) in a second; where that reading is surer than the
+        first, and its quad does not lie on another card found, it and its quad replace the card's.
+        Most face-up cards in
         doubt in full view have a quad a little off (turned, too large, shifted) and are read with
         confidence on their labelled quad; so are many face-down cards on dark tables. The surest
         of several readings is surer for the wrong answers too (read upright only, much surer): the
@@ -507,7 +509,6 @@ class CardDetector:
             out[i] = Detection(card=first_card_of_face(r.face), face=r.face, quad=quad_from_array(quad),
                                confidence=r.confidence, uncertain=r.confidence < self.threshold)
         return out
-
 
     def _second_quads(self, frame: np.ndarray, quads: list[np.ndarray]) -> np.ndarray:
         """The quads a card in doubt is read again from (cards x quads x 4 x 2): its quad re-fitted
