@@ -81,17 +81,22 @@ class MaskNet(nn.Module):
         return self.head(y)  # logits; the exported model adds a sigmoid
 
 
+def _crop_body() -> nn.Sequential:
+    """The convolutional body of the crop nets: a 3x96x64 crop -> 48 maps of 6x4."""
+    return nn.Sequential(
+        _cbr(3, 24, 3, 2),                                  # 48x32
+        _DWBlock(24, 48, 2), _DWBlock(48, 48),              # 24x16
+        _DWBlock(48, 96, 2), _DWBlock(96, 96),              # 12x8
+        _DWBlock(96, 128, 2), _DWBlock(128, 128), _DWBlock(128, 128),  # 6x4
+        _cbr(128, 48, 1),
+    )
+
+
 class CropNet(nn.Module):
     def __init__(self, n_classes: int = len(CLASSES)):
         super().__init__()
         self.norm = _Normalise()
-        self.features = nn.Sequential(
-            _cbr(3, 24, 3, 2),                                  # 48x32
-            _DWBlock(24, 48, 2), _DWBlock(48, 48),              # 24x16
-            _DWBlock(48, 96, 2), _DWBlock(96, 96),              # 12x8
-            _DWBlock(96, 128, 2), _DWBlock(128, 128), _DWBlock(128, 128),  # 6x4
-            _cbr(128, 48, 1),
-        )
+        self.features = _crop_body()
         # flatten (not global pooling) keeps where things are in the crop: the orientation needs it
         self.dropout = nn.Dropout(0.2)
         self.face = nn.Linear(48 * 6 * 4, n_classes)
@@ -111,13 +116,7 @@ class QuadNet(nn.Module):
     def __init__(self, grow: float, width: int = 64, height: int = 96):
         super().__init__()
         self.norm = _Normalise()
-        self.features = nn.Sequential(
-            _cbr(3, 24, 3, 2),                                  # 48x32
-            _DWBlock(24, 48, 2), _DWBlock(48, 48),              # 24x16
-            _DWBlock(48, 96, 2), _DWBlock(96, 96),              # 12x8
-            _DWBlock(96, 128, 2), _DWBlock(128, 128), _DWBlock(128, 128),  # 6x4
-            _cbr(128, 48, 1),
-        )
+        self.features = _crop_body()
         self.head = nn.Linear(48 * 6 * 4, 8)
         nn.init.zeros_(self.head.weight)
         nn.init.zeros_(self.head.bias)
