@@ -82,14 +82,21 @@ def test_bench_vision_prints_json_timings_per_stage(capsys):
     assert main(["bench-vision", "--no-accuracy", "--frames", "2", "--cards", "9"]) == 0
     report = json.loads(capsys.readouterr().out)
     nine = report["speed"]["9_cards"]
-    for stage in ("mask", "quads", "proposals", "classify", "total"):
+    # the shipped settings re-fit the quads and leave the edge proposals out (a stage of no time)
+    assert report["machine"]["refit_quads"] is True and report["machine"]["edge_proposals"] is False
+    for stage in ("mask", "quads", "refit", "classify", "total"):
         assert nine[stage]["median_ms"] > 0 and nine[stage]["p95_ms"] >= nine[stage]["median_ms"]
+    assert 0 <= nine["proposals"]["median_ms"] < 0.5
 
 
-def test_bench_vision_can_leave_the_proposals_out(capsys):
-    assert main(["bench-vision", "--no-accuracy", "--frames", "2", "--cards", "9", "--no-proposals"]) == 0
+@pytest.mark.parametrize("flags,proposals,refit", [(["--proposals"], True, True), (["--no-refit"], False, False),
+                                                   (["--proposals", "--no-refit"], True, False)])
+def test_bench_vision_can_switch_the_proposals_and_the_refit(capsys, flags, proposals, refit):
+    assert main(["bench-vision", "--no-accuracy", "--frames", "2", "--cards", "9", *flags]) == 0
     report = json.loads(capsys.readouterr().out)
-    assert report["machine"]["edge_proposals"] is False
+    assert report["machine"]["edge_proposals"] is proposals and report["machine"]["refit_quads"] is refit
+    nine = report["speed"]["9_cards"]
+    assert (nine["proposals"]["median_ms"] > 0.5) is proposals
 
 
 def test_bench_vision_on_the_demo_split(capsys):

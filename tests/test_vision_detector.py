@@ -111,11 +111,9 @@ def test_a_card_on_a_light_and_on_a_dark_table(detector, colour):
     assert np.argmin(np.linalg.norm(np.asarray(d.quad) - quad[0], axis=1)) == 0
 
 
-@pytest.mark.parametrize("colour", [(225, 228, 232),
-                                    pytest.param(DARK_TABLE, marks=pytest.mark.xfail(
-                                        strict=True, reason="the dark card's near edge is lost against a "
-                                        "black table: its quad comes out about 15% short (IoU 0.83; see "
-                                        "models/MODEL.md)"))])
+# (on the black table the dark card's near edge is lost against the table, and its quad used to come
+# out about 15% short, IoU 0.83: the quad net re-fits it from the crop around it)
+@pytest.mark.parametrize("colour", [(225, 228, 232), DARK_TABLE])
 def test_a_card_quad_lies_on_its_outline(detector, colour):
     frame = table(colour=colour)
     quad = place(frame, render_card("willow-rainman", 435), (640, 360), 300, 180 + 20)
@@ -200,7 +198,7 @@ def _detector_seeing_one_merged_quad(monkeypatch, crops):
     detector = CardDetector(split_merged=True, zoom=False, nudge=False, refine=False)
     # what the mask net gives for three touching cards in a row: one quad around them
     row = np.array([[400.0, 300.0], [400.0 + 3 * 90 * 54 / 87, 300.0], [400.0 + 3 * 90 * 54 / 87, 390.0], [400.0, 390.0]])
-    monkeypatch.setattr(detector, "_whole_quads_timed", lambda frame: ([row], (0.0, 0.0, 0.0, 0.0)))
+    monkeypatch.setattr(detector, "_whole_quads_timed", lambda frame: ([row], (0.0,) * 5))
     detector.crops = crops
     return detector
 
@@ -302,11 +300,12 @@ def test_cards_seen_at_so_steep_a_slant_that_they_look_square_are_read(detector)
     # the camera tilted about 50 degrees along the cards' long side: 136-150 px wide, 150 tall, so
     # which pair of sides is the short one is in doubt; a quad warped sideways reads as no card,
     # and is then read again turned by a quarter
-    # (the closer look finds most of these cards on its own too, so the turning is judged without it:
-    # 43 of 48 found against 33 when measured)
+    # (the closer look and the quad net's re-fit find most of these cards on their own too, so the
+    # turning is judged without them: 43 of 48 found against 33 when measured; the shipped detector
+    # found all 48)
     square = [[572, 285], [708, 285], [715, 435], [565, 435]]
-    detectors = {"shipped": detector, "turning": CardDetector(zoom=False),
-                 "plain": CardDetector(turn_squat=False, zoom=False)}
+    detectors = {"shipped": detector, "turning": CardDetector(zoom=False, refit=False),
+                 "plain": CardDetector(turn_squat=False, zoom=False, refit=False)}
     found = dict.fromkeys(detectors, 0)
     for k, card in enumerate(all_cards()):
         frame = table(seed=k)
@@ -315,13 +314,13 @@ def test_cards_seen_at_so_steep_a_slant_that_they_look_square_are_read(detector)
             detections = det.detect(frame)
             assert all(d.uncertain for d in detections if d.face != card.face)  # never a sure wrong name
             found[name] += any(d.face == card.face and quad_iou(d.quad, square) > 0.7 for d in detections)
-    assert found["shipped"] >= 0.8 * 48 and found["turning"] >= 0.8 * 48, found
+    assert found["shipped"] >= 0.95 * 48 and found["turning"] >= 0.8 * 48, found
     assert found["plain"] < found["turning"], found
 
 
 def _detector_seeing_one_quad(monkeypatch, crops, quad, **options):
     detector = CardDetector(split_merged=False, zoom=False, nudge=False, refine=False, **options)
-    monkeypatch.setattr(detector, "_whole_quads_timed", lambda frame: ([np.asarray(quad, np.float64)], (0.0,) * 4))
+    monkeypatch.setattr(detector, "_whole_quads_timed", lambda frame: ([np.asarray(quad, np.float64)], (0.0,) * 5))
     detector.crops = crops
     return detector
 
@@ -481,7 +480,7 @@ def _half_card_frame():
 
 def test_a_card_whose_finder_saw_only_its_top_half_is_read_on_the_whole_card(monkeypatch, detector):
     frame, quads, half = _half_card_frame()
-    monkeypatch.setattr(detector, "_whole_quads_timed", lambda f: (quads[:2] + [half], (0.0, 0.0, 0.0, 0.0)))
+    monkeypatch.setattr(detector, "_whole_quads_timed", lambda f: (quads[:2] + [half], (0.0,) * 5))
     detections = detector.detect(frame)
     deer = [d for d in detections if quad_iou(d.quad, quads[2]) > 0.5]
     assert len(deer) == 1 and deer[0].face == "maple-deer" and not deer[0].uncertain
@@ -489,7 +488,7 @@ def test_a_card_whose_finder_saw_only_its_top_half_is_read_on_the_whole_card(mon
     assert not any(quad_iou(d.quad, half) > 0.6 for d in detections)  # the half is not reported as well
     # without the extensions (and the closer look, which finds it too), only the half was there to read
     no_extension = CardDetector(extend_parts=False, zoom=False)
-    monkeypatch.setattr(no_extension, "_whole_quads_timed", lambda f: (quads[:2] + [half], (0.0, 0.0, 0.0, 0.0)))
+    monkeypatch.setattr(no_extension, "_whole_quads_timed", lambda f: (quads[:2] + [half], (0.0,) * 5))
     assert not any(quad_iou(d.quad, quads[2]) > 0.9 for d in no_extension.detect(frame))
 
 
@@ -515,7 +514,7 @@ def test_parts_of_cards_are_extended_only_in_frames_of_at_most_24_quads(monkeypa
     tops = [np.array([[0.0, 0.0], [54.0, 0.0], [54.0, 43.5], [0.0, 43.5]]) + [100 + 120 * (k % 10), 300 + 140 * (k // 10)]
             for k in range(halves)]
     detector = CardDetector(split_merged=False, turn_squat=False, extend_parts=True, zoom=False)
-    monkeypatch.setattr(detector, "_whole_quads_timed", lambda frame: (cards + tops, (0.0, 0.0, 0.0, 0.0)))
+    monkeypatch.setattr(detector, "_whole_quads_timed", lambda frame: (cards + tops, (0.0,) * 5))
     crops = _ScriptedCrops(("none", 0.99), ("none", 0.99))
     detector.crops = crops
     assert detector.detect(table()) == []
@@ -593,7 +592,7 @@ def test_a_card_named_with_confidence_is_not_in_doubt_for_a_doubtful_turn(monkey
                                        orientation_confidence=0.55) for _ in crops]
     detector = CardDetector(split_merged=False)
     card = np.array([[400.0, 300.0], [454.0, 300.0], [454.0, 387.0], [400.0, 387.0]])
-    monkeypatch.setattr(detector, "_whole_quads_timed", lambda frame: ([card], (0.0, 0.0, 0.0, 0.0)))
+    monkeypatch.setattr(detector, "_whole_quads_timed", lambda frame: ([card], (0.0,) * 5))
     detector.crops = TurnedCrops()
     (detection,) = detector.detect(table())
     assert detection.face == "maple-deer" and not detection.uncertain

@@ -64,7 +64,7 @@ def _detector_seeing(monkeypatch, crops, quads, **options):
     # (the quad net's re-fitted quad, read with the nudged ones where it is on, is tested in
     # test_vision_refine)
     detector = CardDetector(split_merged=False, zoom=False, extend_parts=False, refine=False, **options)
-    monkeypatch.setattr(detector, "_whole_quads_timed", lambda frame: (quads, (0.0,) * 4))
+    monkeypatch.setattr(detector, "_whole_quads_timed", lambda frame: (quads, (0.0,) * 5))
     detector.crops = crops
     return detector
 

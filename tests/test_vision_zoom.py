@@ -105,7 +105,7 @@ def _half_seen_card():
 def test_a_card_whose_first_look_was_half_off_it_is_found_whole_by_the_closer_look(monkeypatch):
     frame, quad, half = _half_seen_card()
     detector = CardDetector(zoom=True, extend_parts=False, split_merged=False)
-    monkeypatch.setattr(detector, "_whole_quads_timed", lambda f: ([half], (0.0, 0.0, 0.0, 0.0)))
+    monkeypatch.setattr(detector, "_whole_quads_timed", lambda f: ([half], (0.0,) * 5))
     detections = detector.detect(frame)
     assert len(detections) == 1
     d = detections[0]
@@ -114,14 +114,14 @@ def test_a_card_whose_first_look_was_half_off_it_is_found_whole_by_the_closer_lo
     assert any(quad_iou(q, quad) > 0.75 for q in detector.candidate_quads(frame))
     # without it, only the half was there to read
     first_look_only = CardDetector(zoom=False, extend_parts=False, split_merged=False)
-    monkeypatch.setattr(first_look_only, "_whole_quads_timed", lambda f: ([half], (0.0, 0.0, 0.0, 0.0)))
+    monkeypatch.setattr(first_look_only, "_whole_quads_timed", lambda f: ([half], (0.0,) * 5))
     assert not any(quad_iou(d.quad, quad) >= 0.5 for d in first_look_only.detect(frame))
 
 
 def test_a_quad_read_with_confidence_gets_no_closer_look(monkeypatch):
     frame, quad, _ = _half_seen_card()
     detector = CardDetector(zoom=True)
-    monkeypatch.setattr(detector, "_whole_quads_timed", lambda f: ([quad], (0.0, 0.0, 0.0, 0.0)))
+    monkeypatch.setattr(detector, "_whole_quads_timed", lambda f: ([quad], (0.0,) * 5))
     looked = []
     original = detector._zoomed_quads
     monkeypatch.setattr(detector, "_zoomed_quads", lambda *a: looked.append(1) or original(*a))
@@ -141,7 +141,7 @@ def test_the_closer_look_is_taken_only_in_frames_of_at_most_24_quads(monkeypatch
     frame, _, half = _half_seen_card()
     others = [_rect(20 + 50 * (k % 25), 20 + 600 * (k // 25), 30, 48) for k in range(extra)]
     detector = CardDetector(zoom=True, extend_parts=False, split_merged=False)
-    monkeypatch.setattr(detector, "_whole_quads_timed", lambda f: ([half] + others, (0.0, 0.0, 0.0, 0.0)))
+    monkeypatch.setattr(detector, "_whole_quads_timed", lambda f: ([half] + others, (0.0,) * 5))
     calls = []
     monkeypatch.setattr(detector, "_zoomed_quads", lambda *a: calls.append(1) or [])
     detector.detect(frame)

@@ -55,5 +55,5 @@ def read_on_quads(monkeypatch, frame, quads, **options):
     closer look; ``options`` for CardDetector)."""
     from vision.detector import CardDetector
     detector = CardDetector(split_merged=False, zoom=False, extend_parts=False, **options)
-    monkeypatch.setattr(detector, "_whole_quads_timed", lambda f: (list(quads), (0.0,) * 4))
+    monkeypatch.setattr(detector, "_whole_quads_timed", lambda f: (list(quads), (0.0,) * 5))
     return detector.detect(frame)

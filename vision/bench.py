@@ -109,7 +109,8 @@ def run_benchmark(detector, scenes=None, splits=None, frames=30, card_counts=(9,
     from datasets.shared import shared_dir
     report: dict = {"machine": {"python": platform.python_version(), "cpu": platform.processor() or platform.machine(),
                                 "threshold": detector.threshold, "temperature": detector.settings.temperature,
-                                "edge_proposals": getattr(detector, "proposer", None) is not None}}
+                                "edge_proposals": getattr(detector, "proposer", None) is not None,
+                                "refit_quads": bool(getattr(detector, "refit", False))}}
     root = shared_dir(shared)
     if accuracy:
         names = split_names()
@@ -173,7 +174,7 @@ def to_markdown(report: dict) -> str:
             lines.append(f"| {name} | {r['missed']} ({sum(open_by.values())}) | {cells} |")
     speed = report.get("speed")
     if speed:
-        stages = ("mask", "quads", "proposals", "classify", "total")
+        stages = ("mask", "quads", "proposals", "refit", "classify", "total")
         lines += ["", "| frame (1280x720) | " + " | ".join(stages) + " |", "|---" * (len(stages) + 1) + "|"]
         for key, r in speed.items():
             if not isinstance(r, dict):

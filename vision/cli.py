@@ -36,8 +36,12 @@ def register(subparsers) -> None:
     b.add_argument("--models", default=None)
     b.add_argument("--shared", default=None, help="the shared data folder (default: ../shared)")
     b.add_argument("--threads", type=whole(1, 64), default=2, help="onnxruntime threads (default 2)")
-    b.add_argument("--no-proposals", action="store_true",
-                   help="the mask net's quads only, without the edge proposals (for comparison)")
+    b.add_argument("--proposals", action=argparse.BooleanOptionalAction, default=None,
+                   help="snap the mask net's quads to the frame's edges and add outlines near them "
+                        "(default: as models/vision.json says; for comparison)")
+    b.add_argument("--refit", action=argparse.BooleanOptionalAction, default=None,
+                   help="re-fit every quad with the quad net before reading it "
+                        "(default: as models/vision.json says; for comparison)")
     b.set_defaults(func=bench)
 
 
@@ -50,7 +54,7 @@ def _detector(args):
     try:
         return CardDetector(args.models, threads=getattr(args, "threads", 2), threshold=args.threshold
                             if hasattr(args, "threshold") else None,
-                            proposals=not getattr(args, "no_proposals", False))
+                            proposals=getattr(args, "proposals", None), refit=getattr(args, "refit", None))
     except ModelMissingError as exc:
         _error(str(exc))
         return None

@@ -4,6 +4,10 @@ Stages (each timed, see ``CardDetector.detect_timed``):
 1. ``mask``: the frame scaled to a long side of 448 px (vision.json) goes through the mask net (card
    interiors, and the centre map that splits blobs of touching cards).
 2. ``quads``: the interior blobs become card quads in frame pixels (vision.quads).
+   ``proposals``: with ``edge_proposals`` (vision.json), those quads are snapped to the frame's edges
+   and card-shaped outlines near them are added (vision.proposals).
+   ``refit``: with ``refit_quads``, the quad net re-fits each quad from the crop around it
+   (``QuadStage``; a re-fitted quad is kept where it still overlaps its own, REFIT_LEAST_IOU).
 3. ``classify``: every quad is warped to an upright 64x96 crop; the crop net names the face (36 faces,
    ``back``, or ``none`` = not a card) and whether the card is upside down; all crops run as one batch,
    and those it is not sure of run again turned 180 degrees (``CropStage``).
@@ -50,6 +54,12 @@ WINDOW_GAP = 4
 # (vision.proposals), so a narrower frame cannot show one (and a side of 1 pixel cannot be halved)
 MIN_CARD_SIDE = QuadProposer.min_short_side
 MIN_FRAME_SIDE = 32
+# the least IoU a quad re-fitted before the first reading must keep with the mask net's quad it came
+# from, or that quad is read as it was (the net moved it onto half of the card, or a neighbour's):
+# chosen on the validation scenes, where 0.7 gave more answers and less doubt than 0.75 (4.4% against
+# 4.6% at the threshold each chose); taking every re-fitted quad gave more false alarms, some of them
+# a card named with confidence in a quad across half of it (models/MODEL.md)
+REFIT_LEAST_IOU = 0.7
 
 
 class ModelMissingError(RuntimeError):
@@ -81,6 +91,11 @@ class VisionSettings:
     nudge_unsure: bool = False
     # ...and from its quad re-fitted by the quad net (models/cardquad.onnx)
     refine_unsure: bool = False
+    # snap the mask net's quads to the frame's edges and add card-shaped outlines near them
+    # (vision.proposals; settings written before this option always did)
+    edge_proposals: bool = True
+    # re-fit every mask-net quad with the quad net before the first reading (REFIT_LEAST_IOU)
+    refit_quads: bool = False
 
     def __post_init__(self):
         if not 0.0 <= self.turned_view_below <= 1.0:
@@ -100,7 +115,9 @@ class VisionSettings:
                        extend_parts=bool(raw.get("extend_parts", False)),
                        zoom_unsure=bool(raw.get("zoom_unsure", False)),
                        nudge_unsure=bool(raw.get("nudge_unsure", False)),
-                       refine_unsure=bool(raw.get("refine_unsure", False)))
+                       refine_unsure=bool(raw.get("refine_unsure", False)),
+                       edge_proposals=bool(raw.get("edge_proposals", True)),
+                       refit_quads=bool(raw.get("refit_quads", False)))
         except FileNotFoundError:
             raise ModelMissingError(f"model settings not found: {path} (train with: python -m models.train)") from None
         except NotADirectoryError:
@@ -292,23 +309,27 @@ class CardDetector:
     options (None: as models/vision.json says) switch the stages of VisionSettings on or off."""
 
     def __init__(self, models_dir: Path | str | None = None, threads: int = 2,
-                 threshold: float | None = None, proposals: bool = True, split_merged: bool | None = None,
+                 threshold: float | None = None, proposals: bool | None = None, split_merged: bool | None = None,
                  turn_squat: bool = True, extend_parts: bool | None = None, zoom: bool | None = None,
-                 nudge: bool | None = None, refine: bool | None = None):
+                 nudge: bool | None = None, refine: bool | None = None, refit: bool | None = None):
         d = Path(models_dir) if models_dir else MODELS_DIR
         self.settings = VisionSettings.load(d / "vision.json")
         self.threshold = self.settings.threshold if threshold is None else float(threshold)
         self.mask = MaskStage(_session(d / "cardmask.onnx", threads), self.settings)
         self.finder = QuadFinder(shrink=self.settings.shrink)
         self.crops = CropStage(_session(d / "cardface.onnx", threads), self.settings)
+        proposals = self.settings.edge_proposals if proposals is None else bool(proposals)
         self.proposer = QuadProposer() if proposals else None
         self.split_merged = self.settings.split_merged if split_merged is None else bool(split_merged)
         self.turn_squat = turn_squat
         self.extend_parts = self.settings.extend_parts if extend_parts is None else bool(extend_parts)
         self.zoom = self.settings.zoom_unsure if zoom is None else bool(zoom)
         self.nudge = self.settings.nudge_unsure if nudge is None else bool(nudge)
-        refine = self.settings.refine_unsure if refine is None else bool(refine)
-        self.refiner = QuadStage(_session(d / "cardquad.onnx", threads, "python -m models.train_quad")) if refine else None
+        # the quad net, for the cards in doubt (refine_unsure) and for every quad (refit_quads)
+        self.refine_unsure = self.settings.refine_unsure if refine is None else bool(refine)
+        self.refit = self.settings.refit_quads if refit is None else bool(refit)
+        self.refiner = QuadStage(_session(d / "cardquad.onnx", threads, "python -m models.train_quad")) \
+            if self.refine_unsure or self.refit else None
 
     def detect(self, frame_bgr: np.ndarray) -> list[Detection]:
         return self.detect_timed(frame_bgr)[0]
@@ -349,7 +370,8 @@ class CardDetector:
         return quads, pieces, turned, extended
 
     def _whole_quads_timed(self, frame: np.ndarray) -> tuple[list[np.ndarray], tuple[float, ...]]:
-        """The mask net's quads, re-fitted with the edge proposals; and the times of the stages."""
+        """The mask net's quads, re-fitted with the edge proposals and by the quad net, as the
+        detector is set; and the times of the stages (start, mask, quads, proposals, refit)."""
         t0 = time.perf_counter()
         half = half_frame(frame)
         interior, centre, geometry = self.mask.run(frame, half)
@@ -361,7 +383,17 @@ class CardDetector:
             # proposals only where the mask net found something: new cards from proposals alone gave
             # confident wrong answers on validation (see vision.proposals.combine_quads)
             quads = combine_quads(quads, self.proposer.propose(frame, edge_map, near=quads), edge_map)
-        return quads, (t0, t1, t2, time.perf_counter())
+        t3 = time.perf_counter()
+        if self.refit and quads:
+            quads = self._refitted(frame, quads)
+        return quads, (t0, t1, t2, t3, time.perf_counter())
+
+    def _refitted(self, frame: np.ndarray, quads: list[np.ndarray]) -> list[np.ndarray]:
+        """Each quad re-fitted by the quad net, or as it was where the re-fitted one has moved away
+        from it (IoU under REFIT_LEAST_IOU: mostly onto part of the card, or onto a neighbour)."""
+        from vision.evaluate import quad_iou
+        return [new if quad_iou(old, new) >= REFIT_LEAST_IOU else old
+                for old, new in zip(quads, self.refiner.run(frame, quads))]
 
     def _in_doubt(self, results: list[CropClassification]) -> list[bool]:
         """Which readings leave their quad in doubt (no card, or a face below the threshold): those
@@ -401,7 +433,7 @@ class CardDetector:
     def detect_timed(self, frame_bgr: np.ndarray) -> tuple[list[Detection], dict[str, float]]:
         """Detections and the milliseconds each stage took."""
         frame = _as_bgr(frame_bgr)
-        quads, (t0, t1, t2, t2b) = self._whole_quads_timed(frame)
+        quads, (t0, t1, t2, t2b, t2c) = self._whole_quads_timed(frame)
         results = self.crops.run(_warp_all(frame, quads))
         pieces, turned = [], []
         # the quads the crop net is not sure are one card (cut into pieces, extended)
@@ -461,12 +493,12 @@ class CardDetector:
             if under_another:
                 held.add(detections[-1].quad)
         detections = _without_parts(detections)
-        if (self.nudge or self.refiner is not None) and not crowded:
+        if (self.nudge or self.refine_unsure) and not crowded:
             # (with 45 cards many are in doubt, and their nudged quads cost about 18 ms a frame)
             detections = self._nudged(frame, detections, held)
         t3 = time.perf_counter()
         ms = {"mask": (t1 - t0) * 1e3, "quads": (t2 - t1) * 1e3, "proposals": (t2b - t2) * 1e3,
-              "classify": (t3 - t2b) * 1e3,
+              "refit": (t2c - t2b) * 1e3, "classify": (t3 - t2c) * 1e3,
               "total": (t3 - t0) * 1e3}
         return detections, ms
 
@@ -514,7 +546,7 @@ class CardDetector:
         """The quads a card in doubt is read again from (cards x quads x 4 x 2): its quad re-fitted
         by the quad net, then its nudged copies, as the detector is set to take them."""
         parts = []
-        if self.refiner is not None:
+        if self.refine_unsure:
             parts.append(np.array(self.refiner.run(frame, quads))[:, None])
         if self.nudge:
             parts.append(nudged_quads(quads, NUDGES))
