@@ -102,7 +102,7 @@ def write_shards(work: Path, seed: int, shards: int, per_shard: int, shared=None
 def write_detector_crops(work: Path, seed: int, shards: int, per_shard: int, models: Path, shared=None,
                          threads: int = 1, split_merged: bool = True) -> None:
     """Shards of the crops the detector (the nets in ``models``) really hands the crop net: fresh
-    training scenes, every candidate quad of the mask net and the edge proposals, labelled by
+    training scenes, every candidate quad of the detector as its settings have it, labelled by
     matching it to the scene's cards (models.data.label_candidate). A crop net taught only on
     labelled quads calls the finder's slightly-off quads of real cards "not a card"; these crops
     teach it the quads it will be given. ``split_merged``: the pieces of merged blobs too
@@ -502,27 +502,34 @@ def calibrate(work: Path, out: Path, val_scenes: int, shared=None, max_wrong_rat
                 "extend_parts": True,  # ...and on the whole-card extensions of parts of cards
                 "zoom_unsure": True,  # a closer look around the quads in doubt (vision.zoom)
                 "nudge_unsure": True,  # a card in doubt read again from its quad nudged
-                # ...and from its quad re-fitted by the quad net (python -m models.train_quad), when there is one
-                "refine_unsure": (out / "cardquad.onnx").is_file(),
+                **quad_net_settings(out),
                 "validation": {"crops": int(len(d["y"])), "crop_accuracy": crop_acc}}
     (out / "vision.json").write_text(json.dumps(settings, indent=2) + "\n", encoding="utf-8")
     # first the size: blobs traced at 0.5 come out a little large or small; grow them to the true size
     # (the mask net's quads only: the grow factor applies to them, not to the edge proposals)
-    _, ratios = collect_scene_outcomes(out, max(20, val_scenes // 5), seed=778, shared=shared, proposals=False)
+    _, ratios = collect_scene_outcomes(out, max(20, val_scenes // 5), seed=778, shared=shared, mask_only=True)
     if ratios:
         settings["shrink"] = float(SHRINK * np.median(ratios))
         settings["validation"]["size_ratio_before"] = round(float(np.median(ratios)), 4)
         (out / "vision.json").write_text(json.dumps(settings, indent=2) + "\n", encoding="utf-8")
         log(f"size ratio {np.median(ratios):.4f}: shrink set to {settings['shrink']:.4f}")
-    _, ratios = collect_scene_outcomes(out, max(20, val_scenes // 5), seed=778, shared=shared, proposals=False)
+    _, ratios = collect_scene_outcomes(out, max(20, val_scenes // 5), seed=778, shared=shared, mask_only=True)
     settings["validation"]["size_ratio_after"] = round(float(np.median(ratios)), 4) if ratios else None
     (out / "vision.json").write_text(json.dumps(settings, indent=2) + "\n", encoding="utf-8")
     return _calibrate_threshold(out, val_scenes, shared, max_wrong_rate)
 
 
+def quad_net_settings(out: Path) -> dict:
+    """The stages of the quad net (python -m models.train_quad), on when ``out`` holds it: a card in
+    doubt read again from its quad re-fitted, and every quad re-fitted before it is read, with the
+    edge proposals left out (without the quad net they are on; models/MODEL.md)."""
+    quad_net = (out / "cardquad.onnx").is_file()
+    return {"refine_unsure": quad_net, "refit_quads": quad_net, "edge_proposals": not quad_net}
+
+
 def _calibrate_threshold(out: Path, val_scenes: int, shared, max_wrong_rate: float, passes: int = 3) -> dict:
-    """The lowest threshold whose confident answers on validation scenes (the whole detector, edge
-    proposals included) are wrong at most at max_wrong_rate (a third of the target's 1 in 2,000, for
+    """The lowest threshold whose confident answers on validation scenes (the whole detector, as its
+    settings have it) are wrong at most at max_wrong_rate (a third of the target's 1 in 2,000, for
     margin). The answers are those that name a face or misread a card (see collect_scene_outcomes).
 
     The detector uses its threshold itself (a quad read below it is cut into pieces and extended; a
@@ -532,6 +539,9 @@ def _calibrate_threshold(out: Path, val_scenes: int, shared, max_wrong_rate: flo
     from vision.evaluate import pick_threshold
     path = out / "vision.json"
     settings = json.loads(path.read_text(encoding="utf-8"))
+    # (a quad net trained since the settings were written is taken on, and its stages with it)
+    settings.update(quad_net_settings(out))
+    path.write_text(json.dumps(settings, indent=2) + "\n", encoding="utf-8")
     run_at = float(settings["threshold"])
     for run in range(1, passes + 1):
         outcomes, _ = collect_scene_outcomes(out, val_scenes, seed=777, shared=shared, threshold=run_at)
@@ -551,22 +561,22 @@ def _calibrate_threshold(out: Path, val_scenes: int, shared, max_wrong_rate: flo
     return settings
 
 
-def collect_scene_outcomes(models: Path, scenes: int, seed: int, shared=None, proposals: bool = True,
+def collect_scene_outcomes(models: Path, scenes: int, seed: int, shared=None, mask_only: bool = False,
                            threshold: float = 0.0):
     """On fresh validation scenes of the training art (a seed apart from training's and below the
     evaluation splits'): the threshold outcomes (vision.evaluate.threshold_outcomes) of every scene,
     and for every detection of a card the ratio of its size to the labelled size (sqrt of the areas).
     ``threshold``: the detector's own (it decides which quads are cut and extended, and which small
-    ones are kept)."""
+    ones are kept). ``mask_only``: the mask net's own quads (no edge proposals, no pieces of merged
+    blobs, no re-fitting by the quad net), on which the size is measured."""
     from datasets.scenes import render_scene
     from datasets.shared import shared_dir
     from datasets.splits import check_training_seed
     from vision.detector import CardDetector
     from vision.evaluate import cards_from_scene_labels, quad_iou, score_frame, threshold_outcomes
     from vision.geometry import quad_area
-    # the size is measured on the mask net's own quads: no edge proposals, no pieces of merged blobs
-    detector = CardDetector(models, threshold=threshold, proposals=proposals,
-                            split_merged=None if proposals else False)
+    detector = CardDetector(models, threshold=threshold, proposals=False, split_merged=False, refit=False) \
+        if mask_only else CardDetector(models, threshold=threshold)
     rng = np.random.default_rng(check_training_seed(seed, validation=True))
     root = shared_dir(shared)
     art = load_training_art(shared)

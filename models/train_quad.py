@@ -2,14 +2,15 @@
 
 The quad net (models.nets.QuadNet, exported to models/cardquad.onnx) re-fits a card's quad: given
 the crop around a quad (vision.geometry.context_warp: the quad grown by CONTEXT_GROW, warped
-upright), it says where the card's four corners lie. The detector uses it on the cards still in
-doubt once the other stages have read them (vision.detector, stage 3c): most of those in full view
-have a quad a little off the card, and read their true quad with confidence.
+upright), it says where the card's four corners lie. The detector re-fits every quad of the mask
+net with it before the first reading (vision.detector, stage ``refit``), and the cards still in doubt
+once the other stages have read them once more (stage 3c): most cards in doubt in full view had a
+quad a little off the card, and read their true quad with confidence.
 
 Steps (``--step``, default ``all``):
   data   for each seed of ``--seeds``, render ``--scenes`` training scenes (models.train's scene mix,
-         every art set training uses) and cut samples: every quad the shipped detector reports that
-         lies on a card (IoU >= 0.4 with a card at least half in view), and two copies of each card
+         every art set training uses) and cut samples: every quad the detector reports (with the edge
+         proposals and without re-fitting, as when the shipped net was trained) that lies on a card (IoU >= 0.4 with a card at least half in view), and two copies of each card
          at least 0.6 in view with its quad moved off the way the detector's are (scaled along
          either side, one side far off in three of ten, shifted, turned, corners jittered). The
          target is the card's labelled corners in the crop. Cached in var/quad/.
@@ -93,7 +94,9 @@ def make_samples(seed: int, scenes: int, shared=None) -> dict[str, np.ndarray]:
     from vision.evaluate import quad_iou
     rng = np.random.default_rng(check_training_seed(seed))
     art = load_training_art(shared)
-    detector = CardDetector(threads=1, refine=False)
+    # the detector's quads as the shipped net was taught on them: with the edge proposals, not re-fitted
+    # (the detector now re-fits the mask net's quads without the proposals: models/MODEL.md)
+    detector = CardDetector(threads=1, refine=False, refit=False, proposals=True)
     crops, targets, kinds = [], [], []
     for s in range(scenes):
         image, labels = render_scene(rng, art, random_scene_config(rng, shared))

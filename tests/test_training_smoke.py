@@ -157,6 +157,33 @@ def test_calibration_writes_when_a_crop_is_read_turned_too(tmp_path, monkeypatch
     assert settings["turned_view_below"] == train.TURNED_VIEW_BELOW
 
 
+@pytest.mark.parametrize("threshold_only", [False, True])
+def test_calibration_re_fits_the_quads_when_there_is_a_quad_net(tmp_path, monkeypatch, threshold_only):
+    # the quad net is trained after the other nets (python -m models.train_quad), and the threshold
+    # is then chosen again: its stages are taken on there, and the scenes are run with them on
+    import json
+    import models.train as train
+    (tmp_path / "crops").mkdir()
+    np.savez(tmp_path / "crops" / "crops-999-0000.npz", x=np.zeros((2, 96, 64, 3), np.uint8),
+             y=np.zeros(2, np.int64), o=np.zeros(2, np.int64))
+    (tmp_path / "vision.json").write_text(json.dumps({"threshold": 0.9}))
+    monkeypatch.setattr(train, "crop_temperature", lambda *a: (1.0, 1.0))
+    seen = []
+
+    def outcomes(models, *a, mask_only=False, **k):
+        raw = json.loads((models / "vision.json").read_text())
+        seen.append((mask_only, raw["refit_quads"], raw["edge_proposals"], raw["refine_unsure"]))
+        return [(0.999, True)] * 10, [1.0]
+    monkeypatch.setattr(train, "collect_scene_outcomes", outcomes)
+    train.calibrate(tmp_path, tmp_path, 10, threshold_only=threshold_only)
+    assert seen[-1] == (False, False, True, False)  # no quad net: the edge proposals, as before it
+    (tmp_path / "cardquad.onnx").write_bytes(b"")
+    seen.clear()
+    settings = train.calibrate(tmp_path, tmp_path, 10, threshold_only=threshold_only)
+    assert seen[-1] == (False, True, False, True)
+    assert settings["refit_quads"] and not settings["edge_proposals"] and settings["refine_unsure"]
+
+
 def test_the_rim_of_the_cards_is_the_card_outside_its_interior():
     from models.data import mask_targets
     from models.train import rim_of_cards
@@ -272,7 +299,7 @@ def test_the_threshold_is_chosen_on_scenes_run_at_the_threshold_chosen(tmp_path,
                     0.985: [(0.99, True), (0.985, True), (0.97, False)]}
     runs = []
 
-    def outcomes(models, scenes, seed, shared=None, proposals=True, threshold=0.0):
+    def outcomes(models, scenes, seed, shared=None, mask_only=False, threshold=0.0):
         runs.append(threshold)
         return by_threshold[threshold], []
     monkeypatch.setattr(train, "collect_scene_outcomes", outcomes)
@@ -284,7 +311,7 @@ def test_the_threshold_is_chosen_on_scenes_run_at_the_threshold_chosen(tmp_path,
     runs.clear()
     (tmp_path / "vision.json").write_text(json.dumps({"threshold": 0.9}))
     monkeypatch.setattr(train, "collect_scene_outcomes",
-                        lambda m, s, seed, shared=None, proposals=True, threshold=0.0:
+                        lambda m, s, seed, shared=None, mask_only=False, threshold=0.0:
                         (runs.append(threshold) or [(0.99, True), (threshold + 0.001, True), (threshold, False)], []))
     settings = train._calibrate_threshold(tmp_path, 10, None, 1 / 3000)
     assert len(runs) == 3 and settings["validation"]["threshold_run_at"] == runs[-1]
