@@ -9,11 +9,12 @@ quad a little off the card, and read their true quad with confidence.
 
 Steps (``--step``, default ``all``):
   data   for each seed of ``--seeds``, render ``--scenes`` training scenes (models.train's scene mix,
-         every art set training uses) and cut samples: every quad the detector reports (with the edge
-         proposals and without re-fitting, as when the shipped net was trained) that lies on a card (IoU >= 0.4 with a card at least half in view), and two copies of each card
-         at least 0.6 in view with its quad moved off the way the detector's are (scaled along
-         either side, one side far off in three of ten, shifted, turned, corners jittered). The
-         target is the card's labelled corners in the crop. Cached in var/quad/.
+         every art set training uses) and cut samples: every quad the detector reports (with the
+         edge proposals and without re-fitting, as when the shipped net was trained) that lies on a
+         card (IoU >= 0.4 with a card at least half in view), and two copies of each card at least
+         0.6 in view with its quad moved off the way the detector's are (scaled along either side,
+         one side far off in three of ten, shifted, turned, corners jittered). The target is the
+         card's labelled corners in the crop. Cached in var/quad/.
   train  train a QuadNet for ``--minutes`` (smooth L1 on the corners as shares of the crop; crops
          mirrored and turned round at random, with the corners to match; brightness and colour
          changed), print the corner error on held-back samples, export models/cardquad.onnx.

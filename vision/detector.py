@@ -169,7 +169,8 @@ class MaskStage:
         nw, nh = max(1, round(w * scale)), max(1, round(h * scale))
         # an area resize by 2.86 (1280 -> 448) takes OpenCV's slow path for uneven factors: 3.4 ms; from
         # the half frame (a resize by a whole factor, about 0.3 ms; the edge proposals, when on, use it
-        # too) it is about 1 ms and covers the same pixels (a box of 2x2 averages instead of the frame's pixels: 0.9 grey levels apart on average)
+        # too) it is about 1 ms and covers the same pixels (a box of 2x2 averages instead of the
+        # frame's pixels: 0.9 grey levels apart on average)
         source = half if half is not None and scale <= 0.5 and half.shape[:2] == (h // 2, w // 2) \
             and h % 2 == 0 and w % 2 == 0 else frame
         small = cv2.resize(source, (nw, nh), interpolation=cv2.INTER_AREA)
