@@ -9,15 +9,17 @@ quad a little off the card, and read their true quad with confidence.
 
 Steps (``--step``, default ``all``):
   data   for each seed of ``--seeds``, render ``--scenes`` training scenes (models.train's scene mix,
-         every art set training uses) and cut samples: every quad the detector reports (with the
-         edge proposals and without re-fitting, as when the shipped net was trained) that lies on a
-         card (IoU >= 0.4 with a card at least half in view), and two copies of each card at least
-         0.6 in view with its quad moved off the way the detector's are (scaled along either side,
-         one side far off in three of ten, shifted, turned, corners jittered). The target is the
-         card's labelled corners in the crop. Cached in var/quad/.
+         every art set training uses) and cut samples: every quad the detector reports without
+         re-fitting (``--quads proposals``: with the edge proposals, as when the quad net was first
+         trained; ``--quads mask``: the mask net's own, the quads the refit stage is given now) that
+         lies on a card (IoU >= 0.4 with a card at least half in view), and two copies of each card
+         at least 0.6 in view with its quad moved off the way the detector's are (scaled along either
+         side, one side far off in three of ten, shifted, turned, corners jittered). The target is
+         the card's labelled corners in the crop. Cached in var/quad/.
   train  train a QuadNet for ``--minutes`` (smooth L1 on the corners as shares of the crop; crops
          mirrored and turned round at random, with the corners to match; brightness and colour
          changed), print the corner error on held-back samples, export models/cardquad.onnx.
+         ``--init`` trains on from an exported quad net (its batch norms kept frozen: models.weights).
 Seeds stay below datasets.splits.EVAL_SEED_BASE and off the validation seeds.
 """
 from __future__ import annotations
@@ -87,7 +89,13 @@ def quad_sample(image: np.ndarray, quad, truth) -> tuple[np.ndarray, np.ndarray]
     return crop, (np.roll(t, -turn, axis=0) / np.array([CROP_WIDTH, CROP_HEIGHT], np.float32)).astype(np.float32)
 
 
-def make_samples(seed: int, scenes: int, shared=None) -> dict[str, np.ndarray]:
+# which detector's quads the data step cuts: ``proposals`` the mask net's with the edge proposals, not
+# re-fitted (as the detector was when the first quad net was trained); ``mask`` the mask net's own,
+# the quads the refit stage is given now (vision.json edge_proposals false)
+QUAD_SOURCES = ("proposals", "mask")
+
+
+def make_samples(seed: int, scenes: int, shared=None, quads: str = "proposals") -> dict[str, np.ndarray]:
     from datasets.scenes import render_scene
     from datasets.splits import check_training_seed
     from models.train import load_training_art, random_scene_config
@@ -95,9 +103,9 @@ def make_samples(seed: int, scenes: int, shared=None) -> dict[str, np.ndarray]:
     from vision.evaluate import quad_iou
     rng = np.random.default_rng(check_training_seed(seed))
     art = load_training_art(shared)
-    # the detector's quads as the shipped net was taught on them: with the edge proposals, not re-fitted
-    # (the detector now re-fits the mask net's quads without the proposals: models/MODEL.md)
-    detector = CardDetector(threads=1, refine=False, refit=False, proposals=True)
+    if quads not in QUAD_SOURCES:
+        raise ValueError(f"unknown quad source {quads!r}: one of {', '.join(QUAD_SOURCES)}")
+    detector = CardDetector(threads=1, refine=False, refit=False, proposals=quads == "proposals")
     crops, targets, kinds = [], [], []
     for s in range(scenes):
         image, labels = render_scene(rng, art, random_scene_config(rng, shared))
@@ -120,18 +128,19 @@ def make_samples(seed: int, scenes: int, shared=None) -> dict[str, np.ndarray]:
             "from_detector": np.array(kinds, np.uint8)}
 
 
-def load_or_make(seed: int, scenes: int, shared=None) -> dict[str, np.ndarray]:
-    path = WORK / f"samples_{seed}_{scenes}.npz"
+def load_or_make(seed: int, scenes: int, shared=None, quads: str = "proposals") -> dict[str, np.ndarray]:
+    path = WORK / (f"samples_{seed}_{scenes}.npz" if quads == "proposals" else f"samples_{quads}_{seed}_{scenes}.npz")
     if path.is_file():
         with np.load(path) as data:
             return {k: data[k] for k in data.files}
-    data = make_samples(seed, scenes, shared)
+    data = make_samples(seed, scenes, shared, quads)
     WORK.mkdir(parents=True, exist_ok=True)
     np.savez(path, **data)
     return data
 
 
-def train(data: dict, minutes: float, out: Path, threads: int = 2, batch: int = 128, peak_lr: float = 2e-3):
+def train(data: dict, minutes: float, out: Path, threads: int = 2, batch: int = 128, peak_lr: float = 2e-3,
+          init: Path | None = None):
     import torch
     from torch import nn
     from models.nets import QuadNet, count_parameters
@@ -145,7 +154,19 @@ def train(data: dict, minutes: float, out: Path, threads: int = 2, batch: int = 
     held = min(max(500, n // 30), n // 5)
     held_back, taught = order[:held], order[held:]
     model = QuadNet(CONTEXT_GROW)
+    if init is not None:
+        from models.weights import load_exported
+        load_exported(model, init)
+        log(f"training on from {init}")
     log(f"quad net: {count_parameters(model)} parameters, {n - held} samples ({held} held back)")
+
+    def training_mode():
+        model.train()
+        if init is not None:
+            # the exported net's batch norms are folded into identities: batch statistics would
+            # compute another function at the first step (models.weights)
+            from models.weights import freeze_norms
+            freeze_norms(model)
     opt = torch.optim.AdamW(model.parameters(), lr=peak_lr, weight_decay=1e-4)
     loss_fn = nn.SmoothL1Loss(beta=0.01)
     size = np.array([CROP_WIDTH, CROP_HEIGHT], np.float32)
@@ -179,12 +200,12 @@ def train(data: dict, minutes: float, out: Path, threads: int = 2, batch: int = 
                 xb, yb = batch_of(held_back[k:k + 512], False)
                 p = model(xb).numpy().reshape(-1, 4, 2) * size
                 errors.append(np.linalg.norm(p - yb.numpy().reshape(-1, 4, 2) * size, axis=2).mean(axis=1))
-        model.train()
+        training_mode()
         return float(np.median(np.concatenate(errors)))
 
-    log(f"corner error before: {corner_error():.2f} px (the quads as they are)")
+    log(f"corner error before: {corner_error():.2f} px ({'the net trained on from' if init else 'the quads as they are'})")
     start, step, total = time.time(), 0, minutes * 60
-    model.train()
+    training_mode()
     while time.time() - start < total:
         done = (time.time() - start) / total
         for group in opt.param_groups:  # warm-up, then a cosine down to zero
@@ -223,17 +244,26 @@ def main(argv: list[str] | None = None) -> int:
                         help="training seeds, one shard of samples each (default 201 202)")
     parser.add_argument("--scenes", type=int, default=4000, help="scenes a seed (default 4000)")
     parser.add_argument("--minutes", type=float, default=30.0, help="training time (default 30)")
+    parser.add_argument("--quads", choices=QUAD_SOURCES, default="proposals",
+                        help="whose quads the data step cuts: the detector's with the edge proposals "
+                             "(proposals, the default) or the mask net's own, as the refit stage gets them (mask)")
+    parser.add_argument("--init", default=None,
+                        help="an exported quad net to train on from (e.g. models/cardquad.onnx; default: a new net)")
+    parser.add_argument("--peak-lr", type=float, default=2e-3, help="the peak learning rate (default 2e-3)")
     parser.add_argument("--threads", type=int, default=2)
     parser.add_argument("--shared", default=None, help="the shared data folder (default: ../shared if present)")
     parser.add_argument("--out", default=str(MODELS), help="where cardquad.onnx goes (default models/)")
     args = parser.parse_args(argv)
     from datasets.shared import shared_dir
     shared = shared_dir(args.shared)
-    shards = [load_or_make(seed, args.scenes, shared) for seed in args.seeds]
+    shards = [load_or_make(seed, args.scenes, shared, args.quads) for seed in args.seeds]
     if args.step == "data":
         return 0
     data = {k: np.concatenate([s[k] for s in shards]) for k in shards[0]}
-    train(data, args.minutes, Path(args.out), threads=args.threads)
+    init = Path(args.init) if args.init else None
+    if init is not None and not init.is_file():
+        parser.error(f"--init: no exported quad net at {init}")
+    train(data, args.minutes, Path(args.out), threads=args.threads, peak_lr=args.peak_lr, init=init)
     return 0
 
 

@@ -329,3 +329,47 @@ def test_the_quad_net_trains_on_a_few_samples_and_exports_what_the_detector_runs
     quads = [np.asarray(c["quad"], np.float64) for c in labels["cards"]]
     refitted = QuadStage(_session(tmp_path / "cardquad.onnx", 1)).run(image, quads)
     assert len(refitted) == len(quads) and all(q.shape == (4, 2) and np.isfinite(q).all() for q in refitted)
+
+
+def test_the_quad_net_trains_on_from_its_exported_file(tmp_path):
+    # no step taken: the net filled from the file exports the function it was read from
+    from models.train_quad import perturbed_quad, quad_sample, train
+    rng = np.random.default_rng(1)
+    image, labels = render_scene(rng, load_art("demo", height=200), clean_config(min_cards=3, max_cards=4, size=(640, 360)))
+    samples = [quad_sample(image, perturbed_quad(rng, c["quad"]), c["quad"]) for c in labels["cards"] for _ in range(4)]
+    data = {"crops": np.stack([c for c, _ in samples]), "targets": np.stack([t.ravel() for _, t in samples])}
+    train(data, 0.02, tmp_path / "first", threads=1, batch=4)
+    train(data, 0.0, tmp_path / "again", threads=1, batch=4, init=tmp_path / "first" / "cardquad.onnx")
+    x = data["crops"].transpose(0, 3, 1, 2).astype(np.float32)
+    first, again = (ort.InferenceSession(str(tmp_path / d / "cardquad.onnx")).run(None, {"crops": x})[0]
+                    for d in ("first", "again"))
+    assert np.abs(first - again).max() < 1e-4
+    # and it trains on from there with its batch norms kept as they were
+    train(data, 0.02, tmp_path / "on", threads=1, batch=4, init=tmp_path / "first" / "cardquad.onnx")
+    assert (tmp_path / "on" / "cardquad.onnx").is_file()
+
+
+def test_the_quad_data_step_cuts_the_quads_of_the_detector_asked_for(monkeypatch):
+    import models.train as model_train
+    import vision.detector
+    from models import train_quad
+    made = []
+
+    class RecordingDetector:
+        def __init__(self, **kwargs):
+            made.append(kwargs)
+
+        def detect(self, image):
+            return []
+    monkeypatch.setattr(vision.detector, "CardDetector", RecordingDetector)
+    monkeypatch.setattr(model_train, "load_training_art", lambda shared=None: [load_art("demo", height=200)])
+    monkeypatch.setattr(model_train, "random_scene_config",
+                        lambda rng, shared=None: clean_config(min_cards=2, max_cards=3, size=(480, 270)))
+    data = train_quad.make_samples(5, 1, quads="mask")
+    assert made[-1]["proposals"] is False and made[-1]["refit"] is False
+    # no detector quads here: every sample is a card's quad moved off (two a card in view)
+    assert len(data["crops"]) >= 4 and not data["from_detector"].any()
+    train_quad.make_samples(5, 1, quads="proposals")
+    assert made[-1]["proposals"] is True
+    with pytest.raises(ValueError, match="unknown quad source 'edges'"):
+        train_quad.make_samples(5, 1, quads="edges")
