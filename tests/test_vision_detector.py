@@ -544,6 +544,40 @@ def test_a_small_quad_is_dropped_unless_it_names_a_face_with_confidence():
     assert _drop_small([cards[0], small_back]) == [cards[0], small_back]
 
 
+def test_a_back_read_with_confidence_on_a_quad_far_smaller_than_the_cards_is_in_doubt():
+    from vision.detector import SMALL_BACK_SIDE, _small_backs_in_doubt
+    from vision.types import Detection
+    cards = [Detection("pine-crane", "pine-crane", _box(200 * k, 0, 100, 160), 0.999) for k in range(4)]
+    # the visible half of a face-down card under another: sides 0.7 of the median's
+    half_back = Detection(None, BACK, _box(0, 400, 70, 112), 0.999)
+    half_face = Detection("maple-deer", "maple-deer", _box(100, 400, 70, 112), 0.999)
+    whole_back = Detection(None, BACK, _box(200, 400, 96, 154), 0.999)
+    out = _small_backs_in_doubt(cards + [half_back, half_face, whole_back])
+    assert out[:4] == cards and out[5:] == [half_face, whole_back]
+    assert out[4].uncertain and out[4].face == BACK and out[4].quad == half_back.quad
+    assert out[4].confidence == half_back.confidence  # the reading is kept; only the doubt is added
+    # the limit is a share of the median side
+    assert SMALL_BACK_SIDE == 0.75
+    at_limit = Detection(None, BACK, _box(0, 400, 76, 122), 0.999)
+    assert not _small_backs_in_doubt(cards + [at_limit])[4].uncertain
+    # with fewer than three detections there is no size to compare with
+    assert _small_backs_in_doubt([cards[0], half_back]) == [cards[0], half_back]
+
+
+def test_the_detector_flags_small_backs_after_every_other_stage(monkeypatch):
+    import vision.detector
+    seen = []
+
+    def recording(detections):
+        seen.append(list(detections))
+        return detections
+    monkeypatch.setattr(vision.detector, "_small_backs_in_doubt", recording)
+    from datasets.scenes import clean_config, render_scene
+    image, _ = render_scene(np.random.default_rng(11), load_art("demo"), clean_config(min_cards=6, max_cards=9, layout="rows"))
+    found = CardDetector().detect(image)
+    assert seen == [found] and len(found) >= 2
+
+
 def test_a_part_of_a_card_read_again_as_the_same_face_is_dropped():
     from vision.detector import _drop_duplicates
     from vision.types import Detection
