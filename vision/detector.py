@@ -14,7 +14,8 @@ Stages (each timed, see ``CardDetector.detect_timed``):
    A second, small batch reads the pieces of quads that may be several touching cards and nearly
    square quads taken for no card turned by a quarter (``detect_timed``).
 Confidences are temperature-calibrated probabilities; a card below the threshold chosen from the
-evaluation (models/vision.json) is reported ``uncertain``.
+evaluation (models/vision.json) is reported ``uncertain``, and so is a back read on a quad far
+smaller than the frame's cards (``_small_backs_in_doubt``).
 """
 from __future__ import annotations
 
