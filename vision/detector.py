@@ -650,10 +650,14 @@ def _drop_small(detections: list[Detection], least: float = 0.6) -> list[Detecti
     seen smaller than the rest of their frame. Only with three or more detections."""
     if len(detections) < 3:
         return detections
+    sides = _sides_over_median(detections)
+    return [d for d, s in zip(detections, sides) if s >= least or (d.face != BACK and not d.uncertain)]
+
+
+def _sides_over_median(detections: list[Detection]) -> np.ndarray:
+    """Each detection's side (the square root of its quad's area) over the median of the frame's."""
     sides = np.sqrt([abs(cv2.contourArea(np.float32(d.quad))) for d in detections])
-    median = float(np.median(sides))
-    return [d for d, s in zip(detections, sides)
-            if s >= least * median or (d.face != BACK and not d.uncertain)]
+    return sides / max(float(np.median(sides)), 1e-6)
 
 
 def _small_backs_in_doubt(detections: list[Detection], least: float = SMALL_BACK_SIDE) -> list[Detection]:
@@ -663,10 +667,8 @@ def _small_backs_in_doubt(detections: list[Detection], least: float = SMALL_BACK
     the round would wait on. Only with three or more detections."""
     if len(detections) < 3:
         return detections
-    sides = np.sqrt([abs(cv2.contourArea(np.float32(d.quad))) for d in detections])
-    median = float(np.median(sides))
-    return [replace(d, uncertain=True) if d.face == BACK and not d.uncertain and s < least * median else d
-            for d, s in zip(detections, sides)]
+    return [replace(d, uncertain=True) if d.face == BACK and not d.uncertain and s < least else d
+            for d, s in zip(detections, _sides_over_median(detections))]
 
 
 def _as_bgr(frame: np.ndarray) -> np.ndarray:
