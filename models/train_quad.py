@@ -254,15 +254,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--shared", default=None, help="the shared data folder (default: ../shared if present)")
     parser.add_argument("--out", default=str(MODELS), help="where cardquad.onnx goes (default models/)")
     args = parser.parse_args(argv)
+    init = Path(args.init) if args.init else None
+    if init is not None and not init.is_file():  # before the samples, which take minutes
+        parser.error(f"--init: no exported quad net at {init}")
     from datasets.shared import shared_dir
     shared = shared_dir(args.shared)
     shards = [load_or_make(seed, args.scenes, shared, args.quads) for seed in args.seeds]
     if args.step == "data":
         return 0
     data = {k: np.concatenate([s[k] for s in shards]) for k in shards[0]}
-    init = Path(args.init) if args.init else None
-    if init is not None and not init.is_file():
-        parser.error(f"--init: no exported quad net at {init}")
     train(data, args.minutes, Path(args.out), threads=args.threads, peak_lr=args.peak_lr, init=init)
     return 0
 

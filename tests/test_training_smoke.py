@@ -373,3 +373,12 @@ def test_the_quad_data_step_cuts_the_quads_of_the_detector_asked_for(monkeypatch
     assert made[-1]["proposals"] is True
     with pytest.raises(ValueError, match="unknown quad source 'edges'"):
         train_quad.make_samples(5, 1, quads="edges")
+
+
+def test_the_quad_trainer_refuses_a_missing_net_to_train_on_before_making_samples(tmp_path, monkeypatch, capsys):
+    from models import train_quad
+    monkeypatch.setattr(train_quad, "load_or_make", lambda *a, **k: pytest.fail("samples made"))
+    with pytest.raises(SystemExit) as stopped:
+        train_quad.main(["--init", str(tmp_path / "missing.onnx")])
+    assert stopped.value.code == 2
+    assert "--init: no exported quad net at" in capsys.readouterr().err
