@@ -556,10 +556,12 @@ def test_a_back_read_with_confidence_on_a_quad_far_smaller_than_the_cards_is_in_
     assert out[:4] == cards and out[5:] == [half_face, whole_back]
     assert out[4].uncertain and out[4].face == BACK and out[4].quad == half_back.quad
     assert out[4].confidence == half_back.confidence  # the reading is kept; only the doubt is added
-    # the limit is a share of the median side
-    assert SMALL_BACK_SIDE == 0.75
-    at_limit = Detection(None, BACK, _box(0, 400, 76, 122), 0.999)
+    # the limit is a share of the median side (the cards' 100x160): just over it stays sure
+    k = SMALL_BACK_SIDE * 1.02
+    at_limit = Detection(None, BACK, _box(0, 400, 100 * k, 160 * k), 0.999)
     assert not _small_backs_in_doubt(cards + [at_limit])[4].uncertain
+    below = Detection(None, BACK, _box(0, 400, 100 * k * 0.96, 160 * k * 0.96), 0.999)
+    assert _small_backs_in_doubt(cards + [below])[4].uncertain
     # with fewer than three detections there is no size to compare with
     assert _small_backs_in_doubt([cards[0], half_back]) == [cards[0], half_back]
 
