@@ -566,18 +566,46 @@ def test_a_back_read_with_confidence_on_a_quad_far_smaller_than_the_cards_is_in_
     assert _small_backs_in_doubt([cards[0], half_back]) == [cards[0], half_back]
 
 
-def test_the_detector_flags_small_backs_after_every_other_stage(monkeypatch):
+def test_a_back_read_with_confidence_on_a_strip_of_a_card_is_in_doubt():
+    from vision.detector import BACK_STRIP_RATIO, _back_strips_in_doubt
+    from vision.types import Detection
+    # the visible half of a face-down card under another, cut along its length: 27 x 87 mm of the
+    # card's 54 x 87, a strip about 3.2 times as long as it is wide
+    strip = Detection(None, BACK, _box(0, 0, 160, 50), 0.9998)
+    face_strip = Detection("maple-deer", "maple-deer", _box(0, 100, 160, 50), 0.9998)
+    whole_back = Detection(None, BACK, _box(0, 200, 100, 161), 0.9998)
+    tilted_back = Detection(None, BACK, _box(200, 200, 100, 210), 0.9998)  # a card seen at a slant
+    unsure = Detection(None, BACK, _box(300, 0, 160, 50), 0.6, uncertain=True)
+    out = _back_strips_in_doubt([strip, face_strip, whole_back, tilted_back, unsure])
+    assert out[1:] == [face_strip, whole_back, tilted_back, unsure]
+    assert out[0].uncertain and out[0].face == BACK and out[0].quad == strip.quad
+    assert out[0].confidence == strip.confidence  # the reading is kept; only the doubt is added
+    # the limit is the ratio of each pair's mean side, in either direction, at any turn
+    long_side = 100 * BACK_STRIP_RATIO
+    assert not _back_strips_in_doubt([Detection(None, BACK, _box(0, 0, 100, long_side * 0.98), 0.999)])[0].uncertain
+    assert _back_strips_in_doubt([Detection(None, BACK, _box(0, 0, 100, long_side * 1.02), 0.999)])[0].uncertain
+    assert _back_strips_in_doubt([Detection(None, BACK, _box(0, 0, long_side * 1.02, 100), 0.999)])[0].uncertain
+    turned = [tuple(np.array(p) @ np.array([[0.8, 0.6], [-0.6, 0.8]])) for p in strip.quad]
+    assert _back_strips_in_doubt([Detection(None, BACK, tuple(turned), 0.999)])[0].uncertain
+    # needs no other card: a single strip is flagged too
+    assert _back_strips_in_doubt([]) == []
+
+
+def test_the_detector_flags_small_backs_and_strips_after_every_other_stage(monkeypatch):
     import vision.detector
     seen = []
 
-    def recording(detections):
-        seen.append(list(detections))
-        return detections
-    monkeypatch.setattr(vision.detector, "_small_backs_in_doubt", recording)
+    def recording(name):
+        def stage(detections):
+            seen.append((name, list(detections)))
+            return detections
+        return stage
+    monkeypatch.setattr(vision.detector, "_small_backs_in_doubt", recording("small"))
+    monkeypatch.setattr(vision.detector, "_back_strips_in_doubt", recording("strips"))
     from datasets.scenes import clean_config, render_scene
     image, _ = render_scene(np.random.default_rng(11), load_art("demo"), clean_config(min_cards=6, max_cards=9, layout="rows"))
     found = CardDetector().detect(image)
-    assert seen == [found] and len(found) >= 2
+    assert seen == [("small", found), ("strips", found)] and len(found) >= 2
 
 
 def test_a_part_of_a_card_read_again_as_the_same_face_is_dropped():

@@ -15,7 +15,8 @@ Stages (each timed, see ``CardDetector.detect_timed``):
    square quads taken for no card turned by a quarter (``detect_timed``).
 Confidences are temperature-calibrated probabilities; a card below the threshold chosen from the
 evaluation (models/vision.json) is reported ``uncertain``, and so is a back read on a quad far
-smaller than the frame's cards (``_small_backs_in_doubt``).
+smaller than the frame's cards (``_small_backs_in_doubt``) or far longer for its width than a card
+(``_back_strips_in_doubt``).
 """
 from __future__ import annotations
 
@@ -31,8 +32,8 @@ import onnxruntime as ort
 from dealer.cards import BACK, cards_of_face
 from vision.geometry import CROP_HEIGHT, CROP_WIDTH, context_warp, nudged_quads, rotate_quad, warp_card
 from vision.proposals import QuadProposer, combine_quads
-from vision.quads import (MapGeometry, QuadFinder, extensions_by_quad, is_squat, order_clockwise_portrait,
-                          pieces_by_quad, split_candidates)
+from vision.quads import (NEXT_CORNER, MapGeometry, QuadFinder, extensions_by_quad, is_squat,
+                          order_clockwise_portrait, pieces_by_quad, split_candidates)
 from vision.types import Detection, quad_from_array
 from vision.zoom import ZOOM_INPUT, ZoomWindow, inside_window, zoom_windows
 
@@ -65,6 +66,13 @@ REFIT_LEAST_IOU = 0.7
 # (_small_backs_in_doubt): on 2,400 validation scenes 0.75 took 38 of 125 confident false alarms
 # away for 32 more cards found in doubt (of 12,550); 0.7 took 20 for 11, 0.8 47 for 78
 SMALL_BACK_SIDE = 0.75
+# a back read on a quad whose long sides are more than this many times its short sides is in doubt
+# (_back_strips_in_doubt): a card is 1.61 long for its width (a tilted camera makes it up to about
+# 2.1), the half of a card cut along its length (27 x 87 mm) about 3.2. On 2,400 validation scenes
+# 2.4 took 34 of the 67 confident false alarms saying back away for 29 right backs flagged (of
+# 2,432 read with confidence); 2.2 took 37 for 52, 2.5 32 for 20; on 2,400 more (seed 778) 18 of
+# 65 for 33
+BACK_STRIP_RATIO = 2.4
 
 
 class ModelMissingError(RuntimeError):
@@ -504,7 +512,7 @@ class CardDetector:
         if (self.nudge or self.refine_unsure) and not crowded:
             # (with 45 cards many are in doubt, and their nudged quads cost about 18 ms a frame)
             detections = self._nudged(frame, detections, held)
-        detections = _small_backs_in_doubt(detections)
+        detections = _back_strips_in_doubt(_small_backs_in_doubt(detections))
         t3 = time.perf_counter()
         ms = {"mask": (t1 - t0) * 1e3, "quads": (t2 - t1) * 1e3, "proposals": (t2b - t2) * 1e3,
               "refit": (t2c - t2b) * 1e3, "classify": (t3 - t2c) * 1e3,
@@ -669,6 +677,25 @@ def _small_backs_in_doubt(detections: list[Detection], least: float = SMALL_BACK
         return detections
     return [replace(d, uncertain=True) if d.face == BACK and not d.uncertain and s < least else d
             for d, s in zip(detections, _sides_over_median(detections))]
+
+
+def _back_strips_in_doubt(detections: list[Detection], longest: float = BACK_STRIP_RATIO) -> list[Detection]:
+    """Flag as uncertain a back read with confidence on a quad far longer for its width than a card
+    (its long sides, each pair's mean, over ``longest`` times its short sides). Such a quad is mostly
+    the visible half of a face-down card lying under another along its length: a plain strip of a
+    back reads as a back whatever its shape. Needs no other card to compare with."""
+    sure_backs = [i for i, d in enumerate(detections) if d.face == BACK and not d.uncertain]
+    if not sure_backs:
+        return detections
+    # (all the frame's sure backs at once: one by one cost about 1 ms with 45 backs)
+    q = np.array([detections[i].quad for i in sure_backs], np.float64)
+    sides = np.hypot(*np.moveaxis(q[:, NEXT_CORNER] - q, 2, 0))
+    pairs = np.stack([sides[:, 0] + sides[:, 2], sides[:, 1] + sides[:, 3]], axis=1)
+    strips = pairs.max(axis=1) > longest * np.maximum(pairs.min(axis=1), 1e-9)
+    out = list(detections)
+    for i in np.asarray(sure_backs)[strips]:
+        out[i] = replace(out[i], uncertain=True)
+    return out
 
 
 def _as_bgr(frame: np.ndarray) -> np.ndarray:
