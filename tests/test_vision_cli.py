@@ -89,6 +89,23 @@ def test_bench_vision_prints_json_timings_per_stage(capsys):
     assert 0 <= nine["proposals"]["median_ms"] < 0.5
 
 
+def test_bench_vision_names_the_processor_its_times_were_taken_on(capsys, tmp_path, monkeypatch):
+    from vision.bench import cpu_model
+    info = tmp_path / "cpuinfo"
+    info.write_text("processor\t: 0\nmodel name\t: Example Xeon(R) Processor\ncpu MHz\t\t: 2299.998\n\n"
+                    "processor\t: 1\nmodel name\t: Example Xeon(R) Processor\ncpu MHz\t\t: 2299.998\n")
+    assert cpu_model(info) == "Example Xeon(R) Processor @ 2300 MHz"
+    # no clock said (or not a number): the name alone
+    info.write_text("model name\t: Example Xeon(R) Processor\ncpu MHz\t: unknown\n")
+    assert cpu_model(info) == "Example Xeon(R) Processor"
+    # no /proc/cpuinfo (another system): what Python's platform module says
+    monkeypatch.setattr("platform.processor", lambda: "arm")
+    assert cpu_model(tmp_path / "absent") == "arm"
+    monkeypatch.undo()
+    assert main(["bench-vision", "--no-accuracy", "--frames", "1", "--cards", "9"]) == 0
+    assert json.loads(capsys.readouterr().out)["machine"]["cpu_model"] == cpu_model()
+
+
 @pytest.mark.parametrize("flags,proposals,refit", [(["--proposals"], True, True), (["--no-refit"], False, False),
                                                    (["--proposals", "--no-refit"], True, False)])
 def test_bench_vision_can_switch_the_proposals_and_the_refit(capsys, flags, proposals, refit):

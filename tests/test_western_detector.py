@@ -88,6 +88,8 @@ def test_bench_western_prints_json(capsys):
     assert split["scenes"] == 2 and split["cards"] > 0 and 0 <= split["face_accuracy"] <= 1
     speed = report["speed"]["8_cards"]
     assert speed["frames"] == 2 and speed["total"]["median_ms"] > 0 and speed["total"]["p95_ms"] >= speed["total"]["median_ms"]
+    from vision.bench import cpu_model
+    assert report["machine"]["cpu_model"] == cpu_model()  # what the times were taken on
 
 
 def test_bench_western_refuses_bad_arguments(capsys, tmp_path):

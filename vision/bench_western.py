@@ -17,6 +17,7 @@ from pathlib import Path
 import numpy as np
 
 from hanadealer.args import whole
+from vision.bench import cpu_model
 
 
 @dataclass(frozen=True)
@@ -83,6 +84,7 @@ def run_benchmark(detector, scenes: int | None = None, splits=None, frames: int 
     from datasets.shared import shared_dir
     root = shared_dir(shared)
     report: dict = {"machine": {"python": platform.python_version(), "cpu": platform.processor() or platform.machine(),
+                                "cpu_model": cpu_model(),
                                 "threshold": detector.threshold, "temperature": detector.settings.temperature}}
     if accuracy:
         names = list(splits) if splits else list(SPLITS)
