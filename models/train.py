@@ -535,22 +535,32 @@ def _calibrate_threshold(out: Path, val_scenes: int, shared, max_wrong_rate: flo
     The detector uses its threshold itself (a quad read below it is cut into pieces and extended; a
     small quad is kept only when read with confidence), so the scenes are run at the threshold the
     settings hold, and again at the one chosen until the choice holds (at most ``passes`` runs):
-    the threshold is chosen on the answers the detector really gives with it."""
-    from vision.evaluate import pick_threshold
+    the threshold is chosen on the answers the detector really gives with it.
+
+    The choice can swing between two values (run at 0.9856 the answers asked for 0.9882, run there
+    for 0.9856): the runs then stop, and the threshold is the lowest one run at whose own answers
+    hold it (their choice at or below it); only when no run does, the last choice."""
+    from vision.evaluate import pick_threshold, threshold_stats
     path = out / "vision.json"
     settings = json.loads(path.read_text(encoding="utf-8"))
     # (a quad net trained since the settings were written is taken on, and its stages with it)
     settings.update(quad_net_settings(out))
     path.write_text(json.dumps(settings, indent=2) + "\n", encoding="utf-8")
     run_at = float(settings["threshold"])
+    runs: dict[float, tuple[float, list]] = {}  # threshold run at -> (the choice there, the answers)
     for run in range(1, passes + 1):
         outcomes, _ = collect_scene_outcomes(out, val_scenes, seed=777, shared=shared, threshold=run_at)
         threshold, stats = pick_threshold(outcomes, max_wrong_rate)
+        runs[run_at] = (threshold, outcomes)
         log(f"threshold pass {run}: run at {run_at:.4f}, chosen {threshold:.4f}")
-        if threshold == run_at:
+        if threshold == run_at or threshold in runs or run == passes:
             break
-        if run < passes:
-            run_at = threshold
+        run_at = threshold
+    held = [t for t, (chosen, _) in runs.items() if chosen <= t]
+    if threshold != run_at and held:
+        run_at = threshold = min(held)
+        stats = threshold_stats(runs[run_at][1], threshold, max_wrong_rate)
+        log(f"the choice did not hold: {threshold:.4f}, the lowest run at that its answers hold")
     settings["threshold"] = threshold
     settings.setdefault("validation", {}).update(stats)
     settings["validation"]["threshold_scenes"] = val_scenes

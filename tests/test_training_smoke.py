@@ -318,6 +318,30 @@ def test_the_threshold_is_chosen_on_scenes_run_at_the_threshold_chosen(tmp_path,
     assert settings["threshold"] == pytest.approx(runs[-1] + 0.001)
 
 
+def test_a_threshold_choice_that_swings_settles_on_the_lowest_one_its_own_run_holds(tmp_path, monkeypatch):
+    # run at 0.9 the detector's answers ask for 0.93, run at 0.93 for 0.9 again: 0.9 is not held by
+    # its own answers (one wrong at 0.92 would be confident), 0.93 is
+    import json
+    import models.train as train
+    (tmp_path / "vision.json").write_text(json.dumps({"threshold": 0.95}))
+    by_threshold = {0.95: [(0.99, True), (0.9, True), (0.5, False)],
+                    0.9: [(0.99, True), (0.93, True), (0.92, False)],
+                    0.93: [(0.99, True), (0.9, True), (0.5, False)]}
+    runs = []
+
+    def outcomes(models, scenes, seed, shared=None, mask_only=False, threshold=0.0):
+        runs.append(threshold)
+        return by_threshold[threshold], []
+    monkeypatch.setattr(train, "collect_scene_outcomes", outcomes)
+    settings = train._calibrate_threshold(tmp_path, 10, None, 1 / 3000, passes=5)
+    assert runs == [0.95, 0.9, 0.93]  # no run again at a threshold already run at
+    assert settings["threshold"] == 0.93 and settings["validation"]["threshold_run_at"] == 0.93
+    # the figures are those of the run at 0.93, at 0.93
+    assert settings["validation"]["threshold_wrong_confident"] == 0
+    assert settings["validation"]["threshold_uncertain_share"] == pytest.approx(2 / 3, abs=1e-4)
+    assert json.loads((tmp_path / "vision.json").read_text())["threshold"] == 0.93
+
+
 def test_the_quad_net_trains_on_a_few_samples_and_exports_what_the_detector_runs(tmp_path):
     from models.train_quad import perturbed_quad, quad_sample, train
     from vision.detector import QuadStage, _session

@@ -312,13 +312,21 @@ def pick_threshold(outcomes: list[tuple[float, bool]], max_wrong_rate: float) ->
     ok = levels[wrong_at <= allowed]
     threshold = float(ok.min()) if len(ok) else float(levels[0]) + 1e-6
     threshold = min(max(threshold, 0.3), 0.99999)
+    return threshold, threshold_stats(outcomes, threshold, max_wrong_rate)
+
+
+def threshold_stats(outcomes: list[tuple[float, bool]], threshold: float, max_wrong_rate: float) -> dict:
+    """What ``threshold`` does to ``outcomes`` (as pick_threshold's): the answers, the wrong ones given
+    with confidence, the share in doubt, and the same at a row of other thresholds."""
+    conf = np.array([c for c, _ in outcomes], dtype=float)
+    wrong = np.array([not r for _, r in outcomes], dtype=bool)
     kept = conf >= threshold
     curve = {f"{t:g}": {"confident_wrong": int((wrong & (conf >= t)).sum()), "uncertain_share": round(float((conf < t).mean()), 5)}
              for t in (0.5, 0.8, 0.9, 0.95, 0.98, 0.99, 0.995, 0.998, 0.999, 0.9999)}
-    return threshold, {"threshold_from": int(len(conf)), "threshold_wrong_confident": int((wrong & kept).sum()),
-                       "threshold_uncertain_share": round(float((~kept).mean()), 5),
-                       "threshold_max_wrong_rate": max_wrong_rate, "wrong_answers": int(wrong.sum()),
-                       "curve": curve}
+    return {"threshold_from": int(len(conf)), "threshold_wrong_confident": int((wrong & kept).sum()),
+            "threshold_uncertain_share": round(float((~kept).mean()), 5),
+            "threshold_max_wrong_rate": max_wrong_rate, "wrong_answers": int(wrong.sum()),
+            "curve": curve}
 
 
 # ---------------------------------------------------------------- real photos
