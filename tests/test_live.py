@@ -327,3 +327,37 @@ def test_the_detector_follows_the_deck_in_play():
     failing = DetectorByDeck({"hanafuda": broken}, kind="hanafuda")
     with pytest.raises(RuntimeError, match="not available"):
         failing.detect(None)
+
+
+def test_the_live_table_tells_the_detector_how_many_decks_are_mixed():
+    """A game played with two decks mixed (a house rule) may show a face twice as often: the
+    detector that limits how often a face is read (CardDetector.decks) is told, before each frame."""
+    from vision.live import DetectorByDeck
+
+    class Counting:
+        decks = 1
+
+        def detect(self, frame):
+            return [self.decks]
+
+    class Western:  # knows no decks: left alone
+        def detect(self, frame):
+            return ["western"]
+
+    by_deck = DetectorByDeck({"hanafuda": Counting, "western": Western})
+    live = LiveTable(ListSource([]), by_deck, [])
+    assert by_deck.detect(None) == [1]
+    live.set_card_kind("hanafuda", 2)
+    assert by_deck.detect(None) == [2]
+    live.set_card_kind("western", 2)
+    assert by_deck.detect(None) == ["western"]
+    live.set_card_kind("hanafuda")
+    assert by_deck.detect(None) == [1]
+    for bad in (0, -1, 1.5, True, "2"):
+        with pytest.raises(ValueError, match="decks in play must be a whole number"):
+            live.set_card_kind("hanafuda", bad)
+    assert by_deck.detect(None) == [1]  # a refused value changes nothing
+    # one detector for every game (no choice of deck): told directly
+    single = Counting()
+    LiveTable(ListSource([]), single, []).set_card_kind("hanafuda", 2)
+    assert single.decks == 2

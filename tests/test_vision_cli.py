@@ -34,6 +34,25 @@ def test_recognise_json_prints_one_document_per_image(two_card_image, capsys):
         assert len(c["quad"]) == 4 and all(len(p) == 2 for p in c["quad"])
 
 
+def test_recognise_doubts_a_card_seen_more_often_than_the_decks_in_play_hold(tmp_path, capsys):
+    # the one cherry-curtain of a deck, seen twice: one of the two readings is wrong
+    frame = table()
+    place(frame, render_card("cherry-curtain", 435), (420, 360), 280, 8)
+    place(frame, render_card("cherry-curtain", 435), (860, 360), 280, 180 - 6)
+    path = tmp_path / "twice.png"
+    cv2.imwrite(str(path), frame)
+    assert main(["recognise", str(path), "--json"]) == 0
+    cards = json.loads(capsys.readouterr().out)["cards"]
+    assert [c["face"] for c in cards] == ["cherry-curtain"] * 2 and all(c["uncertain"] for c in cards)
+    # two decks mixed (a house rule of some games): both can be right
+    assert main(["recognise", str(path), "--json", "--decks", "2"]) == 0
+    cards = json.loads(capsys.readouterr().out)["cards"]
+    assert [c["face"] for c in cards] == ["cherry-curtain"] * 2 and not any(c["uncertain"] for c in cards)
+    with pytest.raises(SystemExit):
+        main(["recognise", str(path), "--decks", "0"])
+    assert "--decks" in capsys.readouterr().err
+
+
 def test_recognise_text_output(two_card_image, capsys):
     assert main(["recognise", str(two_card_image)]) == 0
     out = capsys.readouterr().out

@@ -608,6 +608,79 @@ def test_the_detector_flags_small_backs_and_strips_after_every_other_stage(monke
     assert seen == [("small", found), ("strips", found)] and len(found) >= 2
 
 
+def test_one_card_read_twice_keeps_the_surer_reading():
+    from vision.detector import READ_TWICE_OVERLAP, _one_card_read_twice
+    from vision.types import Detection
+    boar = Detection("clover-boar", "clover-boar", _box(0, 0, 100, 160), 0.9999)
+    # a second quad over the lower part of the card, half of it on the first (IoU about 0.3)
+    part = Detection("clover-boar", "clover-boar", _box(0, 80, 100, 160), 0.9996)
+    chaff = Detection("pine-chaff-1", "pine-chaff", _box(300, 0, 100, 160), 0.999)
+    other_chaff = Detection("pine-chaff-1", "pine-chaff", _box(300, 80, 100, 160), 0.998)
+    assert _one_card_read_twice([part, boar, chaff, other_chaff]) == [boar, chaff, other_chaff]
+    # the chaff of a month are two to four cards: two of them may lie one half on the other
+    assert _one_card_read_twice([chaff, other_chaff]) == [chaff, other_chaff]
+    # two decks mixed: two clover-boars may lie one on the other
+    assert _one_card_read_twice([part, boar], decks=2) == [part, boar]
+    # apart, they are not one card (the count below doubts them instead)
+    apart = Detection("clover-boar", "clover-boar", _box(500, 0, 100, 160), 0.9999)
+    assert _one_card_read_twice([boar, apart]) == [boar, apart]
+    # the overlap that makes them one card: a share of either quad's area
+    edge = 160 * READ_TWICE_OVERLAP
+    touching = Detection("clover-boar", "clover-boar", _box(0, 160 - edge * 0.9, 100, 160), 0.99)
+    assert _one_card_read_twice([boar, touching]) == [boar, touching]
+    overlapping = Detection("clover-boar", "clover-boar", _box(0, 160 - edge * 1.1, 100, 160), 0.99)
+    assert _one_card_read_twice([boar, overlapping]) == [boar]
+
+
+def test_a_face_read_more_often_than_the_decks_hold_is_in_doubt():
+    from vision.detector import _faces_seen_too_often
+    from vision.types import Detection
+    cuckoo = Detection("wisteria-cuckoo", "wisteria-cuckoo", _box(0, 0, 100, 160), 0.9999)
+    # a plain card of the month read as its animal with confidence, beside the animal itself
+    misread = Detection("wisteria-cuckoo", "wisteria-cuckoo", _box(200, 0, 100, 160), 0.99997)
+    crane = Detection("pine-crane", "pine-crane", _box(400, 0, 100, 160), 0.9999)
+    out = _faces_seen_too_often([cuckoo, misread, crane])
+    assert [d.uncertain for d in out] == [True, True, False]
+    assert [(d.face, d.confidence, d.quad) for d in out] == [(d.face, d.confidence, d.quad) for d in (cuckoo, misread, crane)]
+    # with two decks mixed there are two cuckoos
+    assert _faces_seen_too_often([cuckoo, misread, crane], decks=2) == [cuckoo, misread, crane]
+    # paulownia has three chaff: three are fine, four are not
+    chaff = [Detection("paulownia-chaff-1", "paulownia-chaff", _box(120 * k, 300, 100, 160), 0.999) for k in range(4)]
+    assert _faces_seen_too_often(chaff[:3]) == chaff[:3]
+    assert all(d.uncertain for d in _faces_seen_too_often(chaff))
+    # backs are as many as the cards turned down
+    backs = [Detection(None, BACK, _box(120 * k, 600, 100, 160), 0.999) for k in range(6)]
+    assert _faces_seen_too_often(backs) == backs
+
+
+def test_the_detector_is_told_the_decks_in_play():
+    detector = CardDetector()
+    assert detector.decks == 1
+    detector.decks = 2
+    assert CardDetector(decks=2).decks == 2
+    for bad in (0, -1, 1.5, True, "2", None):
+        with pytest.raises(ValueError, match="decks in play must be a whole number"):
+            detector.decks = bad
+    assert detector.decks == 2
+
+
+def test_the_detector_applies_what_the_deck_allows_after_every_other_stage(monkeypatch):
+    import vision.detector
+    seen = []
+
+    def recording(name):
+        def stage(detections, decks):
+            seen.append((name, decks, list(detections)))
+            return detections
+        return stage
+    monkeypatch.setattr(vision.detector, "_one_card_read_twice", recording("twice"))
+    monkeypatch.setattr(vision.detector, "_faces_seen_too_often", recording("too often"))
+    from datasets.scenes import clean_config, render_scene
+    image, _ = render_scene(np.random.default_rng(11), load_art("demo"), clean_config(min_cards=6, max_cards=9, layout="rows"))
+    found = CardDetector(decks=2).detect(image)
+    assert seen == [("twice", 2, found), ("too often", 2, found)] and len(found) >= 2
+
+
 def test_a_part_of_a_card_read_again_as_the_same_face_is_dropped():
     from vision.detector import _drop_duplicates
     from vision.types import Detection

@@ -259,6 +259,20 @@ def test_restart_resumes_the_session_and_pending_bets(live, ledger_path):
     assert live.layout is not None and [z.name for z in live.layout] == ["saki", "ato"]
 
 
+def test_a_game_played_with_two_decks_mixed_tells_the_table(app, live):
+    """With the house rule of two decks mixed a face may lie on the table twice as often: the
+    table's detector is told (it doubts a face read more often than the decks hold)."""
+    d = Dealer(app)
+    assert d.post("/api/session", SESSION).status_code == 200
+    assert (live.card_kind, live.decks) == ("hanafuda", 1)
+    assert d.post("/api/session", {**SESSION, "house": {"deck_count": 2}}).status_code == 200
+    assert (live.card_kind, live.decks) == ("hanafuda", 2)
+    # a refused session changes nothing
+    refused = d.post("/api/session", {**SESSION, "house": {"deck_count": 3}})
+    assert refused.status_code == 400 and "deck_count" in refused.get_json()["error"]
+    assert live.decks == 2
+
+
 def test_camera_failure_shows_a_banner(app, live):
     d = Dealer(app)
     d.post("/api/session", SESSION)

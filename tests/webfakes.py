@@ -17,6 +17,7 @@ class FakeLiveTable:
         self.layout = None
         self.zones = None
         self.card_kind = "hanafuda"
+        self.decks = 1
         self.frames = 0
 
     def show(self, zones: dict, status: dict | None = None, unassigned=()):
@@ -48,8 +49,8 @@ class FakeLiveTable:
     def set_layout(self, layout, zones=None):
         self.layout, self.zones = layout, zones
 
-    def set_card_kind(self, kind):
-        self.card_kind = kind
+    def set_card_kind(self, kind, decks=1):
+        self.card_kind, self.decks = kind, decks
 
     def start(self):
         pass

@@ -20,6 +20,8 @@ def register(subparsers) -> None:
     p.add_argument("--models", default=None, help="folder with the ONNX models (default: the project's models/)")
     p.add_argument("--threshold", type=PROBABILITY, default=None,
                    help="confidence below which a card is uncertain (default: the calibrated one)")
+    p.add_argument("--decks", type=whole(1), default=1,
+                   help="48-card decks in play (default 1): a face read more often than they hold is uncertain")
     p.set_defaults(func=recognise)
 
     b = subparsers.add_parser("bench-vision", help="accuracy and speed of card recognition (JSON)",
@@ -54,7 +56,8 @@ def _detector(args):
     try:
         return CardDetector(args.models, threads=getattr(args, "threads", 2), threshold=args.threshold
                             if hasattr(args, "threshold") else None,
-                            proposals=getattr(args, "proposals", None), refit=getattr(args, "refit", None))
+                            proposals=getattr(args, "proposals", None), refit=getattr(args, "refit", None),
+                            decks=getattr(args, "decks", 1))
     except ModelMissingError as exc:
         _error(str(exc))
         return None

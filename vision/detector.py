@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import json
 import time
+from collections import Counter
 from dataclasses import dataclass, replace
 from pathlib import Path
 
@@ -73,6 +74,11 @@ SMALL_BACK_SIDE = 0.75
 # 2,432 read with confidence); 2.2 took 37 for 52, 2.5 32 for 20; on 2,400 more (seed 778) 18 of
 # 65 for 33
 BACK_STRIP_RATIO = 2.4
+# two detections naming a face the table holds one card of are that card read twice when either
+# quad has more than this share of its area on the other (_one_card_read_twice): on 4,800
+# validation scenes such pairs overlapped by 0.43 and 0.53 of a quad; two cards lying apart do not
+# overlap at all
+READ_TWICE_OVERLAP = 0.2
 
 
 class ModelMissingError(RuntimeError):
@@ -319,14 +325,18 @@ def first_card_of_face(face: str) -> str | None:
 
 class CardDetector:
     """Finds and names the cards in a BGR frame. ``threads``: onnxruntime CPU threads;
-    ``turn_squat``: read a nearly square quad taken for no card again, turned by a quarter; the other
-    options (None: as models/vision.json says) switch the stages of VisionSettings on or off."""
+    ``turn_squat``: read a nearly square quad taken for no card again, turned by a quarter;
+    ``decks``: how many 48-card decks are in play (a face is on the table at most that many times
+    its cards in one deck: see _faces_seen_too_often); the other options (None: as
+    models/vision.json says) switch the stages of VisionSettings on or off."""
 
     def __init__(self, models_dir: Path | str | None = None, threads: int = 2,
                  threshold: float | None = None, proposals: bool | None = None, split_merged: bool | None = None,
                  turn_squat: bool = True, extend_parts: bool | None = None, zoom: bool | None = None,
-                 nudge: bool | None = None, refine: bool | None = None, refit: bool | None = None):
+                 nudge: bool | None = None, refine: bool | None = None, refit: bool | None = None,
+                 decks: int = 1):
         d = Path(models_dir) if models_dir else MODELS_DIR
+        self.decks = decks
         self.settings = VisionSettings.load(d / "vision.json")
         self.threshold = self.settings.threshold if threshold is None else float(threshold)
         self.mask = MaskStage(_session(d / "cardmask.onnx", threads), self.settings)
@@ -344,6 +354,17 @@ class CardDetector:
         self.refit = self.settings.refit_quads if refit is None else bool(refit)
         self.refiner = QuadStage(_session(d / "cardquad.onnx", threads, "python -m models.train_quad")) \
             if self.refine_unsure or self.refit else None
+
+    @property
+    def decks(self) -> int:
+        return self._decks
+
+    @decks.setter
+    def decks(self, value: int) -> None:
+        # (set again when the dealer picks a game played with two decks mixed)
+        if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+            raise ValueError(f"the decks in play must be a whole number of at least 1, not {value!r}")
+        self._decks = value
 
     def detect(self, frame_bgr: np.ndarray) -> list[Detection]:
         return self.detect_timed(frame_bgr)[0]
@@ -513,6 +534,8 @@ class CardDetector:
             # (with 45 cards many are in doubt, and their nudged quads cost about 18 ms a frame)
             detections = self._nudged(frame, detections, held)
         detections = _back_strips_in_doubt(_small_backs_in_doubt(detections))
+        # what the deck allows: one card is not on the table twice
+        detections = _faces_seen_too_often(_one_card_read_twice(detections, self.decks), self.decks)
         t3 = time.perf_counter()
         ms = {"mask": (t1 - t0) * 1e3, "quads": (t2 - t1) * 1e3, "proposals": (t2b - t2) * 1e3,
               "refit": (t2c - t2b) * 1e3, "classify": (t3 - t2c) * 1e3,
@@ -696,6 +719,48 @@ def _back_strips_in_doubt(detections: list[Detection], longest: float = BACK_STR
     for i in np.asarray(sure_backs)[strips]:
         out[i] = replace(out[i], uncertain=True)
     return out
+
+
+def _copies_of_face(face: str, decks: int) -> int:
+    """How many cards of ``face`` the decks in play hold (a back or no card: no limit)."""
+    if face in (BACK, NONE):
+        return 1 << 30
+    return decks * len(cards_of_face(face))
+
+
+def _one_card_read_twice(detections: list[Detection], decks: int = 1,
+                         overlap: float = READ_TWICE_OVERLAP) -> list[Detection]:
+    """Where two detections name a face the decks hold only one card of and their quads overlap
+    (more than ``overlap`` of either's area), keep the surer: the other is a second quad on that
+    card (over part of it), which would put it on the table twice. _drop_duplicates asks for more
+    overlap, as two cards of a face with several cards (the chaff) may lie one partly on the other."""
+    single = [i for i, d in enumerate(detections) if _copies_of_face(d.face, decks) == 1]
+    if len(single) < 2:
+        return detections
+    from vision.evaluate import quad_overlap
+    order = sorted(single, key=lambda k: -detections[k].confidence)
+    dropped = set()
+    for a_pos, i in enumerate(order):
+        if i in dropped:
+            continue
+        for j in order[a_pos + 1:]:
+            a, b = detections[i], detections[j]
+            if j not in dropped and a.face == b.face and \
+                    max(quad_overlap(a.quad, b.quad), quad_overlap(b.quad, a.quad)) > overlap:
+                dropped.add(j)
+    return [d for k, d in enumerate(detections) if k not in dropped]
+
+
+def _faces_seen_too_often(detections: list[Detection], decks: int = 1) -> list[Detection]:
+    """Flag as uncertain every detection of a face named more often than the decks hold cards of it
+    (two cards read as the one `wisteria-cuckoo`): they cannot all be right, and which one is wrong
+    the readings do not say (on validation a plain card of the month was read as its animal at
+    0.99997 beside the animal itself), so the dealer confirms each."""
+    counts = Counter(d.face for d in detections)
+    too_often = {face for face, n in counts.items() if n > _copies_of_face(face, decks)}
+    if not too_often:
+        return detections
+    return [replace(d, uncertain=True) if d.face in too_often else d for d in detections]
 
 
 def _as_bgr(frame: np.ndarray) -> np.ndarray:

@@ -90,20 +90,28 @@ class DetectorByDeck:
                  built: Mapping[str, Detector] | None = None):
         self.makers = dict(makers)
         self.kind = kind
+        self.decks = 1
         self._built: dict[str, Detector] = dict(built or {})
         self._lock = threading.Lock()
 
-    def use(self, kind: str) -> None:
+    def use(self, kind: str, decks: int = 1) -> None:
+        """Read ``kind`` cards from now on, of ``decks`` decks mixed (a detector that knows how many
+        of each card can be on the table, as CardDetector does, is told)."""
         if kind not in self.makers:
             raise ValueError(f"no detector for {kind!r} cards (known: {', '.join(self.makers)})")
-        self.kind = kind
+        if isinstance(decks, bool) or not isinstance(decks, int) or decks < 1:
+            raise ValueError(f"the decks in play must be a whole number of at least 1, not {decks!r}")
+        with self._lock:
+            self.kind, self.decks = kind, decks
 
     def detect(self, frame: np.ndarray) -> list:
-        kind = self.kind
         with self._lock:
+            kind = self.kind
             detector = self._built.get(kind)
             if detector is None:
                 detector = self._built[kind] = self.makers[kind]()
+            if hasattr(detector, "decks"):
+                detector.decks = self.decks
         return detector.detect(frame)
 
 
@@ -283,11 +291,14 @@ class LiveTable:
             state = assigner.assign(self._cards, self._snapshot["frame_index"])
             self._publish(state, self._snapshot["frame_index"], force=True)
 
-    def set_card_kind(self, kind: str) -> None:
-        """The deck in play ("hanafuda" or "western"): the detector reads that deck from now on."""
+    def set_card_kind(self, kind: str, decks: int = 1) -> None:
+        """The deck in play ("hanafuda" or "western") and how many of them are mixed (a house rule of
+        some games): the detector reads that deck from now on."""
         use = getattr(self.detector, "use", None)
         if use is not None:
-            use(kind)
+            use(kind, decks)
+        elif hasattr(self.detector, "decks"):  # one detector (a CardDetector) for every game
+            self.detector.decks = decks
 
     # -- the processing thread -----------------------------------------------------------------
     def _status(self) -> dict:

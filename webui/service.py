@@ -134,7 +134,9 @@ class DealerService:
             layout = live_layout(game, layout_setup(self.session))
             use_deck = getattr(self.live, "set_card_kind", None)
             if use_deck is not None:  # the detector for the game's cards (western for Kakeya)
-                use_deck(game.card_kind)
+                # (and how many decks are mixed: a face may then lie on the table twice as often)
+                decks = game.resolve_house(self.session.get("house") or {}).get("deck_count", 1)
+                use_deck(game.card_kind, decks)
         except Exception as exc:
             self.layout_note = f"the game's layout is not available: {exc}"
             return
