@@ -106,8 +106,9 @@ def time_frames(detector, images: list[np.ndarray], cards_per_frame: float) -> d
 
 def cpu_model(cpuinfo: Path = Path("/proc/cpuinfo")) -> str:
     """What the processor is, as the system names it (with its clock where Linux says it), so that
-    timings taken on different machines are not compared as if on one: the same code ran 16 ms a
-    9-card frame on one 2-core machine and 22 ms on another of the same kind."""
+    timings taken on different machines are not compared as if on one (a slow phase of one shared
+    machine shows in the load average beside it, or not at all: the same code ran 18 ms a 9-card
+    frame on this project's machine and, an hour before, 22 ms)."""
     try:
         lines = cpuinfo.read_text(encoding="utf-8", errors="replace").splitlines()
     except OSError:

@@ -24,6 +24,7 @@ import json
 import time
 from collections import Counter
 from dataclasses import dataclass, replace
+from functools import cache
 from pathlib import Path
 
 import cv2
@@ -725,7 +726,13 @@ def _copies_of_face(face: str, decks: int) -> int:
     """How many cards of ``face`` the decks in play hold (a back or no card: no limit)."""
     if face in (BACK, NONE):
         return 1 << 30
-    return decks * len(cards_of_face(face))
+    return decks * _cards_of_face_in_a_deck(face)
+
+
+@cache
+def _cards_of_face_in_a_deck(face: str) -> int:
+    # (asked for every detection of every frame: the deck's 48 cards are looked through once a face)
+    return len(cards_of_face(face))
 
 
 def _one_card_read_twice(detections: list[Detection], decks: int = 1,
@@ -734,7 +741,9 @@ def _one_card_read_twice(detections: list[Detection], decks: int = 1,
     (more than ``overlap`` of either's area), keep the surer: the other is a second quad on that
     card (over part of it), which would put it on the table twice. _drop_duplicates asks for more
     overlap, as two cards of a face with several cards (the chaff) may lie one partly on the other."""
-    single = [i for i, d in enumerate(detections) if _copies_of_face(d.face, decks) == 1]
+    # (only a face read more than once can be read twice)
+    twice = {face for face, n in Counter(d.face for d in detections).items() if n > 1}
+    single = [i for i, d in enumerate(detections) if d.face in twice and _copies_of_face(d.face, decks) == 1]
     if len(single) < 2:
         return detections
     from vision.evaluate import quad_overlap
