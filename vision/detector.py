@@ -36,7 +36,7 @@ from vision.geometry import CROP_HEIGHT, CROP_WIDTH, context_warp, nudged_quads,
 from vision.proposals import QuadProposer, combine_quads
 from vision.quads import (NEXT_CORNER, MapGeometry, QuadFinder, extensions_by_quad, is_squat,
                           order_clockwise_portrait, pieces_by_quad, split_candidates)
-from vision.types import Detection, quad_from_array
+from vision.types import Detection, decks_in_play, quad_from_array
 from vision.zoom import ZOOM_INPUT, ZoomWindow, inside_window, zoom_windows
 
 MODELS_DIR = Path(__file__).resolve().parent.parent / "models"
@@ -363,9 +363,7 @@ class CardDetector:
     @decks.setter
     def decks(self, value: int) -> None:
         # (set again when the dealer picks a game played with two decks mixed)
-        if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-            raise ValueError(f"the decks in play must be a whole number of at least 1, not {value!r}")
-        self._decks = value
+        self._decks = decks_in_play(value)
 
     def detect(self, frame_bgr: np.ndarray) -> list[Detection]:
         return self.detect_timed(frame_bgr)[0]

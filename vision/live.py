@@ -54,7 +54,7 @@ import numpy as np
 from dealer.games import ZoneSpec
 from vision.camera import FrameGrabber, FrameSource
 from vision.tracking import CardTracker
-from vision.types import Detector, TableCard, TableState
+from vision.types import Detector, TableCard, TableState, decks_in_play
 from vision.zones import TableZone, ZoneAssigner
 
 log = logging.getLogger(__name__)
@@ -99,8 +99,7 @@ class DetectorByDeck:
         of each card can be on the table, as CardDetector does, is told)."""
         if kind not in self.makers:
             raise ValueError(f"no detector for {kind!r} cards (known: {', '.join(self.makers)})")
-        if isinstance(decks, bool) or not isinstance(decks, int) or decks < 1:
-            raise ValueError(f"the decks in play must be a whole number of at least 1, not {decks!r}")
+        decks = decks_in_play(decks)
         with self._lock:
             self.kind, self.decks = kind, decks
 

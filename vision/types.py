@@ -39,6 +39,14 @@ def quad_from_array(points: np.ndarray) -> Quad:
     return tuple((float(x), float(y)) for x, y in p)  # type: ignore[return-value]
 
 
+def decks_in_play(value) -> int:
+    """How many 48-card decks are mixed on the table (a house rule of some games), checked: a whole
+    number of at least 1, else ValueError naming the value."""
+    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+        raise ValueError(f"the decks in play must be a whole number of at least 1, not {value!r}")
+    return value
+
+
 class Detector(Protocol):
     def detect(self, frame: np.ndarray) -> list[Detection]: ...
 
