@@ -216,6 +216,77 @@ def test_a_quad_read_as_one_card_with_confidence_is_not_cut(monkeypatch):
     assert crops.batches == [1] and len(detections) == 1
 
 
+class _PieceCrops:
+    """A crop stage that reads every quad of the first batch as ``first`` and, in the batches after it,
+    the k-th crop as ``pieces[k]`` (no card past the list). Records each batch's size."""
+
+    def __init__(self, first, pieces):
+        self.first, self.pieces = first, pieces
+        self.batches = []
+
+    def run(self, crops, turned=True):
+        from vision.detector import CropClassification
+        answers = [self.first] * len(crops) if not self.batches else \
+            [self.pieces[k] if k < len(self.pieces) else ("none", 0.99) for k in range(len(crops))]
+        self.batches.append(len(crops))
+        return [CropClassification(face=face, confidence=confidence, upside_down=False, orientation_confidence=1.0)
+                for face, confidence in answers]
+
+
+# two face-down cards lying side by side, long sides touching: the mask net sees one blob, and its
+# quad is not of a card's shape (two 56 x 90 cards)
+TWO_BACKS = [[400.0, 300.0], [512.0, 300.0], [512.0, 390.0], [400.0, 390.0]]
+
+
+def _detector_seeing_quads(monkeypatch, crops, quads):
+    detector = CardDetector(split_merged=True, zoom=False, nudge=False, refine=False)
+    monkeypatch.setattr(detector, "_whole_quads_timed",
+                        lambda frame: ([np.asarray(q, np.float64) for q in quads], (0.0,) * 5))
+    detector.crops = crops
+    return detector
+
+
+def test_a_back_read_with_confidence_on_two_cards_is_replaced_by_its_pieces(monkeypatch):
+    crops = _PieceCrops(("back", 0.9999), [("back", 0.9995), ("back", 0.9990)])
+    detections = _detector_seeing_quads(monkeypatch, crops, [TWO_BACKS]).detect(table())
+    assert crops.batches == [1, 2]  # the quad, then its two halves
+    assert [(d.face, d.confidence, d.uncertain) for d in detections] == [("back", 0.9995, False), ("back", 0.9990, False)]
+    left, right = (np.array(d.quad) for d in detections)
+    assert np.allclose(left.min(axis=0), [400, 300]) and np.allclose(left.max(axis=0), [456, 390])
+    assert np.allclose(right.min(axis=0), [456, 300]) and np.allclose(right.max(axis=0), [512, 390])
+
+
+@pytest.mark.parametrize("pieces", [
+    [("back", 0.9995), ("none", 0.99)],  # one half is no card: the quad is one card after all
+    [("back", 0.9995), ("back", 0.6)],  # one half is a back in doubt
+    [("back", 0.9995), ("maple-deer", 0.9999)],  # a face is not a face-down card
+])
+def test_a_back_stays_whole_unless_two_of_its_pieces_are_sure_backs(monkeypatch, pieces):
+    crops = _PieceCrops(("back", 0.9999), pieces)
+    detections = _detector_seeing_quads(monkeypatch, crops, [TWO_BACKS]).detect(table())
+    assert crops.batches == [1, 2]
+    assert len(detections) == 1 and detections[0].confidence == 0.9999
+    assert np.allclose(detections[0].quad, TWO_BACKS)
+
+
+def test_only_a_sure_back_on_a_quad_that_is_not_one_card_is_cut(monkeypatch):
+    one_card = [[100.0, 100.0], [156.0, 100.0], [156.0, 190.0], [100.0, 190.0]]
+    # a back of a card's shape and size: nothing to cut, no second batch
+    crops = _PieceCrops(("back", 0.9999), [])
+    assert len(_detector_seeing_quads(monkeypatch, crops, [one_card, np.add(one_card, [200, 0])]).detect(table())) == 2
+    assert crops.batches == [2]
+    # a face read with confidence on the same two cards is not a back: left as it is
+    crops = _PieceCrops(("maple-deer", 0.9999), [("back", 0.9995), ("back", 0.999)])
+    detections = _detector_seeing_quads(monkeypatch, crops, [TWO_BACKS]).detect(table())
+    assert crops.batches == [1] and [d.face for d in detections] == ["maple-deer"]
+    # a back in doubt is cut with the other quads in doubt, in the second batch of the first reading,
+    # and its pieces, read as sure backs of a card's size, are not cut again
+    crops = _PieceCrops(("back", 0.6), [("back", 0.9995), ("back", 0.999)])
+    detections = _detector_seeing_quads(monkeypatch, crops, [TWO_BACKS]).detect(table())
+    assert crops.batches == [1, 2]
+    assert sorted(d.confidence for d in detections) == [0.999, 0.9995]
+
+
 class _MaskSession:
     """An onnxruntime session stand-in that gives fixed maps (and records the input's shape)."""
 
