@@ -16,7 +16,8 @@ Stages (each timed, see ``CardDetector.detect_timed``):
 Confidences are temperature-calibrated probabilities; a card below the threshold chosen from the
 evaluation (models/vision.json) is reported ``uncertain``, and so is a back read on a quad far
 smaller than the frame's cards (``_small_backs_in_doubt``) or far longer for its width than a card
-(``_back_strips_in_doubt``).
+(``_back_strips_in_doubt``). A back read with confidence on a quad that is not one card is replaced
+by its pieces where two of them read as backs with confidence (``_backs_of_several_cards``).
 """
 from __future__ import annotations
 
