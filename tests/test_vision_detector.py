@@ -269,6 +269,25 @@ def test_a_back_stays_whole_unless_two_of_its_pieces_are_sure_backs(monkeypatch,
     assert np.allclose(detections[0].quad, TWO_BACKS)
 
 
+def test_a_quad_in_doubt_over_cards_overlapping_in_a_row_is_read_on_pieces_laid_from_its_ends(monkeypatch):
+    import vision.detector
+    h, w = 90.0, 90.0 * 54 / 87
+    cards = [[[100.0, 100.0], [100 + w, 100.0], [100 + w, 100 + h], [100.0, 100 + h]],
+             [[800.0, 100.0], [800 + w, 100.0], [800 + w, 100 + h], [800.0, 100 + h]]]
+    # two cards end to end, the second over the first by 40% of its length: one quad 1.6 cards long
+    first = np.array([[400.0, 300.0], [400 + w, 300.0], [400 + w, 300 + h], [400.0, 300 + h]])
+    second = first + [0, 0.6 * h]
+    blob = np.array([first[0], first[1], second[2], second[3]])
+    read = []
+    warp_all = vision.detector._warp_all
+    monkeypatch.setattr(vision.detector, "_warp_all", lambda frame, quads: read.append(list(quads)) or warp_all(frame, quads))
+    crops = _PieceCrops(("none", 0.99), [])
+    _detector_seeing_quads(monkeypatch, crops, cards + [blob]).detect(table())
+    assert len(read) == 2 and len(read[0]) == 3  # the quads, then the second looks at those in doubt
+    for card in (first, second):
+        assert max(quad_iou(q, card) for q in read[1]) > 0.98
+
+
 def test_only_a_sure_back_on_a_quad_that_is_not_one_card_is_cut(monkeypatch):
     one_card = [[100.0, 100.0], [156.0, 100.0], [156.0, 190.0], [100.0, 190.0]]
     # a back of a card's shape and size: nothing to cut, no second batch

@@ -269,6 +269,51 @@ def test_blobs_with_several_cores_are_told_apart_for_the_whole_map_at_once():
     assert by_centre.sum() == 3 and not by_centre[0]
 
 
+@pytest.mark.parametrize("angle", [0, 35, 90])
+@pytest.mark.parametrize("overlap", [0.3, 0.6])
+def test_cards_overlapping_in_a_row_get_a_piece_laid_from_each_end(angle, overlap):
+    # two cards end to end, the second lying over the first by ``overlap`` of its length: one blob
+    # 2 - overlap cards long, whose even cuts fit neither card
+    h = 87.0
+    step = (1 - overlap) * h
+    a = np.deg2rad(angle)
+    along = np.array([-np.sin(a), np.cos(a)])  # a card's long axis at this angle (card_quad's)
+    first = card_quad(500, 300, angle, h=h)
+    second = first + step * along
+    blob = np.array([first[0], first[1], second[2], second[3]])
+    others = [card_quad(150, 150, 10, h=h), card_quad(1000, 550, -20, h=h)]
+    even = pieces_by_quad(others + [blob])[2]
+    assert max((quad_iou(p, c) for p in even for c in (first, second)), default=0) < 0.9
+    from_ends = pieces_by_quad(others + [blob], from_ends=True)[2]
+    assert len(from_ends) > len(even) and all(np.array_equal(p, q) for p, q in zip(from_ends, even))
+    for card in (first, second):
+        best = max(from_ends, key=lambda p: quad_iou(p, card))
+        assert quad_iou(best, card) > 0.98
+        assert np.allclose(best, order_clockwise_portrait(card))  # corners as every quad's
+
+
+def test_pieces_from_the_ends_only_of_the_frames_card_size_and_only_where_something_is_left():
+    h = 87.0
+    others = [card_quad(150, 150, 0, h=h), card_quad(1000, 550, 0, h=h)]
+    w = h * 54 / 87
+    # two cards side by side, the second over the first by a quarter of its width: the kept sides
+    # are the cards' long ones, cut to a card's width from either end
+    pair = np.array([[500.0, 300.0], [500 + 1.75 * w, 300.0], [500 + 1.75 * w, 300 + h], [500.0, 300 + h]])
+    pieces = pieces_by_quad(others + [pair], from_ends=True)[2]
+    left = np.array([[500.0, 300.0], [500 + w, 300.0], [500 + w, 300 + h], [500.0, 300 + h]])
+    right = left + [0.75 * w, 0]
+    assert max(quad_iou(p, left) for p in pieces) > 0.98 and max(quad_iou(p, right) for p in pieces) > 0.98
+    # laid from the ends, every piece is of the frame's card size (0.75 to 1.3 of the median side)
+    sides = [np.sqrt(cv2.contourArea(p.astype(np.float32))) for p in pieces]
+    median = np.sqrt(w * h)
+    assert all(0.75 * median <= s <= 1.3 * median for s in sides)
+    # with no other card to give the size, nothing is laid from the ends
+    alone, alone_even = pieces_by_quad([pair], from_ends=True)[0], pieces_by_quad([pair])[0]
+    assert len(alone) == len(alone_even) and all(np.array_equal(p, q) for p, q in zip(alone, alone_even))
+    # a quad taken for one card gets no pieces at all
+    assert pieces_by_quad(others + [card_quad(600, 300, 0, h=h)], from_ends=True)[2] == []
+
+
 def test_only_the_quads_asked_for_are_cut_but_all_count_for_the_median():
     # the pair is cut only because the other cards are smaller; asked not to cut those cards (or
     # anything), the median still comes from all of them

@@ -387,14 +387,14 @@ _CUT_CORNERS, _CUT_FROM, _CUT_TO, _CUT_PARTS = _cut_table(_MOST_PIECES)
 
 
 def split_candidates(quads: list[np.ndarray], most: int = 4, size_band: tuple[float, float] = (0.75, 1.3),
-                     piece_shape: tuple[float, float] = PART_SHAPED) -> list[np.ndarray]:
+                     piece_shape: tuple[float, float] = PART_SHAPED, from_ends: bool = False) -> list[np.ndarray]:
     """All the pieces of ``pieces_by_quad``, in one list."""
-    return [p for pieces in pieces_by_quad(quads, most, size_band, piece_shape) for p in pieces]
+    return [p for pieces in pieces_by_quad(quads, most, size_band, piece_shape, from_ends=from_ends) for p in pieces]
 
 
 def pieces_by_quad(quads: list[np.ndarray], most: int = 4, size_band: tuple[float, float] = (0.75, 1.3),
                    piece_shape: tuple[float, float] = PART_SHAPED,
-                   cut: list[bool] | None = None) -> list[list[np.ndarray]]:
+                   cut: list[bool] | None = None, from_ends: bool = False) -> list[list[np.ndarray]]:
     """Card-sized pieces of the quads that are not one card: a row of touching cards that the mask
     net saw as one blob. Such a quad is not card-shaped, or (when the frame has two or more
     card-shaped quads) larger than ``size_band[1]`` of their median (sqrt of the area; two cards
@@ -404,7 +404,8 @@ def pieces_by_quad(quads: list[np.ndarray], most: int = 4, size_band: tuple[floa
     only: the crop net, taught on such pieces, says which are cards (a piece across two cards is
     ``none``). One list per quad (empty for a quad taken as one card), in the order of ``quads``.
     ``cut``: which quads may be cut at all (the others get an empty list, and their cuts are not
-    worked out); all quads still count for the median."""
+    worked out); all quads still count for the median. ``from_ends``: also the pieces laid from
+    either end of the quad at the frame's card size (_pieces_from_ends), after its even cuts."""
     if not 2 <= most <= _MOST_PIECES:
         raise ValueError(f"a quad is cut into 2 to {_MOST_PIECES} pieces, not {most}")
     if cut is not None and len(cut) != len(quads):
@@ -432,7 +433,33 @@ def pieces_by_quad(quads: list[np.ndarray], most: int = 4, size_band: tuple[floa
         keep &= (piece_side >= size_band[0] * median) & (piece_side <= size_band[1] * median)
     for k, quad_pieces, kept in zip(to_cut, p, keep):
         pieces[k] = [order_clockwise_portrait(piece) for piece in quad_pieces[kept]]
+        if from_ends and median is not None:
+            pieces[k] += _pieces_from_ends(quads[k], median, size_band)
     return pieces
+
+
+def _pieces_from_ends(quad: np.ndarray, median: float, size_band: tuple[float, float],
+                      shorter_than: float = 0.85) -> list[np.ndarray]:
+    """Card-shaped pieces laid from either end of a quad that is not one card: two cards overlapping
+    in a row make a blob 1.2 to 1.9 cards long, and cutting it evenly puts neither piece on a card,
+    while a card laid from each end fits both. Each pair of sides is taken in turn for the sides
+    kept, as the card's short side and as its long one; the other pair is cut to a card's
+    proportions (87:54) from either end, where that leaves under ``shorter_than`` of it and gives
+    about the frame's card size (``size_band`` times ``median``, the side as in card_sizes)."""
+    out = []
+    for turn in (0, 1):
+        # corners p0..p3 with p0->p1 the side kept, p1->p2 the one cut
+        p = np.roll(quad, -turn, axis=0)
+        kept = (math.dist(p[0], p[1]) + math.dist(p[2], p[3])) / 2
+        length = (math.dist(p[1], p[2]) + math.dist(p[3], p[0])) / 2
+        for target in (kept * CARD_ASPECT, kept / CARD_ASPECT):
+            if not (target < shorter_than * length and size_band[0] <= math.sqrt(kept * target) / median <= size_band[1]):
+                continue
+            share = target / length
+            near = np.array([p[0], p[1], p[1] + (p[2] - p[1]) * share, p[0] + (p[3] - p[0]) * share])
+            far = np.array([p[3] + (p[0] - p[3]) * share, p[2] + (p[1] - p[2]) * share, p[2], p[3]])
+            out += [order_clockwise_portrait(near), order_clockwise_portrait(far)]
+    return out
 
 
 def extensions_by_quad(quads: list[np.ndarray], extend: list[bool] | None = None,
