@@ -83,9 +83,10 @@ BACK_STRIP_RATIO = 2.4
 READ_TWICE_OVERLAP = 0.2
 # the pieces of a quad in doubt that is not one card include those laid from either end at the
 # frame's card size (vision.quads._pieces_from_ends), not only its even cuts: on 2,400 validation
-# scenes 47 more cards found for 11 more false alarms (none naming a card with confidence); crowded
-# frames too (on the 59 scenes of 1,200 with over 20 cards, 8 of their 1,280 cards), for about
-# 3.5 ms more with 45 cards
+# scenes 47 more cards found for 11 more false alarms (none naming a card with confidence), on 2,400
+# more 74 for 3 fewer (one more naming a card with confidence: models/MODEL.md); crowded frames too
+# (on the 59 scenes of 1,200 with over 20 cards, 8 of their 1,280 cards), for about 3.5 ms more
+# with 45 cards
 PIECES_FROM_ENDS = True
 
 
