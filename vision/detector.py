@@ -611,10 +611,11 @@ class CardDetector:
         for k in cut:
             backs = [(r.confidence, piece) for piece, r in zip(by_quad[k], readings)
                      if r.face == BACK and r.confidence >= self.threshold]
-            # the surest pieces first; the cuts into two, three and four overlap one another
+            # the surest pieces first; the cuts into two, three and four overlap one another (the
+            # pieces of one cut only touch: any overlap, IoU over 0.2, is one card taken twice)
             chosen: list[tuple[float, np.ndarray]] = []
             for confidence, piece in sorted(backs, key=lambda b: -b[0]):
-                if not any(_overlaps(piece, other) for _, other in chosen):
+                if not any(_on_one_card(piece, other, iou=0.2) for _, other in chosen):
                     chosen.append((confidence, piece))
             if len(chosen) >= 2:
                 out[k] = None
@@ -648,13 +649,6 @@ def _reaches_over(quad: np.ndarray, others: list[np.ndarray], share: float = 0.1
 
 def _on_one_card(a, b, iou: float = 0.3) -> bool:
     """Whether two quads cover one card (IoU above ``iou``, as _drop_duplicates takes them)."""
-    from vision.evaluate import quad_iou
-    return quad_iou(a, b) > iou
-
-
-def _overlaps(a: np.ndarray, b: np.ndarray, iou: float = 0.2) -> bool:
-    """Whether two pieces of one quad overlap (IoU above ``iou``): the pieces of one cut only touch,
-    and a piece of another cut lies across them."""
     from vision.evaluate import quad_iou
     return quad_iou(a, b) > iou
 
