@@ -288,6 +288,19 @@ def test_the_centre_option_reaches_the_mask_trainer(tmp_path, monkeypatch):
     assert seen == [True, False]  # as the shipped mask net, unless told
 
 
+def _scene_runs_answering(monkeypatch, by_threshold):
+    """Fake the calibration's runs over the validation scenes: run at a threshold, they give
+    ``by_threshold[threshold]``. Returns the list of thresholds run at, filled as they run."""
+    import models.train as train
+    runs = []
+
+    def outcomes(models, scenes, seed, shared=None, mask_only=False, threshold=0.0):
+        runs.append(threshold)
+        return by_threshold[threshold], []
+    monkeypatch.setattr(train, "collect_scene_outcomes", outcomes)
+    return runs
+
+
 def test_the_threshold_is_chosen_on_scenes_run_at_the_threshold_chosen(tmp_path, monkeypatch):
     # the detector uses its threshold itself (which quads it cuts and extends, which small ones it
     # keeps), so the answers the threshold is chosen on must be those it gives with that threshold
@@ -297,12 +310,7 @@ def test_the_threshold_is_chosen_on_scenes_run_at_the_threshold_chosen(tmp_path,
     by_threshold = {0.9: [(0.99, True), (0.98, True), (0.97, False), (0.5, True)],
                     0.98: [(0.99, True), (0.985, True), (0.97, False)],
                     0.985: [(0.99, True), (0.985, True), (0.97, False)]}
-    runs = []
-
-    def outcomes(models, scenes, seed, shared=None, mask_only=False, threshold=0.0):
-        runs.append(threshold)
-        return by_threshold[threshold], []
-    monkeypatch.setattr(train, "collect_scene_outcomes", outcomes)
+    runs = _scene_runs_answering(monkeypatch, by_threshold)
     settings = train._calibrate_threshold(tmp_path, 10, None, 1 / 3000)
     assert runs == [0.9, 0.98, 0.985]
     assert settings["threshold"] == 0.985 and settings["validation"]["threshold_run_at"] == 0.985
@@ -327,12 +335,7 @@ def test_a_threshold_choice_that_swings_settles_on_the_lowest_one_its_own_run_ho
     by_threshold = {0.95: [(0.99, True), (0.9, True), (0.5, False)],
                     0.9: [(0.99, True), (0.93, True), (0.92, False)],
                     0.93: [(0.99, True), (0.9, True), (0.5, False)]}
-    runs = []
-
-    def outcomes(models, scenes, seed, shared=None, mask_only=False, threshold=0.0):
-        runs.append(threshold)
-        return by_threshold[threshold], []
-    monkeypatch.setattr(train, "collect_scene_outcomes", outcomes)
+    runs = _scene_runs_answering(monkeypatch, by_threshold)
     settings = train._calibrate_threshold(tmp_path, 10, None, 1 / 3000, passes=5)
     assert runs == [0.95, 0.9, 0.93]  # no run again at a threshold already run at
     assert settings["threshold"] == 0.93 and settings["validation"]["threshold_run_at"] == 0.93
