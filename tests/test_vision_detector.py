@@ -595,6 +595,44 @@ def test_an_extension_that_reaches_over_another_card_found_is_in_doubt():
     assert not _reaches_over(square, [])
 
 
+class _CropsByQuad:
+    """A crop stage that reads each quad by where it lies: ``answer(quad)`` gives (face, confidence).
+    The detector is handed the quads themselves in place of their crops (_warp_all patched)."""
+
+    def __init__(self, answer):
+        self.answer = answer
+
+    def run(self, quads, turned=True):
+        from vision.detector import CropClassification
+        return [CropClassification(face=face, confidence=confidence, upside_down=False, orientation_confidence=1.0)
+                for face, confidence in map(self.answer, quads)]
+
+
+@pytest.mark.parametrize("lower_part, in_doubt", [
+    (("maple-deer", 0.999), False),  # a part of the card it was extended to: not another card
+    (("maple-chaff", 0.999), True),  # another face: the extension may reach under another card
+])
+def test_an_extension_over_a_part_of_its_own_card_is_not_in_doubt(monkeypatch, lower_part, in_doubt):
+    import vision.detector as vd
+    frame, quads, half = _half_card_frame()
+    deer = quads[2]
+    # the mask net saw the deer's top half and, as a second quad, its lower 60%
+    lower = np.array([deer[0] + 0.4 * (deer[3] - deer[0]), deer[1] + 0.4 * (deer[2] - deer[1]), deer[2], deer[3]])
+    known = [(quads[0], ("pine-crane", 0.9999)), (quads[1], ("cherry-curtain", 0.9999)),
+             (half, ("maple-deer", 0.9)), (lower, lower_part), (deer, ("maple-deer", 0.9995))]
+
+    def answer(quad):
+        return next((a for q, a in known if quad_iou(q, quad) > 0.9), ("none", 0.99))
+
+    detector = CardDetector(split_merged=False, zoom=False, nudge=False, refine=False)
+    monkeypatch.setattr(detector, "_whole_quads_timed", lambda f: (quads[:2] + [half, lower], (0.0,) * 5))
+    monkeypatch.setattr(vd, "_warp_all", lambda f, qs: list(qs))
+    detector.crops = _CropsByQuad(answer)
+    on_deer = [d for d in detector.detect(frame) if quad_iou(d.quad, deer) > 0.5]
+    assert [(d.face, d.confidence, d.uncertain) for d in on_deer] == [("maple-deer", 0.9995, in_doubt)]
+    assert quad_iou(on_deer[0].quad, deer) > 0.95
+
+
 @pytest.mark.parametrize("halves, extended", [(22, True), (23, False)])
 def test_parts_of_cards_are_extended_only_in_frames_of_at_most_24_quads(monkeypatch, halves, extended):
     from vision.detector import EXTEND_UP_TO
