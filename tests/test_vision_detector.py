@@ -633,6 +633,28 @@ def test_an_extension_over_a_part_of_its_own_card_is_not_in_doubt(monkeypatch, l
     assert quad_iou(on_deer[0].quad, deer) > 0.95
 
 
+@pytest.mark.parametrize("centre_y, in_doubt", [(360, False), (10, True)])
+def test_an_extension_out_of_the_frame_is_in_doubt(monkeypatch, centre_y, in_doubt):
+    # the mask net saw the lower half of a card; lengthened to a whole card it reaches out of the
+    # frame where the card lies across its top edge (its hidden part may be what names it)
+    import vision.detector as vd
+    frame, quads, _ = _half_card_frame()
+    deer = quads[2] + [0.0, centre_y - 360.0]
+    lower = np.array([(deer[0] + deer[3]) / 2, (deer[1] + deer[2]) / 2, deer[2], deer[3]])
+    known = [(quads[0], ("pine-crane", 0.9999)), (quads[1], ("cherry-curtain", 0.9999)),
+             (lower, ("maple-deer", 0.9)), (deer, ("maple-deer", 0.9995))]
+
+    def answer(quad):
+        return next((a for q, a in known if quad_iou(q, quad) > 0.9), ("none", 0.99))
+
+    detector = CardDetector(split_merged=False, zoom=False, nudge=False, refine=False)
+    monkeypatch.setattr(detector, "_whole_quads_timed", lambda f: (quads[:2] + [lower], (0.0,) * 5))
+    monkeypatch.setattr(vd, "_warp_all", lambda f, qs: list(qs))
+    detector.crops = _CropsByQuad(answer)
+    on_deer = [d for d in detector.detect(frame) if quad_iou(d.quad, deer) > 0.5]
+    assert [(d.face, d.confidence, d.uncertain) for d in on_deer] == [("maple-deer", 0.9995, in_doubt)]
+
+
 @pytest.mark.parametrize("halves, extended", [(22, True), (23, False)])
 def test_parts_of_cards_are_extended_only_in_frames_of_at_most_24_quads(monkeypatch, halves, extended):
     from vision.detector import EXTEND_UP_TO
