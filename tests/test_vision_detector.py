@@ -611,6 +611,7 @@ class _CropsByQuad:
 @pytest.mark.parametrize("lower_part, in_doubt", [
     (("maple-deer", 0.999), False),  # a part of the card it was extended to: not another card
     (("maple-chaff", 0.999), True),  # another face: the extension may reach under another card
+    (("back", 0.6), False),  # another face, but in doubt: a piece of the card misread, not a card
 ])
 def test_an_extension_over_a_part_of_its_own_card_is_not_in_doubt(monkeypatch, lower_part, in_doubt):
     import vision.detector as vd
