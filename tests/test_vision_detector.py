@@ -802,6 +802,10 @@ def test_a_face_read_more_often_than_the_decks_hold_is_in_doubt():
     # backs are as many as the cards turned down
     backs = [Detection(None, BACK, _box(120 * k, 600, 100, 160), 0.999) for k in range(6)]
     assert _faces_seen_too_often(backs) == backs
+    # a reading already in doubt does not count: the one read with confidence is left as it is
+    doubtful = Detection("wisteria-cuckoo", "wisteria-cuckoo", _box(200, 0, 100, 160), 0.51, uncertain=True)
+    assert _faces_seen_too_often([cuckoo, doubtful, crane]) == [cuckoo, doubtful, crane]
+    assert [d.uncertain for d in _faces_seen_too_often([cuckoo, misread, doubtful])] == [True, True, True]
 
 
 def test_the_detector_is_told_the_decks_in_play():

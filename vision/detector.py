@@ -832,11 +832,14 @@ def _one_card_read_twice(detections: list[Detection], decks: int = 1,
 
 
 def _faces_seen_too_often(detections: list[Detection], decks: int = 1) -> list[Detection]:
-    """Flag as uncertain every detection of a face named more often than the decks hold cards of it
-    (two cards read as the one `wisteria-cuckoo`): they cannot all be right, and which one is wrong
-    the readings do not say (on validation a plain card of the month was read as its animal at
-    0.99997 beside the animal itself), so the dealer confirms each."""
-    counts = Counter(d.face for d in detections)
+    """Flag as uncertain every detection of a face named with confidence more often than the decks
+    hold cards of it (two cards read as the one `wisteria-cuckoo`): they cannot all be right, and
+    which one is wrong the readings do not say (on validation a plain card of the month was read as
+    its animal at 0.99997 beside the animal itself), so the dealer confirms each. The readings
+    already in doubt do not count: a card read with confidence beside another read as it in doubt
+    (a piece of a card read at 0.5) is left as it is (on 2,400 validation scenes of seed 777 (778)
+    14 (18) right answers fewer in doubt, nothing else changed)."""
+    counts = Counter(d.face for d in detections if not d.uncertain)
     too_often = {face for face, n in counts.items() if n > _copies_of_face(face, decks)}
     if not too_often:
         return detections
