@@ -538,11 +538,12 @@ class CardDetector:
             if r.face == NONE:
                 continue
             # (a quad of the closer look on the same card is that card seen again, not another one; so is
-            # a part of it naming the same face, PART_INSIDE)
-            unseen_part = k >= first_extended and (_reaches_out(quad, frame.shape) or _reaches_over(
-                quad, [quads[j] for j in found if j < first_extended and j != extended_from[k - first_extended]
-                       and not (first_zoomed <= j < first_zoomed + len(zoomed) and _same_card(quad, quads[j]))
-                       and not _part_of_it(quads[j], results[j], quad, r, self.threshold)]))
+            # a part of it, PART_INSIDE: both asked only of the quads it reaches over, as they take time)
+            unseen_part = k >= first_extended and (_reaches_out(quad, frame.shape) or any(
+                not (first_zoomed <= j < first_zoomed + len(zoomed) and _same_card(quad, quads[j]))
+                and not _part_of_it(quads[j], results[j], quad, r, self.threshold)
+                for j in _reached_over(quad, [j for j in found if j < first_extended
+                                              and j != extended_from[k - first_extended]], quads)))
             if r.upside_down:
                 quad = rotate_quad(quad, 2)
             detections.append(Detection(card=first_card_of_face(r.face), face=r.face,
@@ -657,8 +658,14 @@ def _turned_reading(r: CropClassification) -> CropClassification:
 
 def _reaches_over(quad: np.ndarray, others: list[np.ndarray], share: float = 0.1) -> bool:
     """Whether more than ``share`` of the quad's area lies on any of ``others``."""
+    return bool(_reached_over(quad, range(len(others)), others, share))
+
+
+def _reached_over(quad: np.ndarray, which, quads: list[np.ndarray], share: float = 0.1) -> list[int]:
+    """Those of the indices ``which`` (into ``quads``) whose quad has more than ``share`` of the
+    quad's area on it."""
     from vision.evaluate import quad_overlap
-    return any(quad_overlap(quad, other) > share for other in others)
+    return [j for j in which if quad_overlap(quad, quads[j]) > share]
 
 
 def _reaches_out(quad: np.ndarray, frame_shape: tuple) -> bool:
