@@ -583,16 +583,19 @@ def test_a_card_whose_finder_saw_only_its_top_half_is_read_on_the_whole_card(mon
 
 
 def test_an_extension_that_reaches_over_another_card_found_is_in_doubt():
-    from vision.detector import _reaches_over
+    from vision.detector import _reached_over
     from vision.evaluate import quad_overlap
     square = np.array([[0.0, 0.0], [100.0, 0.0], [100.0, 100.0], [0.0, 100.0]])
     assert quad_overlap(square, square + [50, 0]) == pytest.approx(0.5)
     assert quad_overlap(square, square * 2) == pytest.approx(1.0)  # all of it lies on the larger one
     assert quad_overlap(square * 2, square) == pytest.approx(0.25)
     assert quad_overlap(square, square + [300, 0]) == 0.0
-    assert _reaches_over(square, [square + [300, 0], square + [85, 0]])  # 15% of it on the second
-    assert not _reaches_over(square, [square + [300, 0], square + [95, 0]])
-    assert not _reaches_over(square, [])
+    # (the indices asked of, into the quads: those with more than a tenth of it on them)
+    assert _reached_over(square, [0, 1], [square + [300, 0], square + [85, 0]]) == [1]  # 15% on the second
+    assert _reached_over(square, [1], [square + [300, 0], square + [85, 0]]) == [1]
+    assert _reached_over(square, [0], [square + [300, 0], square + [85, 0]]) == []
+    assert _reached_over(square, [0, 1], [square + [300, 0], square + [95, 0]]) == []
+    assert _reached_over(square, [], []) == []
 
 
 class _CropsByQuad:

@@ -656,11 +656,6 @@ def _turned_reading(r: CropClassification) -> CropClassification:
     return r if r.confidence >= TURNED_LEAST else replace(r, face=NONE)
 
 
-def _reaches_over(quad: np.ndarray, others: list[np.ndarray], share: float = 0.1) -> bool:
-    """Whether more than ``share`` of the quad's area lies on any of ``others``."""
-    return bool(_reached_over(quad, range(len(others)), others, share))
-
-
 def _reached_over(quad: np.ndarray, which, quads: list[np.ndarray], share: float = 0.1) -> list[int]:
     """Those of the indices ``which`` (into ``quads``) whose quad has more than ``share`` of the
     quad's area on it."""
