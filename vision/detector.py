@@ -839,8 +839,9 @@ def _faces_seen_too_often(detections: list[Detection], decks: int = 1) -> list[D
     which one is wrong the readings do not say (on validation a plain card of the month was read as
     its animal at 0.99997 beside the animal itself), so the dealer confirms each. The readings
     already in doubt do not count: a card read with confidence beside another quad read as it in
-    doubt (at 0.5) is left as it is: the doubtful one asks the dealer anyway (on 2,400 validation scenes of seed 777 (778)
-    14 (18) right answers fewer in doubt, nothing else changed)."""
+    doubt (at 0.5) is left as it is, as the doubtful one asks the dealer anyway (on 2,400
+    validation scenes of seed 777 (778) 14 (18) right answers fewer in doubt, nothing else
+    changed)."""
     counts = Counter(d.face for d in detections if not d.uncertain)
     too_often = {face for face, n in counts.items() if n > _copies_of_face(face, decks)}
     if not too_often:
