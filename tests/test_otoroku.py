@@ -272,6 +272,7 @@ BAD = [
     (changed(chosen=["bob"], hands=build({"ann": [10, 4], "dealer": [10, 3]})), "missing hand for 'bob'"),
     (hands_with(eve=["pine-chaff-1", "plum-chaff-1"]), "'hands' has a hand for 'eve', who is not in 'seats'"),
     (changed(chosen=["eve"]), "'chosen' names 'eve', who is not in 'seats'"),
+    (changed(chosen=["bob", "bob"]), "'chosen' names 'bob' twice"),
     (changed(chosen="ann"), "field 'chosen' must be a list of seats"),
     (changed(chosen=["ann"]), "the dealer may choose bettors only with exactly 2 cards totalling 10 or more"),
     (hands_with(dealer=[5, 3]) | {"chosen": ["ann"]}, "(dealer holds 2 cards, total 8)"),

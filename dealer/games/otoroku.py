@@ -194,9 +194,11 @@ def _read_chosen(round_: Mapping[str, Any], seats: list[str]) -> list[str] | Non
         return None
     if not isinstance(chosen, list):
         raise RoundError(f"field 'chosen' must be a list of seats, not {chosen!r}")
-    for s in chosen:
+    for k, s in enumerate(chosen):
         if s not in seats:
             raise RoundError(f"'chosen' names {s!r}, who is not in 'seats'")
+        if s in chosen[:k]:
+            raise RoundError(f"'chosen' names {s!r} twice")
     return chosen
 
 
