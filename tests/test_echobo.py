@@ -123,12 +123,22 @@ BAD = [
     ({"game": "echobo", "bets": []}, "missing field 'dealer_card'"),
     ({"game": "echobo", "dealer_card": "pine-crane"}, "missing field 'bets'"),
     (round_of("pine-crane", [bet("dealer", 1)]), "'dealer' is the bank, not a player name"),
+    # 'players' is read only to be checked: a bet by someone it does not list is a mistake
+    (round_of("pine-crane", [bet("ann", 1), bet("zed", 2)]) | {"players": ["ann", "bob"]},
+     "bet 2 is by 'zed', who is not in 'players'"),
+    (round_of("pine-crane", [bet("ann", 1)]) | {"players": ["ann", "ann"]}, "player 'ann' is listed twice in 'players'"),
+    (round_of("pine-crane", [bet("ann", 1)]) | {"players": "ann"}, "field 'players' must be a list of player names"),
 ]
 
 
 @pytest.mark.parametrize("round_, message", BAD, ids=[m for _, m in BAD])
 def test_bad_input(round_, message):
     assert_refused(round_, message)
+
+
+def test_players_listed_need_not_all_bet():
+    r = round_of("pine-crane", [bet("ann", 1)])
+    assert settle_round(r | {"players": ["ann", "bob"]})["net"] == settle_round(r)["net"]
 
 
 targets = st.sampled_from([1, 2, 3, 4, 5, 6])

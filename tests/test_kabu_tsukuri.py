@@ -162,12 +162,21 @@ BAD = [
     (with_(bets=[{"player": "ann", "on": "ann", "amount": 5}]), "takes the ante as 'bet'"),
     (with_(house={"ranking": "plain"}), "house option 'ranking' cannot be 'plain'"),
     (with_(house={"carry_over": True}), "unknown house option 'carry_over' for kabu-tsukuri"),
+    # 'players' is read only to be checked against the rows
+    (with_(players=["ann", "bob", "zed"]), "player 'zed' has no rows: 'players' and the keys of 'rows' must name"),
+    (with_(players=["ann"]), "player 'bob' is not in 'players'"),
+    (with_(players=["ann", "bob", "bob"]), "player 'bob' is listed twice in 'players'"),
+    (with_(players="ann"), "field 'players' must be a list of player names"),
 ]
 
 
 @pytest.mark.parametrize("round_, message", BAD, ids=[m for _, m in BAD])
 def test_bad_input(round_, message):
     assert_refused(round_, message)
+
+
+def test_players_naming_the_rows_players_is_accepted():
+    assert settle_round(with_(players=["bob", "ann"]))["net"] == settle_round(GOOD)["net"]
 
 
 @st.composite

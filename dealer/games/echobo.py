@@ -21,7 +21,8 @@ from typing import Any, Mapping
 
 from dealer.cards import all_cards, get_card
 from dealer.games import Game, HouseOption, RoundError, ZoneSpec, exact_amounts, parse_amount, to_json_amount
-from dealer.games.common import amount_or_null, check_deck_usage, check_hanafuda_card, parse_bets, require
+from dealer.games.common import (amount_or_null, check_deck_usage, check_hanafuda_card, check_names, parse_bets,
+                                 require)
 
 NAME = "echobo"
 MONTHS = tuple(range(1, 7))
@@ -98,6 +99,13 @@ def settle(round_: Mapping[str, Any], house: Mapping[str, Any]) -> dict:
               if isinstance(b, Mapping) and "on" in b else None for i, b in enumerate(raw)]
     targets = [c.id for c in all_cards() if c.month in MONTHS] + list(MONTHS)
     bets = parse_bets(round_, targets)
+    if "players" in round_:
+        # read only to check it: the bets say who plays, so a bet by someone not listed is a mistake
+        players = check_names(require(round_, "players", list, "a list of player names"), "player", "players",
+                              reserved=("dealer",))
+        for i, bet in enumerate(bets, 1):
+            if bet.player not in players:
+                raise RoundError(f"bet {i} is by {bet.player!r}, who is not in 'players'")
 
     placed = [(dealer_card, "dealer_card")]
     seen: dict[tuple[str, int], int] = {}

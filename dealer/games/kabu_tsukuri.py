@@ -75,6 +75,15 @@ def _read_rows(round_: Mapping[str, Any], house: Mapping[str, Any]) -> dict[str,
     if not MIN_PLAYERS <= len(rows) <= MAX_PLAYERS:
         raise RoundError(f"kabu-tsukuri needs {MIN_PLAYERS} to {MAX_PLAYERS} players, not {len(rows)}")
     check_names(list(rows), "player", "rows", reserved=RESERVED)
+    if "players" in round_:
+        # read only to check it: 'rows' says who plays, so a 'players' naming others is a mistake
+        players = check_names(require(round_, "players", list, "a list of player names"), "player", "players",
+                              reserved=RESERVED)
+        missing = [p for p in players if p not in rows] + [p for p in rows if p not in players]
+        if missing:
+            where = "has no rows" if missing[0] in players else "is not in 'players'"
+            raise RoundError(f"player {missing[0]!r} {where}: 'players' and the keys of 'rows' must name "
+                             f"the same players")
     placed = []
     for player, player_rows in rows.items():
         if not isinstance(player_rows, list) or len(player_rows) != ROWS_PER_PLAYER:
