@@ -365,6 +365,9 @@ def test_redraw_with_the_deck_run_out_carries_over():
     ({"tie_rule": "redraw"}, {"redraws": {"saki": "iris-chaff-1"}}, "field 'redraws' must be a list"),
     ({"tie_rule": "redraw"}, {"redraws": [{"saki": "iris-chaf", "ato": "pine-poetry"}]}, "unknown card 'iris-chaf' in redraw 1"),
     ({"tie_rule": "redraw"}, {"deck_exhausted": "yes"}, "'deck_exhausted' must be true or false"),
+    # the deck can only have run out on sets still tied
+    ({"tie_rule": "redraw"}, {"redraws": [DRAW_ATO], "deck_exhausted": True},
+     "'deck_exhausted' is true but the tie was broken by draw 1"),
 ])
 def test_bad_redraws(house, extra, message):
     with pytest.raises(RoundError, match=message):
@@ -374,6 +377,8 @@ def test_bad_redraws(house, extra, message):
 def test_redraws_when_not_tied():
     with pytest.raises(RoundError, match="'redraws' is given but the sets are not tied"):
         settle_round(round_("atosaki", NINE, LOW, BETS, {"tie_rule": "redraw"}, redraws=[DRAW_TIED]))
+    with pytest.raises(RoundError, match="'deck_exhausted' is true but the sets are not tied"):
+        settle_round(round_("atosaki", NINE, LOW, BETS, {"tie_rule": "redraw"}, deck_exhausted=True))
 
 
 def test_shares_that_decimals_cannot_show_are_also_given_exactly():

@@ -97,6 +97,8 @@ def decide(scores: Mapping[str, RowScore], house: Mapping[str, Any], value: Call
     if winner is not None:
         if redraws:
             raise RoundError("'redraws' is given but the sets are not tied")
+        if deck_exhausted:
+            raise RoundError("'deck_exhausted' is true but the sets are not tied")
         return Outcome(winner, "score", None, None)
     if redraws and rule != "redraw":
         raise RoundError(f"'redraws' is given but the tie rule is {rule!r}, not 'redraw'")
@@ -127,6 +129,8 @@ def decide(scores: Mapping[str, RowScore], house: Mapping[str, Any], value: Call
         if winner is not None:
             if i != len(redraws) - 1:
                 raise RoundError(f"'redraws' has {len(redraws)} draws but the tie was broken by draw {i + 1}")
+            if deck_exhausted:
+                raise RoundError(f"'deck_exhausted' is true but the tie was broken by draw {i + 1}")
             return Outcome(winner, "redraw", None, {"method": "redraw", "draws": steps})
     if deck_exhausted:
         # §10 A4: a redraw still tied when the deck runs out carries the pot over
