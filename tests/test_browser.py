@@ -220,3 +220,52 @@ def test_unsure_cards_are_marked_and_corrected_by_a_tap_and_a_lost_camera_shows_
         finally:
             browser.close()
     assert service.session["corrections"] == {"6": "susuki-moon", "5": "iris-bridge"}
+
+
+def test_settings_form_starts_a_session_with_the_house_rules_as_set(tmp_path):
+    """The settings form starts a session for each game with its default house rules (a fee rate, which
+    has no effect without the percentage fee, is not sent along), and with the options the dealer set."""
+    if not Path(CHROMIUM).exists():
+        pytest.skip(f"headless Chromium is not installed at {CHROMIUM} (scripts/test.sh installs it)")
+    pytest.importorskip("playwright.sync_api", reason="the playwright package is not installed")
+    from playwright.sync_api import sync_playwright
+    from dealer.games import GAME_NAMES
+    from vision.demo_table import DemoTable, DemoTruthDetector
+    from webui.cli import ServerThread, build_live_app
+    table = DemoTable(game="batta-maki", seed=0, fps=10)
+    live, app = build_live_app(table, DemoTruthDetector(table), "batta-maki", ["Aki", "Ben", "Cho", "Dan"],
+                               tmp_path, pin=PIN)
+    service = app.extensions["hanadealer"]["service"]
+    live.start()
+    try:
+        with ServerThread(app) as srv, sync_playwright() as pw:
+            browser = pw.chromium.launch(executable_path=CHROMIUM, args=ARGS, headless=True)
+            try:
+                page, errors = logged_in_page(browser, srv.url)
+
+                def start(game, **options):
+                    page.goto(srv.url + "/settings")
+                    page.select_option("#game", game)
+                    for name, value in options.items():  # (a choice's value is its JSON)
+                        if page.locator(f"select[data-option={name}]").count():
+                            page.select_option(f"select[data-option={name}]", value)
+                        else:
+                            page.fill(f"input[data-option={name}]", value)
+                    if game == "kakeya-toranpu":
+                        page.fill("#dealers", "Ben, Dan")
+                    page.evaluate("document.getElementById('message').textContent = ''")
+                    page.click("#session-form button.primary")
+                    page.wait_for_function("document.getElementById('message').textContent !== ''", timeout=10000)
+                    assert page.inner_text("#message") == "Session started.", game
+                    return service.session
+
+                for game in GAME_NAMES:
+                    session = start(game)
+                    assert session["game"] == game and session["house"] == {}, (game, session["house"])
+                session = start("batta-maki", fee_model='"percent"', fee_rate="0.05")
+                assert session["house"] == {"fee_model": "percent", "fee_rate": 0.05}
+                assert errors == [], errors
+            finally:
+                browser.close()
+    finally:
+        live.stop()

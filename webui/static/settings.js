@@ -39,11 +39,15 @@ gameSelect.addEventListener("change", renderHouse);
 document.getElementById("add-player").addEventListener("click", () => addPlayer());
 document.getElementById("session-form").addEventListener("submit", async (ev) => {
   ev.preventDefault();
+  // only the options the dealer set away from the game's default: an option that has no effect under
+  // the others (a fee rate with no percentage fee) is refused when given, so the defaults are not sent
+  const game = GAMES.find((g) => g.name === gameSelect.value);
+  const defaults = Object.fromEntries((game ? game.options : []).map((o) => [o.name, JSON.stringify(o.default)]));
   const house = {};
   for (const input of document.querySelectorAll("[data-option]")) {
     let v = input.value;
     try { v = JSON.parse(v); } catch (e) { /* a plain string */ }
-    house[input.dataset.option] = v;
+    if (JSON.stringify(v) !== defaults[input.dataset.option]) house[input.dataset.option] = v;
   }
   const players = [...document.querySelectorAll("#players .player")]
     .map((r) => ({name: r.querySelector(".player-name").value.trim(), colour: r.querySelector(".player-colour").value}))
