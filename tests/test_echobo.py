@@ -115,6 +115,8 @@ BAD = [
      "'bet_size' applies only to bet_mode fixed_per_card"),
     (round_of("pine-crane", [bet(p, 1) for p in ("a", "b", "c", "d")]),
      "4 bettors, but 1 deck(s) serve the dealer and at most 3 bettors"),
+    (round_of("pine-crane", [bet(p, 1) for p in "abcdefgh"], deck_count=2),
+     "8 bettors, but 2 deck(s) serve the dealer and at most 7 bettors"),
     (round_of("pine-crane", [bet("ann", 1)], profit=4), "house option 'profit' cannot be 4"),
     (round_of("pine-crane", [bet("ann", 1)], bet_size=10**13), "house option 'bet_size' cannot be 10000000000000"),
     (round_of("pine-crane", [bet("ann", 1)], bet_limit=-1), "house option 'bet_limit' cannot be -1"),
@@ -166,3 +168,8 @@ def test_chips_conserved_and_bet_order_irrelevant(month, raw, profit, rnd):
     again = settle_round(round_of(dealer, shuffled, **house))
     assert again["net"] == out["net"]
     json.dumps(out)  # the result is plain JSON
+
+
+def test_two_decks_serve_the_dealer_and_seven_bettors():
+    out = settle_round(round_of("pine-crane", [bet(p, 1) for p in "abcdefg"], deck_count=2))
+    assert out["net"]["dealer"] == -7 * 50
