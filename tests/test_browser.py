@@ -243,15 +243,21 @@ def test_settings_form_starts_a_session_with_the_house_rules_as_set(tmp_path):
             try:
                 page, errors = logged_in_page(browser, srv.url)
 
-                def start(game, **options):
+                def start(game, fields=(), **options):
                     page.goto(srv.url + "/settings")
-                    page.select_option("#game", game)
+                    if page.input_value("#game") != game:
+                        page.select_option("#game", game)
+                    for selector, value in fields:
+                        if selector == "#trump":
+                            page.select_option(selector, value)
+                        else:
+                            page.fill(selector, value)
                     for name, value in options.items():  # (a choice's value is its JSON)
                         if page.locator(f"select[data-option={name}]").count():
                             page.select_option(f"select[data-option={name}]", value)
                         else:
                             page.fill(f"input[data-option={name}]", value)
-                    if game == "kakeya-toranpu":
+                    if game == "kakeya-toranpu" and not fields and not page.input_value("#dealers"):
                         page.fill("#dealers", "Ben, Dan")
                     page.evaluate("document.getElementById('message').textContent = ''")
                     page.click("#session-form button.primary")
@@ -264,6 +270,16 @@ def test_settings_form_starts_a_session_with_the_house_rules_as_set(tmp_path):
                     assert session["game"] == game and session["house"] == {}, (game, session["house"])
                 session = start("batta-maki", fee_model='"percent"', fee_rate="0.05")
                 assert session["house"] == {"fee_model": "percent", "fee_rate": 0.05}
+                # the form shows the open session's own values: started again unchanged, they are kept
+                assert start("batta-maki")["house"] == {"fee_model": "percent", "fee_rate": 0.05}
+                assert start("otoroku", [("#share", "50")])["share"] == 50
+                assert start("otoroku")["share"] == 50
+                assert start("kabu-tsukuri", [("#ante", "10")])["ante"] == 10
+                assert start("kabu-tsukuri")["ante"] == 10
+                session = start("kakeya-toranpu", [("#dealers", "Aki, Cho"), ("#trump", "H")])
+                assert (session["dealers"], session["trump"]) == (["Aki", "Cho"], "H")
+                session = start("kakeya-toranpu")
+                assert (session["dealers"], session["trump"]) == (["Aki", "Cho"], "H")
                 assert errors == [], errors
             finally:
                 browser.close()

@@ -85,6 +85,11 @@ document.getElementById("session-form").addEventListener("submit", async (ev) =>
 renderHouse();
 if (SESSION && SESSION.players) SESSION.players.forEach((p) => addPlayer(p.name, p.colour));
 else { addPlayer(); addPlayer(); }
+// the open session's own values, so that a change elsewhere (a player more) keeps them
+if (SESSION && SESSION.share !== undefined) document.getElementById("share").value = SESSION.share;
+if (SESSION && SESSION.ante !== undefined) document.getElementById("ante").value = SESSION.ante;
+if (SESSION && SESSION.dealers) document.getElementById("dealers").value = SESSION.dealers.join(", ");
+if (SESSION && SESSION.trump) document.getElementById("trump").value = SESSION.trump;
 if (SESSION && SESSION.limits) {
   if (SESSION.limits.min_bet !== undefined) document.getElementById("min-bet").value = SESSION.limits.min_bet;
   if (SESSION.limits.max_bet !== undefined) document.getElementById("max-bet").value = SESSION.limits.max_bet;
