@@ -677,14 +677,50 @@ def test_a_player_bets_on_one_side_only(app):
     assert r.status_code == 400 and "Aki already bets on saki: a player bets on one side only" in r.get_json()["error"]
 
 
-@pytest.mark.parametrize("house, message", [
-    ({"fee_rate": 0.05}, "house option 'fee_rate' needs fee_model 'percent'"),
-    ({"min_bet": 50, "max_bet": 10}, "house option 'min_bet' (50) is above 'max_bet' (10)"),
+@pytest.mark.parametrize("game, house, message", [
+    ("batta-maki", {"fee_rate": 0.05}, "house option 'fee_rate' needs fee_model 'percent'"),
+    ("batta-maki", {"min_bet": 50, "max_bet": 10}, "house option 'min_bet' (50) is above 'max_bet' (10)"),
+    ("echobo", {"bet_mode": "limit_per_player", "bet_size": 10},
+     "house option 'bet_size' applies only to bet_mode fixed_per_card"),
+    # the table reads hanafuda cards for these games: a western deck's round is settled from its file
+    ("otoroku", {"deck": "western"}, "the table reads hanafuda cards for otoroku: house rule deck 'western'"),
+    ("kabu-tsukuri", {"deck": "western"}, "the table reads hanafuda cards for kabu-tsukuri"),
 ])
-def test_house_options_that_cannot_work_together_are_refused_when_the_session_starts(app, house, message):
+def test_house_options_that_cannot_work_together_are_refused_when_the_session_starts(app, game, house, message):
     # they were taken, bets too, and refused only when the cards were revealed
-    r = Dealer(app).post("/api/session", dict(SESSION, house=house))
+    r = Dealer(app).post("/api/session", dict(SESSION, game=game, house=house))
     assert r.status_code == 400 and message in r.get_json()["error"]
+
+
+@pytest.mark.parametrize("players", [1, 6])
+def test_a_kabu_tsukuri_session_needs_two_to_five_players(app, players):
+    # it used to start, and every round was then refused
+    names = [{"name": n} for n in ["Aki", "Ben", "Cho", "Dan", "Eri", "Fum"][:players]]
+    r = Dealer(app).post("/api/session", {"game": "kabu-tsukuri", "players": names})
+    assert r.status_code == 400 and f"kabu-tsukuri needs 2 to 5 players, not {players}" in r.get_json()["error"]
+    two = [{"name": "Aki"}, {"name": "Ben"}]
+    assert Dealer(app).post("/api/session", {"game": "kabu-tsukuri", "players": two}).status_code == 200
+
+
+def test_an_echobo_bettor_more_than_the_decks_serve_is_refused_when_the_bet_is_taken(app):
+    d = Dealer(app)
+    names = [{"name": n} for n in ("Aki", "Ben", "Cho", "Dan")]
+    assert d.post("/api/session", {"game": "echobo", "players": names}).status_code == 200
+    for month, p in enumerate(("Aki", "Ben", "Cho"), 1):
+        assert d.post("/api/bets", {"player": p, "on": month, "amount": 10}).status_code == 201
+    assert d.post("/api/bets", {"player": "Aki", "on": 5, "amount": 10}).status_code == 201  # a bettor already
+    r = d.post("/api/bets", {"player": "Dan", "on": 4, "amount": 10})
+    assert r.status_code == 400
+    assert "1 deck(s) serve the dealer and at most 3 bettors: Dan would be bettor 4" in r.get_json()["error"]
+    assert len(d.get("/api/state").get_json()["session"]["bets"]) == 4  # nothing taken is lost
+
+
+def test_two_decks_serve_the_echobo_dealer_and_more_bettors(app):
+    d = Dealer(app)
+    names = [{"name": n} for n in ("Aki", "Ben", "Cho", "Dan")]
+    assert d.post("/api/session", {"game": "echobo", "players": names, "house": {"deck_count": 2}}).status_code == 200
+    for month, p in enumerate(("Aki", "Ben", "Cho", "Dan"), 1):
+        assert d.post("/api/bets", {"player": p, "on": month, "amount": 10}).status_code == 201
 
 
 def test_otoroku_seats_must_be_the_players_names(app):

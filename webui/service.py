@@ -161,6 +161,12 @@ class DealerService:
                 check_fee_rate_applies({"house": data.get("house") or {}}, house)
             if "min_bet" in house and "max_bet" in house:
                 check_wager_limits({}, house)
+            if game.name == "echobo" and house["bet_size"] is not None and house["bet_mode"] != "fixed_per_card":
+                raise RoundError("house option 'bet_size' applies only to bet_mode fixed_per_card")
+            if house.get("deck", "hanafuda") != "hanafuda" and game.card_kind != house["deck"]:
+                # the live table reads the game's own cards; such a round is settled from its file
+                raise RoundError(f"the table reads {game.card_kind} cards for {game.name}: house rule deck "
+                                 f"{house['deck']!r} is for rounds settled with 'hanadealer settle'")
         except RoundError as exc:
             raise InputError(str(exc)) from None
         players = self._check_players(data.get("players"))
@@ -370,6 +376,12 @@ class DealerService:
             months = {month(b["on"]) for b in mine}
             if month(on) in months:
                 raise InputError(f"{player} already bets on month {month(on)}")
+            # one deck holds four cards a month: the dealer's and three bettors' (RULES.md 7.1)
+            bettors = {b["player"] for b in s["bets"]} | {player}
+            most = 4 * house.get("deck_count", 1) - 1
+            if len(bettors) > most:
+                raise InputError(f"{house.get('deck_count', 1)} deck(s) serve the dealer and at most {most} "
+                                 f"bettors: {player} would be bettor {len(bettors)}")
             if len(months) + 1 > house.get("max_cards", 6):
                 raise InputError(f"{player} may bet on at most {house['max_cards']} cards in a round "
                                  f"(house rule max_cards)")

@@ -55,8 +55,11 @@ def value_of(card_id: str) -> int:
 def _players(setup: Mapping[str, Any]) -> list[str]:
     """The players of a round file (the keys of ``rows``), or of a bare setup ``{"players": [...]}``."""
     if "rows" not in setup and "players" in setup:
-        return check_names(require(setup, "players", list, "a list of player names"), "player", "players",
-                           reserved=RESERVED)
+        players = check_names(require(setup, "players", list, "a list of player names"), "player", "players",
+                              reserved=RESERVED)
+        if not MIN_PLAYERS <= len(players) <= MAX_PLAYERS:
+            raise RoundError(f"kabu-tsukuri needs {MIN_PLAYERS} to {MAX_PLAYERS} players, not {len(players)}")
+        return players
     rows = require(setup, "rows", dict, "an object mapping each player to three rows")
     return list(rows)
 
