@@ -285,3 +285,30 @@ def test_settings_form_starts_a_session_with_the_house_rules_as_set(tmp_path):
                 browser.close()
     finally:
         live.stop()
+
+
+def test_otoroku_choice_is_offered_once_the_dealers_two_cards_allow_it(tmp_path):
+    """The dealer chooses whom he shows down with while the bettors' hands still lie face down."""
+    if not Path(CHROMIUM).exists():
+        pytest.skip(f"headless Chromium is not installed at {CHROMIUM} (scripts/test.sh installs it)")
+    pytest.importorskip("playwright.sync_api", reason="the playwright package is not installed")
+    from playwright.sync_api import sync_playwright
+    from webfakes import FakeLiveTable
+    from webui.app import create_app
+    from webui.cli import ServerThread
+    live = FakeLiveTable()
+    app = create_app({"LIVE": live, "LEDGER": str(tmp_path / "ledger.sqlite"), "PIN": PIN})
+    service = app.extensions["hanadealer"]["service"]
+    service.start_session({"game": "otoroku", "players": [{"name": n} for n in ("Aki", "Ben", "Cy")], "share": 10})
+    live.show({"Aki": [(1, "cherry-curtain"), (2, "chrysanthemum-sake")],
+               "dealer": [(10, "peony-butterflies"), (11, "wisteria-ribbon")]})  # 6 + 4: may choose
+    with ServerThread(app) as srv, sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=CHROMIUM, args=ARGS, headless=True)
+        try:
+            page, errors = logged_in_page(browser, srv.url, 1024, 768)
+            page.click("#choose button:has-text('Aki')", timeout=10000)
+            page.wait_for_selector("#choose button.primary:has-text('Aki')", timeout=10000)
+            assert service.session["chosen"] == ["Aki"]
+            assert errors == [], errors
+        finally:
+            browser.close()

@@ -590,6 +590,26 @@ def test_otoroku_a_bust_bettor_not_chosen_still_pays_and_one_thrown_in_unseen_do
         assert round_["problems"] == [] and round_["preview"]["net"]["Aki"] == 0, round_["problems"]
 
 
+def test_otoroku_the_page_offers_the_choice_once_the_dealers_two_cards_allow_it(app, live):
+    # it was offered only once every hand could be settled, so a hand thrown in unseen (the reason
+    # to choose) kept the choice from ever being offered
+    d = Dealer(app)
+    d.post("/api/session", {"game": "otoroku", "players": [{"name": n} for n in ("Aki", "Ben", "Cy")], "share": 10})
+    aki = [(1, "cherry-curtain"), (2, "chrysanthemum-sake")]                    # 3 + 9: 12
+    for dealer, may in (([(10, "peony-butterflies"), (11, "wisteria-ribbon")], True),   # 6 + 4: 10
+                        ([(10, "peony-butterflies"), (11, "pine-crane")], False),       # 6 + 1: 7
+                        ([(10, "peony-butterflies"), (11, "wisteria-ribbon", True)], False),  # in doubt
+                        ([(10, "peony-butterflies"), (11, "back")], False),
+                        ([(10, "peony-butterflies")], False)):
+        live.show({"Aki": aki, "dealer": dealer})                               # Ben's and Cy's not shown
+        state = d.get("/api/state").get_json()
+        assert state["preview"] is None and state["dealer_may_choose"] is may, dealer
+    live.show({"Aki": aki, "dealer": [(10, "peony-butterflies"), (11, "wisteria-ribbon")]})
+    assert d.post("/api/chosen", {"chosen": ["Aki"]}).status_code == 200
+    preview = d.get("/api/state").get_json()["preview"]  # Ben and Cy threw their hands in unseen
+    assert preview["net"] == {"Aki": 10, "Ben": 0, "Cy": 0, "dealer": -10}, preview["net"]
+
+
 def test_echobo_the_dealers_chaff_card_is_the_copy_no_bettor_holds(app, live):
     # a bettor on pine-chaff-1 holds that copy: the dealer's pine chaff was named pine-chaff-1 too,
     # and the round refused as a card dealt twice

@@ -21,6 +21,7 @@ from dealer.games import RoundError, get_game, parse_amount, settle_round, to_js
 from dealer.ledger import Ledger, LedgerError, SessionUnreadable
 from dealer.games.common import check_fee_rate_applies
 from dealer.games.kakeya import pairs_of
+from dealer.games.otoroku import evaluate, may_choose_bettors
 from dealer.games.row_games import check_wager_limits
 from dealer.games.kakeya import TRICKS, rensho_of
 from dealer.western import SUITS, is_western_card, nearest_western_ids
@@ -772,6 +773,8 @@ class DealerService:
                          for z in built.zones]
         view["problems"] = list(built.problems) + ([self.layout_note] if self.layout_note else [])
         view["row_scores"] = revealed_scores(game, built.zones)
+        if game.name == "otoroku":
+            view["dealer_may_choose"] = _otoroku_dealer_may_choose(built.zones, game.resolve_house(s.get("house")))
         if built.ready:
             try:
                 view["preview"] = settle_round(built.round)
@@ -791,6 +794,20 @@ class DealerService:
         _, _, unassigned = table_zones(snap)
         view["unassigned"] = len(unassigned)
         return view
+
+
+def _otoroku_dealer_may_choose(zones, house: Mapping[str, Any]) -> bool:
+    """Whether the dealer's two cards, face up and read surely, let him choose the bettors he shows
+    down with: the page offers the choice then, before the bettors' hands lie face up (one he does
+    not choose throws his hand in unseen)."""
+    dealer = next((z for z in zones if z.name == "dealer"), None)
+    if dealer is None or dealer.face_down or len(dealer.cards) != 2 \
+            or any(not c.get("card") or c.get("uncertain") for c in dealer.cards):
+        return False
+    try:
+        return may_choose_bettors(evaluate([c["card"] for c in dealer.cards], "dealer", house))
+    except (RoundError, KeyError, ValueError):  # not an Otoroku card: the page names the problem
+        return False
 
 
 def default_leader(s: Mapping[str, Any]) -> str | None:

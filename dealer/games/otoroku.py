@@ -248,6 +248,13 @@ def _label(h: OtorokuHand, lang: int) -> str:
     return str(h.total)
 
 
+def may_choose_bettors(dealer: OtorokuHand) -> bool:
+    """Whether the dealer's hand lets him choose the bettors he shows down with (RULES.md §4.1, §10
+    O2): exactly 2 cards totalling 10 or more, not buta. The page offers the choice as soon as his two
+    cards lie face up, before the bettors' hands are shown."""
+    return len(dealer.cards) == 2 and not dealer.buta and dealer.total >= CHOICE_MIN_TOTAL
+
+
 def settle(round_: Mapping[str, Any], house: Mapping[str, Any]) -> dict:
     check_fee_rate_applies(round_, house)
     seats = _seats(round_)
@@ -266,7 +273,7 @@ def settle(round_: Mapping[str, Any], house: Mapping[str, Any]) -> dict:
         hands[who] = evaluate(cards[who], role, house)
     dealer = hands[DEALER]
 
-    may_choose = len(cards[DEALER]) == 2 and not dealer.buta and dealer.total >= CHOICE_MIN_TOTAL
+    may_choose = may_choose_bettors(dealer)
     if chosen is not None and not may_choose:
         raise RoundError("the dealer may choose bettors only with exactly 2 cards totalling 10 or more "
                          f"and not buta (dealer holds {len(cards[DEALER])} cards, total {dealer.total})")

@@ -113,7 +113,7 @@ function renderChoose(s) {
   const box = document.getElementById("choose");
   const sess = s.session;
   const may = Boolean(sess && sess.game === "otoroku" &&
-    ((sess.chosen !== null && sess.chosen !== undefined) || (s.preview && s.preview.dealer_may_choose)));
+    ((sess.chosen !== null && sess.chosen !== undefined) || s.dealer_may_choose || (s.preview && s.preview.dealer_may_choose)));
   box.hidden = !may;
   if (!may) { box.replaceChildren(); return; }
   const chosen = sess.chosen;
