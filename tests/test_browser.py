@@ -133,6 +133,7 @@ def test_page_shows_other_games_without_script_errors(tmp_path):
                         assert page.locator("#zones .zone").count() == len(zones), game
                         # winners of several contests (Otoroku seats, Kabu-Tsukuri rounds) read by name
                         assert page.evaluate("winnerText({A: 'A', B: 'dealer', C: 'A'}, [])") == "A · Dealer · 親"
+                        assert page.evaluate("winnerText({A: 'A', B: null, C: 'dealer'}, [])") == "A · Dealer · 親"
                         assert page.evaluate("winnerText(['B', 'C', 'C'], [])") == "B · C"
                         assert page.evaluate("winnerText('tie', [])") == "Tie · 引き分け"
                         assert errors == [], (game, errors)

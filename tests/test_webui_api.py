@@ -781,6 +781,23 @@ def test_rounds_come_in_pages_and_the_history_says_how_many_it_lists(live, ledge
     assert "The latest 3 of 5 rounds; every round is in the CSV export." in page
 
 
+def test_the_history_names_each_games_winner_readably(live, ledger_path):
+    # Otoroku's, Kabu-Tsukuri's and Kakeya's winners were printed as Python dicts and lists
+    import html
+    ledger = Ledger(ledger_path)
+    for game, winner in (("otoroku", {"ann": "ann", "bob": "dealer", "cat": None}),
+                         ("kabu-tsukuri", ["bob", "cat", "tie"]), ("kakeya-toranpu", ["ann", "cat"]),
+                         ("echobo", 3), ("batta-maki", "saki")):
+        ledger.record_round(round_={"game": game}, result={"net": {"ann": 1, "dealer": -1}, "winner": winner},
+                            rule_version="x")
+    app = create_app({"LIVE": live, "LEDGER": str(ledger_path), "PIN": PIN, "TESTING": True})
+    page = html.unescape(app.test_client().get("/history").get_data(as_text=True))
+    for text in ("<td>ann: ann · bob: dealer · cat: —</td>", "<td>row 1: bob · row 2: cat · row 3: tie</td>",
+                 "<td>ann + cat</td>", "<td>month 3</td>", "<td>saki</td>"):
+        assert text in page, text
+    assert "{'ann'" not in page and "['bob'" not in page
+
+
 @pytest.mark.parametrize("stored", ["{bad", "[]", "5", '{"game": 5}'])
 def test_an_open_session_that_cannot_be_read_is_set_aside_not_lost(live, ledger_path, stored):
     # a damaged session record ended the server's start in a traceback

@@ -21,7 +21,7 @@ import secrets
 import threading
 import time
 from pathlib import Path
-from typing import Any
+from typing import Any, Mapping
 from urllib.parse import urlsplit
 
 from flask import (Blueprint, Flask, Response, abort, current_app, jsonify, render_template, request,
@@ -79,6 +79,7 @@ def create_app(config: dict | None = None) -> Flask:
     app.register_error_handler(405, lambda e: (_err(e, "method not allowed"), 405))
     app.register_error_handler(Exception, _unexpected)
     app.add_template_filter(signed)
+    app.add_template_filter(winner_text)
     if app.config.get("WATCH_TABLE", not app.testing):
         # Kakeya's tricks are read off the table as they are played, whether or not a page is open
         app.extensions["hanadealer"]["watcher"].ensure_started()
@@ -116,6 +117,23 @@ def signed(amount) -> str:
     else:
         text = f"{int(amount):+,}"
     return "0" if text in ("+0", "-0") else text
+
+
+def winner_text(winner, game: str = "") -> str:
+    """A round's winner as the history shows it: a pair of partners (Kakeya), each row's winner
+    (Kabu-Tsukuri), each seat's contest (Otoroku: its winner, or a dash where the hand was not played
+    for), the dealer's month (Echobo); else the row or player it names."""
+    if winner is None:
+        return "—"
+    if isinstance(winner, Mapping):
+        return " · ".join(f"{seat}: {'—' if w is None else w}" for seat, w in winner.items())
+    if isinstance(winner, list):
+        if game == "kakeya-toranpu":
+            return " + ".join(map(str, winner))
+        return " · ".join(f"row {i}: {w}" for i, w in enumerate(winner, 1))
+    if game == "echobo":
+        return f"month {winner}"
+    return str(winner)
 
 
 def _err(e, default):

@@ -77,7 +77,8 @@ function winnerText(w, zones) {
   };
   if (w === null || w === undefined) return "—";
   if (Array.isArray(w)) return [...new Set(w.map(one))].join(" · ");
-  if (typeof w === "object") return [...new Set(Object.values(w).map(one))].join(" · ");
+  // (Otoroku: a seat not chosen has no contest, so no winner)
+  if (typeof w === "object") return [...new Set(Object.values(w).filter((x) => x !== null && x !== undefined).map(one))].join(" · ");
   return one(w);
 }
 
