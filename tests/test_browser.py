@@ -313,3 +313,29 @@ def test_otoroku_choice_is_offered_once_the_dealers_two_cards_allow_it(tmp_path)
             assert errors == [], errors
         finally:
             browser.close()
+
+
+def test_a_bet_of_half_a_chip_can_be_entered(tmp_path):
+    """The engine takes any amount from 0.000001; the bet box used to refuse anything under 1."""
+    if not Path(CHROMIUM).exists():
+        pytest.skip(f"headless Chromium is not installed at {CHROMIUM} (scripts/test.sh installs it)")
+    pytest.importorskip("playwright.sync_api", reason="the playwright package is not installed")
+    from playwright.sync_api import sync_playwright
+    from webfakes import FakeLiveTable
+    from webui.app import create_app
+    from webui.cli import ServerThread
+    app = create_app({"LIVE": FakeLiveTable(), "LEDGER": str(tmp_path / "ledger.sqlite"), "PIN": PIN})
+    service = app.extensions["hanadealer"]["service"]
+    service.start_session({"game": "batta-maki", "players": [{"name": "Aki"}, {"name": "Ben"}]})
+    with ServerThread(app) as srv, sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=CHROMIUM, args=ARGS, headless=True)
+        try:
+            page, errors = logged_in_page(browser, srv.url, 1024, 768)
+            page.wait_for_selector("#bet-on option", state="attached", timeout=10000)
+            page.fill("#bet-amount", "0.5")
+            page.click("#bet-add")
+            page.wait_for_selector("#bet-list li", timeout=10000)
+            assert [b["amount"] for b in service.session["bets"]] == [0.5]
+            assert errors == [], errors
+        finally:
+            browser.close()
