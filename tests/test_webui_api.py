@@ -694,7 +694,10 @@ def test_a_player_bets_on_one_side_only(app):
     assert d.post("/api/bets", {"player": "Aki", "on": "saki", "amount": 100}).status_code == 201
     assert d.post("/api/bets", {"player": "Aki", "on": "saki", "amount": 5}).status_code == 201  # more on it
     r = d.post("/api/bets", {"player": "Aki", "on": "ato", "amount": 5})
-    assert r.status_code == 400 and "Aki already bets on saki: a player bets on one side only" in r.get_json()["error"]
+    assert r.status_code == 400 and "Aki already bets on Saki 先: a player bets on one side only" in r.get_json()["error"]
+    for empty in (None, ""):  # the page sends null for an empty box: 'not None' said nothing to a dealer
+        r = d.post("/api/bets", {"player": "Ben", "on": "ato", "amount": empty})
+        assert r.status_code == 400 and r.get_json()["error"] == "enter the bet's amount (a positive number of chips)"
 
 
 @pytest.mark.parametrize("game, house, message", [

@@ -336,6 +336,8 @@ class DealerService:
             if on not in targets or isinstance(on, bool):
                 shown = ", ".join(map(str, targets[:12])) + (" ..." if len(targets) > 12 else "")
                 raise InputError(f"a bet cannot be on {on!r} in {game.name} (choose from {shown})")
+            if data.get("amount") in (None, ""):
+                raise InputError("enter the bet's amount (a positive number of chips)")
             try:
                 amount = parse_amount(data.get("amount"), "the bet amount")
             except RoundError as exc:
@@ -350,7 +352,8 @@ class DealerService:
             other = next((b["on"] for b in s["bets"] if b["player"] == player and b["on"] != on), None)
             if game.name in ROW_GAMES and other is not None:
                 # RULES.md 3.1: on Ato or Saki, never both (the engine refuses it once the cards show)
-                raise InputError(f"{player} already bets on {other}: a player bets on one side only")
+                side = next((t["label"] for t in _target_labels(game, s) if t["on"] == other), other)
+                raise InputError(f"{player} already bets on {side}: a player bets on one side only")
             self._check_house_limits(game, s, player, on, amount)
             bet = {"id": secrets.token_hex(4), "player": player, "on": on,
                    "amount": to_json_amount(amount)}
