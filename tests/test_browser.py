@@ -3,6 +3,7 @@ dealer settles and confirms it, and the ledger has the round. Saves a screenshot
 HANADEALER_SCREENSHOT=path to keep it, e.g. docs/screenshot.png)."""
 import os
 import shutil
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -30,11 +31,40 @@ def logged_in_page(browser, url, width=1280, height=900):
     return page, errors
 
 
-@pytest.fixture
-def demo_server(tmp_path):
+def need_browser():
+    """Skip where headless Chromium or playwright is missing (scripts/test.sh installs both)."""
     if not Path(CHROMIUM).exists():
         pytest.skip(f"headless Chromium is not installed at {CHROMIUM} (scripts/test.sh installs it)")
     pytest.importorskip("playwright.sync_api", reason="the playwright package is not installed")
+
+
+@contextmanager
+def page_on_a_fake_table(tmp_path, session, shown=None, width=1024, height=768):
+    """A logged-in page of the app on a scripted table (tests/webfakes.py) showing ``shown``, with the
+    session ``session`` open: (page, script errors, service, live table)."""
+    need_browser()
+    from playwright.sync_api import sync_playwright
+    from webfakes import FakeLiveTable
+    from webui.app import create_app
+    from webui.cli import ServerThread
+    live = FakeLiveTable()
+    app = create_app({"LIVE": live, "LEDGER": str(tmp_path / "ledger.sqlite"), "PIN": PIN})
+    service = app.extensions["hanadealer"]["service"]
+    service.start_session(session)
+    if shown is not None:
+        live.show(shown)
+    with ServerThread(app) as srv, sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=CHROMIUM, args=ARGS, headless=True)
+        try:
+            page, errors = logged_in_page(browser, srv.url, width, height)
+            yield page, errors, service, live
+        finally:
+            browser.close()
+
+
+@pytest.fixture
+def demo_server(tmp_path):
+    need_browser()
     demo = pytest.importorskip("vision.demo_table", reason="the demo table (vision.demo_table) is not available")
     from webui.cli import ServerThread, build_live_app
     table = demo.DemoTable(game="batta-maki", seed=0, fps=10)
@@ -98,9 +128,7 @@ OTHER_GAMES = ["otoroku", "kabu-tsukuri", "echobo", "hankan"]
 
 def test_page_shows_other_games_without_script_errors(tmp_path):
     """The page draws each game's zones on the demo table with no script error (one browser for all)."""
-    if not Path(CHROMIUM).exists():
-        pytest.skip(f"headless Chromium is not installed at {CHROMIUM} (scripts/test.sh installs it)")
-    pytest.importorskip("playwright.sync_api", reason="the playwright package is not installed")
+    need_browser()
     demo = pytest.importorskip("vision.demo_table", reason="the demo table (vision.demo_table) is not available")
     from playwright.sync_api import sync_playwright
     from dealer.games import get_game
@@ -147,9 +175,7 @@ def test_page_shows_other_games_without_script_errors(tmp_path):
 def test_page_follows_the_tricks_of_kakeya_on_the_demo(tmp_path):
     """Kakeya Toranpu on the demo: the page lists the tricks as they are played, with who played
     what and who took each, and offers no bets (the pairs play for stones)."""
-    if not Path(CHROMIUM).exists():
-        pytest.skip(f"headless Chromium is not installed at {CHROMIUM} (scripts/test.sh installs it)")
-    pytest.importorskip("playwright.sync_api", reason="the playwright package is not installed")
+    need_browser()
     from playwright.sync_api import sync_playwright
     from vision.demo_table import DemoTable, DemoTruthDetector, demo_setup
     from webui.cli import ServerThread, build_live_app
@@ -177,58 +203,41 @@ def test_page_follows_the_tricks_of_kakeya_on_the_demo(tmp_path):
 def test_unsure_cards_are_marked_and_corrected_by_a_tap_and_a_lost_camera_shows_a_banner(tmp_path):
     """The page's side of doubt: an unsure card and a back read in doubt are amber and say so, a tap
     opens the card chooser, the chosen card replaces the reading; a lost camera raises the banner."""
-    if not Path(CHROMIUM).exists():
-        pytest.skip(f"headless Chromium is not installed at {CHROMIUM} (scripts/test.sh installs it)")
-    pytest.importorskip("playwright.sync_api", reason="the playwright package is not installed")
-    from playwright.sync_api import sync_playwright
-    from webfakes import FakeLiveTable
-    from webui.app import create_app
-    from webui.cli import ServerThread
     from webui.round_builder import card_label
-    live = FakeLiveTable()
-    app = create_app({"LIVE": live, "LEDGER": str(tmp_path / "ledger.sqlite"), "PIN": PIN})
-    service = app.extensions["hanadealer"]["service"]
-    service.start_session({"game": "batta-maki", "players": [{"name": "Aki"}, {"name": "Ben"}]})
     saki = [(1, "pine-crane"), (2, "plum-chaff-1"), (3, "cherry-curtain")]
-    live.show({"saki": saki, "ato": [(4, "wisteria-cuckoo"), (5, "iris-bridge", True), (6, "back", True)]})
-    with ServerThread(app) as srv, sync_playwright() as pw:
-        browser = pw.chromium.launch(executable_path=CHROMIUM, args=ARGS, headless=True)
-        try:
-            page, errors = logged_in_page(browser, srv.url, 1024, 768)
-            unsure = page.locator("#zones .zone[data-zone=ato] .card.uncertain")
-            unsure.first.wait_for(timeout=10000)
-            assert unsure.count() == 2
-            assert [unsure.nth(k).inner_text().split("\n") for k in range(2)] == [
-                [card_label("iris-bridge"), "unsure: tap"], ["face down?", "unsure: tap"]]
-            assert page.locator("#problems li:has-text('looks face down, but unsure')").count() == 1
-            page.click("#zones .card[data-track='6']")
-            page.wait_for_selector("#correct-dialog[open]")
-            assert "read as face down? (unsure)" in page.inner_text("#correct-what")
-            page.click("#card-choices button[value='susuki-moon']")
-            page.wait_for_selector("#zones .card.corrected[data-track='6']", timeout=10000)
-            corrected = page.inner_text("#zones .card[data-track='6']").split("\n")
-            assert corrected == [card_label("susuki-moon"), "corrected"]
-            # the other unsure card is confirmed as read: chosen as itself
-            page.click("#zones .card[data-track='5']")
-            page.wait_for_selector("#correct-dialog[open]")
-            page.click("#card-choices button.current")
-            page.wait_for_selector("#zones .card.corrected[data-track='5']", timeout=10000)
-            page.wait_for_selector("#winner-name", timeout=10000)  # all sure now: the rows are scored
-            assert page.locator("#zones .card.uncertain").count() == 0
-            live.show({}, status={"camera": "lost", "error": "camera 0 unplugged"})
-            page.wait_for_selector("#banner:has-text('The camera is lost: camera 0 unplugged')", timeout=10000)
-            assert errors == [], errors
-        finally:
-            browser.close()
+    shown = {"saki": saki, "ato": [(4, "wisteria-cuckoo"), (5, "iris-bridge", True), (6, "back", True)]}
+    session = {"game": "batta-maki", "players": [{"name": "Aki"}, {"name": "Ben"}]}
+    with page_on_a_fake_table(tmp_path, session, shown) as (page, errors, service, live):
+        unsure = page.locator("#zones .zone[data-zone=ato] .card.uncertain")
+        unsure.first.wait_for(timeout=10000)
+        assert unsure.count() == 2
+        assert [unsure.nth(k).inner_text().split("\n") for k in range(2)] == [
+            [card_label("iris-bridge"), "unsure: tap"], ["face down?", "unsure: tap"]]
+        assert page.locator("#problems li:has-text('looks face down, but unsure')").count() == 1
+        page.click("#zones .card[data-track='6']")
+        page.wait_for_selector("#correct-dialog[open]")
+        assert "read as face down? (unsure)" in page.inner_text("#correct-what")
+        page.click("#card-choices button[value='susuki-moon']")
+        page.wait_for_selector("#zones .card.corrected[data-track='6']", timeout=10000)
+        corrected = page.inner_text("#zones .card[data-track='6']").split("\n")
+        assert corrected == [card_label("susuki-moon"), "corrected"]
+        # the other unsure card is confirmed as read: chosen as itself
+        page.click("#zones .card[data-track='5']")
+        page.wait_for_selector("#correct-dialog[open]")
+        page.click("#card-choices button.current")
+        page.wait_for_selector("#zones .card.corrected[data-track='5']", timeout=10000)
+        page.wait_for_selector("#winner-name", timeout=10000)  # all sure now: the rows are scored
+        assert page.locator("#zones .card.uncertain").count() == 0
+        live.show({}, status={"camera": "lost", "error": "camera 0 unplugged"})
+        page.wait_for_selector("#banner:has-text('The camera is lost: camera 0 unplugged')", timeout=10000)
+        assert errors == [], errors
     assert service.session["corrections"] == {"6": "susuki-moon", "5": "iris-bridge"}
 
 
 def test_settings_form_starts_a_session_with_the_house_rules_as_set(tmp_path):
     """The settings form starts a session for each game with its default house rules (a fee rate, which
     has no effect without the percentage fee, is not sent along), and with the options the dealer set."""
-    if not Path(CHROMIUM).exists():
-        pytest.skip(f"headless Chromium is not installed at {CHROMIUM} (scripts/test.sh installs it)")
-    pytest.importorskip("playwright.sync_api", reason="the playwright package is not installed")
+    need_browser()
     from playwright.sync_api import sync_playwright
     from dealer.games import GAME_NAMES
     from vision.demo_table import DemoTable, DemoTruthDetector
@@ -290,52 +299,23 @@ def test_settings_form_starts_a_session_with_the_house_rules_as_set(tmp_path):
 
 def test_otoroku_choice_is_offered_once_the_dealers_two_cards_allow_it(tmp_path):
     """The dealer chooses whom he shows down with while the bettors' hands still lie face down."""
-    if not Path(CHROMIUM).exists():
-        pytest.skip(f"headless Chromium is not installed at {CHROMIUM} (scripts/test.sh installs it)")
-    pytest.importorskip("playwright.sync_api", reason="the playwright package is not installed")
-    from playwright.sync_api import sync_playwright
-    from webfakes import FakeLiveTable
-    from webui.app import create_app
-    from webui.cli import ServerThread
-    live = FakeLiveTable()
-    app = create_app({"LIVE": live, "LEDGER": str(tmp_path / "ledger.sqlite"), "PIN": PIN})
-    service = app.extensions["hanadealer"]["service"]
-    service.start_session({"game": "otoroku", "players": [{"name": n} for n in ("Aki", "Ben", "Cy")], "share": 10})
-    live.show({"Aki": [(1, "cherry-curtain"), (2, "chrysanthemum-sake")],
-               "dealer": [(10, "peony-butterflies"), (11, "wisteria-ribbon")]})  # 6 + 4: may choose
-    with ServerThread(app) as srv, sync_playwright() as pw:
-        browser = pw.chromium.launch(executable_path=CHROMIUM, args=ARGS, headless=True)
-        try:
-            page, errors = logged_in_page(browser, srv.url, 1024, 768)
-            page.click("#choose button:has-text('Aki')", timeout=10000)
-            page.wait_for_selector("#choose button.primary:has-text('Aki')", timeout=10000)
-            assert service.session["chosen"] == ["Aki"]
-            assert errors == [], errors
-        finally:
-            browser.close()
+    session = {"game": "otoroku", "players": [{"name": n} for n in ("Aki", "Ben", "Cy")], "share": 10}
+    shown = {"Aki": [(1, "cherry-curtain"), (2, "chrysanthemum-sake")],
+             "dealer": [(10, "peony-butterflies"), (11, "wisteria-ribbon")]}  # 6 + 4: may choose
+    with page_on_a_fake_table(tmp_path, session, shown) as (page, errors, service, _):
+        page.click("#choose button:has-text('Aki')", timeout=10000)
+        page.wait_for_selector("#choose button.primary:has-text('Aki')", timeout=10000)
+        assert service.session["chosen"] == ["Aki"]
+        assert errors == [], errors
 
 
 def test_a_bet_of_half_a_chip_can_be_entered(tmp_path):
     """The engine takes any amount from 0.000001; the bet box used to refuse anything under 1."""
-    if not Path(CHROMIUM).exists():
-        pytest.skip(f"headless Chromium is not installed at {CHROMIUM} (scripts/test.sh installs it)")
-    pytest.importorskip("playwright.sync_api", reason="the playwright package is not installed")
-    from playwright.sync_api import sync_playwright
-    from webfakes import FakeLiveTable
-    from webui.app import create_app
-    from webui.cli import ServerThread
-    app = create_app({"LIVE": FakeLiveTable(), "LEDGER": str(tmp_path / "ledger.sqlite"), "PIN": PIN})
-    service = app.extensions["hanadealer"]["service"]
-    service.start_session({"game": "batta-maki", "players": [{"name": "Aki"}, {"name": "Ben"}]})
-    with ServerThread(app) as srv, sync_playwright() as pw:
-        browser = pw.chromium.launch(executable_path=CHROMIUM, args=ARGS, headless=True)
-        try:
-            page, errors = logged_in_page(browser, srv.url, 1024, 768)
-            page.wait_for_selector("#bet-on option", state="attached", timeout=10000)
-            page.fill("#bet-amount", "0.5")
-            page.click("#bet-add")
-            page.wait_for_selector("#bet-list li", timeout=10000)
-            assert [b["amount"] for b in service.session["bets"]] == [0.5]
-            assert errors == [], errors
-        finally:
-            browser.close()
+    session = {"game": "batta-maki", "players": [{"name": "Aki"}, {"name": "Ben"}]}
+    with page_on_a_fake_table(tmp_path, session) as (page, errors, service, _):
+        page.wait_for_selector("#bet-on option", state="attached", timeout=10000)
+        page.fill("#bet-amount", "0.5")
+        page.click("#bet-add")
+        page.wait_for_selector("#bet-list li", timeout=10000)
+        assert [b["amount"] for b in service.session["bets"]] == [0.5]
+        assert errors == [], errors
