@@ -237,64 +237,49 @@ def test_unsure_cards_are_marked_and_corrected_by_a_tap_and_a_lost_camera_shows_
 def test_settings_form_starts_a_session_with_the_house_rules_as_set(tmp_path):
     """The settings form starts a session for each game with its default house rules (a fee rate, which
     has no effect without the percentage fee, is not sent along), and with the options the dealer set."""
-    need_browser()
-    from playwright.sync_api import sync_playwright
     from dealer.games import GAME_NAMES
-    from vision.demo_table import DemoTable, DemoTruthDetector
-    from webui.cli import ServerThread, build_live_app
-    table = DemoTable(game="batta-maki", seed=0, fps=10)
-    live, app = build_live_app(table, DemoTruthDetector(table), "batta-maki", ["Aki", "Ben", "Cho", "Dan"],
-                               tmp_path, pin=PIN)
-    service = app.extensions["hanadealer"]["service"]
-    live.start()
-    try:
-        with ServerThread(app) as srv, sync_playwright() as pw:
-            browser = pw.chromium.launch(executable_path=CHROMIUM, args=ARGS, headless=True)
-            try:
-                page, errors = logged_in_page(browser, srv.url)
+    session = {"game": "batta-maki", "players": [{"name": n} for n in ("Aki", "Ben", "Cho", "Dan")]}
+    with page_on_a_fake_table(tmp_path, session, width=1280, height=900) as (page, errors, service, _):
+        base = page.url.rstrip("/")
 
-                def start(game, fields=(), **options):
-                    page.goto(srv.url + "/settings")
-                    if page.input_value("#game") != game:
-                        page.select_option("#game", game)
-                    for selector, value in fields:
-                        if selector == "#trump":
-                            page.select_option(selector, value)
-                        else:
-                            page.fill(selector, value)
-                    for name, value in options.items():  # (a choice's value is its JSON)
-                        if page.locator(f"select[data-option={name}]").count():
-                            page.select_option(f"select[data-option={name}]", value)
-                        else:
-                            page.fill(f"input[data-option={name}]", value)
-                    if game == "kakeya-toranpu" and not fields and not page.input_value("#dealers"):
-                        page.fill("#dealers", "Ben, Dan")
-                    page.evaluate("document.getElementById('message').textContent = ''")
-                    page.click("#session-form button.primary")
-                    page.wait_for_function("document.getElementById('message').textContent !== ''", timeout=10000)
-                    assert page.inner_text("#message") == "Session started.", game
-                    return service.session
+        def start(game, fields=(), **options):
+            page.goto(base + "/settings")
+            if page.input_value("#game") != game:
+                page.select_option("#game", game)
+            for selector, value in fields:
+                if selector == "#trump":
+                    page.select_option(selector, value)
+                else:
+                    page.fill(selector, value)
+            for name, value in options.items():  # (a choice's value is its JSON)
+                if page.locator(f"select[data-option={name}]").count():
+                    page.select_option(f"select[data-option={name}]", value)
+                else:
+                    page.fill(f"input[data-option={name}]", value)
+            if game == "kakeya-toranpu" and not fields and not page.input_value("#dealers"):
+                page.fill("#dealers", "Ben, Dan")
+            page.evaluate("document.getElementById('message').textContent = ''")
+            page.click("#session-form button.primary")
+            page.wait_for_function("document.getElementById('message').textContent !== ''", timeout=10000)
+            assert page.inner_text("#message") == "Session started.", game
+            return service.session
 
-                for game in GAME_NAMES:
-                    session = start(game)
-                    assert session["game"] == game and session["house"] == {}, (game, session["house"])
-                session = start("batta-maki", fee_model='"percent"', fee_rate="0.05")
-                assert session["house"] == {"fee_model": "percent", "fee_rate": 0.05}
-                # the form shows the open session's own values: started again unchanged, they are kept
-                assert start("batta-maki")["house"] == {"fee_model": "percent", "fee_rate": 0.05}
-                assert start("otoroku", [("#share", "50")])["share"] == 50
-                assert start("otoroku")["share"] == 50
-                assert start("kabu-tsukuri", [("#ante", "10")])["ante"] == 10
-                assert start("kabu-tsukuri")["ante"] == 10
-                session = start("kakeya-toranpu", [("#dealers", "Aki, Cho"), ("#trump", "H")])
-                assert (session["dealers"], session["trump"]) == (["Aki", "Cho"], "H")
-                session = start("kakeya-toranpu")
-                assert (session["dealers"], session["trump"]) == (["Aki", "Cho"], "H")
-                assert errors == [], errors
-            finally:
-                browser.close()
-    finally:
-        live.stop()
+        for game in GAME_NAMES:
+            session = start(game)
+            assert session["game"] == game and session["house"] == {}, (game, session["house"])
+        session = start("batta-maki", fee_model='"percent"', fee_rate="0.05")
+        assert session["house"] == {"fee_model": "percent", "fee_rate": 0.05}
+        # the form shows the open session's own values: started again unchanged, they are kept
+        assert start("batta-maki")["house"] == {"fee_model": "percent", "fee_rate": 0.05}
+        assert start("otoroku", [("#share", "50")])["share"] == 50
+        assert start("otoroku")["share"] == 50
+        assert start("kabu-tsukuri", [("#ante", "10")])["ante"] == 10
+        assert start("kabu-tsukuri")["ante"] == 10
+        session = start("kakeya-toranpu", [("#dealers", "Aki, Cho"), ("#trump", "H")])
+        assert (session["dealers"], session["trump"]) == (["Aki", "Cho"], "H")
+        session = start("kakeya-toranpu")
+        assert (session["dealers"], session["trump"]) == (["Aki", "Cho"], "H")
+        assert errors == [], errors
 
 
 def test_otoroku_choice_is_offered_once_the_dealers_two_cards_allow_it(tmp_path):
