@@ -943,6 +943,9 @@ def test_a_new_session_keeps_what_the_table_holds_or_says_why_it_cannot_start(ap
     assert r.status_code == 400 and "Cho has bets on the table" in r.get_json()["error"]
     r = d.post("/api/session", dict(more, house={"tie_rule": "push"}))  # the rules change between rounds
     assert r.status_code == 400 and "the house rules and limits change only between rounds" in r.get_json()["error"]
+    # the same rules written out in full (a default given) are no change of rules
+    r = d.post("/api/session", dict(more, house={"tie_rule": "redraw", "fee_model": "none"}))
+    assert r.status_code == 200, r.get_json()
     r = d.post("/api/session", dict(more, players=more["players"] + [{"name": "Dai"}]))
     assert r.status_code == 200
     assert [(b["player"], b["amount"]) for b in d.get("/api/state").get_json()["session"]["bets"]] == [("Cho", 10)]

@@ -230,7 +230,10 @@ class DealerService:
         if gone:
             raise InputError(f"{', '.join(gone)} ha{'s' if len(gone) == 1 else 've'} bets on the table: remove them "
                              f"before taking {'that player' if len(gone) == 1 else 'those players'} out")
-        if bets and (new.get("house") != old.get("house") or new.get("limits") != old.get("limits")):
+        game = get_game(new["game"])
+        # (the rules in force are compared: a default given or left out is the same rule)
+        if bets and (game.resolve_house(new.get("house") or {}) != game.resolve_house(old.get("house") or {})
+                     or new.get("limits") != old.get("limits")):
             # a bet was taken under the rules and limits of then: they change between rounds
             raise InputError(f"{len(bets)} bet(s) are on the table: the house rules and limits change only "
                              f"between rounds (remove the bets first)")
