@@ -267,6 +267,10 @@ def test_settings_form_starts_a_session_with_the_house_rules_as_set(tmp_path):
         for game in GAME_NAMES:
             session = start(game)
             assert session["game"] == game and session["house"] == {}, (game, session["house"])
+            # (the limits on a single bet are offered only where the game takes bets)
+            page.goto(base + "/settings")
+            no_bets = game in ("otoroku", "kabu-tsukuri", "kakeya-toranpu")
+            assert page.locator("#min-bet").is_hidden() is no_bets, game
         session = start("batta-maki", fee_model='"percent"', fee_rate="0.05")
         assert session["house"] == {"fee_model": "percent", "fee_rate": 0.05}
         # the form shows the open session's own values: started again unchanged, they are kept

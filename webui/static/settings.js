@@ -23,6 +23,9 @@ function renderHouse() {
   document.querySelectorAll(".otoroku-only").forEach((n) => { n.hidden = gameSelect.value !== "otoroku"; });
   document.querySelectorAll(".kabu-only").forEach((n) => { n.hidden = gameSelect.value !== "kabu-tsukuri"; });
   document.querySelectorAll(".kakeya-only").forEach((n) => { n.hidden = gameSelect.value !== "kakeya-toranpu"; });
+  // a single bet's limits mean nothing where the game takes no bets (shares, an ante, stones)
+  const noBets = ["otoroku", "kabu-tsukuri", "kakeya-toranpu"].includes(gameSelect.value);
+  document.querySelectorAll(".bets-only").forEach((n) => { n.hidden = noBets; });
 }
 
 function addPlayer(name, colour) {
