@@ -675,6 +675,31 @@ def test_the_round_just_recorded_is_not_settled_again_from_the_same_cards(app, l
     assert d.post("/api/settle").status_code == 200
 
 
+def test_the_round_just_recorded_is_not_settled_again_after_a_restart(app, live, ledger_path):
+    # the restart forgot the cards settled (the tracker numbers them afresh): a game without bets
+    # (Kabu-Tsukuri) booked the same round twice
+    d = Dealer(app)
+    kabu = {"game": "kabu-tsukuri", "players": [{"name": "Aki"}, {"name": "Ben"}], "ante": 10}
+    d.post("/api/session", kabu)
+    cards = iter(["pine-crane", "plum-chaff-1", "cherry-curtain", "wisteria-cuckoo", "iris-bridge", "clover-boar",
+                  "peony-blue", "susuki-moon", "maple-deer", "pine-chaff-1", "plum-warbler", "cherry-chaff-1",
+                  "wisteria-chaff-1", "iris-chaff-1", "clover-chaff-1", "peony-chaff-1", "susuki-geese",
+                  "maple-chaff-1"])
+    table = {f"{p}/{r}": [(10 * k + i, next(cards)) for i in range(3)]
+             for k, (p, r) in enumerate((p, r) for p in ("Aki", "Ben") for r in (1, 2, 3))}
+    live.show(table)
+    assert d.post("/api/confirm", {"pending": d.post("/api/settle").get_json()["id"]}).status_code == 200
+    again = Dealer(create_app({"LIVE": live, "LEDGER": str(ledger_path), "PIN": PIN, "TESTING": True}))
+    live.show({zone: [(t + 500, c) for t, c in row] for zone, row in table.items()})  # tracks renumbered
+    r = again.post("/api/settle")
+    assert r.status_code == 400 and "these are the cards of the round just recorded" in r.get_json()["error"]
+    assert Ledger(ledger_path).round_count() == 1
+    # the next deal is settled
+    rows = list(table.values())
+    live.show({zone: [(t + 900, c) for t, c in rows[(k + 1) % 6]] for k, zone in enumerate(table)})
+    assert again.post("/api/settle").status_code == 200
+
+
 def test_a_corrected_card_does_not_make_the_round_just_recorded_a_new_one(app, live, ledger_path):
     d = Dealer(app)
     d.post("/api/session", SESSION)

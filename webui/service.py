@@ -95,6 +95,8 @@ class DealerService:
                 self.session["corrections"] = {}
                 self.session["settled_tracks"] = []
                 self.ledger.save_session(self.session)
+            # (the cards of the round last recorded are still known by where they lie and what they
+            # are, settled_cards: a restart with them on the table does not book them again)
             self._apply_layout()
 
     def _stored_session(self) -> dict | None:
@@ -239,6 +241,7 @@ class DealerService:
                              f"between rounds (remove the bets first)")
         new["bets"] = [dict(b) for b in bets]
         new["settled_tracks"] = list(old.get("settled_tracks") or [])  # the cards still on the table
+        new["settled_cards"] = list(old.get("settled_cards") or [])
         if old.get("game") == KAKEYA and old.get("tricks"):
             raise InputError(f"{len(old['tricks'])} trick(s) of this hand are recorded: settle the hand (or undo "
                              f"them) before changing the session")
@@ -671,7 +674,10 @@ class DealerService:
         if stale:
             return replace(built, round=None, problems=(*built.problems, stale))
         tracks = _settled_keys(built.cards)
-        if built.ready and tracks and tracks <= set(s.get("settled_tracks") or ()):
+        # after a restart the tracker numbers the cards afresh: they are known by place and card then
+        placed = _placed_keys(built.cards) if not s.get("settled_tracks") else set()
+        if built.ready and (tracks and tracks <= set(s.get("settled_tracks") or ())
+                            or placed and placed <= set(s.get("settled_cards") or ())):
             # Settle and Confirm pressed again on the same table booked the same round twice
             return replace(built, round=None, problems=(*built.problems, "these are the cards of the round just "
                                                         "recorded: deal the next round before settling again"))
@@ -714,6 +720,9 @@ class DealerService:
             after = dict(s, bets=[], corrections={}, pending=None, chosen=None, deck_exhausted=False)
             # the cards settled: the same cards still on the table are not settled again
             after["settled_tracks"] = sorted(_settled_keys(pending["cards"]))
+            # (and by where they lie and what they are, which outlasts a restart: the tracker then
+            # numbers the cards afresh)
+            after["settled_cards"] = sorted(_placed_keys(pending["cards"]))
             if s["game"] in CARRY_GAMES:  # a tied round's pot goes to the next round
                 after["carry"] = pending["result"].get("carry", 0) or 0
             if s["game"] == KAKEYA:  # a new hand: the losing pair deals (§8)
@@ -931,6 +940,11 @@ def _exact(amount: int | float) -> Fraction:
     """An amount stored as a JSON number, read as the engine reads one (the decimal it is written as:
     Fraction(0.1) is not a tenth, and a bet of 0.1 was refused as below a minimum of 0.1)."""
     return parse_amount(amount, "a stored amount")
+
+
+def _placed_keys(cards) -> set[str]:
+    """Each card of a round by its zone and card id (the cards of the next deal differ from them)."""
+    return {f"{c.get('zone')}:{c.get('card')}" for c in cards if c.get("card")}
 
 
 def _settled_keys(cards) -> set[str]:
