@@ -137,6 +137,15 @@ def test_wrong_pins_lock_out_for_a_while(app):
     assert r.status_code == 429 and "wait" in r.get_json()["error"]
 
 
+def test_wrong_pins_sent_at_once_lock_out_too(app):
+    # every one of 40 guesses sent at once was checked, none locked out
+    from concurrent.futures import ThreadPoolExecutor
+    guessers = [Dealer(app, login=False) for _ in range(20)]
+    with ThreadPoolExecutor(len(guessers)) as pool:
+        codes = list(pool.map(lambda g: g.post("/api/login", {"pin": "1111"}).status_code, guessers))
+    assert codes.count(401) == 5 and codes.count(429) == 15, codes
+
+
 def test_pin_is_set_once_at_first_start_and_stored_hashed(live, ledger_path):
     app = create_app({"LIVE": live, "LEDGER": str(ledger_path), "TESTING": True})
     d = Dealer(app, login=False)

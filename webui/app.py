@@ -65,7 +65,7 @@ def create_app(config: dict | None = None) -> Flask:
     zones_dir = Path(app.config["ZONES_DIR"]) if app.config["ZONES_DIR"] else Path(app.config["LEDGER"]).parent
     service = DealerService(ledger, live, zones_loader=lambda game: _load_zones(zones_dir, game))
     app.extensions["hanadealer"] = {"service": service, "ledger": ledger, "live": live,
-                                    "zones_dir": zones_dir, "failures": [0, 0.0],
+                                    "zones_dir": zones_dir, "failures": [0, 0.0], "login_lock": threading.Lock(),
                                     "watcher": _TableWatcher(live, service.hub, service.observe_table)}
     app.register_blueprint(pages)
     app.register_blueprint(api)
@@ -326,19 +326,22 @@ def set_pin():
 
 @api.post("/login")
 def login():
-    failures = _ext()["failures"]
-    if failures[0] >= LOCKOUT_AFTER and time.monotonic() - failures[1] < LOCKOUT_S:
-        return jsonify(error=f"too many wrong PINs: wait {LOCKOUT_S:.0f} seconds"), 429
     data = _json_body()
     pin = str(data.get("pin", "")) if isinstance(data, dict) else ""
-    stored = _ext()["ledger"].get_meta("pin_hash")
-    if stored is None:
-        return jsonify(error="no PIN is set yet: set one first"), 409
-    if not check_password_hash(stored, pin):
-        failures[0] += 1
-        failures[1] = time.monotonic()
-        return jsonify(error="wrong PIN"), 401
-    failures[0] = 0
+    # one PIN checked at a time: guesses sent at once all passed the lockout's check before the
+    # slow hash had counted any of them
+    with _ext()["login_lock"]:
+        failures = _ext()["failures"]
+        if failures[0] >= LOCKOUT_AFTER and time.monotonic() - failures[1] < LOCKOUT_S:
+            return jsonify(error=f"too many wrong PINs: wait {LOCKOUT_S:.0f} seconds"), 429
+        stored = _ext()["ledger"].get_meta("pin_hash")
+        if stored is None:
+            return jsonify(error="no PIN is set yet: set one first"), 409
+        if not check_password_hash(stored, pin):
+            failures[0] += 1
+            failures[1] = time.monotonic()
+            return jsonify(error="wrong PIN"), 401
+        failures[0] = 0
     session["dealer"] = True
     return jsonify(ok=True)
 
