@@ -64,6 +64,15 @@ def test_a_correction_resolves_doubt_and_is_kept_for_the_ledger():
     assert fixed == [dict(fixed[0], zone="saki", position=3, recognised="cherry-curtain", card="cherry-poetry")]
 
 
+def test_a_chaff_card_confirmed_as_read_is_recorded_as_read():
+    # the dealer's pick took the copy the camera had named, and the ledger said it was read as the other
+    s = snap(saki=[(1, "pine-crane"), (2, "plum-warbler"), (3, "maple-chaff-1", True)],
+             ato=[(4, "iris-bridge"), (5, "maple-deer"), (6, "willow-swallow")])
+    built = RoundBuilder().build(s, ROWS, SETUP, [], {"3": "maple-chaff-1"})
+    fixed = [c for c in built.cards if c["corrected"]]
+    assert [(c["recognised"], c["card"]) for c in fixed] == [("maple-chaff-1", "maple-chaff-1")]
+
+
 def test_face_down_counted_once_whether_listed_or_counted():
     raw = {"zones": [{"name": "saki", "cards": [card_json(1, "back")], "face_down": 1}]}
     _, down, _ = table_zones(raw)

@@ -141,7 +141,11 @@ class RoundBuilder:
             out = []
             for pos, c in enumerate(seen.get(z.name, []), start=1):
                 fix = corrections.get(str(c.get("track_id")))
+                if fix:  # what the camera read, as if the card's own fix did not hold that copy
+                    used[fix] -= 1
                 recognised = _recognised_id(c, deck, used)
+                if fix:
+                    used[fix] += 1
                 card = fix or recognised
                 if not fix and recognised:
                     used[recognised] += 1
