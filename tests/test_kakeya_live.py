@@ -157,6 +157,37 @@ def test_a_whole_hand_read_off_the_table_settles_in_stones_and_is_recorded(app, 
     assert after["tricks"]["leader"] not in expected["next_dealers"]
 
 
+def test_the_last_trick_of_a_hand_left_on_the_table_is_not_the_first_of_the_next(app, live):
+    # the hand's 13th trick, still in the middle when the dealer settled, was recorded as trick 1 of
+    # the next hand
+    d = Dealer(app)
+    d.post("/api/session", SESSION)
+    hands = deal(PLAYERS, seed=3)
+    tricks = play(PLAYERS, hands, leader="Aki", seed=3)
+    expected = settle_round({"game": "kakeya-toranpu", "players": PLAYERS, "hands": hands, "tricks": tricks,
+                             "dealers": ["Ben", "Dan"]})
+    track = 1
+    for t, cards in enumerate(tricks[:-1], start=1):
+        lay_trick(d, live, cards, expected["tricks"][t - 1]["players"], track)
+        track += len(cards)
+    last = [western(track + i, c, seat=p) for i, (c, p) in enumerate(zip(tricks[-1], expected["tricks"][-1]["players"]))]
+    for k in range(1, len(last) + 1):  # laid and left in the middle
+        live.show({"trick": last[:k]})
+        d.get("/api/state")
+    pending = d.post("/api/settle").get_json()
+    assert d.post("/api/confirm", {"pending": pending["id"]}).status_code == 200
+    for _ in range(2):  # the page looks at the table again, the cards still there
+        state = d.get("/api/state").get_json()
+        assert state["tricks"]["count"] == 0, state["tricks"]["recorded"]
+    # gathered, and the next hand's first trick is read
+    live.show({"trick": []})
+    d.get("/api/state")
+    nxt = deal(PLAYERS, seed=4)
+    first = play(PLAYERS, nxt, leader=state["tricks"]["leader"], seed=4)[0]
+    order = PLAYERS[PLAYERS.index(state["tricks"]["leader"]):] + PLAYERS[:PLAYERS.index(state["tricks"]["leader"])]
+    assert lay_trick(d, live, first, order, 100)["tricks"]["count"] == 1
+
+
 def test_without_the_dealers_the_page_asks_who_leads(app, live):
     d = Dealer(app)
     d.post("/api/session", dict(SESSION, dealers=None))

@@ -538,8 +538,10 @@ class DealerService:
                     s["trick_warning"] = said
                     # not recorded, so the same cards are read again once the misread one is corrected
                     self.trick_watch.forget()
-                elif s["tricks"] and set(ids) == set(s["tricks"][-1]["cards"]):
-                    pass  # the last trick, still on the table (read again after a restart)
+                elif set(ids) == set(s["tricks"][-1]["cards"] if s["tricks"] else s.get("previous_trick") or ()):
+                    # the last trick, still on the table (read again after a restart), or the last
+                    # trick of the hand just recorded, not yet gathered: not a trick of this hand
+                    pass
                 elif set(ids) & played:
                     s["trick_warning"] = (f"the trick on the table ({' '.join(ids)}) has cards already "
                                           f"played: check the tricks recorded")
@@ -727,6 +729,7 @@ class DealerService:
                 after["carry"] = pending["result"].get("carry", 0) or 0
             if s["game"] == KAKEYA:  # a new hand: the losing pair deals (§8)
                 after.update(tricks=[], trick_warning=None,
+                             previous_trick=list(s["tricks"][-1]["cards"]) if s["tricks"] else None,
                              dealers=pending["result"].get("next_dealers") or s.get("dealers"))
                 after["leader"] = default_leader(after)
                 self.trick_watch = None
