@@ -216,6 +216,20 @@ def test_an_unsure_card_waits_for_the_dealers_correction(app, live):
     assert state["tricks"]["recorded"][0]["players"] == ["Aki", "Ben", "Cho", "Dan"]
 
 
+def test_a_trick_undone_while_on_the_table_waits_for_the_dealers_tap(app, live):
+    # the undo was undone at once: the camera read the same trick straight back in, and the tap on
+    # the misread card was then refused as a card of a recorded trick
+    d = aki_leads(app)
+    state = lay_one_by_one(d, live, ["QH", "3H", "AH", "5H"])  # the AH is really an AD, read surely
+    assert state["tricks"]["count"] == 1
+    assert d.post("/api/tricks/undo").status_code == 200
+    for _ in range(2):
+        assert d.get("/api/state").get_json()["tricks"]["count"] == 0
+    assert d.post("/api/correct", {"track_id": 13, "card": "AD"}).status_code == 200
+    state = d.get("/api/state").get_json()
+    assert [t["cards"] for t in state["tricks"]["recorded"]] == [["QH", "3H", "AD", "5H"]]
+
+
 def test_a_trick_entered_by_hand_and_undone(app, live):
     d = Dealer(app)
     d.post("/api/session", SESSION)

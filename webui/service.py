@@ -532,7 +532,11 @@ class DealerService:
                 ids = [c["card"] for c in trick]
                 played = {c for t in s["tricks"] for c in t["cards"]}
                 twice = sorted({c for c in ids if ids.count(c) > 1})
-                if twice:  # a misread: a trick is one card from each player, each card once in the pack
+                if set(ids) == set(s.get("undone_trick") or ()):
+                    # the trick just undone, still on the table: read again only once a card of it is
+                    # corrected (a tap), or it is gathered (and entered by hand)
+                    self.trick_watch.forget()
+                elif twice:  # a misread: a trick is one card from each player, each card once in the pack
                     said = f"the trick on the table ({' '.join(ids)}) shows {', '.join(twice)} twice{MISREAD_HINT}"
                     changed = s.get("trick_warning") != said
                     s["trick_warning"] = said
@@ -549,6 +553,7 @@ class DealerService:
                 else:
                     # the ring: where the cards lay, from which replay_tricks works out who laid which
                     # (again whenever a trick before it or the first leader is corrected)
+                    s["undone_trick"] = None
                     s["tricks"].append({"cards": ids, "source": "camera", "ring": ring,
                                         "read": [{k: v for k, v in c.items() if k != "quad"} for c in trick]})
                     if (s.get("trick_warning") or "").endswith(MISREAD_HINT):
@@ -627,6 +632,8 @@ class DealerService:
             removed = s["tricks"].pop()
             if self.trick_watch is not None:
                 self.trick_watch.forget()
+            # (not read straight back in while it lies there as it was read)
+            s["undone_trick"] = list(removed["cards"])
             s["trick_warning"] = None
             s["pending"] = None
             self._save()
@@ -728,7 +735,7 @@ class DealerService:
             if s["game"] in CARRY_GAMES:  # a tied round's pot goes to the next round
                 after["carry"] = pending["result"].get("carry", 0) or 0
             if s["game"] == KAKEYA:  # a new hand: the losing pair deals (§8)
-                after.update(tricks=[], trick_warning=None,
+                after.update(tricks=[], trick_warning=None, undone_trick=None,
                              previous_trick=list(s["tricks"][-1]["cards"]) if s["tricks"] else None,
                              dealers=pending["result"].get("next_dealers") or s.get("dealers"))
                 after["leader"] = default_leader(after)
