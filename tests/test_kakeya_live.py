@@ -107,6 +107,20 @@ def test_a_trick_never_seen_whole_is_reported_when_gathered_but_a_stray_card_is_
     assert trick is None and "enter it by hand" in warning
 
 
+def test_a_trick_gathered_while_the_camera_was_away_is_reported_when_the_next_is_read():
+    # the next trick, laid where it lay, was recorded in its place without a word
+    watch = TrickWatch(4)
+    assert watch.observe([western(1, "QH"), western(2, "3H")]) == (None, None)
+    trick, warning = watch.observe([western(1, "2H"), western(2, "10H"), western(3, "9H"), western(4, "3S")])
+    assert trick is not None and "a trick was gathered before every card of it was read surely" in warning
+    # a trick laid card by card is read without a warning
+    later = [western(5, "2C"), western(6, "10C"), western(7, "9C"), western(8, "3C")]
+    watch.observe([])
+    for k in range(1, 4):
+        assert watch.observe(later[:k]) == (None, None)
+    assert watch.observe(later)[1] is None
+
+
 def test_after_an_undo_the_trick_on_the_table_is_read_again():
     watch = TrickWatch(4)
     cards = [western(1, "QH"), western(2, "3H"), western(3, "AH"), western(4, "5S")]

@@ -225,6 +225,10 @@ def order_trick(cards: list[Mapping[str, Any]], order: list[str] | None,
     return best, angles
 
 
+MISSED_TRICK = ("a trick was gathered before every card of it was read surely: enter it by hand (and check "
+                "the tricks around it)")
+
+
 @dataclass
 class TrickWatch:
     """Watches the trick zone, state after state: a trick is read when the zone holds ``size`` cards
@@ -245,16 +249,19 @@ class TrickWatch:
             # or never read surely); a stray detection or two is not a trick
             missed = len(self._unread) * 2 >= self.size
             self._unread = set()
-            return None, ("a trick was gathered before every card of it was read surely: enter it by "
-                          "hand (and check the tricks around it)" if missed else None)
+            return None, (MISSED_TRICK if missed else None)
         self._unread |= set(tracks - self._read_tracks)
         if len(cards) != self.size or tracks & self._read_tracks:
             return None, None
         if not all(not c.get("uncertain") and is_western_card(c.get("card")) for c in cards):
             return None, None
+        # half a trick or more seen since the last trick read, and not in this one: that trick was
+        # gathered unseen (the camera away), and this one lies where it lay
+        missed = len(self._unread - tracks) * 2 >= self.size
         self._read_tracks = tracks
         self._unread = set()
-        return sorted((dict(c) for c in cards), key=lambda c: c.get("track_id") or 0), None
+        return (sorted((dict(c) for c in cards), key=lambda c: c.get("track_id") or 0),
+                MISSED_TRICK if missed else None)
 
     def forget(self) -> None:
         """After an undo: the trick still on the table may be read again."""
