@@ -244,6 +244,31 @@ def test_a_trick_undone_while_on_the_table_waits_for_the_dealers_tap(app, live):
     assert [t["cards"] for t in state["tricks"]["recorded"]] == [["QH", "3H", "AD", "5H"]]
 
 
+def test_a_tap_holds_for_the_card_tapped_not_for_the_next_one_on_its_track(app, live):
+    # Cho's card of trick 2, laid where his card of trick 1 lay, went on with its track and showed
+    # the correction made to trick 1's card
+    d = Dealer(app)
+    d.post("/api/session", SESSION)  # Aki leads
+    first = [western(1, "2S", seat="Aki"), western(2, "KS", seat="Ben"), western(3, "4D", True, seat="Cho"),
+             western(4, "9S", seat="Dan")]
+    for k in range(1, 5):
+        live.show({"trick": first[:k]})
+        d.get("/api/state")
+    assert d.post("/api/correct", {"track_id": 3, "card": "4S"}).status_code == 200
+    assert d.get("/api/state").get_json()["tricks"]["recorded"][0]["cards"] == ["2S", "KS", "4S", "9S"]
+    live.show({"trick": []})
+    d.get("/api/state")
+    second = [western(5, "3H", seat="Ben"), western(3, "QH", seat="Cho"), western(7, "5H", seat="Dan"),
+              western(8, "AH", seat="Aki")]  # Ben took trick 1 and leads; Cho's card goes on with track 3
+    for k in range(1, 5):
+        live.show({"trick": second[:k]})
+        state = d.get("/api/state").get_json()
+    cho = next(c for c in state["zones"][0]["cards"] if c["track_id"] == 3)
+    assert (cho["card"], cho["corrected"]) == ("QH", False)
+    assert [sorted(t["cards"]) for t in state["tricks"]["recorded"]] == [sorted(["2S", "KS", "4S", "9S"]),
+                                                                         sorted(["3H", "QH", "5H", "AH"])]
+
+
 def test_a_trick_entered_by_hand_and_undone(app, live):
     d = Dealer(app)
     d.post("/api/session", SESSION)

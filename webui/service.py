@@ -93,6 +93,7 @@ class DealerService:
                 # unsure, for the dealer to confirm again; a settlement waiting to be confirmed keeps
                 # the corrections it was made with. So too the cards of the round last recorded.
                 self.session["corrections"] = {}
+                self.session["corrected_readings"] = {}
                 self.session["settled_tracks"] = []
                 self.ledger.save_session(self.session)
             # (the cards of the round last recorded are still known by where they lie and what they
@@ -450,6 +451,7 @@ class DealerService:
             card = data.get("card")
             if card in (None, ""):
                 s["corrections"].pop(track, None)
+                (s.get("corrected_readings") or {}).pop(track, None)
             else:
                 if track not in on_table:
                     raise InputError(f"there is no card {track} on the table now (it may have been picked up)")
@@ -470,6 +472,12 @@ class DealerService:
                     hint = f" (did you mean {', '.join(near)}?)" if near else ""
                     raise InputError(f"unknown card {card!r}{hint}")
                 s["corrections"][track] = card
+                if s["game"] == KAKEYA:
+                    # a card of the next trick may go on with this card's track (laid where it lay):
+                    # the tap holds for the card that was read so, not for whatever takes its place
+                    read = next((c.get("card") for c in zones.get(TRICK_ZONE, []) + list(unassigned)
+                                 if str(c.get("track_id")) == track), None)
+                    s.setdefault("corrected_readings", {})[track] = read
             s["pending"] = None
             self._save()
             return {"track_id": track, "card": card}
@@ -502,8 +510,12 @@ class DealerService:
         """The trick zone's cards as the page shows them, the dealer's corrections applied."""
         zones, _, _ = table_zones(snap)
         out = []
+        readings = s.get("corrected_readings") or {}
         for pos, c in enumerate(zones.get(TRICK_ZONE, []), start=1):
-            fix = s["corrections"].get(str(c.get("track_id")))
+            track = str(c.get("track_id"))
+            fix = s["corrections"].get(track)
+            if fix and track in readings and readings[track] != c.get("card"):
+                fix = None  # another card now on the tapped card's track
             out.append({"track_id": c.get("track_id"), "card": fix or c.get("card"), "face": c.get("face"),
                         "recognised": c.get("card"), "confidence": c.get("confidence"),
                         "uncertain": bool(c.get("uncertain")) and not fix, "corrected": bool(fix),
@@ -726,7 +738,8 @@ class DealerService:
                 raise InputError("nothing to confirm: settle the round first")
             if pending_id != pending["id"]:
                 raise InputError("the settlement changed since it was shown: check it and confirm again")
-            after = dict(s, bets=[], corrections={}, pending=None, chosen=None, deck_exhausted=False)
+            after = dict(s, bets=[], corrections={}, corrected_readings={}, pending=None, chosen=None,
+                         deck_exhausted=False)
             # the cards settled: the same cards still on the table are not settled again
             after["settled_tracks"] = sorted(_settled_keys(pending["cards"]))
             # (and by where they lie and what they are, which outlasts a restart: the tracker then
