@@ -383,6 +383,21 @@ def test_unknown_api_route_is_a_json_error(app):
     assert r.status_code == 404 and "error" in r.get_json()
 
 
+def test_a_damaged_zones_file_is_said_and_the_zones_can_be_drawn_again(app, live, ledger_path):
+    # the zone names came back empty with it, so none could be drawn
+    pytest.importorskip("vision.zones", reason="vision.zones is not available")
+    d = Dealer(app)
+    d.post("/api/session", SESSION)
+    (ledger_path.parent / "zones-batta-maki.json").write_text("{not json", encoding="utf-8")
+    got = d.get("/api/zones").get_json()
+    assert got["zones"] == [] and [n["name"] for n in got["names"]] == ["saki", "ato"]
+    assert "the zones saved for this game cannot be read" in got["error"]
+    square = [[10, 10], [300, 10], [300, 120], [10, 120]]
+    r = d.post("/api/zones", {"zones": [{"name": "saki", "points": square},
+                                        {"name": "ato", "points": [[10, 200], [300, 200], [300, 320], [10, 320]]}]})
+    assert r.status_code == 200 and "error" not in d.get("/api/zones").get_json()
+
+
 def test_zones_drawn_on_the_image_are_saved_and_given_to_the_table(app, live, ledger_path):
     pytest.importorskip("vision.zones", reason="vision.zones is not available")
     d = Dealer(app)

@@ -508,12 +508,13 @@ def get_zones():
     s = _service()
     if not s.session:
         return jsonify(zones=[], names=[])
+    names = [{"name": z.name, "label": f"{z.label_en} {z.label_ja}"} for z in _layout_of(s.session)]
     try:
         zones = _load_zones(_ext()["zones_dir"], s.session["game"]) or []
-    except ValueError as exc:  # a damaged zone file: say so, start drawing afresh
-        return jsonify(zones=[], names=[], error=str(exc))
-    return jsonify(zones=[{"name": z.name, "points": [list(p) for p in z.polygon]} for z in zones],
-                   names=[{"name": z.name, "label": f"{z.label_en} {z.label_ja}"} for z in _layout_of(s.session)])
+    except ValueError as exc:  # a damaged zone file: say so, and let the dealer draw them afresh
+        return jsonify(zones=[], names=names, error=f"the zones saved for this game cannot be read ({exc}): "
+                                                     f"draw them again and save")
+    return jsonify(zones=[{"name": z.name, "points": [list(p) for p in z.polygon]} for z in zones], names=names)
 
 
 def _layout_of(session_data):

@@ -144,6 +144,7 @@ img.addEventListener("error", () => showMessage("No camera image yet: the zones 
 window.addEventListener("resize", draw);
 api("/api/zones").then((r) => {
   zones = r.zones || [];
+  if (r.error) showMessage(r.error, true);
   document.getElementById("zone-name").replaceChildren(...r.names.map((n) => el("option", {value: n.name}, n.label)));
   draw();
 });
