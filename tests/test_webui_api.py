@@ -983,6 +983,8 @@ def test_a_new_session_keeps_what_the_table_holds_or_says_why_it_cannot_start(ap
     # the same game with a player more keeps the pot; another game must give it up on purpose
     r = d.post("/api/session", dict(REDRAW_SESSION, game="hankan", house={}))
     assert r.status_code == 400 and "the pot of 200 carried over from the last tie" in r.get_json()["error"]
+    r = d.post("/api/session", dict(REDRAW_SESSION, game="hankan", house={}, carry=0))  # was taken, pot gone
+    assert r.status_code == 400 and "the pot of 200 carried over from the last tie" in r.get_json()["error"]
     more = dict(REDRAW_SESSION, players=REDRAW_SESSION["players"] + [{"name": "Cho"}])
     assert d.post("/api/session", more).status_code == 200
     assert d.get("/api/state").get_json()["session"]["carry"] == 200

@@ -217,7 +217,7 @@ class DealerService:
                              "the session")
         same = old.get("game") == new["game"]
         carry = old.get("carry") or 0
-        if carry and "carry" not in data:
+        if carry and data.get("carry") in (None, 0):  # (a carry of 0 given is no pot given either)
             if same:
                 new["carry"] = carry  # the pot of the last tie is played for in the next round
             elif not data.get("drop_carry"):
