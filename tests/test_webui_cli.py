@@ -169,6 +169,25 @@ def test_a_ledger_that_cannot_be_written_is_one_clear_line(capsys, tmp_path, mon
     assert "Traceback" not in err and len(err.strip().splitlines()) == 1
 
 
+def test_serve_with_no_camera_says_it_serves_the_demo_and_keeps_it_out_of_the_books(capsys, tmp_path, monkeypatch):
+    # it fell back on the demo table in silence, and its rounds went into the dealer's own ledger
+    import vision.camera as camera
+    import werkzeug.serving
+    pytest.importorskip("vision.demo_table", reason="the demo table is not available")
+
+    def no_camera(index):
+        raise camera.CameraError(f"camera {index} cannot be opened")
+
+    def stop(*a, **k):  # (ends the command before it serves, after the ledger is opened)
+        raise OSError("stopped by the test")
+    monkeypatch.setattr(camera, "CameraSource", no_camera)
+    monkeypatch.setattr(werkzeug.serving, "make_server", stop)
+    monkeypatch.setenv("HANADEALER_DATA", str(tmp_path))
+    assert main(["serve", "--port", "0", "--detector", "truth"]) == 2
+    assert "no camera opened: serving the built-in demo table" in capsys.readouterr().err
+    assert (tmp_path / "demo" / "ledger.sqlite").exists() and not (tmp_path / "ledger.sqlite").exists()
+
+
 def test_the_demo_keeps_to_a_folder_of_its_own_unless_told(monkeypatch, tmp_path):
     from webui.cli import data_folder
     monkeypatch.delenv("HANADEALER_DATA", raising=False)

@@ -156,11 +156,16 @@ def serve(args: argparse.Namespace) -> int:
                              game=args.game)
     except CameraError as exc:
         return _fail(str(exc))
+    # with no source asked for and no camera, the demo table: said, and kept out of the dealer's books
+    demo = args.demo or type(source).__name__ == "DemoTable"
+    if demo and not args.demo:
+        print("hanadealer: no camera opened: serving the built-in demo table (its rounds are kept apart "
+              "from the dealer's books; --camera N names a camera)", file=sys.stderr)
     try:
         detector = _detector(args.detector, source)
     except RuntimeError as exc:
         return _fail(str(exc))
-    data_dir = data_folder(args.data, args.demo)
+    data_dir = data_folder(args.data, demo)
     try:
         data_dir.mkdir(parents=True, exist_ok=True)
         live, app = build_live_app(source, detector, args.game, _players(args.players, args.game), data_dir,
@@ -174,7 +179,7 @@ def serve(args: argparse.Namespace) -> int:
         return _fail(f"cannot listen on {args.host}:{args.port}: {exc}")
     service = app.extensions["hanadealer"]["service"]
     open_game = service.session["game"]
-    if open_game != args.game and args.demo:
+    if open_game != args.game and demo:
         problem = demo_session(service, args.game, _players(args.players, args.game))
         if problem:
             server.server_close()
