@@ -76,6 +76,21 @@ def test_bad_images_get_a_clear_error_and_the_others_are_still_read(two_card_ima
     assert "Traceback" not in err
 
 
+def test_an_image_claiming_more_pixels_than_can_be_decoded_is_named(two_card_image, tmp_path, capsys):
+    # OpenCV raised its own error for the header's 60000 x 60000 pixels: a traceback, exit status 1
+    import struct
+    import zlib
+    def chunk(kind, data):
+        return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
+    huge = tmp_path / "huge.png"
+    huge.write_bytes(b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", 60000, 60000, 8, 2, 0, 0, 0))
+                     + chunk(b"IDAT", zlib.compress(b"\x00" * 100)) + chunk(b"IEND", b""))
+    assert main(["recognise", str(huge), str(two_card_image)]) == 2
+    captured = capsys.readouterr()
+    assert f"{huge}: not a readable image" in captured.err and "Traceback" not in captured.err
+    assert "2 cards" in captured.out
+
+
 def test_an_image_too_small_to_show_a_card_is_named_and_the_others_are_still_read(two_card_image, tmp_path,
                                                                                      capsys):
     # a side of one pixel cannot even be halved for the mask net: it used to end in an OpenCV traceback

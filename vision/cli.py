@@ -74,7 +74,10 @@ def read_image(path: str) -> np.ndarray:
     data = np.fromfile(str(p), dtype=np.uint8)
     if data.size == 0:
         raise ValueError(f"{path}: the file is empty")
-    image = cv2.imdecode(data, cv2.IMREAD_COLOR)
+    try:
+        image = cv2.imdecode(data, cv2.IMREAD_COLOR)
+    except cv2.error:  # e.g. a header claiming more pixels than OpenCV decodes (2^30)
+        image = None
     if image is None:
         raise ValueError(f"{path}: not a readable image (corrupt or unsupported format)")
     return image
