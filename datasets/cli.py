@@ -7,6 +7,8 @@ import sys
 import time
 from pathlib import Path
 
+from hanadealer.args import SEED, whole
+
 A4_MM = (210.0, 297.0)
 
 
@@ -22,7 +24,7 @@ def register(subparsers) -> None:
                    help="art set(s): demo, or a folder name of ../shared/cardart")
     p.add_argument("--count", type=int, required=True, help="number of scenes")
     p.add_argument("--out", required=True, help="output folder")
-    p.add_argument("--seed", type=int, default=0, help="the same seed gives the same scenes (default 0)")
+    p.add_argument("--seed", type=SEED, default=0, help="the same seed gives the same scenes (default 0)")
     p.add_argument("--format", dest="fmt", default="native", choices=["native", "coco", "yolo"],
                    help="labels besides the native JSON: COCO annotations.json or YOLO pose .txt")
     p.add_argument("--crops", action="store_true", help="also write 64x96 card crops and hard negatives")
@@ -41,7 +43,7 @@ def register(subparsers) -> None:
     p = subparsers.add_parser("bench-synth", help="measure scene rendering speed (prints JSON)")
     p.add_argument("--art", default="demo", help="art set (default demo)")
     p.add_argument("--count", type=int, default=200, help="scenes to render (default 200)")
-    p.add_argument("--workers", type=int, default=2, help="processes (default 2)")
+    p.add_argument("--workers", type=whole(1, 64), default=2, help="processes, 1 to 64 (default 2)")
     p.add_argument("--size", default="1280x720")
     p.add_argument("--max-cards", type=int, default=9)
     p.add_argument("--shared", default=None)
@@ -87,9 +89,12 @@ def _deck(args) -> int:
     except ValueError as exc:
         return _fail("deck", str(exc))
     keys = [c.id for c in all_cards()] + list(deck.BACKS)
-    for key in keys:
-        cv2.imwrite(str(out / f"{key}.png"), deck.render_card(key, args.height))
-    sheets = write_print_sheets(keys, out, args.dpi)
+    try:
+        for key in keys:
+            write_png(out / f"{key}.png", deck.render_card(key, args.height))
+        sheets = write_print_sheets(keys, out, args.dpi)
+    except OSError as exc:
+        return _fail("deck", str(exc))
     print(json.dumps({"out": str(out), "cards": len(keys), "sheets": [p.name for p in sheets], "dpi": args.dpi}))
     return 0
 
@@ -122,9 +127,21 @@ def write_print_sheets(keys, out: Path, dpi: int) -> list[Path]:
         cv2.putText(sheet, f"hanadealer demo deck  page {page}  print at 100% on A4", (x0, page_h - int(8 * px)),
                     cv2.FONT_HERSHEY_SIMPLEX, dpi / 300, (120, 120, 120), max(1, dpi // 150), cv2.LINE_AA)
         path = out / f"print-a4-{page}.png"
-        cv2.imwrite(str(path), sheet)
+        write_png(path, sheet)
         paths.append(path)
     return paths
+
+
+def write_png(path: Path, image) -> None:
+    """Write ``image`` as a PNG; OSError naming the file when it was not written (a full disk, a
+    folder of that name, no permission: cv2.imwrite says so only by its answer)."""
+    import cv2
+    try:
+        written = cv2.imwrite(str(path), image)
+    except cv2.error as exc:
+        raise OSError(f"{path}: could not be written ({str(exc).strip().splitlines()[-1]})") from None
+    if not written:
+        raise OSError(f"{path}: could not be written (a full disk, a folder of that name, or no permission)")
 
 
 def _config_from(args):
@@ -180,8 +197,8 @@ def _bench(args) -> int:
     from datasets.export import _WORKER_STATE
     from datasets.scenes import SceneConfig, SceneError
     try:
-        if args.count < 1 or args.workers < 1:
-            raise ValueError("--count and --workers must be at least 1")
+        if args.count < 1:
+            raise ValueError(f"--count must be at least 1, not {args.count}")
         config = SceneConfig(size=_size(args.size), max_cards=args.max_cards)
         arts = [load_art(args.art, shared=args.shared)]
     except (ArtError, SceneError, ValueError) as exc:

@@ -373,10 +373,21 @@ def test_synth_and_deck_refuse_bad_arguments_clearly(tmp_path):
         # a folder that cannot be made (under a file): a NotADirectoryError traceback before
         (["deck", "--out", str(afile / "cards")], "cannot be made"),
         (["synth", "--art", "demo", "--count", "1", "--out", str(afile / "scenes")], "cannot be made"),
+        (["synth", "--art", "demo", "--count", "1", "--out", str(tmp_path), "--seed", "-1"], "argument --seed"),
+        # no cap: a thousand processes were started
+        (["bench-synth", "--count", "1", "--workers", "1000"], "argument --workers: 1000 is out of range"),
     ]:
         r = _cli(*args)
         assert r.returncode == 2, args
         assert words in r.stderr and "Traceback" not in r.stderr, r.stderr
+
+
+def test_deck_says_which_file_it_could_not_write(tmp_path):
+    # cv2.imwrite's False was never looked at: it listed the sheet and exited 0
+    (tmp_path / "print-a4-1.png").mkdir()
+    r = _cli("deck", "--out", str(tmp_path), "--height", "87", "--dpi", "72")
+    assert r.returncode == 2 and "Traceback" not in r.stderr, r.stderr
+    assert f"{tmp_path / 'print-a4-1.png'}: could not be written" in r.stderr and r.stdout == ""
 
 
 def test_bench_synth_prints_json():
