@@ -157,6 +157,19 @@ def _config_from(args):
     return clean_config(**kwargs) if args.clean else SceneConfig(**kwargs)
 
 
+def _check_shared_for(args) -> None:
+    """Refuse, before any scene, the options whose art is in ../shared where it is absent: found only
+    when a scene first asked for it, the run failed part way or not at all, by the seed and count."""
+    from datasets.shared import shared_dir
+    surfaces = {s.strip() for s in (args.surfaces or "").split(",")}
+    needs = [what for what, asked in (("--foreign-cards (western and kabufuda card art)", args.foreign_cards),
+                                      ("the ukiyoe surface (the prints of ../shared/backgrounds)", "ukiyoe" in surfaces))
+             if asked]
+    if needs and shared_dir(args.shared) is None:
+        raise FileNotFoundError(f"{' and '.join(needs)} need{'s' if len(needs) == 1 else ''} the shared data "
+                                f"folder (../shared, HANADEALER_SHARED or --shared), which is not present")
+
+
 def _synth(args) -> int:
     from datasets.art import ArtError
     from datasets.export import generate
@@ -167,6 +180,7 @@ def _synth(args) -> int:
         if args.workers < 1 or args.workers > 64:
             raise ValueError(f"--workers must be from 1 to 64, not {args.workers}")
         config = _config_from(args)
+        _check_shared_for(args)
         out = _writable_dir(args.out)
         t0 = time.perf_counter()
         summary = generate(args.art, args.count, args.seed, out, fmt=args.fmt, crops=args.crops, config=config,

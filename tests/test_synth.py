@@ -390,6 +390,19 @@ def test_deck_says_which_file_it_could_not_write(tmp_path):
     assert f"{tmp_path / 'print-a4-1.png'}: could not be written" in r.stderr and r.stdout == ""
 
 
+@pytest.mark.parametrize("option", [["--foreign-cards"], ["--surfaces", "felt,ukiyoe"]])
+def test_synth_options_that_need_shared_art_are_refused_up_front_without_it(tmp_path, monkeypatch, capsys, option):
+    # found only when a scene first asked for it: by the seed and count, the run failed part way or
+    # passed with no foreign card at all
+    import datasets.shared
+    from hanadealer.cli import main
+    monkeypatch.setattr(datasets.shared, "shared_dir", lambda override=None: None)
+    assert main(["synth", "--art", "demo", "--count", "2", "--out", str(tmp_path / "out"), *option]) == 2
+    err = capsys.readouterr().err
+    assert "need" in err and "the shared data folder" in err and "which is not present" in err
+    assert not (tmp_path / "out").exists()
+
+
 def test_bench_synth_prints_json():
     r = _cli("bench-synth", "--count", "4", "--workers", "2", "--size", "320x180")
     assert r.returncode == 0, r.stderr
