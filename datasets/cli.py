@@ -187,6 +187,8 @@ def _synth(args) -> int:
                            shared=args.shared, workers=args.workers)
     except (ArtError, SceneError, ValueError, FileNotFoundError) as exc:
         return _fail("synth", str(exc))
+    except OSError as exc:  # a write inside --out (a full disk, a folder where a file goes)
+        return _fail("synth", f"cannot write the scenes: {exc}")
     summary["seconds"] = round(time.perf_counter() - t0, 2)
     print(json.dumps(summary))
     return 0

@@ -403,6 +403,13 @@ def test_synth_options_that_need_shared_art_are_refused_up_front_without_it(tmp_
     assert not (tmp_path / "out").exists()
 
 
+def test_synth_says_what_it_could_not_write(tmp_path):
+    (tmp_path / "dataset.json").mkdir()  # a traceback before (IsADirectoryError)
+    r = _cli("synth", "--art", "demo", "--count", "1", "--out", str(tmp_path), "--size", "320x180")
+    assert r.returncode == 2 and "Traceback" not in r.stderr, r.stderr
+    assert "cannot write the scenes" in r.stderr and "dataset.json" in r.stderr
+
+
 def test_bench_synth_prints_json():
     r = _cli("bench-synth", "--count", "4", "--workers", "2", "--size", "320x180")
     assert r.returncode == 0, r.stderr
