@@ -151,6 +151,17 @@ def test_readme_shows_the_examples_as_they_settle():
         assert f'"{key}": {json.dumps(out[key])}' in section, key
 
 
+def test_readme_shows_an_error_line_as_it_is_printed(tmp_path):
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    shown = next(line.strip() for line in readme.splitlines() if "unknown card 'pine-cran'" in line)
+    doc = json.loads((EXAMPLES / "batta-maki.json").read_text())
+    doc["rows"]["saki"][0] = "pine-cran"
+    (tmp_path / "round.json").write_text(json.dumps(doc))
+    done = subprocess.run([sys.executable, "-m", "hanadealer", "settle", str(tmp_path / "round.json")],
+                          capture_output=True, text=True, cwd=ROOT)
+    assert done.stderr.strip() == shown
+
+
 def test_game_that_is_not_a_name_is_bad_input():
     from dealer.games import RoundError, settle_round
     with pytest.raises(RoundError, match="unknown game"):
