@@ -194,6 +194,20 @@ def test_detector_exception_sets_error_and_recovers():
         wait_for(live, lambda s: s["status"]["error"] is None and faces(s, "saki") == ["pine-crane"])
 
 
+def test_a_frame_the_detector_refuses_is_logged_once_in_a_line(caplog):
+    # a folder image under 32 pixels logged a full traceback twice a second
+    class Refusing:
+        def detect(self, frame):
+            raise ValueError("the frame is too small to show a card (20x20 pixels)")
+    frames = [np.zeros((20, 20, 3), np.uint8)] * 200
+    live = LiveTable(ListSource(frames, period=0.002), Refusing(), BATTA, detector_retry_s=0.01)
+    with caplog.at_level("WARNING", logger="vision.live"), live:
+        wait_for(live, lambda s: s["status"]["error"] is not None)
+        time.sleep(0.2)  # many retries
+    said = [r for r in caplog.records if "the frame is too small" in r.getMessage()]
+    assert len(said) == 1 and said[0].exc_info is None
+
+
 def test_a_failure_past_the_detector_is_shown_and_the_thread_keeps_going(monkeypatch):
     # a detection the table could not take (here any: the tracker raises on one frame) used to kill
     # the processing thread, leaving the table frozen while the status still said "ok"

@@ -353,9 +353,14 @@ class LiveTable:
             try:
                 detections = list(self.detector.detect(frame))
             except Exception as exc:  # a model error must not stop the table: show it and retry
-                log.exception("the detector failed")
+                said = f"card recognition failed: {exc}"
+                if said != self._detector_error:  # (logged once while it lasts: it repeats every retry)
+                    if isinstance(exc, ValueError):  # a frame the detector refuses: its own one-line reason
+                        log.warning("%s", said)
+                    else:
+                        log.exception("the detector failed")
                 with self._cond:
-                    self._detector_error = f"card recognition failed: {exc}"
+                    self._detector_error = said
                     self._frame = frame
                     self._frame_serial += 1
                     self._refresh_status()
