@@ -51,6 +51,11 @@ class LedgerError(RuntimeError):
     """The ledger file cannot be used (the message says why)."""
 
 
+class SettlementGone(LedgerError):
+    """The settlement to record is no longer the one the stored session waits on: recorded already,
+    or replaced (by another server on the same ledger)."""
+
+
 class SessionUnreadable(LedgerError):
     """The open session stored in the ledger is not one (damaged JSON, another shape)."""
 
@@ -171,11 +176,13 @@ class Ledger:
     def record_round(self, *, round_: Mapping[str, Any], result: Mapping[str, Any], rule_version: str,
                      cards: list | None = None, snapshot_jpeg: bytes | None = None,
                      session: Mapping[str, Any] | None = None, time: str | None = None,
-                     _between: Callable[[], None] | None = None) -> int:
+                     pending_id: str | None = None, _between: Callable[[], None] | None = None) -> int:
         """Store one confirmed round and its per-player amounts (``result['net']``, or exactly
         ``result['net_exact']`` where the result gives it: a pro rata third is not the 6 decimals of
         its JSON number) in one transaction; also saves ``session`` (e.g. with the bets cleared) in
         the same transaction, so a crash can never record the round yet keep its bets pending.
+        ``pending_id``: the settlement the stored session must still wait on, checked in the same
+        transaction (SettlementGone otherwise): two servers on one ledger cannot both record it.
         Returns the round id."""
         net = result.get("net")
         if not isinstance(net, Mapping) or not net:
@@ -194,6 +201,16 @@ class Ledger:
             amounts = exact_amounts
         when = time or datetime.now(timezone.utc).isoformat(timespec="seconds")
         with closing(self._connect()) as db, db:
+            if pending_id is not None:
+                db.execute("BEGIN IMMEDIATE")  # no other writer between the check and the write
+                row = db.execute("SELECT value FROM meta WHERE key = 'session'").fetchone()
+                try:
+                    waiting = ((json.loads(row[0]) or {}).get("pending") or {}).get("id") if row else None
+                except (ValueError, AttributeError):
+                    waiting = None
+                if waiting != pending_id:
+                    raise SettlementGone("this settlement is no longer waiting: it was recorded or replaced "
+                                         "(by another page or server on this ledger)")
             cur = db.execute(
                 "INSERT INTO rounds(time, game, rule_version, round_json, result_json, cards_json,"
                 " snapshot_jpeg) VALUES (?, ?, ?, ?, ?, ?, ?)",

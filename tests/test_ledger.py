@@ -97,6 +97,26 @@ def test_round_and_session_written_together(tmp_path):
     assert led.load_session() == {"bets": []}
 
 
+def test_a_settlement_is_recorded_only_while_the_stored_session_waits_on_it(tmp_path):
+    import pytest
+    from dealer.ledger import SettlementGone
+    led = Ledger(tmp_path / "l.sqlite")
+    led.save_session({"bets": [1], "pending": {"id": "abc"}})
+    r, res = _round()
+    for wrong in ("other", None):
+        if wrong is None:
+            led.save_session({"bets": [1], "pending": None})
+        with pytest.raises(SettlementGone, match="no longer waiting"):
+            led.record_round(round_=r, result=res, rule_version="x", session={"bets": []}, pending_id="abc"
+                             if wrong is None else wrong)
+        assert led.round_count() == 0 and led.load_session()["bets"] == [1]  # nothing written
+    led.save_session({"bets": [1], "pending": {"id": "abc"}})
+    led.record_round(round_=r, result=res, rule_version="x", session={"bets": [], "pending": None}, pending_id="abc")
+    with pytest.raises(SettlementGone):  # a second time: it waits no more
+        led.record_round(round_=r, result=res, rule_version="x", session={"bets": []}, pending_id="abc")
+    assert led.round_count() == 1
+
+
 def test_csv_export(tmp_path):
     led = Ledger(tmp_path / "l.sqlite")
     for n in (1, 2):

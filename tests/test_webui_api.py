@@ -724,6 +724,21 @@ def test_the_round_just_recorded_is_not_settled_again_after_a_restart(app, live,
     assert again.post("/api/settle").status_code == 200
 
 
+def test_two_servers_on_one_ledger_record_a_settlement_once(app, live, ledger_path):
+    # each confirmed the same settlement from its own memory of the session: two rounds booked
+    d = Dealer(app)
+    d.post("/api/session", SESSION)
+    d.post("/api/bets", {"player": "Aki", "on": "saki", "amount": 10})
+    live.show({"saki": SAKI, "ato": [(4, "wisteria-cuckoo"), (5, "iris-bridge"), (6, "clover-boar")]})
+    pending = d.post("/api/settle").get_json()
+    other = Dealer(create_app({"LIVE": live, "LEDGER": str(ledger_path), "PIN": PIN, "TESTING": True}))
+    assert d.post("/api/confirm", {"pending": pending["id"]}).status_code == 200
+    r = other.post("/api/confirm", {"pending": pending["id"]})
+    assert r.status_code == 400 and "this settlement is no longer waiting" in r.get_json()["error"]
+    assert Ledger(ledger_path).round_count() == 1
+    assert other.get("/api/state").get_json()["pending"] is None  # it took the session as stored
+
+
 def test_a_corrected_card_does_not_make_the_round_just_recorded_a_new_one(app, live, ledger_path):
     d = Dealer(app)
     d.post("/api/session", SESSION)

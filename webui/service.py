@@ -18,7 +18,7 @@ from typing import Any, Callable, Mapping
 
 from dealer.cards import BACK, get_card, is_card, nearest_ids
 from dealer.games import RoundError, get_game, parse_amount, settle_round, to_json_amount
-from dealer.ledger import Ledger, LedgerError, SessionUnreadable
+from dealer.ledger import Ledger, LedgerError, SessionUnreadable, SettlementGone
 from dealer.games.common import check_fee_rate_applies
 from dealer.games.kakeya import pairs_of
 from dealer.games.otoroku import evaluate, may_choose_bettors
@@ -754,10 +754,16 @@ class DealerService:
                 after["leader"] = default_leader(after)
                 self.trick_watch = None
             jpeg = base64.b64decode(self.ledger.get_meta("pending_jpeg") or "") or None
-            round_id = self.ledger.record_round(
-                round_=pending["round"], result=pending["result"],
-                rule_version=rule_version(s["game"]), cards=pending["cards"],
-                snapshot_jpeg=jpeg, session=after)
+            try:
+                round_id = self.ledger.record_round(
+                    round_=pending["round"], result=pending["result"],
+                    rule_version=rule_version(s["game"]), cards=pending["cards"],
+                    snapshot_jpeg=jpeg, session=after, pending_id=pending["id"])
+            except SettlementGone as exc:
+                # another server on this ledger recorded it (or settled anew): take the session as stored
+                self.session = self._stored_session()
+                self.hub.bump()
+                raise InputError(str(exc)) from None
             self.session = after
             self.hub.bump()
             return round_id
