@@ -3,6 +3,7 @@ only dispatches, importing a package when its command is used (so ``settle`` nev
 from __future__ import annotations
 
 import argparse
+import errno
 import importlib
 import os
 import sys
@@ -48,11 +49,20 @@ def main(argv: list[str] | None = None) -> int:
     only = argv[0] if argv and argv[0] in COMMANDS else None
     args = build_parser(only).parse_args(argv)
     try:
-        return int(args.func(args) or 0)
+        status = int(args.func(args) or 0)
+        sys.stdout.flush()  # (here, so that a failed write is said below, not at the interpreter's exit)
+        return status
     except BrokenPipeError:
         # the reader went away (``| head``): not an error of ours, and no traceback
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 0
+    except OSError as exc:
+        if exc.errno not in (errno.ENOSPC, errno.EDQUOT, errno.EIO):
+            raise
+        # the output could not be written (a full disk): one line, as for any other bad place to write
+        print(f"hanadealer {argv[0]}: cannot write the output: {exc.strerror or exc}", file=sys.stderr)
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 2
 
 
 if __name__ == "__main__":

@@ -4,6 +4,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+from pathlib import Path
 
 import cv2
 import numpy as np
@@ -408,6 +409,15 @@ def test_synth_says_what_it_could_not_write(tmp_path):
     r = _cli("synth", "--art", "demo", "--count", "1", "--out", str(tmp_path), "--size", "320x180")
     assert r.returncode == 2 and "Traceback" not in r.stderr, r.stderr
     assert "cannot write the scenes" in r.stderr and "dataset.json" in r.stderr
+
+
+@pytest.mark.skipif(not Path("/dev/full").exists(), reason="needs /dev/full (Linux) to fill standard output")
+def test_a_standard_output_that_cannot_be_written_is_one_line(tmp_path):
+    # a traceback, exit status 1 (settle said it in one line already)
+    with open("/dev/full", "w") as full:
+        r = subprocess.run([sys.executable, "-m", "hanadealer", "deck", "--out", str(tmp_path), "--height", "87",
+                            "--dpi", "72"], stdout=full, stderr=subprocess.PIPE, text=True)
+    assert r.returncode == 2 and r.stderr.strip() == "hanadealer deck: cannot write the output: No space left on device"
 
 
 def test_bench_synth_prints_json():
