@@ -47,6 +47,10 @@ CREATE TABLE IF NOT EXISTS entries (
 """
 
 
+# games settled in stones between pairs of partners, not in chips (their balances are kept apart)
+STONE_GAMES = ("kakeya-toranpu",)
+
+
 class LedgerError(RuntimeError):
     """The ledger file cannot be used (the message says why)."""
 
@@ -268,11 +272,16 @@ class Ledger:
             return int(db.execute("SELECT COUNT(*) FROM rounds").fetchone()[0])
 
     @_said_as_ledger_error("read")
-    def balances(self) -> dict[str, int | float]:
-        """Each player's (and the dealer's) running total over every confirmed round."""
+    def balances(self, stones: bool = False) -> dict[str, int | float]:
+        """Each player's (and the dealer's) running total in chips over every confirmed round; with
+        ``stones``, each pair's in stones over the Kakeya Toranpu hands (STONE_GAMES), which are
+        settled in stones between the pairs and never summed with chips."""
         totals: dict[str, Fraction] = {}
+        marks = ",".join("?" * len(STONE_GAMES))
         with closing(self._connect()) as db:
-            for player, amount in db.execute("SELECT player, amount FROM entries ORDER BY rowid"):
+            for player, amount in db.execute(
+                    f"SELECT e.player, e.amount FROM entries e JOIN rounds r ON r.id = e.round_id "
+                    f"WHERE r.game {'IN' if stones else 'NOT IN'} ({marks}) ORDER BY e.rowid", STONE_GAMES):
                 totals[player] = totals.get(player, Fraction(0)) + Fraction(amount)
         return {p: _number(a) for p, a in sorted(totals.items(), key=lambda kv: (kv[0] == "dealer", kv[0]))}
 

@@ -117,6 +117,17 @@ def test_a_settlement_is_recorded_only_while_the_stored_session_waits_on_it(tmp_
     assert led.round_count() == 1
 
 
+def test_stones_of_kakeya_are_kept_apart_from_chips(tmp_path):
+    # the pairs' stones were summed into the chip balances, one table of mixed units
+    led = Ledger(tmp_path / "l.sqlite")
+    r, res = _round()
+    led.record_round(round_=r, result=res, rule_version="x")
+    led.record_round(round_={"game": "kakeya-toranpu"}, result={"net": {"Aki+Cho": 2, "Ben+Dan": -2}},
+                     rule_version="x")
+    assert led.balances() == {"Aki": 100, "dealer": -100}
+    assert led.balances(stones=True) == {"Aki+Cho": 2, "Ben+Dan": -2}
+
+
 def test_csv_export(tmp_path):
     led = Ledger(tmp_path / "l.sqlite")
     for n in (1, 2):

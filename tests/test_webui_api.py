@@ -865,6 +865,23 @@ def test_the_history_names_each_games_winner_readably(live, ledger_path):
     assert "{'ann'" not in page and "['bob'" not in page
 
 
+def test_the_history_shows_chips_and_the_pairs_stones_apart(live, ledger_path):
+    import html
+    ledger = Ledger(ledger_path)
+    ledger.record_round(round_={"game": "batta-maki"}, result={"net": {"Aki": 5, "dealer": -5}, "winner": "saki"},
+                        rule_version="x")
+    ledger.record_round(round_={"game": "kakeya-toranpu"}, result={"net": {"Aki+Cho": 2, "Ben+Dan": -2},
+                                                                   "winner": ["Aki", "Cho"]}, rule_version="x")
+    app = create_app({"LIVE": live, "LEDGER": str(ledger_path), "PIN": PIN, "TESTING": True})
+    c = app.test_client()
+    page = html.unescape(c.get("/history").get_data(as_text=True))
+    chips = page[page.index('id="chip-balances"'):page.index('id="stone-balances"')]
+    stones = page[page.index('id="stone-balances"'):page.index("</table>", page.index('id="stone-balances"'))]
+    assert "Aki" in chips and "Aki+Cho" not in chips and "Aki+Cho" in stones and "Stones" in stones
+    assert c.get("/api/balances").get_json() == {"Aki": 5, "dealer": -5}
+    assert c.get("/api/balances?stones=1").get_json() == {"Aki+Cho": 2, "Ben+Dan": -2}
+
+
 @pytest.mark.parametrize("stored", ["{bad", "[]", "5", '{"game": 5}'])
 def test_an_open_session_that_cannot_be_read_is_set_aside_not_lost(live, ledger_path, stored):
     # a damaged session record ended the server's start in a traceback

@@ -257,7 +257,8 @@ HISTORY_ROUNDS = 200  # the rounds the history page lists (all of them are in th
 def history():
     ledger = _ext()["ledger"]
     return render_template("history.html", page="history", rounds=ledger.rounds(limit=HISTORY_ROUNDS),
-                           balances=ledger.balances(), round_count=ledger.round_count())
+                           balances=ledger.balances(), stones=ledger.balances(stones=True),
+                           round_count=ledger.round_count())
 
 
 @pages.get("/settings")
@@ -461,7 +462,8 @@ def _whole_number_arg(name: str, default, least: int, most: int | None):
 
 @api.get("/balances")
 def balances():
-    return jsonify(_ext()["ledger"].balances())
+    """The chip balances; ``?stones=1``: the pairs' stones over the Kakeya Toranpu hands."""
+    return jsonify(_ext()["ledger"].balances(stones=request.args.get("stones") in ("1", "true")))
 
 
 @api.post("/zones")
