@@ -308,3 +308,16 @@ def test_a_bet_of_half_a_chip_can_be_entered(tmp_path):
         page.wait_for_selector("#bet-list li", timeout=10000)
         assert [b["amount"] for b in service.session["bets"]] == [0.5]
         assert errors == [], errors
+
+
+def test_the_tricks_heading_says_when_all_thirteen_are_recorded(tmp_path):
+    """It said "Trick 13 of 13" with the hand complete."""
+    from kakeya_play import deal, play
+    players = ["Aki", "Ben", "Cho", "Dan"]
+    session = {"game": "kakeya-toranpu", "players": [{"name": p} for p in players], "dealers": ["Ben", "Dan"]}
+    with page_on_a_fake_table(tmp_path, session) as (page, errors, service, _):
+        page.wait_for_selector(".tricks-head:has-text('Trick 1 of 13')", timeout=10000)
+        for cards in play(players, deal(players, seed=3), leader="Aki", seed=3):
+            service.add_trick({"cards": cards})
+        page.wait_for_selector(".tricks-head:has-text('All 13 tricks recorded')", timeout=10000)
+        assert errors == [], errors

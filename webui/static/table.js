@@ -146,7 +146,7 @@ function renderTricks(s) {
   document.getElementById("trick-form").hidden = !t;
   box.hidden = !t;
   if (!t) { box.replaceChildren(); return; }
-  const head = el("p", {class: "tricks-head"}, `Trick ${Math.min(t.count + 1, t.of)} of ${t.of}` +
+  const head = el("p", {class: "tricks-head"}, (t.count >= t.of ? `All ${t.of} tricks recorded` : `Trick ${t.count + 1} of ${t.of}`) +
     ` · trump ${t.trump} · Rensho ${t.rensho}` + (t.dealers ? ` · dealers ${t.dealers.join(" and ")}` : ""));
   const parts = [head];
   if (!t.leader || t.count === 0) {
