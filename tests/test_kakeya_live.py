@@ -269,6 +269,17 @@ def test_a_tap_holds_for_the_card_tapped_not_for_the_next_one_on_its_track(app, 
                                                                          sorted(["3H", "QH", "5H", "AH"])]
 
 
+def test_a_change_in_settings_keeps_the_warning_of_a_trick_gathered_unread(app, live):
+    d = aki_leads(app)
+    live.show({"trick": [western(1, "QH", seat="Aki"), western(2, "3H", True, seat="Ben")]})
+    d.get("/api/state")
+    live.show({"trick": []})  # gathered before it was read whole
+    warning = d.get("/api/state").get_json()["tricks"]["warning"]
+    assert "a trick was gathered before every card of it was read surely" in warning
+    assert d.post("/api/session", dict(SESSION, trump="H")).status_code == 200
+    assert d.get("/api/state").get_json()["tricks"]["warning"] == warning
+
+
 def test_a_trick_entered_by_hand_and_undone(app, live):
     d = Dealer(app)
     d.post("/api/session", SESSION)

@@ -246,6 +246,8 @@ class DealerService:
         if old.get("game") == KAKEYA and old.get("tricks"):
             raise InputError(f"{len(old['tricks'])} trick(s) of this hand are recorded: settle the hand (or undo "
                              f"them) before changing the session")
+        if same and old.get("game") == KAKEYA and old.get("trick_warning"):
+            new["trick_warning"] = old["trick_warning"]  # (a trick gathered unread is still to be entered)
 
     @staticmethod
     def _check_kakeya(data: Mapping[str, Any], names: list[str]) -> dict:
