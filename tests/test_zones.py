@@ -104,6 +104,33 @@ def test_drawn_vertical_zone_orders_top_to_bottom():
     assert ids(state.zones["saki"]) == [2, 1]
 
 
+@pytest.mark.parametrize("tilt", [-2.0, -0.5, 0.5, 2.0, 30.0, -30.0])
+def test_an_upright_zone_drawn_a_little_askew_still_orders_top_to_bottom(tilt):
+    # 2 degrees one way read the row top to bottom, 2 degrees the other way bottom to top: a run
+    # of Kabu-Tsukuri rose or fell by the slant of the dealer's finger
+    import math
+    t = math.radians(tilt)
+    corners = [(-100, -350), (100, -350), (100, 350), (-100, 350)]
+    polygon = [(400 + x * math.cos(t) - y * math.sin(t), 400 + x * math.sin(t) + y * math.cos(t)) for x, y in corners]
+    along = [(400 - y * math.sin(t), 400 + y * math.cos(t)) for y in (-250, 0, 250)]  # top, middle, bottom
+    cards = [card(k, x, y) for k, (x, y) in zip((3, 1, 2), along)]
+    state = ZoneAssigner(BATTA, [TableZone("saki", polygon)]).assign(cards)
+    assert ids(state.zones["saki"]) == [3, 1, 2], tilt
+
+
+def test_a_level_zone_drawn_a_little_askew_still_orders_left_to_right():
+    for tilt in (-2.0, 2.0):
+        import math
+        t = math.radians(tilt)
+        corners = [(-350, -100), (350, -100), (350, 100), (-350, 100)]
+        polygon = [(400 + x * math.cos(t) - y * math.sin(t), 400 + x * math.sin(t) + y * math.cos(t))
+                   for x, y in corners]
+        along = [(400 + x * math.cos(t), 400 + x * math.sin(t)) for x in (-250, 0, 250)]
+        state = ZoneAssigner(BATTA, [TableZone("saki", polygon)]).assign([card(k, x, y) for k, (x, y)
+                                                                          in zip((3, 1, 2), along)])
+        assert ids(state.zones["saki"]) == [3, 1, 2], tilt
+
+
 def test_drawn_zone_not_in_layout_is_a_clear_error():
     with pytest.raises(ZoneError, match="naka-e"):
         ZoneAssigner(BATTA, [TableZone("naka-e", [(0, 0), (10, 0), (10, 10)])])

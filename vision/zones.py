@@ -51,11 +51,14 @@ class TableZone:
         return cv2.pointPolygonTest(contour, (float(point[0]), float(point[1])), False) >= 0
 
     def axis(self) -> tuple[float, float]:
-        """Unit vector along the zone's long side, pointing rightwards: the order of its cards."""
+        """Unit vector along the zone's long side: the order of its cards, left to right for a zone
+        that lies more across the picture than up it, top to bottom for one that lies more up it (by
+        the sign of the larger component: by the smaller one, a zone drawn upright but 2 degrees off
+        read top to bottom one way and bottom to top the other)."""
         (_, _), (w, h), angle = cv2.minAreaRect(np.asarray(self.polygon, dtype=np.float32))
         theta = math.radians(angle if w >= h else angle + 90.0)
         ux, uy = math.cos(theta), math.sin(theta)
-        if ux < 0 or (abs(ux) < 1e-9 and uy < 0):
+        if (ux if abs(ux) >= abs(uy) else uy) < 0:
             ux, uy = -ux, -uy
         return ux, uy
 
