@@ -614,6 +614,19 @@ def test_otoroku_a_bust_bettor_not_chosen_still_pays_and_one_thrown_in_unseen_do
         assert round_["problems"] == [] and round_["preview"]["net"]["Aki"] == 0, round_["problems"]
 
 
+def test_a_card_face_up_outside_every_zone_holds_the_round_back(app, live):
+    # a bettor's third card laid a little apart fell outside his hand's zone: the hand was settled
+    # as two cards, and the page only said, in grey, that a card lay outside the zones
+    d = Dealer(app)
+    d.post("/api/session", {"game": "otoroku", "players": [{"name": "Aki"}], "share": 10})
+    hands = {"Aki": [(1, "cherry-curtain"), (2, "clover-boar")], "dealer": [(10, "peony-butterflies"), (11, "pine-crane")]}
+    live.show(hands, unassigned=[card_json(3, "plum-warbler")])
+    r = d.post("/api/settle")
+    assert r.status_code == 400 and "1 card(s) face up outside every zone" in r.get_json()["error"]
+    live.show(hands, unassigned=[card_json(4, "back")])  # a face-down stock holds nothing back
+    assert d.post("/api/settle").status_code == 200
+
+
 def test_otoroku_the_page_offers_the_choice_once_the_dealers_two_cards_allow_it(app, live):
     # it was offered only once every hand could be settled, so a hand thrown in unseen (the reason
     # to choose) kept the choice from ever being offered

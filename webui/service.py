@@ -696,6 +696,14 @@ class DealerService:
         stale = _stale_table(snap)
         if stale:
             return replace(built, round=None, problems=(*built.problems, stale))
+        # a card face up outside every zone may be one of a hand's or a row's (laid a little apart):
+        # settled without it, the hand would be another (a face-down one, a stock pile, holds nothing)
+        _, _, unassigned = table_zones(snap)
+        loose = [c for c in unassigned if c.get("face") not in (None, BACK) or c.get("uncertain")]
+        if built.ready and loose:
+            return replace(built, round=None, problems=(*built.problems, (
+                f"{len(loose)} card(s) face up outside every zone: lay each in its row or hand (or draw the "
+                f"zones again) before settling")))
         tracks = _settled_keys(built.cards)
         # after a restart the tracker numbers the cards afresh: they are known by place and card then
         placed = _placed_keys(built.cards) if not s.get("settled_tracks") else set()
