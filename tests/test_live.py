@@ -177,9 +177,51 @@ def test_camera_vanishing_sets_status_and_recovers_thread_keeps_running():
         lost = wait_for(live, lambda s: s["status"]["camera"] != "ok")
         assert "unplugged" in lost["status"]["error"] and lost["status"]["table"] == "stale"
         assert faces(lost, "saki") == ["pine-crane"]  # the cards seen last stay, marked stale
-        back = wait_for(live, lambda s: s["status"]["camera"] == "ok")
-        assert back["status"]["error"] is None and back["status"]["table"] == "live"
+        # back: live once fresh frames are read (not on the old cards at the first good frame)
+        back = wait_for(live, lambda s: s["status"]["camera"] == "ok" and s["status"]["table"] == "live")
+        assert back["status"]["error"] is None
         assert live._thread.is_alive()
+
+
+def test_after_the_camera_was_away_the_table_is_live_only_once_fresh_frames_are_read():
+    # the first good frame made it "live" before it was read: the cards of before the outage were
+    # shown sure and could be settled while the deal on the table had changed
+    class Slow(ScriptedDetector):
+        def detect(self, frame):
+            time.sleep(0.15)
+            return super().detect(frame)
+    row = [det("pine-crane", 100, 50)]
+    frames = [numbered_frame(0)] * 100 + ["gone"] * 40 + [numbered_frame(7)] * 5  # (1 s of the old card)
+    live = LiveTable(ListSource(frames, period=0.01), Slow([row] * 7 + [[det("maple-deer", 100, 50)]] * 10), BATTA)
+    live.grabber.retry_s = live.grabber.max_retry_s = 0.01
+    with live:
+        seen = []
+
+        def sure(s):
+            return [c["face"] for z in s["zones"] if z["name"] == "saki" for c in z["cards"] if not c["uncertain"]]
+        back = wait_for(live, lambda s: seen.append((s["status"]["table"], sure(s)))
+                        or (sure(s) == ["maple-deer"] and s["status"]["table"] == "live"))
+        assert back["status"]["camera"] == "ok"
+        # the old card was live and sure before the outage; once the table went stale, never again
+        first = seen.index(("live", ["pine-crane"]))
+        gone = next(k for k in range(first, len(seen)) if seen[k][0] == "stale")
+        assert ("live", ["pine-crane"]) not in seen[gone:], seen
+
+
+def test_a_camera_that_hangs_turns_the_table_stale():
+    # a read() that never returns raised nothing: the table stayed "live" on its last cards
+    class Hanging(ListSource):
+        def read(self):
+            if self.pos >= 5:
+                threading.Event().wait(30)
+            return super().read()
+    row = [det("pine-crane", 100, 50)]
+    live = LiveTable(Hanging([numbered_frame(i) for i in range(5)], period=0.01), ScriptedDetector([row] * 10),
+                     BATTA, stall_s=0.3)
+    with live:
+        stale = wait_for(live, lambda s: s["status"]["table"] == "stale", timeout=10)
+        assert "no picture of the table read for over 0.3 s" in stale["status"]["error"]
+        assert faces(stale, "saki") == ["pine-crane"]  # the cards seen last stay, marked stale
 
 
 def test_detector_exception_sets_error_and_recovers():

@@ -140,7 +140,8 @@ def _change_key(body: dict) -> tuple:
         return tuple((c["track_id"], c["card"], c["face"], c["uncertain"], round(c["confidence"] * 10))
                      for c in cards)
     return (tuple((z["name"], cards_key(z["cards"])) for z in body["zones"]),
-            cards_key(body["unassigned"]), body["status"]["camera"], body["status"]["error"])
+            cards_key(body["unassigned"]), body["status"]["camera"], body["status"]["error"],
+            body["status"]["table"])
 
 
 ZONE_COLOUR = (230, 230, 230)     # BGR light grey: drawn zones under the cards
@@ -187,7 +188,7 @@ class LiveTable:
     def __init__(self, source: FrameSource, detector: Detector, layout: list[ZoneSpec],
                  zones: list[TableZone] | None = None, tracker: CardTracker | None = None,
                  enter_frames: int = 3, leave_frames: int = 3, jpeg_quality: int = 80,
-                 detector_retry_s: float = 0.5, grabber: FrameGrabber | None = None):
+                 detector_retry_s: float = 0.5, grabber: FrameGrabber | None = None, stall_s: float = 3.0):
         self.source = source
         self.detector = detector
         self.grabber = grabber or FrameGrabber(source)
@@ -195,6 +196,14 @@ class LiveTable:
         self.tracker = tracker or CardTracker(enter_frames=enter_frames, leave_frames=leave_frames)
         self.jpeg_quality = jpeg_quality
         self.detector_retry_s = detector_retry_s
+        # no frame read for this long while running: the camera or the detector hangs (a read or a
+        # detect() that never returns raised nothing, and the table stayed "live" on old cards)
+        self.stall_s = stall_s
+        self._last_read = time.monotonic()
+        # after the camera was away, frames to read before the table is live again: the tracker's
+        # votes from before the outage would show the old cards, sure, until fresh frames replace them
+        self._fresh_needed = 0
+        self._fresh_after_outage = max(enter_frames, leave_frames)
         self._layout = list(layout)
         self._assigner = ZoneAssigner(self._layout, zones)
         self._cond = threading.Condition()
@@ -214,6 +223,7 @@ class LiveTable:
     def start(self) -> "LiveTable":
         if self._thread is None or not self._thread.is_alive():
             self._stop.clear()
+            self._last_read = time.monotonic()
             self.grabber.start()
             self._thread = threading.Thread(target=self._run, name="live-table", daemon=True)
             self._thread.start()
@@ -302,10 +312,18 @@ class LiveTable:
     # -- the processing thread -----------------------------------------------------------------
     def _status(self) -> dict:
         source = self.grabber.status()
-        error = source.error or self._detector_error
+        if source.camera != "ok":
+            self._fresh_needed = self._fresh_after_outage
+        stalled = (self._thread is not None and self._thread.is_alive()
+                   and time.monotonic() - self._last_read > self.stall_s)
+        error = source.error or self._detector_error or (
+            f"no picture of the table read for over {self.stall_s:g} s: the camera or the card recognition "
+            f"has stopped" if stalled else None)
         # "stale": the cards shown are those of the last frame read, not of the table now (the
-        # camera is away, or frames cannot be read): nothing may be settled on them
-        table = "live" if source.camera == "ok" and self._detector_error is None else "stale"
+        # camera is away, or frames cannot be read, or not enough frames read since it came back):
+        # nothing may be settled on them
+        table = "live" if (source.camera == "ok" and self._detector_error is None and not stalled
+                           and self._fresh_needed == 0) else "stale"
         return {"camera": source.camera, "error": error, "table": table}
 
     def _build(self, state: TableState, frame_index: int) -> dict:
@@ -381,6 +399,9 @@ class LiveTable:
         cards = self.tracker.update(detections)
         with self._cond:
             self._detector_error = None
+            self._last_read = time.monotonic()
+            if self._fresh_needed:
+                self._fresh_needed -= 1
             state = self._assigner.assign(cards, frame_index)
             self._frame = frame
             self._cards = cards
