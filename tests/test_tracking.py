@@ -161,6 +161,21 @@ def test_a_confidence_that_is_not_a_probability_makes_the_card_uncertain(bad):
     assert cards[0].uncertain and cards[0].confidence == 0.0
 
 
+def test_one_broken_reading_among_sound_ones_keeps_the_card_in_doubt_while_it_is_recent():
+    # outvoted by the sound frames, one or two NaN frames of seven left the card sure
+    tracker = CardTracker(enter_frames=3, vote_window=7)
+    for _ in range(6):
+        cards = tracker.update([det("pine-crane", conf=0.95)])
+    assert not cards[0].uncertain
+    cards = tracker.update([det("pine-crane", conf=float("nan"))])
+    assert cards[0].uncertain
+    for _ in range(6):  # still in the window
+        cards = tracker.update([det("pine-crane", conf=0.95)])
+        assert cards[0].uncertain
+    cards = tracker.update([det("pine-crane", conf=0.95)])  # gone from it
+    assert not cards[0].uncertain
+
+
 def test_reveal_switches_face_once_and_is_sure():
     tracker = CardTracker(enter_frames=3, leave_frames=3, vote_window=5)
     for _ in range(8):

@@ -38,7 +38,7 @@ class _Track:
     hits: int = 0            # hit counter while tentative: +1 seen, -1 missed
     misses: int = 0          # consecutive frames unmatched
     confirmed: bool = False
-    votes: deque = field(default_factory=deque)  # (face, card, confidence, uncertain) per frame seen
+    votes: deque = field(default_factory=deque)  # (face, card, confidence, uncertain, broken) per frame seen
     face: str | None = None  # the face shown (sticky: see _vote)
     confidence: float = 0.0  # smoothed confidence of the shown face
     card: str | None = None  # the card id shown (sticky: see _table_card)
@@ -101,7 +101,7 @@ class CardTracker:
 
     # -- voting --------------------------------------------------------------------------------
     def _vote(self, track: _Track) -> None:
-        counts = Counter(face for face, _, _, _ in track.votes)
+        counts = Counter(v[0] for v in track.votes)
         # ties go to the face shown, then to the most recent reading
         recency = {v[0]: i for i, v in enumerate(track.votes)}
         best, best_n = max(counts.items(), key=lambda kv: (kv[1], kv[0] == track.face, recency[kv[0]]))
@@ -147,7 +147,10 @@ class CardTracker:
             track.card = None
         card = track.card
         flagged = sum(1 for v in same if v[3]) * 2 > len(same)
-        uncertain = (track.split or track.confidence < self.uncertain_below or flagged)
+        # a reading that was no probability at all (a model gone wrong) leaves the card in doubt while
+        # it is in the window: outvoted by the sound frames, one or two such frames left it sure
+        broken = any(v[4] for v in track.votes)
+        uncertain = (track.split or track.confidence < self.uncertain_below or flagged or broken)
         return TableCard(track_id=track.track_id, card=card, face=track.face, quad=track.quad,
                          confidence=round(track.confidence, 4), uncertain=uncertain)
 
@@ -201,12 +204,13 @@ class CardTracker:
         return [self._table_card(t) for t in self._tracks if t.confirmed]
 
 
-def _vote_of(det: Detection) -> tuple[str, str | None, float, bool]:
-    """A detection's vote: its face, card, confidence and doubt. A confidence that is not a number
-    from 0 to 1 (NaN from a broken model) counts as 0 and the reading as uncertain: NaN compares
-    false with every threshold, so it would have passed as sure."""
+def _vote_of(det: Detection) -> tuple[str, str | None, float, bool, bool]:
+    """A detection's vote: its face, card, confidence, doubt and whether the reading was broken. A
+    confidence that is not a number from 0 to 1 (NaN from a broken model) counts as 0 and the
+    reading as uncertain (NaN compares false with every threshold, so it would have passed as sure),
+    and it keeps the card in doubt while it is among the card's recent frames."""
     confidence = float(det.confidence)
     if not math.isfinite(confidence) or not 0.0 <= confidence <= 1.0:
-        return det.face, det.card, 0.0, True
-    return det.face, det.card, confidence, bool(det.uncertain)
+        return det.face, det.card, 0.0, True, True
+    return det.face, det.card, confidence, bool(det.uncertain), False
 
