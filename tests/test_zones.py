@@ -131,6 +131,20 @@ def test_a_level_zone_drawn_a_little_askew_still_orders_left_to_right():
         assert ids(state.zones["saki"]) == [3, 1, 2], tilt
 
 
+def test_a_card_across_the_line_of_two_drawn_zones_keeps_its_zone_and_one_moved_changes_it():
+    # its centre's jitter of a few pixels about the line moved it from Saki to Ato and back every frame
+    zones = [TableZone("saki", [(0, 0), (800, 0), (800, 300), (0, 300)]),
+             TableZone("ato", [(0, 300), (800, 300), (800, 600), (0, 600)])]
+    assigner = ZoneAssigner(BATTA, zones)
+    for dy in (-4, 4, -3, 3, 4, -4):  # the centre at 300 + dy
+        state = assigner.assign([card(1, 100, 300 + dy - 48.5)])
+        assert ids(state.zones["saki"]) == [1] and ids(state.zones["ato"]) == [], dy
+    state = assigner.assign([card(1, 100, 400 - 48.5)])  # laid in Ato
+    assert ids(state.zones["ato"]) == [1]
+    # a card new to the table goes by where its centre is
+    assert ids(assigner.assign([card(2, 100, 304 - 48.5)]).zones["ato"]) == [2]
+
+
 def test_drawn_zone_not_in_layout_is_a_clear_error():
     with pytest.raises(ZoneError, match="naka-e"):
         ZoneAssigner(BATTA, [TableZone("naka-e", [(0, 0), (10, 0), (10, 10)])])

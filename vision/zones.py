@@ -46,9 +46,10 @@ class TableZone:
             raise ZoneError(f"zone {self.name!r}: the polygon encloses no area")
         object.__setattr__(self, "polygon", points)
 
-    def contains(self, point: tuple[float, float]) -> bool:
+    def contains(self, point: tuple[float, float], within: float = 0.0) -> bool:
+        """Whether ``point`` lies in the zone, or no more than ``within`` pixels outside it."""
         contour = np.asarray(self.polygon, dtype=np.float32).reshape(-1, 1, 2)
-        return cv2.pointPolygonTest(contour, (float(point[0]), float(point[1])), False) >= 0
+        return cv2.pointPolygonTest(contour, (float(point[0]), float(point[1])), within > 0) >= -within
 
     def axis(self) -> tuple[float, float]:
         """Unit vector along the zone's long side: the order of its cards, left to right for a zone
@@ -200,6 +201,7 @@ class ZoneAssigner:
         self.grouped = by_player_columns(self.layout)
         self.sided = any(z.group is not None for z in self.layout)  # zones may lie side by side
         self._home: dict[int, str] = {}  # track id -> the zone its row was given (automatic mode)
+        self._drawn_home: dict[int, str] = {}  # track id -> the drawn zone it was in last
 
     def assign(self, cards: Iterable[TableCard], frame_index: int = 0) -> TableState:
         cards = list(cards)
@@ -214,12 +216,22 @@ class ZoneAssigner:
     def _by_drawn_zones(self, cards):
         zones: dict[str, list[TableCard]] = {}
         unassigned = []
+        by_name = {z.name: z for z in self.zones}
+        homes = {}
         for card in cards:
-            home = next((z for z in self.zones if z.contains(_centre(card))), None)
+            # a card stays in the zone it was in while its centre is within a fifth of its width
+            # of it: lying across a line, its centre's jitter moved it from row to row every frame
+            last = by_name.get(self._drawn_home.get(card.track_id))
+            if last is not None and last.contains(_centre(card), within=0.2 * _card_extent(card)[0]):
+                home = last
+            else:
+                home = next((z for z in self.zones if z.contains(_centre(card))), None)
             if home is None:
                 unassigned.append(card)
             else:
+                homes[card.track_id] = home.name
                 zones.setdefault(home.name, []).append(card)
+        self._drawn_home = homes
         for zone in self.zones:
             ux, uy = zone.axis()
             zones.get(zone.name, []).sort(key=lambda c: _centre(c)[0] * ux + _centre(c)[1] * uy)
