@@ -224,6 +224,22 @@ def test_a_camera_that_hangs_turns_the_table_stale():
         assert faces(stale, "saki") == ["pine-crane"]  # the cards seen last stay, marked stale
 
 
+def test_a_picture_of_another_size_than_the_zones_were_drawn_on_is_said_and_not_settled():
+    # a camera that came back at 640x360 after zones drawn at 1280x720 put Ato's cards in Saki, live
+    zones = [TableZone("saki", [(0, 0), (640, 0), (640, 180), (0, 180)]),
+             TableZone("ato", [(0, 180), (640, 180), (640, 360), (0, 360)])]
+    live = make_live([[det("pine-crane", 100, 50)]] * 20, zones=zones)
+    snap = live.process(numbered_frame(0))
+    assert snap["status"]["table"] == "live"
+    small = numbered_frame(1)[:180, :320].copy()
+    snap = live.process(small)
+    assert snap["status"]["table"] == "stale"
+    assert snap["status"]["error"] == "the picture is 320x180 now, the zones were drawn on one of 640x360: draw the zones again"
+    live.set_layout(BATTA, [TableZone("saki", [(0, 0), (320, 0), (320, 90), (0, 90)]),
+                            TableZone("ato", [(0, 90), (320, 90), (320, 180), (0, 180)])])  # drawn again
+    assert live.process(small)["status"]["table"] == "live"
+
+
 def test_detector_exception_sets_error_and_recovers():
     row = [det("pine-crane", 100, 50)]
     script = [row] * 5 + ["boom"] * 5 + [row] * 100

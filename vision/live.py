@@ -204,6 +204,10 @@ class LiveTable:
         # votes from before the outage would show the old cards, sure, until fresh frames replace them
         self._fresh_needed = 0
         self._fresh_after_outage = max(enter_frames, leave_frames)
+        # the picture size the drawn zones were first used with (they are in its pixels): a camera
+        # that comes back at another size would put the cards in the wrong zones
+        self._zones_size: tuple[int, int] | None = None
+        self._size_error: str | None = None
         self._layout = list(layout)
         self._assigner = ZoneAssigner(self._layout, zones)
         self._cond = threading.Condition()
@@ -296,6 +300,7 @@ class LiveTable:
         with self._cond:
             self._layout = list(layout)
             self._assigner = assigner
+            self._zones_size, self._size_error = None, None  # (zones drawn anew: on this picture)
             self._frame_serial += 1  # the picture shows the drawn zones: draw it again
             state = assigner.assign(self._cards, self._snapshot["frame_index"])
             self._publish(state, self._snapshot["frame_index"], force=True)
@@ -316,14 +321,14 @@ class LiveTable:
             self._fresh_needed = self._fresh_after_outage
         stalled = (self._thread is not None and self._thread.is_alive()
                    and time.monotonic() - self._last_read > self.stall_s)
-        error = source.error or self._detector_error or (
+        error = source.error or self._detector_error or self._size_error or (
             f"no picture of the table read for over {self.stall_s:g} s: the camera or the card recognition "
             f"has stopped" if stalled else None)
         # "stale": the cards shown are those of the last frame read, not of the table now (the
         # camera is away, or frames cannot be read, or not enough frames read since it came back):
         # nothing may be settled on them
         table = "live" if (source.camera == "ok" and self._detector_error is None and not stalled
-                           and self._fresh_needed == 0) else "stale"
+                           and self._size_error is None and self._fresh_needed == 0) else "stale"
         return {"camera": source.camera, "error": error, "table": table}
 
     def _build(self, state: TableState, frame_index: int) -> dict:
@@ -398,6 +403,12 @@ class LiveTable:
     def _track(self, frame: np.ndarray, frame_index: int, detections) -> dict:
         cards = self.tracker.update(detections)
         with self._cond:
+            if self._assigner.zones:
+                size = (int(frame.shape[1]), int(frame.shape[0]))
+                self._zones_size = self._zones_size or size
+                self._size_error = None if size == self._zones_size else (
+                    f"the picture is {size[0]}x{size[1]} now, the zones were drawn on one of "
+                    f"{self._zones_size[0]}x{self._zones_size[1]}: draw the zones again")
             self._detector_error = None
             self._last_read = time.monotonic()
             if self._fresh_needed:
