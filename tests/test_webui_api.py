@@ -50,6 +50,16 @@ SAKI = [(1, "pine-crane"), (2, "plum-chaff-1"), (3, "cherry-curtain")]          
 ATO = [(4, "wisteria-cuckoo"), (5, "iris-bridge"), (6, "clover-boar", True)]    # 4+5+7 -> 6 (a tie) as read
 
 
+def a_round_settled(app, live):
+    """A dealer's page with Batta Maki's Saki and Ato on the table, Aki's bet on Saki and the round
+    settled: (the page, the settlement waiting for confirmation)."""
+    d = Dealer(app)
+    d.post("/api/session", SESSION)
+    d.post("/api/bets", {"player": "Aki", "on": "saki", "amount": 10})
+    live.show({"saki": SAKI, "ato": [(4, "wisteria-cuckoo"), (5, "iris-bridge"), (6, "clover-boar")]})
+    return d, d.post("/api/settle").get_json()
+
+
 def test_full_round_through_the_api_ends_in_the_right_ledger(app, live, ledger_path):
     d = Dealer(app)
     assert d.post("/api/session", SESSION).status_code == 200
@@ -739,11 +749,7 @@ def test_the_round_just_recorded_is_not_settled_again_after_a_restart(app, live,
 
 def test_two_servers_on_one_ledger_record_a_settlement_once(app, live, ledger_path):
     # each confirmed the same settlement from its own memory of the session: two rounds booked
-    d = Dealer(app)
-    d.post("/api/session", SESSION)
-    d.post("/api/bets", {"player": "Aki", "on": "saki", "amount": 10})
-    live.show({"saki": SAKI, "ato": [(4, "wisteria-cuckoo"), (5, "iris-bridge"), (6, "clover-boar")]})
-    pending = d.post("/api/settle").get_json()
+    d, pending = a_round_settled(app, live)
     other = Dealer(create_app({"LIVE": live, "LEDGER": str(ledger_path), "PIN": PIN, "TESTING": True}))
     assert d.post("/api/confirm", {"pending": pending["id"]}).status_code == 200
     r = other.post("/api/confirm", {"pending": pending["id"]})
@@ -930,11 +936,7 @@ def test_a_ledger_that_cannot_be_read_at_the_start_keeps_its_open_session(live, 
 
 def test_a_ledger_that_refuses_a_write_is_a_clear_error_and_records_nothing(app, live, monkeypatch):
     import sqlite3
-    d = Dealer(app)
-    d.post("/api/session", SESSION)
-    d.post("/api/bets", {"player": "Aki", "on": "saki", "amount": 10})
-    live.show({"saki": SAKI, "ato": [(4, "wisteria-cuckoo"), (5, "iris-bridge"), (6, "clover-boar")]})
-    pending = d.post("/api/settle").get_json()
+    d, pending = a_round_settled(app, live)
     monkeypatch.setattr(Ledger, "_connect",
                         lambda self: sqlite3.connect(f"file:{self.path}?mode=ro", uri=True, isolation_level=None))
     r = d.post("/api/confirm", {"pending": pending["id"]})
