@@ -771,6 +771,17 @@ def test_a_corrected_card_does_not_make_the_round_just_recorded_a_new_one(app, l
     assert Ledger(ledger_path).round_count() == 1
 
 
+def test_stakes_a_tied_round_could_not_carry_are_refused_when_the_bet_is_taken(app):
+    # two tied bets of 6e11 carried a pot of 1.2e12, above what the engine takes: every later round
+    # of the session was refused
+    d = Dealer(app)
+    d.post("/api/session", SESSION)
+    assert d.post("/api/bets", {"player": "Aki", "on": "saki", "amount": 6e11}).status_code == 201
+    r = d.post("/api/bets", {"player": "Ben", "on": "ato", "amount": 6e11})
+    assert r.status_code == 400 and "above the largest pot a round can carry (1000000000000)" in r.get_json()["error"]
+    assert d.post("/api/bets", {"player": "Ben", "on": "ato", "amount": 4e11}).status_code == 201
+
+
 def test_a_player_bets_on_one_side_only(app):
     d = Dealer(app)
     d.post("/api/session", SESSION)

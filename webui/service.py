@@ -17,7 +17,7 @@ from importlib import metadata
 from typing import Any, Callable, Mapping
 
 from dealer.cards import BACK, get_card, is_card, nearest_ids
-from dealer.games import RoundError, get_game, parse_amount, settle_round, to_json_amount
+from dealer.games import MAX_AMOUNT, RoundError, get_game, parse_amount, settle_round, to_json_amount
 from dealer.ledger import Ledger, LedgerError, SessionUnreadable, SettlementGone
 from dealer.games.common import check_fee_rate_applies
 from dealer.games.kakeya import pairs_of
@@ -363,6 +363,13 @@ class DealerService:
                 # RULES.md 3.1: on Ato or Saki, never both (the engine refuses it once the cards show)
                 side = next((t["label"] for t in _target_labels(game, s) if t["on"] == other), other)
                 raise InputError(f"{player} already bets on {side}: a player bets on one side only")
+            # a tie carries every stake into the next round's pot, which must still be an amount the
+            # engine takes: over MAX_AMOUNT it refused every later round of the session
+            carry = _exact(s["carry"]) if s.get("carry") else 0
+            staked = amount + sum(_exact(b["amount"]) for b in s["bets"]) + carry
+            if staked > MAX_AMOUNT:
+                raise InputError(f"the stakes on the table would come to {to_json_amount(staked)}, above the "
+                                 f"largest pot a round can carry ({MAX_AMOUNT})")
             self._check_house_limits(game, s, player, on, amount)
             bet = {"id": secrets.token_hex(4), "player": player, "on": on,
                    "amount": to_json_amount(amount)}
