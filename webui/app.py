@@ -32,7 +32,7 @@ from dealer.cards import all_cards
 from dealer.games import GAME_NAMES, RoundError, get_game
 from dealer.ledger import Ledger, LedgerError
 from dealer.western import all_western_cards
-from webui.round_builder import SUIT_JA, card_label
+from webui.round_builder import NO_BETS, SUIT_JA, card_label
 from webui.service import CHIP_COLOURS, DealerService, InputError
 
 pages = Blueprint("pages", __name__)
@@ -270,6 +270,7 @@ def settings():
         except Exception:  # a game not installed yet is left out, not fatal
             continue
         games.append({"name": g.name, "title_en": g.title_en, "title_ja": g.title_ja,
+                      "takes_bets": g.name not in NO_BETS,
                       "options": [{"name": o.name, "default": o.default,
                                    "choices": list(o.choices) if o.choices else None, "doc": o.doc}
                                   for o in g.options]})

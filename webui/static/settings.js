@@ -24,7 +24,7 @@ function renderHouse() {
   document.querySelectorAll(".kabu-only").forEach((n) => { n.hidden = gameSelect.value !== "kabu-tsukuri"; });
   document.querySelectorAll(".kakeya-only").forEach((n) => { n.hidden = gameSelect.value !== "kakeya-toranpu"; });
   // a single bet's limits mean nothing where the game takes no bets (shares, an ante, stones)
-  const noBets = ["otoroku", "kabu-tsukuri", "kakeya-toranpu"].includes(gameSelect.value);
+  const noBets = Boolean(game && !game.takes_bets);
   document.querySelectorAll(".bets-only").forEach((n) => { n.hidden = noBets; });
 }
 
