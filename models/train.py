@@ -370,9 +370,10 @@ def export_mask(model, out: Path) -> None:
 
 def train_crops(minutes: float, work: Path, out: Path, threads: int, batch: int = 96, resume: bool = True,
                 peak_lr: float = 3e-3, style_shift: float = 0.5, device: str = "cpu",
-                exported: Path | None = None) -> None:
+                exported: Path | None = None, workers: int = 0) -> None:
     """``device``: where torch trains; ``exported``: an ONNX file to start from when there is no
-    checkpoint to resume."""
+    checkpoint to resume; ``workers``: processes that cut and change the batches (0: this one). A GPU
+    steps through a batch far faster than one process makes it, so there the workers feed it."""
     import torch
     from torch import nn
     from models.data import crop_batch
@@ -384,6 +385,8 @@ def train_crops(minutes: float, work: Path, out: Path, threads: int, batch: int 
     ckpt = work / "crops.pt"
     _start_from_export(model, exported, ckpt, resume)
     model.to(device)
+    if device == "cuda":
+        torch.backends.cudnn.benchmark = True  # one crop size throughout: let cuDNN pick its fastest kernels
     opt = torch.optim.AdamW(model.parameters(), lr=3e-3, weight_decay=3e-4)
     _resume(model, opt, ckpt, resume)
     _train_mode(model)
@@ -393,15 +396,20 @@ def train_crops(minutes: float, work: Path, out: Path, threads: int, batch: int 
     start = time.time()
     step, seen, last_save = 0, 0, time.time()
     correct = total = 0
-    for (x, y, o), idx, frac in _training_batches(rng, work / "crops", "crops", ("x", "y", "o"), batch,
-                                                  start, minutes):
+    if workers > 0:
+        batches = _crop_batches_from_workers(work / "crops", batch, style_shift, workers, start, minutes,
+                                             pin=device != "cpu")
+    else:
+        batches = ((*crop_batch(rng, x[idx], [_stored_label(y[j], o[j]) for j in idx], style_shift), frac)
+                   for (x, y, o), idx, frac in _training_batches(rng, work / "crops", "crops", ("x", "y", "o"),
+                                                                  batch, start, minutes))
+    for xb, yb, ob, frac in batches:
         _cosine_lr(opt, peak_lr, frac)
-        xb, yb, ob = crop_batch(rng, x[idx], [_stored_label(y[j], o[j]) for j in idx], style_shift)
         loss, right = crop_step(model, opt, xb, yb, ob, ce, ce_orient)
         step += 1
-        seen += len(idx)
+        seen += len(yb)
         correct += right
-        total += len(idx)
+        total += len(yb)
         if step % 50 == 0:
             log(f"crop step {step} seen {seen} loss {loss.item():.4f} train-acc {correct / total:.4f} "
                 f"lr {opt.param_groups[0]['lr']:.5f} {seen / (time.time() - start):.0f} crops/s")
@@ -413,13 +421,35 @@ def train_crops(minutes: float, work: Path, out: Path, threads: int, batch: int 
     log(f"crop net done after {step} steps, {seen} crops")
 
 
-def crop_step(model, opt, xb: np.ndarray, yb: np.ndarray, ob: np.ndarray, ce, ce_orient):
+def _crop_batches_from_workers(folder: Path, batch: int, style_shift: float, workers: int, start: float,
+                               minutes: float, pin: bool = False):
+    """The crop batches of ``crop_batch`` (crops, faces, orientations, as tensors), made by ``workers``
+    processes (models.crop_batches) from the training shards in ``folder``, with the fraction of the
+    time budget spent, until the budget is spent."""
+    import torch
+
+    from models.crop_batches import ShardCropBatches
+    deadline = start + minutes * 60
+    # spawned, not forked: OpenCV's threads in a forked copy of a process that has used them can hang
+    loader = torch.utils.data.DataLoader(ShardCropBatches(folder, batch, style_shift, deadline, int(start)),
+                                         batch_size=None, num_workers=workers, pin_memory=pin,
+                                         prefetch_factor=4, multiprocessing_context="spawn")
+    for xb, yb, ob in loader:
+        now = time.time()
+        if now >= deadline:
+            return
+        yield xb, yb, ob, min(1.0, (now - start) / (minutes * 60))
+
+
+def crop_step(model, opt, xb, yb, ob, ce, ce_orient):
     """One optimiser step of a crop net (face and orientation heads; an orientation of -1 is not
-    taught): (the loss, how many faces of the batch it named right)."""
+    taught) on a batch of uint8 crops, faces and orientations (arrays or tensors): (the loss, how many
+    faces of the batch it named right)."""
     import torch
     device = _device_of(model)
-    face_logits, orient_logits = model(torch.from_numpy(xb.astype(np.float32)).to(device))
-    yt, ot = torch.from_numpy(yb).to(device), torch.from_numpy(ob).to(device)
+    # the crops travel as bytes and become floats where the net runs (a quarter of the copying)
+    face_logits, orient_logits = model(torch.as_tensor(xb).to(device, non_blocking=True).float())
+    yt, ot = torch.as_tensor(yb).to(device), torch.as_tensor(ob).to(device)
     loss = ce(face_logits, yt)
     if (ot >= 0).any():
         loss = loss + 0.5 * ce_orient(orient_logits, ot)
@@ -642,6 +672,9 @@ def main(argv: list[str] | None = None) -> int:
                    help="where torch trains: auto (a CUDA GPU where torch sees one, else the CPU), cpu or cuda")
     p.add_argument("--mask-batch", type=int, default=16, help="mask net batch (default 16; larger on a GPU)")
     p.add_argument("--crop-batch", type=int, default=96, help="crop net batch (default 96; larger on a GPU)")
+    p.add_argument("--crop-workers", type=int, default=0,
+                   help="processes that make the crop net's batches (default 0: the trainer itself; on a "
+                        "GPU several, or it waits on them)")
     p.add_argument("--input-long-side", type=int, default=448,
                    help="calibrate: the long side the frame is scaled to for the mask net (default 448, "
                         "as the shipped models)")
@@ -652,6 +685,8 @@ def main(argv: list[str] | None = None) -> int:
         p.error(f"--style-shift is a share of the crops, from 0 to 1 (got {a.style_shift})")
     if a.mask_rim_weight < 0:
         p.error(f"--mask-rim-weight is an extra weight, 0 or more (got {a.mask_rim_weight})")
+    if a.crop_workers < 0:
+        p.error(f"--crop-workers is a number of processes, 0 or more (got {a.crop_workers})")
     if a.mask_batch < 1 or a.crop_batch < 1:
         p.error(f"--mask-batch and --crop-batch are numbers of samples, 1 or more (got {a.mask_batch}, {a.crop_batch})")
     if a.val_scenes < 1:
@@ -688,7 +723,8 @@ def main(argv: list[str] | None = None) -> int:
                    exported=mask_exported)
     if a.step in ("all", "crops"):
         train_crops(a.crop_minutes, a.work, a.out, a.threads, batch=a.crop_batch, resume=not a.fresh,
-                    peak_lr=a.crop_lr, style_shift=a.style_shift, device=device, exported=crops_exported)
+                    peak_lr=a.crop_lr, style_shift=a.style_shift, device=device, exported=crops_exported,
+                    workers=a.crop_workers)
     if a.step in ("all", "calibrate"):
         calibrate(a.work, a.out, a.val_scenes, a.shared, threshold_only=a.threshold_only,
                   input_long_side=a.input_long_side)
@@ -698,7 +734,7 @@ def main(argv: list[str] | None = None) -> int:
     if a.step == "all":
         # the crop net trained on with them (and the first crops), then calibrated again
         train_crops(a.crop_minutes, a.work, a.out, a.threads, batch=a.crop_batch, resume=True,
-                    peak_lr=a.crop_lr, style_shift=a.style_shift, device=device)
+                    peak_lr=a.crop_lr, style_shift=a.style_shift, device=device, workers=a.crop_workers)
         calibrate(a.work, a.out, a.val_scenes, a.shared, input_long_side=a.input_long_side)
     return 0
 

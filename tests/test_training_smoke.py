@@ -409,3 +409,39 @@ def test_the_quad_trainer_refuses_a_missing_net_to_train_on_before_making_sample
         train_quad.main(["--init", str(tmp_path / "missing.onnx")])
     assert stopped.value.code == 2
     assert "--init: no exported quad net at" in capsys.readouterr().err
+
+
+def test_crop_batches_made_by_worker_processes_feed_the_trainer(tmp_path):
+    """--crop-workers: the batches come from worker processes, from the training shards only (never
+    the validation seed's), as crop_batch makes them, and stop at the time budget."""
+    import time
+
+    from models.train import _crop_batches_from_workers, train_crops
+    rng = np.random.default_rng(3)
+    art = load_art("demo", height=200)
+    image, labels = render_scene(rng, art, clean_config(min_cards=3, max_cards=4, size=(640, 360)))
+    made = crops_from_scene(rng, image, labels) * 3
+    (tmp_path / "crops").mkdir()
+    x = np.stack([c for c, _ in made])
+    faces = np.array([CLASSES.index(lab["face"]) for _, lab in made])
+    orient = np.array([lab["orientation"] for _, lab in made])
+    np.savez(tmp_path / "crops" / "crops-001-0.npz", x=x, y=faces, o=orient)
+    # the validation shard: every crop in it names a face no crop of the training shard names
+    other = next(i for i in range(len(CLASSES)) if i not in faces)
+    np.savez(tmp_path / "crops" / "crops-999-0.npz", x=x, y=np.full(len(x), other), o=np.zeros(len(x), int))
+    start = time.time()
+    seen = []
+    for xb, yb, ob, frac in _crop_batches_from_workers(tmp_path / "crops", 4, 0.5, 2, start, 0.05):
+        assert tuple(xb.shape) == (4, 3, 96, 64) and xb.dtype == torch.uint8 and 0.0 <= frac <= 1.0
+        seen.extend(yb.tolist())
+        if len(seen) >= 40:
+            break
+    assert len(seen) >= 40 and other not in seen and set(seen) <= set(faces.tolist())
+    start = time.time()
+    assert list(_crop_batches_from_workers(tmp_path / "crops", 4, 0.5, 2, start - 120, 1.0)) == []
+
+    out = tmp_path / "out"
+    out.mkdir()
+    train_crops(0.04, tmp_path, out, threads=1, batch=4, workers=2)
+    assert (tmp_path / "crops.pt").is_file()
+    ort.InferenceSession(str(out / "cardface.onnx"))

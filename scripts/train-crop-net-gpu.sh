@@ -1,0 +1,50 @@
+#!/usr/bin/env bash
+# A crop-net round on a machine with a CUDA GPU and many cores: renderers write fresh shards (crops
+# of the labelled cards, and of the quads the shipped detector finds) while the trainer, fed by
+# worker processes, trains the crop net on from the shipped one. Rendering and cutting batches are
+# done on the CPU; the GPU would wait on a single process.
+#
+#   scripts/train-crop-net-gpu.sh SHARED OUT [MINUTES] [PEAK_LR] [DEVICE]
+#
+# SHARED: the shared data folder (its cards.csv, cardart/ and backgrounds/); OUT: where the trained
+# cardface.onnx, the checkpoint and the logs go; MINUTES of training (default 7); PEAK_LR (default
+# 1e-3); DEVICE (default cuda). Calibrate the result afterwards (models/MODEL.md, "Retrain").
+set -euo pipefail
+cd "$(dirname "$0")/.."
+shared=$1 out=$2 minutes=${3:-7} lr=${4:-1e-3} device=${5:-cuda}
+PYTHON=${PYTHON:-python3}
+work=var/train-gpu
+mkdir -p "$work/logs" "$out"
+out=$(cd "$out" && pwd)
+cores=$(nproc)
+# a third of the cores render throughout (half the first kind of crops, half the detector's quads),
+# the rest cut batches; for the first seconds the rest render too, so the trainer starts on many scenes
+steady=$(( cores / 3 > 2 ? cores / 3 : 2 ))
+burst=$(( cores - steady > 0 ? cores - steady : 0 ))
+workers=$(( cores - steady - 1 > 1 ? cores - steady - 1 : 1 ))
+pids=()
+stop_renderers() { for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done; wait 2>/dev/null || true; }
+trap stop_renderers EXIT
+render() {  # KIND SEED SHARDS: one renderer process, its log in OUT
+    local step=data
+    [ "$1" = det ] && step=detector-crops
+    "$PYTHON" -m models.train --step "$step" --seed "$2" --shards "$3" --detector-shards "$3" \
+        --per-shard 100 --threads 1 --work "$work" --out models --shared "$shared" >"$work/logs/render-$1-$2.log" 2>&1 &
+    pids+=($!)
+}
+# seeds of this round: 500 and up for the first kind, 600 and up for the detector's (rendered from
+# seed + 100: 700 and up, below the validation seeds 777 and 778)
+for i in $(seq 0 $(( steady - 1 ))); do
+    if (( i % 2 )); then render det $(( 600 + i )) 1000; else render data $(( 500 + i )) 1000; fi
+done
+for i in $(seq 0 $(( burst - 1 ))); do  # about half a minute of rendering each
+    if (( i % 2 )); then render det $(( 640 + i )) 4; else render data $(( 540 + i )) 3; fi
+done
+sleep 35
+"$PYTHON" -m models.train --step crops --from-exported --fresh --device "$device" --crop-minutes "$minutes" \
+    --crop-lr "$lr" --crop-batch 512 --crop-workers "$workers" --threads 2 --work "$work" --out "$out" \
+    2>&1 | tee "$out/train.log"
+cp "$work/crops.pt" "$out/"
+stop_renderers
+tail -n 2 "$work"/logs/*.log >"$out/render.log"
+for f in "$work"/crops/*.npz; do echo "$f"; done | awk -F/ '{n++} /det/ {d++} END {print n " crop shards, " d " of the detector'"'"'s quads"}' | tee -a "$out/train.log"
