@@ -436,9 +436,10 @@ def _crop_batches_from_workers(folder: Path, batch: int, style_shift: float, wor
                                          prefetch_factor=4, multiprocessing_context="spawn")
     for xb, yb, ob in loader:
         now = time.time()
-        if now >= deadline:
-            return
-        yield xb, yb, ob, min(1.0, (now - start) / (minutes * 60))
+        # past the budget the batches still in flight are let through unused: the workers stop on
+        # their own at the deadline, and a loader dropped while they run aborts them noisily
+        if now < deadline:
+            yield xb, yb, ob, min(1.0, (now - start) / (minutes * 60))
 
 
 def crop_step(model, opt, xb, yb, ob, ce, ce_orient):

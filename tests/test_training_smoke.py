@@ -431,7 +431,7 @@ def test_crop_batches_made_by_worker_processes_feed_the_trainer(tmp_path):
     np.savez(tmp_path / "crops" / "crops-999-0.npz", x=x, y=np.full(len(x), other), o=np.zeros(len(x), int))
     start = time.time()
     seen = []
-    for xb, yb, ob, frac in _crop_batches_from_workers(tmp_path / "crops", 4, 0.5, 2, start, 0.05):
+    for xb, yb, ob, frac in _crop_batches_from_workers(tmp_path / "crops", 4, 0.5, 2, start, 1.0):
         assert tuple(xb.shape) == (4, 3, 96, 64) and xb.dtype == torch.uint8 and 0.0 <= frac <= 1.0
         seen.extend(yb.tolist())
         if len(seen) >= 40:
