@@ -181,6 +181,8 @@ class ScriptedSource:
             raise CameraError("camera 0 stopped giving frames (unplugged?)")
         if item == "empty":  # a driver that hands back a frame of no pixels
             return np.zeros((0, 0, 3), np.uint8)
+        if item == "16-bit":  # a camera set to 16 bits a channel
+            return frame(len(self.script) % 256).astype(np.uint16) * 257
         return frame(len(self.script) % 256)
 
     def close(self):
@@ -238,6 +240,22 @@ def test_an_empty_frame_is_a_camera_problem_not_a_frame():
         assert wait_until(lambda: grabber.status().camera == "ok")
         got = grabber.newest(after=0, timeout=1)
         assert got is not None and got[1].size > 0
+    finally:
+        grabber.stop()
+
+
+def test_a_picture_that_is_not_8_bit_is_a_camera_problem_not_a_frame():
+    # it passed as a good frame: the detector refused it, and the page's picture answered 500
+    source = ScriptedSource(["frame"] * 3 + ["16-bit"] * 6 + ["frame"] * 1000)
+    grabber = FrameGrabber(source, retry_s=0.01, max_retry_s=0.02)
+    statuses = []
+    grabber.start()
+    try:
+        assert wait_until(lambda: statuses.append(grabber.status()) or statuses[-1].camera != "ok")
+        assert statuses[-1].camera == "lost" and "not 8-bit (uint16)" in statuses[-1].error
+        assert wait_until(lambda: grabber.status().camera == "ok")
+        got = grabber.newest(after=0, timeout=1)
+        assert got is not None and got[1].dtype == np.uint8
     finally:
         grabber.stop()
 

@@ -433,3 +433,17 @@ def test_the_live_table_tells_the_detector_how_many_decks_are_mixed():
     single = Counting()
     LiveTable(ListSource([]), single, []).set_card_kind("hanafuda", 2)
     assert single.decks == 2
+
+
+@pytest.mark.parametrize("frame, shown", [
+    (np.full((120, 160, 3), 200, np.uint16), "uint16, 120x160x3"),     # a 16-bit camera
+    (np.full((120, 160, 3), 0.5, np.float32), "float32, 120x160x3"),
+    (np.zeros((120, 160), np.uint8), "uint8, 120x160"),
+])
+def test_a_picture_that_cannot_be_shown_gives_a_placeholder_not_an_error(frame, shown):
+    # a frame the detector refused is kept to be shown (LiveTable._run): the picture answered 500
+    live = LiveTable(ListSource([]), ScriptedDetector([]), BATTA)
+    live._frame, live._frame_serial = frame, 1
+    image = cv2.imdecode(np.frombuffer(live.jpeg(), np.uint8), cv2.IMREAD_COLOR)
+    assert image is not None and image.shape == (720, 1280, 3)
+    assert int(image.max()) > 150  # the placeholder's words on its grey

@@ -373,6 +373,12 @@ class FrameGrabber:
                 if self._stop.wait(backoff):
                     break
                 continue
+            if frame.dtype != np.uint8:  # (a 16-bit or float picture: the detector reads 8-bit ones)
+                self._set_status("lost", f"the frame source gave a picture that is not 8-bit ({frame.dtype})")
+                failing = True
+                if self._stop.wait(backoff):
+                    break
+                continue
             with self._cond:
                 self._frame = frame
                 self._index += 1

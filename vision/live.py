@@ -175,6 +175,19 @@ def annotate(frame: np.ndarray, cards: Iterable[TableCard],
     return out
 
 
+def _showable(frame) -> bool:
+    """An 8-bit BGR picture, which annotate() draws on and JPEG holds (the frame grabber lets no
+    other through; a frame handed to LiveTable.process may be anything)."""
+    return (isinstance(frame, np.ndarray) and frame.dtype == np.uint8 and frame.ndim == 3
+            and frame.shape[2] == 3 and frame.size > 0)
+
+
+def _describe(frame) -> str:
+    if not isinstance(frame, np.ndarray):
+        return type(frame).__name__
+    return f"{frame.dtype}, {'x'.join(str(n) for n in frame.shape)}"
+
+
 def _placeholder(message: str, size=(1280, 720)) -> np.ndarray:
     img = np.full((size[1], size[0], 3), 40, np.uint8)
     cv2.putText(img, message, (40, size[1] // 2), cv2.FONT_HERSHEY_SIMPLEX, 1.2, (220, 220, 220), 2,
@@ -286,7 +299,12 @@ class LiveTable:
             cached = self._jpeg
         if cached is not None and cached[0] == index and frame is not None:
             return cached[1]
-        image = annotate(frame, cards, zones) if frame is not None else _placeholder("waiting for the camera...")
+        if frame is None:
+            image = _placeholder("waiting for the camera...")
+        elif _showable(frame):
+            image = annotate(frame, cards, zones)
+        else:  # a frame the detector refused too (the status says why): the page still gets a picture
+            image = _placeholder(f"this camera picture cannot be shown ({_describe(frame)})")
         ok, buf = cv2.imencode(".jpg", image, [cv2.IMWRITE_JPEG_QUALITY, self.jpeg_quality])
         data = buf.tobytes() if ok else b""
         if frame is not None:
