@@ -101,6 +101,18 @@ def _fraction(value: Any) -> Fraction:
     return Fraction(value).limit_denominator(10**6) if isinstance(value, float) else Fraction(value)
 
 
+def _winner_cell(winner) -> str:
+    """A round's winner as a spreadsheet cell: a side, a month, or the winners of a game with several
+    (``p1; p3``, not the JSON list), empty where there is none."""
+    if winner is None:
+        return ""
+    if isinstance(winner, (list, tuple)):
+        return "; ".join(_winner_cell(w) for w in winner)
+    if isinstance(winner, (str, int, float)):
+        return str(winner)
+    return json.dumps(winner, ensure_ascii=False, sort_keys=True)
+
+
 def _number(x: Fraction) -> int | float:
     return int(x) if x.denominator == 1 else round(float(x), 6)
 
@@ -301,7 +313,7 @@ class Ledger:
                               f"{c.get('card')}" for c in rec.cards if c.get("corrected"))
             for player, amount in booked.get(rec.id, []):
                 w.writerow([rec.id, rec.time, rec.game, rec.rule_version,
-                            json.dumps(rec.result.get("winner"), ensure_ascii=False).strip('"'),
+                            _winner_cell(rec.result.get("winner")),
                             player, _number(amount), str(amount), fixes])
         return out.getvalue()
 

@@ -139,6 +139,16 @@ def test_csv_export(tmp_path):
     assert rows[0]["winner"] == "saki"
 
 
+def test_csv_export_writes_several_winners_and_none_as_words_not_json(tmp_path):
+    # a game with several winners wrote ["p1", "p3"] into the cell, and a round with none "null"
+    led = Ledger(tmp_path / "l.sqlite")
+    for winner in (["p1", "p3"], None, 7, "tie"):
+        led.record_round(round_={"game": "g"}, result={"winner": winner, "net": {"p1": 1, "dealer": -1}},
+                         rule_version="x")
+    rows = list(csv.DictReader(io.StringIO(led.export_csv())))
+    assert [r["winner"] for r in rows if r["player"] == "p1"] == ["p1; p3", "", "7", "tie"]
+
+
 def test_a_result_without_net_is_refused(tmp_path):
     import pytest
     led = Ledger(tmp_path / "l.sqlite")
