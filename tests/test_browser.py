@@ -321,3 +321,53 @@ def test_the_tricks_heading_says_when_all_thirteen_are_recorded(tmp_path):
             service.add_trick({"cards": cards})
         page.wait_for_selector(".tricks-head:has-text('All 13 tricks recorded')", timeout=10000)
         assert errors == [], errors
+
+
+def test_a_double_tap_books_one_bet_and_a_tap_later_is_a_new_one(tmp_path):
+    """Two taps of "Add bet" as a tablet sends a double tap booked the bet twice."""
+    session = {"game": "batta-maki", "players": [{"name": "Aki"}, {"name": "Ben"}]}
+    with page_on_a_fake_table(tmp_path, session) as (page, errors, service, _):
+        page.wait_for_selector("#bet-on option", state="attached", timeout=10000)
+        page.fill("#bet-amount", "100")
+        page.dblclick("#bet-add")
+        page.wait_for_selector("#bet-list li", timeout=10000)
+        page.wait_for_timeout(1000)
+        assert [b["amount"] for b in service.session["bets"]] == [100]
+        # the same bet again a while later is the dealer's own: it is booked
+        page.fill("#bet-amount", "100")
+        page.click("#bet-add")
+        page.wait_for_selector("#bet-list li:nth-child(2)", timeout=10000)
+        assert [b["amount"] for b in service.session["bets"]] == [100, 100]
+        assert errors == [], errors
+
+
+def test_no_answer_from_the_server_is_said_not_silent(tmp_path):
+    """A request that got no answer at all (the tablet's Wi-Fi down) showed nothing."""
+    session = {"game": "batta-maki", "players": [{"name": "Aki"}, {"name": "Ben"}]}
+    with page_on_a_fake_table(tmp_path, session) as (page, errors, service, _):
+        page.wait_for_selector("#bet-on option", state="attached", timeout=10000)
+        page.route("**/api/bets", lambda route: route.abort())
+        page.fill("#bet-amount", "100")
+        page.click("#bet-add")
+        page.wait_for_selector("#message.error:has-text('No answer from the server')", timeout=10000)
+        assert service.session["bets"] == []
+        assert errors == [], errors
+
+
+def test_amounts_to_confirm_are_written_to_six_decimals_whatever_the_tablets_language(tmp_path):
+    """The settlement showed 3 decimals at most (0.0004 as +0) in the tablet's own way (1.234,5)."""
+    from playwright.sync_api import sync_playwright
+    need_browser()
+    from webfakes import FakeLiveTable
+    from webui.app import create_app
+    from webui.cli import ServerThread
+    app = create_app({"LIVE": FakeLiveTable(), "LEDGER": str(tmp_path / "ledger.sqlite"), "PIN": PIN})
+    with ServerThread(app) as srv, sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=CHROMIUM, args=ARGS, headless=True)
+        try:
+            page = browser.new_page(locale="de-DE")
+            page.goto(srv.url + "/")
+            assert page.evaluate("[fmt(1234.5), fmt(-0.0004), fmt(33.333333), fmt(0)]") == \
+                ["+1,234.5", "-0.0004", "+33.333333", "0"]
+        finally:
+            browser.close()

@@ -2,11 +2,35 @@
 "use strict";
 const CSRF = document.querySelector('meta[name="csrf-token"]').content;
 
+// A tablet turns a double tap into two taps: the same action sent again while the first is on its
+// way, or this soon after it (a bet booked twice, two tricks undone), is dropped. A second tap that
+// changes something differs in what it sends, so it still goes.
+const REPEAT_MS = 700;
+const lastSent = new Map(), inFlight = new Set();
+
 async function api(path, body) {
   const opts = body === undefined ? {} : {
     method: "POST", headers: {"Content-Type": "application/json", "X-CSRF-Token": CSRF},
     body: JSON.stringify(body), credentials: "same-origin"};
-  const resp = await fetch(path, opts);
+  const key = body === undefined ? null : path + " " + opts.body;
+  if (key !== null) {
+    const now = Date.now();
+    if (inFlight.has(key) || now - (lastSent.get(key) || -Infinity) < REPEAT_MS) {
+      throw new Error("the same action again at once: dropped");
+    }
+    lastSent.set(key, now);
+    inFlight.add(key);
+  }
+  let resp;
+  try {
+    resp = await fetch(path, opts);
+  } catch (e) {  // no answer at all (the tablet's Wi-Fi, the server stopped): say so, or a tap seems to do nothing
+    showMessage("No answer from the server (is the connection down?): " +
+      (body === undefined ? "try again." : "check the page before doing it again."), true);
+    throw e;
+  } finally {
+    if (key !== null) { inFlight.delete(key); lastSent.set(key, Date.now()); }
+  }
   let data = null;
   try { data = await resp.json(); } catch (e) { data = {error: "the server sent no JSON (" + resp.status + ")"}; }
   if (resp.status === 401 && body !== undefined && !path.endsWith("/login")) {
@@ -39,7 +63,9 @@ function el(tag, attrs, ...children) {
   return node;
 }
 
-function fmt(n) { return (n > 0 ? "+" : "") + Number(n).toLocaleString(); }
+// amounts as the server books them (to 6 decimals), written the same way on every tablet (a German
+// one wrote 1.234,5 beside the bet list's 1234.5)
+function fmt(n) { return (n > 0 ? "+" : "") + Number(n).toLocaleString("en-US", {maximumFractionDigits: 6}); }
 
 function askPin() {
   const dlg = document.getElementById("pin-dialog");
