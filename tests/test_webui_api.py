@@ -1102,3 +1102,28 @@ def test_without_the_redraw_rule_an_extra_card_is_an_error_not_a_redraw(app, liv
     live.show({"saki": SAKI + [(7, "maple-deer")], "ato": TIED_ATO})
     r = d.get("/api/round").get_json()
     assert any("Saki 先 has 4 of 3 cards" in p for p in r["problems"]), r["problems"]
+
+
+def test_a_change_the_ledger_refuses_is_undone_not_booked_later(app, live, monkeypatch):
+    # a bet refused with "cannot write to the ledger" stayed in memory and was booked at the next
+    # confirm; a removal refused so took the bet away all the same
+    import sqlite3
+    d = Dealer(app)
+    d.post("/api/session", SESSION)
+    ben = d.post("/api/bets", {"player": "Ben", "on": "ato", "amount": 50}).get_json()
+    before = d.get("/api/state").get_json()["session"]["bets"]
+    monkeypatch.setattr(Ledger, "_connect",
+                        lambda self: sqlite3.connect(f"file:{self.path}?mode=ro", uri=True, isolation_level=None))
+    for r in (d.post("/api/bets", {"player": "Aki", "on": "saki", "amount": 1000}),
+              d.post(f"/api/bets/{ben['id']}/remove", {}),
+              d.post("/api/session", dict(SESSION, players=[{"name": "Aki"}, {"name": "Ben"}, {"name": "Cy"}]))):
+        assert r.status_code == 503 and "cannot write to the ledger" in r.get_json()["error"]
+    monkeypatch.undo()
+    state = d.get("/api/state").get_json()
+    assert state["session"]["bets"] == before                      # what the page shows...
+    assert [p["name"] for p in state["session"]["players"]] == ["Aki", "Ben"]
+    live.show({"saki": SAKI, "ato": [(4, "wisteria-cuckoo"), (5, "iris-bridge"), (6, "clover-boar")]})
+    pending = d.post("/api/settle").get_json()
+    assert d.post("/api/confirm", {"pending": pending["id"]}).status_code == 200
+    booked = Ledger(app.extensions["hanadealer"]["ledger"].path).rounds()[0]
+    assert [(b["player"], b["amount"]) for b in booked.round["bets"]] == [("Ben", 50)]  # ...is what is booked

@@ -8,6 +8,7 @@ in one transaction.
 from __future__ import annotations
 
 import base64
+import copy
 import re
 import secrets
 import threading
@@ -99,6 +100,7 @@ class DealerService:
             # (the cards of the round last recorded are still known by where they lie and what they
             # are, settled_cards: a restart with them on the table does not book them again)
             self._apply_layout()
+        self._recorded = copy.deepcopy(self.session)  # the session as the ledger holds it
 
     def _stored_session(self) -> dict | None:
         """The open session kept in the ledger; one that cannot be read (damaged, not a session) is
@@ -118,7 +120,15 @@ class DealerService:
 
     # --- helpers ---------------------------------------------------------------------------------
     def _save(self) -> None:
-        self.ledger.save_session(self.session)
+        """Record the session as changed in memory. A change the ledger refuses is undone: kept, a bet
+        refused with "cannot write to the ledger" was booked with the next round that could be."""
+        try:
+            self.ledger.save_session(self.session)
+        except BaseException:
+            self.session = copy.deepcopy(self._recorded)
+            self.hub.bump()  # (the page was drawn from the change: draw it again)
+            raise
+        self._recorded = copy.deepcopy(self.session)
         self.hub.bump()
 
     def _require_session(self) -> dict:
@@ -202,7 +212,11 @@ class DealerService:
             self.session = session
             self.trick_watch = None
             self._apply_layout()
-            self._save()
+            try:
+                self._save()
+            except BaseException:  # the session before is back: so are its zones
+                self._apply_layout()
+                raise
         return session
 
     @staticmethod
@@ -779,9 +793,11 @@ class DealerService:
             except SettlementGone as exc:
                 # another server on this ledger recorded it (or settled anew): take the session as stored
                 self.session = self._stored_session()
+                self._recorded = copy.deepcopy(self.session)
                 self.hub.bump()
                 raise InputError(str(exc)) from None
             self.session = after
+            self._recorded = copy.deepcopy(after)
             self.hub.bump()
             return round_id
 
