@@ -1127,3 +1127,30 @@ def test_a_change_the_ledger_refuses_is_undone_not_booked_later(app, live, monke
     assert d.post("/api/confirm", {"pending": pending["id"]}).status_code == 200
     booked = Ledger(app.extensions["hanadealer"]["ledger"].path).rounds()[0]
     assert [(b["player"], b["amount"]) for b in booked.round["bets"]] == [("Ben", 50)]  # ...is what is booked
+
+
+@pytest.mark.parametrize("extra, said", [
+    ({"hosue": {"fee_model": "percent", "fee_rate": 0.1}}, "unknown field 'hosue' in the session (did you mean 'house'?)"),
+    ({"limit": {"max_bet": 10}}, "unknown field 'limit' in the session (did you mean 'limits'?)"),
+    ({"limits": {"max_bets": 10}}, "unknown limit 'max_bets' (did you mean 'max_bet'?)"),
+    ({"limits": False}, "limits must be an object"),
+    ({"share": 50}, "'share' is not a field of a batta-maki session"),
+    ({"carry": False}, "the carried pot must be a positive number, not False"),
+    ({"players": [{"name": None}, {"name": "Ben"}]}, "player 1: a name is text (got None)"),
+    ({"players": [{"name": 5}, {"name": "Ben"}]}, "player 1: a name is text (got 5)"),
+])
+def test_a_session_field_misspelt_or_of_the_wrong_kind_is_refused_not_left_out(app, live, extra, said):
+    # each was taken without a word: the table then played without the fee, the limit or the share
+    # it was given, or with a player called "None"
+    d = Dealer(app)
+    d.post("/api/session", SESSION)
+    r = d.post("/api/session", dict(SESSION, **extra))
+    assert r.status_code == 400 and said in r.get_json()["error"], r.get_json()
+    assert d.get("/api/state").get_json()["session"]["players"] == SESSION["players"]  # the session before stays
+
+
+def test_a_session_field_of_the_game_is_taken():
+    from webui.service import InputError, _check_session_fields
+    _check_session_fields("otoroku", {"game": "otoroku", "players": [], "share": 5, "seats": []})
+    with pytest.raises(InputError, match="did you mean 'share'"):
+        _check_session_fields("otoroku", {"game": "otoroku", "shares": 5})

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import base64
 import copy
+import difflib
 import re
 import secrets
 import threading
@@ -169,6 +170,7 @@ class DealerService:
             raise InputError("the session must be a JSON object with game, house and players")
         try:
             game = get_game(data.get("game"))
+            _check_session_fields(game.name, data)
             house = game.resolve_house(data.get("house") or {})  # an unknown option or value is refused
             # options that cannot work together: refused now, not at the first reveal with bets taken
             if "fee_model" in house:
@@ -187,7 +189,7 @@ class DealerService:
         names = [p["name"] for p in players]
         session = {"game": game.name, "house": {k: v for k, v in (data.get("house") or {}).items()},
                    "players": players, "bets": [], "corrections": {}, "pending": None,
-                   "limits": self._check_limits(data.get("limits") or {})}
+                   "limits": self._check_limits({} if data.get("limits") is None else data["limits"])}
         if game.name == "otoroku":
             seats = data.get("seats") or names
             if not isinstance(seats, list) or not all(isinstance(x, str) for x in seats) \
@@ -199,7 +201,7 @@ class DealerService:
             session["ante"] = self._amount(data.get("ante", 1), "the ante")
         if game.name == KAKEYA:
             session.update(self._check_kakeya(data, names))
-        if data.get("carry") not in (None, 0):
+        if data.get("carry") is not None and (isinstance(data["carry"], bool) or data["carry"] != 0):
             if game.name not in CARRY_GAMES:
                 raise InputError(f"{game.name} has no pot to carry over from an earlier round")
             session["carry"] = self._amount(data["carry"], "the carried pot")
@@ -307,7 +309,9 @@ class DealerService:
                 p = {"name": p}
             if not isinstance(p, Mapping):
                 raise InputError(f"player {i} must have a name and a chip colour")
-            name = str(p.get("name", "")).strip()
+            if not isinstance(p.get("name", ""), str):  # (a null name became a player called "None")
+                raise InputError(f"player {i}: a name is text (got {p.get('name')!r})")
+            name = p.get("name", "").strip()
             if not NAME_RE.match(name):
                 raise InputError(f"player {i}: a name is 1-24 letters, digits, spaces or .'- (got {name!r})")
             if name.lower() == "dealer":
@@ -326,6 +330,10 @@ class DealerService:
     def _check_limits(raw: Any) -> dict:
         if not isinstance(raw, Mapping):
             raise InputError("limits must be an object with min_bet and/or max_bet")
+        for key in raw:  # a misspelt limit ("max_bets") would leave the table without one
+            if key not in ("min_bet", "max_bet"):
+                raise InputError(f"unknown limit {key!r}{_did_you_mean(key, ('min_bet', 'max_bet'))}; the "
+                                 f"limits are min_bet and max_bet")
         out = {}
         for key in ("min_bet", "max_bet"):
             if raw.get(key) not in (None, ""):
@@ -871,6 +879,29 @@ class DealerService:
         _, _, unassigned = table_zones(snap)
         view["unassigned"] = len(unassigned)
         return view
+
+
+# what a session given to start_session holds: these for every game, and each game's own
+SESSION_FIELDS = ("game", "house", "players", "limits", "carry", "drop_carry")
+GAME_SESSION_FIELDS = {"otoroku": ("seats", "share"), "kabu-tsukuri": ("ante",), KAKEYA: ("trump", "dealers")}
+
+
+def _did_you_mean(key: Any, known) -> str:
+    near = difflib.get_close_matches(str(key), list(known), n=1, cutoff=0.6)
+    return f" (did you mean {near[0]!r}?)" if near else ""
+
+
+def _check_session_fields(game: str, data: Mapping[str, Any]) -> None:
+    """Refuse a field the session does not read: a misspelt one ('hosue', 'shares') was left out
+    without a word, and the table played without the fee or the share it was given."""
+    known = SESSION_FIELDS + GAME_SESSION_FIELDS.get(game, ())
+    for key in data:
+        if key in known:
+            continue
+        if any(key in fields for fields in GAME_SESSION_FIELDS.values()):
+            raise InputError(f"{key!r} is not a field of a {game} session; its fields are: {', '.join(known)}")
+        raise InputError(f"unknown field {key!r} in the session{_did_you_mean(key, known)}; its fields are: "
+                         f"{', '.join(known)}")
 
 
 def _otoroku_dealer_may_choose(zones, house: Mapping[str, Any]) -> bool:
