@@ -600,6 +600,12 @@ def test_otoroku_dealer_chooses_bettors(app):
     assert d.post("/api/chosen", {"chosen": ["Ben", "Aki"]}).get_json() == {"chosen": ["Aki", "Ben"]}
     assert d.get("/api/state").get_json()["session"]["chosen"] == ["Aki", "Ben"]
     assert d.post("/api/chosen", {"chosen": None}).get_json() == {"chosen": None}
+    # a body without the choice was read as "everyone", undoing the dealer's choice with a 200
+    d.post("/api/chosen", {"chosen": ["Aki"]})
+    for body in ([], {}, ["Aki"]):
+        r = d.post("/api/chosen", body)
+        assert r.status_code == 400 and '{"chosen": null} for everyone' in r.get_json()["error"]
+    assert d.get("/api/state").get_json()["session"]["chosen"] == ["Aki"]
 
 
 def test_otoroku_a_bust_bettor_not_chosen_still_pays_and_one_thrown_in_unseen_does_not(app, live):
@@ -1154,3 +1160,26 @@ def test_a_session_field_of_the_game_is_taken():
     _check_session_fields("otoroku", {"game": "otoroku", "players": [], "share": 5, "seats": []})
     with pytest.raises(InputError, match="did you mean 'share'"):
         _check_session_fields("otoroku", {"game": "otoroku", "shares": 5})
+
+
+def test_the_session_saved_again_mid_round_keeps_the_cards_corrected_and_the_choices(app, live):
+    # Settings sends a new session for any change (a player joining): the dealer's corrections
+    # were dropped, and the cards he had confirmed came back unsure
+    d = Dealer(app)
+    d.post("/api/session", SESSION)
+    live.show({"saki": SAKI, "ato": ATO})
+    assert d.post("/api/correct", {"track_id": 6, "card": "susuki-moon"}).status_code == 200
+    assert d.post("/api/session", dict(SESSION, players=SESSION["players"] + [{"name": "Cy"}])).status_code == 200
+    r = d.get("/api/round").get_json()
+    assert r["problems"] == [] and r["preview"]["winner"] == "ato"
+    # the Otoroku choice too, among the seats still there; and a deck said to have run out
+    oto = dict(SESSION, game="otoroku", players=[{"name": n} for n in ("Aki", "Ben", "Cy")])
+    d.post("/api/session", dict(SESSION, game="otoroku", players=[{"name": n} for n in ("Aki", "Ben", "Cy")]))
+    d.post("/api/chosen", {"chosen": ["Ben", "Cy"]})
+    d.post("/api/session", dict(oto, players=[{"name": "Aki"}, {"name": "Ben"}]))
+    assert d.get("/api/state").get_json()["session"]["chosen"] == ["Ben"]
+    d.post("/api/session", dict(SESSION, house={"tie_rule": "redraw"}))
+    live.show({"saki": SAKI, "ato": [(4, "wisteria-cuckoo"), (5, "iris-bridge"), (6, "clover-boar")]})
+    assert d.post("/api/round/deck-exhausted", {"exhausted": True}).status_code == 200
+    d.post("/api/session", dict(SESSION, house={"tie_rule": "redraw"}, players=SESSION["players"] + [{"name": "Cy"}]))
+    assert d.get("/api/round").get_json()["redraw"]["deck_exhausted"] is True

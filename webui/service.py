@@ -264,6 +264,16 @@ class DealerService:
                              f"them) before changing the session")
         if same and old.get("game") == KAKEYA and old.get("trick_warning"):
             new["trick_warning"] = old["trick_warning"]  # (a trick gathered unread is still to be entered)
+        if same:
+            # the round on the table goes on: the cards the dealer corrected or confirmed stay so (a
+            # player added mid-round brought them back unsure), as do his Otoroku choice, among the
+            # seats still there, and a deck said to have run out
+            new["corrections"] = dict(old.get("corrections") or {})
+            new["corrected_readings"] = dict(old.get("corrected_readings") or {})
+            if old.get("deck_exhausted"):
+                new["deck_exhausted"] = True
+            if old.get("chosen") is not None and new.get("seats"):
+                new["chosen"] = [x for x in new["seats"] if x in old["chosen"]]
 
     @staticmethod
     def _check_kakeya(data: Mapping[str, Any], names: list[str]) -> dict:
@@ -457,7 +467,9 @@ class DealerService:
             s = self._require_session()
             if s["game"] != "otoroku":
                 raise InputError("only in Otoroku does the dealer choose the bettors to show down with")
-            chosen = data.get("chosen") if isinstance(data, Mapping) else None
+            if not isinstance(data, Mapping) or "chosen" not in data:  # (anything else read as "everyone")
+                raise InputError('send {"chosen": [the seats]}, or {"chosen": null} for everyone')
+            chosen = data["chosen"]
             if chosen is not None:
                 seats = s.get("seats") or [p["name"] for p in s["players"]]
                 if not isinstance(chosen, list) or any(c not in seats for c in chosen):
