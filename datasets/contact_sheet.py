@@ -4,7 +4,9 @@ Three rows of scenes as the models see them, one row with their labels drawn (qu
 as a dot, face-down cards in magenta), and a strip of classifier crops with hard negatives."""
 from __future__ import annotations
 
+import argparse
 import sys
+from pathlib import Path
 
 import cv2
 import numpy as np
@@ -69,14 +71,18 @@ def deck_sheet(height: int = 174) -> np.ndarray:
 
 
 def main(argv=None) -> int:
-    argv = sys.argv[1:] if argv is None else argv
-    if len(argv) == 2 and argv[0] == "--deck":
-        cv2.imwrite(argv[1], deck_sheet(), [cv2.IMWRITE_JPEG_QUALITY, 88])
-        return 0
-    if len(argv) != 1:
-        print("usage: python -m datasets.contact_sheet OUT.jpg | --deck OUT.jpg", file=sys.stderr)
-        return 2
-    cv2.imwrite(argv[0], contact_sheet(), [cv2.IMWRITE_JPEG_QUALITY, 85])
+    parser = argparse.ArgumentParser(prog="python -m datasets.contact_sheet",
+                                     description="A contact sheet of the scene kinds, or of the demo deck (--deck).")
+    parser.add_argument("out", help="the picture to write (.jpg or .png)")
+    parser.add_argument("--deck", action="store_true", help="the demo deck's 48 cards and backs instead")
+    args = parser.parse_args(argv)
+    if Path(args.out).suffix.lower() not in (".jpg", ".jpeg", ".png"):
+        # (checked first: the sheet takes a while to render, and OpenCV then refused the name)
+        parser.error(f"the picture to write is a .jpg or .png file, not {args.out!r}")
+    sheet, quality = (deck_sheet(), 88) if args.deck else (contact_sheet(), 85)
+    if not cv2.imwrite(args.out, sheet, [cv2.IMWRITE_JPEG_QUALITY, quality]):
+        print(f"could not write {args.out}", file=sys.stderr)
+        return 1
     return 0
 
 

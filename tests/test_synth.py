@@ -494,7 +494,21 @@ def test_contact_sheets_render_from_the_demo_deck(tmp_path):
     assert sheet.shape == (2 * 90 + 96, 320, 3)
     assert contact_sheet.main(["--deck", str(tmp_path / "deck.jpg")]) == 0
     assert cv2.imread(str(tmp_path / "deck.jpg")) is not None
-    assert contact_sheet.main([]) == 2
+    with pytest.raises(SystemExit) as none_given:
+        contact_sheet.main([])
+    assert none_given.value.code == 2
+
+
+def test_contact_sheet_help_and_a_name_that_is_no_picture(capsys, tmp_path):
+    # --help was taken for the file to write: the sheet was rendered, then OpenCV's traceback
+    from datasets import contact_sheet
+    with pytest.raises(SystemExit) as helped:
+        contact_sheet.main(["--help"])
+    assert helped.value.code == 0 and "--deck" in capsys.readouterr().out
+    with pytest.raises(SystemExit) as refused:
+        contact_sheet.main([str(tmp_path / "sheet.txt")])
+    assert refused.value.code == 2 and "a .jpg or .png file" in capsys.readouterr().err
+    assert not (tmp_path / "sheet.txt").exists()
 
 
 @pytest.mark.shared
