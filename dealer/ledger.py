@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from datetime import datetime, timezone
 from fractions import Fraction
 from pathlib import Path
-from typing import Any, Callable, Iterator, Mapping
+from typing import Any, Callable, Mapping
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (
@@ -179,6 +179,7 @@ class Ledger:
             raise SessionUnreadable(f"the open session stored in the ledger {self.path} is not an object: {raw[:80]!r}")
         return session
 
+    @_said_as_ledger_error("write to")
     def set_session_aside(self) -> None:
         """Keep an unreadable open session under another key (nothing is thrown away) and open none."""
         raw = self.get_meta("session")
@@ -259,8 +260,7 @@ class Ledger:
             params += (int(limit),)
         with closing(self._connect()) as db:
             rows = db.execute(sql, params).fetchall()
-        return [RoundRecord(r[0], r[1], r[2], r[3], json.loads(r[4]), json.loads(r[5]),
-                            json.loads(r[6]), bool(r[7])) for r in rows]
+        return [self._record(r) for r in rows]
 
     @_said_as_ledger_error("read")
     def get_round(self, round_id: int) -> RoundRecord | None:
@@ -269,8 +269,7 @@ class Ledger:
                            " snapshot_jpeg IS NOT NULL FROM rounds WHERE id = ?", (round_id,)).fetchone()
         if r is None:
             return None
-        return RoundRecord(r[0], r[1], r[2], r[3], json.loads(r[4]), json.loads(r[5]),
-                           json.loads(r[6]), bool(r[7]))
+        return self._record(r)
 
     @_said_as_ledger_error("read")
     def snapshot(self, round_id: int) -> bytes | None:
@@ -291,12 +290,13 @@ class Ledger:
         totals: dict[str, Fraction] = {}
         marks = ",".join("?" * len(STONE_GAMES))
         with closing(self._connect()) as db:
-            for player, amount in db.execute(
-                    f"SELECT e.player, e.amount FROM entries e JOIN rounds r ON r.id = e.round_id "
+            for rid, player, amount in db.execute(
+                    f"SELECT e.round_id, e.player, e.amount FROM entries e JOIN rounds r ON r.id = e.round_id "
                     f"WHERE r.game {'IN' if stones else 'NOT IN'} ({marks}) ORDER BY e.rowid", STONE_GAMES):
-                totals[player] = totals.get(player, Fraction(0)) + Fraction(amount)
+                totals[player] = totals.get(player, Fraction(0)) + self._booked(amount, rid)
         return {p: _number(a) for p, a in sorted(totals.items(), key=lambda kv: (kv[0] == "dealer", kv[0]))}
 
+    @_said_as_ledger_error("read")
     def export_csv(self) -> str:
         """One line per player per round: round, time, game, winner, player, amount (to 6 decimals),
         the amount exactly as booked (``103/3`` where 6 decimals do not say it; the column that adds
@@ -323,8 +323,24 @@ class Ledger:
         with closing(self._connect()) as db:
             return db.execute("PRAGMA integrity_check").fetchone()[0]
 
-    def iter_entries(self) -> Iterator[tuple[int, str, Fraction]]:
+    @_said_as_ledger_error("read")
+    def iter_entries(self) -> list[tuple[int, str, Fraction]]:
         """(round id, player, amount) of every booked amount, in the order they were booked."""
         with closing(self._connect()) as db:
-            for rid, player, amount in db.execute("SELECT round_id, player, amount FROM entries ORDER BY rowid"):
-                yield rid, player, Fraction(amount)
+            rows = db.execute("SELECT round_id, player, amount FROM entries ORDER BY rowid").fetchall()
+        return [(rid, player, self._booked(amount, rid)) for rid, player, amount in rows]
+
+    def _booked(self, amount: Any, round_id: Any) -> Fraction:
+        """An amount as the ledger stores it; one that is not (a damaged file) named, not a traceback."""
+        try:
+            return Fraction(amount)
+        except (TypeError, ValueError):
+            raise LedgerError(f"the ledger {self.path} is damaged: round {round_id} books {amount!r}, "
+                              f"which is not an amount") from None
+
+    def _record(self, r) -> RoundRecord:
+        try:
+            return RoundRecord(r[0], r[1], r[2], r[3], json.loads(r[4]), json.loads(r[5]),
+                               json.loads(r[6]), bool(r[7]))
+        except (TypeError, ValueError) as exc:
+            raise LedgerError(f"the ledger {self.path} is damaged: round {r[0]} cannot be read ({exc})") from None

@@ -221,3 +221,42 @@ def test_killed_while_writing_rounds_leaves_only_whole_rounds(tmp_path):
         assert by_round[rec.id] == {"A": n, "B": 1, "dealer": -n - 1}
     assert sum(led.balances().values()) == 0
     assert led.load_session() == {"n": max(r.round["n"] for r in rounds)}
+
+
+def test_a_damaged_row_is_named_not_a_traceback(tmp_path):
+    # a round whose JSON or an amount that was damaged gave a bare JSONDecodeError or ValueError
+    # on the history, the balances and the export: the dealer lost sight of every balance
+    import sqlite3
+
+    import pytest
+
+    from dealer.ledger import LedgerError
+    led = Ledger(tmp_path / "l.sqlite")
+    for n in (1, 2):
+        r, res = _round(n)
+        led.record_round(round_=r, result=res, rule_version="x")
+    with sqlite3.connect(led.path) as db:
+        db.execute("UPDATE rounds SET result_json = '{oops' WHERE id = 2")
+    with pytest.raises(LedgerError, match="is damaged: round 2 cannot be read"):
+        led.rounds()
+    with pytest.raises(LedgerError, match="round 2 cannot be read"):
+        led.get_round(2)
+    assert led.get_round(1).result["winner"] == "saki"  # the sound rounds still read
+    with sqlite3.connect(led.path) as db:
+        db.execute("UPDATE rounds SET result_json = '{}' WHERE id = 2")
+        db.execute("UPDATE entries SET amount = 'abc' WHERE round_id = 1 AND player = 'Aki'")
+    for read in (led.balances, led.export_csv, led.iter_entries):
+        with pytest.raises(LedgerError, match="round 1 books 'abc', which is not an amount"):
+            read()
+
+
+def test_an_export_of_a_file_that_is_no_ledger_is_a_ledger_error(tmp_path):
+    import pytest
+
+    from dealer.ledger import LedgerError
+    led = Ledger(tmp_path / "l.sqlite")
+    (tmp_path / "l.sqlite").write_bytes(b"not a database at all" * 100)
+    with pytest.raises(LedgerError, match="cannot read the ledger"):
+        led.export_csv()
+    with pytest.raises(LedgerError, match="the ledger .*: file is not a database"):
+        led.set_session_aside()

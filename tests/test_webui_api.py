@@ -918,7 +918,15 @@ def test_the_history_shows_chips_and_the_pairs_stones_apart(live, ledger_path):
     assert c.get("/api/balances?stones=1").get_json() == {"Aki+Cho": 2, "Ben+Dan": -2}
 
 
-@pytest.mark.parametrize("stored", ["{bad", "[]", "5", '{"game": 5}'])
+@pytest.mark.parametrize("stored", [
+    "{bad", "[]", "5", '{"game": 5}',
+    # damaged inside: every page answered 500, and so did starting a new session
+    '{"game": "batta-maki", "players": ["Aki"], "bets": [1]}',
+    '{"game": "batta-maki", "players": [{"name": "Aki"}], "bets": [{"player": "Aki", "on": "saki", "amount": "x"}]}',
+    '{"game": "batta-maki", "players": [{"name": "Aki"}], "bets": [], "house": [1]}',
+    '{"game": "batta-maki", "players": [{"name": "Aki"}], "bets": [], "corrections": 3}',
+    '{"game": "no-such-game", "players": [{"name": "Aki"}], "bets": []}',
+])
 def test_an_open_session_that_cannot_be_read_is_set_aside_not_lost(live, ledger_path, stored):
     # a damaged session record ended the server's start in a traceback
     Ledger(ledger_path).set_meta("session", stored)
@@ -1183,3 +1191,10 @@ def test_the_session_saved_again_mid_round_keeps_the_cards_corrected_and_the_cho
     assert d.post("/api/round/deck-exhausted", {"exhausted": True}).status_code == 200
     d.post("/api/session", dict(SESSION, house={"tie_rule": "redraw"}, players=SESSION["players"] + [{"name": "Cy"}]))
     assert d.get("/api/round").get_json()["redraw"]["deck_exhausted"] is True
+
+
+def test_kakeya_dealers_that_are_not_names_are_refused_not_a_500(app):
+    d = Dealer(app)
+    session = {"game": "kakeya-toranpu", "players": [{"name": n} for n in ("Aki", "Ben", "Cho", "Dan")]}
+    r = d.post("/api/session", dict(session, dealers=[["Aki"], "Cho"]))
+    assert r.status_code == 400 and "the dealers are one of the pairs of partners" in r.get_json()["error"]

@@ -108,10 +108,9 @@ class DealerService:
         set aside in the ledger, not lost, and the page says so and starts with none."""
         try:
             session = self.ledger.load_session()
-            if session is None or (isinstance(session.get("game"), str) and isinstance(session.get("players"), list)
-                                   and isinstance(session.get("bets"), list)):
+            problem = None if session is None else _stored_session_problem(session)
+            if problem is None:
                 return session
-            problem = "it is not a session"
         except SessionUnreadable as exc:  # (a file that cannot be read at all is an error of its own)
             problem = str(exc)
         self.ledger.set_session_aside()
@@ -294,7 +293,8 @@ class DealerService:
                 raise InputError("with six players name the dealing pair (it sits out this hand)")
         else:
             pairs = [set(p) for p in pairs_of(names)]
-            if not isinstance(dealers, list) or set(dealers) not in pairs or len(dealers) != 2:
+            if not isinstance(dealers, list) or not all(isinstance(d, str) for d in dealers) \
+                    or set(dealers) not in pairs or len(dealers) != 2:
                 raise InputError(f"the dealers are one of the pairs of partners "
                                  f"{[sorted(p) for p in pairs]}, not {dealers!r}")
             out["dealers"] = list(dealers)
@@ -891,6 +891,30 @@ class DealerService:
         _, _, unassigned = table_zones(snap)
         view["unassigned"] = len(unassigned)
         return view
+
+
+def _stored_session_problem(session: Mapping[str, Any]) -> str | None:
+    """Why a session read back from the ledger cannot be the open one (damaged inside: a bet that is
+    not one made every page answer 500, and the way out, a new session, too), or None."""
+    if not isinstance(session.get("game"), str) or not isinstance(session.get("players"), list) \
+            or not isinstance(session.get("bets"), list):
+        return "it is not a session"
+    try:
+        get_game(session["game"])
+    except (RoundError, ImportError, KeyError, ValueError):
+        return f"its game {session['game']!r} is not known"
+    if not all(isinstance(p, Mapping) and isinstance(p.get("name"), str) for p in session["players"]):
+        return "a player in it has no name"
+    for b in session["bets"]:
+        if not (isinstance(b, Mapping) and isinstance(b.get("player"), str) and "on" in b
+                and isinstance(b.get("amount"), (int, float)) and not isinstance(b.get("amount"), bool)):
+            return f"a bet in it is not one ({b!r})"
+    for key in ("house", "corrections", "corrected_readings", "limits"):
+        if session.get(key) is not None and not isinstance(session[key], Mapping):
+            return f"its {key} is not an object"
+    if session.get("pending") is not None and not isinstance(session["pending"], Mapping):
+        return "its settlement waiting is not one"
+    return None
 
 
 # what a session given to start_session holds: these for every game, and each game's own
