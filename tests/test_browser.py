@@ -371,3 +371,40 @@ def test_amounts_to_confirm_are_written_to_six_decimals_whatever_the_tablets_lan
                 ["+1,234.5", "-0.0004", "+33.333333", "0"]
         finally:
             browser.close()
+
+
+def test_the_page_reconnects_after_an_answer_that_was_no_stream_and_starts_the_video_again(tmp_path):
+    """An /events answer that was no stream (a proxy's 502) closed the page's connection for good;
+    and after contact came back, the video kept its last frame."""
+    session = {"game": "batta-maki", "players": [{"name": "Aki"}, {"name": "Ben"}]}
+    with page_on_a_fake_table(tmp_path, session) as (page, errors, service, _):
+        page.wait_for_selector("#bet-on option", state="attached", timeout=10000)
+        page.route("**/events", lambda route: route.fulfill(status=502, body="bad gateway"))
+        page.reload()
+        page.wait_for_selector("#banner:has-text('reconnecting')", timeout=10000)
+        page.unroute("**/events")
+        page.wait_for_function("document.getElementById('video').src.includes('?t=')", timeout=15000)
+        page.wait_for_selector("#bet-on option", state="attached", timeout=10000)
+        assert page.locator("#banner").is_hidden()
+        assert errors == [], errors
+
+
+def test_a_bet_with_no_session_says_so(tmp_path):
+    """The button did nothing and said nothing (a script error before any request)."""
+    need_browser()
+    from playwright.sync_api import sync_playwright
+    from webfakes import FakeLiveTable
+    from webui.app import create_app
+    from webui.cli import ServerThread
+    app = create_app({"LIVE": FakeLiveTable(), "LEDGER": str(tmp_path / "ledger.sqlite"), "PIN": PIN})
+    with ServerThread(app) as srv, sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=CHROMIUM, args=ARGS, headless=True)
+        try:
+            page, errors = logged_in_page(browser, srv.url)
+            page.wait_for_selector("#game-title:has-text('No session yet')", timeout=10000)
+            page.fill("#bet-amount", "100")
+            page.click("#bet-add")
+            page.wait_for_selector("#message.error:has-text('no session yet')", timeout=10000)
+            assert errors == [], errors
+        finally:
+            browser.close()

@@ -233,7 +233,8 @@ document.getElementById("correct-undo").addEventListener("click", async () => {
 document.getElementById("bet-form").addEventListener("submit", async (ev) => {
   ev.preventDefault();
   const onRaw = document.getElementById("bet-on").value;
-  const target = (STATE.session.targets || []).find((t) => String(t.on) === onRaw);
+  // (with no session, or before the first state, the server says what is missing)
+  const target = ((STATE && STATE.session && STATE.session.targets) || []).find((t) => String(t.on) === onRaw);
   const amount = Number(document.getElementById("bet-amount").value);
   try {
     await api("/api/bets", {player: document.getElementById("bet-player").value, on: target ? target.on : onRaw,
@@ -244,14 +245,29 @@ document.getElementById("bet-form").addEventListener("submit", async (ev) => {
 
 document.getElementById("settle-btn").addEventListener("click", () => api("/api/settle", {}).catch(() => {}));
 
+let lostContact = false;
+
 function connect() {
   const source = new EventSource("/events");
   source.addEventListener("state", (ev) => render(JSON.parse(ev.data)));
   source.onerror = () => {
+    lostContact = true;
     const banner = document.getElementById("banner");
     banner.hidden = false;
     banner.textContent = "Lost contact with the server: reconnecting…";
+    // the browser tries again by itself only after a dropped connection; an answer that was no
+    // stream (an error page, a proxy's 502) closes it for good
+    if (source.readyState === EventSource.CLOSED) setTimeout(connect, 2000);
   };
-  source.onopen = () => { if (STATE) render(STATE); };
+  source.onopen = () => {
+    if (lostContact) {
+      // the video stream ended with the contact and a picture keeps its last frame: start it again,
+      // or the dealer compares the table with a picture minutes old
+      const video = document.getElementById("video");
+      video.src = video.src.split("?")[0] + "?t=" + Date.now();
+      lostContact = false;
+    }
+    if (STATE) render(STATE);
+  };
 }
 connect();
