@@ -298,6 +298,23 @@ def test_otoroku_choice_is_offered_once_the_dealers_two_cards_allow_it(tmp_path)
         assert errors == [], errors
 
 
+def test_quick_taps_on_the_otoroku_choice_each_count(tmp_path):
+    """Each tap built the list from the state last drawn: Ben then Cy tapped quickly left only Cy."""
+    session = {"game": "otoroku", "players": [{"name": n} for n in ("Aki", "Ben", "Cy")], "share": 10}
+    shown = {"Aki": [(1, "cherry-curtain"), (2, "chrysanthemum-sake")],
+             "dealer": [(10, "peony-butterflies"), (11, "wisteria-ribbon")]}
+    with page_on_a_fake_table(tmp_path, session, shown) as (page, errors, service, _):
+        page.wait_for_selector("#choose button:has-text('Cy')", timeout=10000)
+        # both taps before the page is drawn again (the buttons are the same ones)
+        page.evaluate("""() => { const b = [...document.querySelectorAll('#choose button')];
+                                 b.find((x) => x.textContent === 'Ben').click();
+                                 b.find((x) => x.textContent === 'Cy').click(); }""")
+        page.wait_for_selector("#choose button.primary:has-text('Cy')", timeout=10000)
+        page.wait_for_timeout(500)
+        assert service.session["chosen"] == ["Ben", "Cy"]
+        assert errors == [], errors
+
+
 def test_a_bet_of_half_a_chip_can_be_entered(tmp_path):
     """The engine takes any amount from 0.000001; the bet box used to refuse anything under 1."""
     session = {"game": "batta-maki", "players": [{"name": "Aki"}, {"name": "Ben"}]}

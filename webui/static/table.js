@@ -119,10 +119,16 @@ function renderChoose(s) {
   if (!may) { box.replaceChildren(); return; }
   const chosen = sess.chosen;
   const seats = sess.seats || sess.players.map((p) => p.name);
-  const set = (list) => api("/api/chosen", {chosen: list}).catch(() => {});
+  // each tap builds on the last one sent, not on the state last drawn: two quick taps (Aki, then
+  // Ben) sent [Aki], then [Ben]
+  const set = (list) => { sess.chosen = list; return api("/api/chosen", {chosen: list}).catch(() => {}); };
+  const toggle = (seat) => {
+    const now = sess.chosen;
+    set(now && now.includes(seat) ? now.filter((x) => x !== seat) : [...(now || []), seat]);
+  };
   box.replaceChildren(el("span", {}, "Dealer shows down with:"),
     ...seats.map((seat) => el("button", {type: "button", class: "small" + (chosen && chosen.includes(seat) ? " primary" : ""),
-      onclick: () => set(chosen && chosen.includes(seat) ? chosen.filter((x) => x !== seat) : [...(chosen || []), seat])}, seat)),
+      onclick: () => toggle(seat)}, seat)),
     el("button", {type: "button", class: "small" + (chosen ? "" : " primary"), onclick: () => set(null)}, "Everyone"));
 }
 
