@@ -408,6 +408,15 @@ def test_a_damaged_zones_file_is_said_and_the_zones_can_be_drawn_again(app, live
     assert r.status_code == 200 and "error" not in d.get("/api/zones").get_json()
 
 
+def test_zones_that_cannot_be_saved_are_said_not_a_500(app, live, ledger_path):
+    pytest.importorskip("vision.zones", reason="vision.zones is not available")
+    d = Dealer(app)
+    d.post("/api/session", SESSION)
+    (ledger_path.parent / "zones-batta-maki.json").mkdir()  # a folder where the file goes
+    r = d.post("/api/zones", {"zones": [{"name": "saki", "points": [[10, 10], [300, 10], [300, 120]]}]})
+    assert r.status_code == 400 and "the zones cannot be saved to" in r.get_json()["error"]
+
+
 def test_zones_drawn_on_the_image_are_saved_and_given_to_the_table(app, live, ledger_path):
     pytest.importorskip("vision.zones", reason="vision.zones is not available")
     d = Dealer(app)

@@ -156,6 +156,10 @@ def test_drawn_zone_not_in_layout_is_a_clear_error():
     ("saki", [(0, 0), (5, 5), (10, 10)], "no area"),
     ("saki", [(0, 0), ("a", 1), (1, 1)], "list of"),
     ("saki", [(0, 0), (float("nan"), 1), (1, 1)], "finite"),
+    # each taken as a coordinate: a true as 1, "100" as 100, and 1e300 overflowed to an infinite area
+    ("saki", [(True, 0), (100, 0), (100, 100)], "each a number"),
+    ("saki", [("0", "0"), ("100", "0"), ("100", "100")], "each a number"),
+    ("saki", [(1e300, 0), (100, 0), (100, 100)], "far outside any camera picture"),
 ])
 def test_bad_zone_is_a_clear_error(name, polygon, message):
     with pytest.raises(ZoneError, match=message):
@@ -288,3 +292,11 @@ def test_automatic_rows_are_found_whatever_the_spacing_and_small_slant(rows, per
     rnd.shuffle(cards)
     state = ZoneAssigner(layout).assign(cards)
     assert {n: ids(c) for n, c in state.zones.items() if c} == want
+
+
+def test_a_zones_file_nested_too_deep_is_a_zone_error(tmp_path):
+    from vision.zones import load_zones
+    path = tmp_path / "zones.json"
+    path.write_text("[" * 100_000, encoding="utf-8")
+    with pytest.raises(ZoneError, match="nested too deep"):
+        load_zones(path)

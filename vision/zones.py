@@ -25,6 +25,11 @@ class ZoneError(ValueError):
     """Bad zone input (file or drawn polygon); the message names the problem."""
 
 
+# no camera picture is near this size: a point beyond it is a mistake (1e300 overflowed to an
+# infinite area)
+MAX_COORDINATE = 100_000
+
+
 @dataclass(frozen=True)
 class TableZone:
     """A named polygon on the live image (frame pixels), drawn by the dealer for one zone."""
@@ -35,9 +40,17 @@ class TableZone:
         if not isinstance(self.name, str) or not self.name.strip():
             raise ZoneError(f"a zone needs a name, not {self.name!r}")
         try:
-            points = tuple((float(x), float(y)) for x, y in self.polygon)
+            pairs = [(x, y) for x, y in self.polygon]
         except (TypeError, ValueError):
             raise ZoneError(f"zone {self.name!r}: the polygon must be a list of [x, y] points") from None
+        # numbers only ("100" or true became coordinates), within what a picture can be
+        if not all(isinstance(v, (int, float, np.integer, np.floating)) and not isinstance(v, bool)
+                   for p in pairs for v in p):
+            raise ZoneError(f"zone {self.name!r}: the polygon must be a list of [x, y] points, each a number")
+        points = tuple((float(x), float(y)) for x, y in pairs)
+        if any(abs(v) > MAX_COORDINATE for p in points for v in p if math.isfinite(v)):
+            raise ZoneError(f"zone {self.name!r}: a point lies beyond {MAX_COORDINATE:,} pixels, "
+                            f"far outside any camera picture")
         if len(points) < 3:
             raise ZoneError(f"zone {self.name!r}: a polygon needs at least 3 points, not {len(points)}")
         if not all(math.isfinite(v) for p in points for v in p):
@@ -136,6 +149,8 @@ def load_zones(path: str | Path) -> list[TableZone]:
         data = json.loads(text)
     except json.JSONDecodeError as exc:
         raise ZoneError(f"zone file {str(path)!r} is not valid JSON (line {exc.lineno}: {exc.msg})") from None
+    except RecursionError:
+        raise ZoneError(f"zone file {str(path)!r} is not zones (lists nested too deep to read)") from None
     try:
         return zones_from_json(data)
     except ZoneError as exc:

@@ -490,9 +490,12 @@ def save_zones():
     except ZoneError as exc:
         raise InputError(str(exc)) from None
     path = _zones_path(_ext()["zones_dir"], s.session["game"])
-    path.parent.mkdir(parents=True, exist_ok=True)
-    old = path.read_text() if path.exists() else None
-    write_zones(path, zones)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        old = path.read_text() if path.exists() else None
+        write_zones(path, zones)
+    except (OSError, UnicodeDecodeError) as exc:  # (a folder in its place, a disk that refuses it)
+        raise InputError(f"the zones cannot be saved to {path}: {exc}") from None
     try:
         s._apply_layout(strict=True)
     except InputError:
