@@ -217,6 +217,7 @@ def test_unsure_cards_are_marked_and_corrected_by_a_tap_and_a_lost_camera_shows_
         page.click("#zones .card[data-track='6']")
         page.wait_for_selector("#correct-dialog[open]")
         assert "read as face down? (unsure)" in page.inner_text("#correct-what")
+        assert page.locator("#correct-undo").is_hidden()  # nothing to undo on a card never corrected
         page.click("#card-choices button[value='susuki-moon']")
         page.wait_for_selector("#zones .card.corrected[data-track='6']", timeout=10000)
         corrected = page.inner_text("#zones .card[data-track='6']").split("\n")
@@ -228,6 +229,10 @@ def test_unsure_cards_are_marked_and_corrected_by_a_tap_and_a_lost_camera_shows_
         page.wait_for_selector("#zones .card.corrected[data-track='5']", timeout=10000)
         page.wait_for_selector("#winner-name", timeout=10000)  # all sure now: the rows are scored
         assert page.locator("#zones .card.uncertain").count() == 0
+        page.click("#zones .card[data-track='6']")
+        page.wait_for_selector("#correct-dialog[open]")
+        assert page.locator("#correct-undo").is_visible()
+        page.click("#correct-dialog button[value=cancel]")
         live.show({}, status={"camera": "lost", "error": "camera 0 unplugged"})
         page.wait_for_selector("#banner:has-text('The camera is lost: camera 0 unplugged')", timeout=10000)
         assert errors == [], errors

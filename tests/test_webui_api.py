@@ -1207,3 +1207,11 @@ def test_kakeya_dealers_that_are_not_names_are_refused_not_a_500(app):
     session = {"game": "kakeya-toranpu", "players": [{"name": n} for n in ("Aki", "Ben", "Cho", "Dan")]}
     r = d.post("/api/session", dict(session, dealers=[["Aki"], "Cho"]))
     assert r.status_code == 400 and "the dealers are one of the pairs of partners" in r.get_json()["error"]
+
+
+def test_undoing_a_correction_never_made_leaves_the_settlement_shown(app, live):
+    # it voided the settlement on screen: the dealer had to settle again
+    d, pending = a_round_settled(app, live)
+    assert d.post("/api/correct", {"track_id": 2, "card": None}).status_code == 200
+    assert d.get("/api/state").get_json()["pending"]["id"] == pending["id"]
+    assert d.post("/api/confirm", {"pending": pending["id"]}).status_code == 200

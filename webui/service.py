@@ -493,6 +493,9 @@ class DealerService:
             on_table |= {str(c.get("track_id")) for c in unassigned}
             card = data.get("card")
             if card in (None, ""):
+                if track not in s["corrections"]:
+                    # nothing to undo: the settlement shown stays (it was voided, to be settled again)
+                    return {"track_id": track, "card": None}
                 s["corrections"].pop(track, None)
                 (s.get("corrected_readings") or {}).pop(track, None)
             else:

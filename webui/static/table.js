@@ -9,7 +9,11 @@ let correcting = null;
 function loadCards(kind) {
   if (kind === CARDS_KIND) return;
   CARDS_KIND = kind;
-  api(kind === "western" ? "/api/cards?deck=western" : "/api/cards").then((cards) => { CARDS = cards; });
+  api(kind === "western" ? "/api/cards?deck=western" : "/api/cards").then(
+    // an answer for a deck no longer in play (Kakeya's western cards asked for before the flower
+    // cards came) is left out; a failed one is asked for again at the next update
+    (cards) => { if (CARDS_KIND === kind) CARDS = cards; },
+    () => { if (CARDS_KIND === kind) CARDS_KIND = null; });
 }
 loadCards("hanafuda");
 
@@ -219,6 +223,7 @@ async function confirmRound() {
 
 function openCorrect(zone, card) {
   correcting = card;
+  document.getElementById("correct-undo").hidden = !card.corrected;  // (nothing to undo otherwise)
   document.getElementById("correct-what").textContent = `${zone.label_en} ${zone.label_ja}, card ${card.position}: read as ${card.label}` +
     (card.uncertain ? " (unsure)" : "");
   const box = document.getElementById("card-choices");
