@@ -430,3 +430,17 @@ def test_a_bet_with_no_session_says_so(tmp_path):
             assert errors == [], errors
         finally:
             browser.close()
+
+
+def test_a_wrong_pin_is_said_in_the_pin_dialog(tmp_path):
+    """"wrong PIN" went to the page's message, under the dialog's backdrop and the tablet's keyboard."""
+    session = {"game": "batta-maki", "players": [{"name": "Aki"}, {"name": "Ben"}]}
+    with page_on_a_fake_table(tmp_path, session) as (page, errors, service, _):
+        page.click("#login-btn")  # logged in: this logs out, and the page asks again
+        page.wait_for_selector("body[data-logged-in=no]", timeout=10000)
+        page.click("#login-btn")
+        page.fill("#pin-input", "1111")
+        page.click("#pin-ok")
+        page.wait_for_selector("#pin-dialog[open] #pin-error:has-text('wrong PIN')", timeout=10000)
+        assert page.input_value("#pin-input") == ""
+        assert errors == [], errors

@@ -70,6 +70,7 @@ function fmt(n) { return (n > 0 ? "+" : "") + Number(n).toLocaleString("en-US", 
 function askPin() {
   const dlg = document.getElementById("pin-dialog");
   document.getElementById("pin-input").value = "";
+  document.getElementById("pin-error").hidden = true;
   if (!dlg.open) dlg.showModal();
 }
 
@@ -82,7 +83,14 @@ document.getElementById("pin-form").addEventListener("submit", async (ev) => {
     await api(first ? "/api/pin" : "/api/login", {pin});
     document.getElementById("pin-dialog").close();
     location.reload();
-  } catch (e) { /* message shown */ }
+  } catch (e) {
+    // said in the dialog too: the page's message lies under the dialog's backdrop (and the keyboard)
+    const said = document.getElementById("pin-error");
+    said.textContent = e.message;
+    said.hidden = false;
+    document.getElementById("pin-input").value = "";
+    document.getElementById("pin-input").focus();
+  }
 });
 document.getElementById("login-btn").addEventListener("click", async () => {
   if (document.body.dataset.loggedIn === "yes") { await api("/api/logout", {}); location.reload(); }
