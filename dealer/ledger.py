@@ -98,6 +98,8 @@ class RoundRecord:
 def _fraction(value: Any) -> Fraction:
     if isinstance(value, bool) or not isinstance(value, (int, float, str, Fraction)):
         raise ValueError(f"amount must be a number, not {value!r}")
+    if isinstance(value, float) and not math.isfinite(value):  # (an infinity raised OverflowError)
+        raise ValueError(f"amount must be a finite number, not {value!r}")
     return Fraction(value).limit_denominator(10**6) if isinstance(value, float) else Fraction(value)
 
 

@@ -260,3 +260,11 @@ def test_an_export_of_a_file_that_is_no_ledger_is_a_ledger_error(tmp_path):
         led.export_csv()
     with pytest.raises(LedgerError, match="the ledger .*: file is not a database"):
         led.set_session_aside()
+
+
+def test_an_infinite_amount_is_refused_as_the_others_are(tmp_path):
+    import pytest
+    led = Ledger(tmp_path / "l.sqlite")
+    with pytest.raises(ValueError, match="finite"):  # (it was an OverflowError)
+        led.record_round(round_={"game": "g"}, result={"net": {"a": float("inf"), "dealer": 0}}, rule_version="x")
+    assert led.round_count() == 0

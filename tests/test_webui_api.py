@@ -1215,3 +1215,22 @@ def test_undoing_a_correction_never_made_leaves_the_settlement_shown(app, live):
     assert d.post("/api/correct", {"track_id": 2, "card": None}).status_code == 200
     assert d.get("/api/state").get_json()["pending"]["id"] == pending["id"]
     assert d.post("/api/confirm", {"pending": pending["id"]}).status_code == 200
+
+
+@pytest.mark.parametrize("body", [{}, {"pending": None}, {"pending": ["x"]}, ["x"]])
+def test_a_confirmation_without_the_settlements_id_says_so(app, live, body):
+    # it said "the settlement changed since it was shown"
+    d, pending = a_round_settled(app, live)
+    r = d.post("/api/confirm", body)
+    assert r.status_code == 400 and "names the settlement shown" in r.get_json()["error"]
+    assert d.post("/api/confirm", {"pending": pending["id"]}).status_code == 200
+
+
+def test_a_body_that_cannot_be_read_says_why(app):
+    # a number too long to read was "send a JSON body", as if none had been sent
+    d = Dealer(app)
+    r = d.c.post("/api/bets", data='{"player": "Aki", "on": "saki", "amount": ' + "9" * 5000 + "}",
+                 headers={"X-CSRF-Token": d.token, "Content-Type": "application/json"})
+    assert r.status_code == 400 and "the body cannot be read as JSON" in r.get_json()["error"]
+    r = d.c.post("/api/bets", data="player=Aki", headers={"X-CSRF-Token": d.token})
+    assert r.status_code == 400 and "send a JSON body" in r.get_json()["error"]

@@ -26,6 +26,7 @@ from urllib.parse import urlsplit
 
 from flask import (Blueprint, Flask, Response, abort, current_app, jsonify, render_template, request,
                    session, stream_with_context)
+from werkzeug.exceptions import BadRequest
 from werkzeug.security import check_password_hash, generate_password_hash
 
 from dealer.cards import all_cards
@@ -237,7 +238,12 @@ def _guard_writes():
 
 
 def _json_body() -> Any:
-    data = request.get_json(silent=True)
+    if not request.is_json:
+        raise InputError("send a JSON body (Content-Type: application/json)")
+    try:
+        data = request.get_json()
+    except BadRequest as exc:  # (a body that is no JSON, or a number too long to read: said which)
+        raise InputError(f"the body cannot be read as JSON: {exc.description}") from None
     if data is None:
         raise InputError("send a JSON body (Content-Type: application/json)")
     return data

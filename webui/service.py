@@ -790,6 +790,8 @@ class DealerService:
             pending = s.get("pending")
             if not pending:
                 raise InputError("nothing to confirm: settle the round first")
+            if not isinstance(pending_id, str):  # (said "the settlement changed" when none was named)
+                raise InputError('a confirmation names the settlement shown: {"pending": its id}')
             if pending_id != pending["id"]:
                 raise InputError("the settlement changed since it was shown: check it and confirm again")
             after = dict(s, bets=[], corrections={}, corrected_readings={}, pending=None, chosen=None,
