@@ -320,18 +320,6 @@ def test_quick_taps_on_the_otoroku_choice_each_count(tmp_path):
         assert errors == [], errors
 
 
-def test_a_bet_of_half_a_chip_can_be_entered(tmp_path):
-    """The engine takes any amount from 0.000001; the bet box used to refuse anything under 1."""
-    session = {"game": "batta-maki", "players": [{"name": "Aki"}, {"name": "Ben"}]}
-    with page_on_a_fake_table(tmp_path, session) as (page, errors, service, _):
-        page.wait_for_selector("#bet-on option", state="attached", timeout=10000)
-        page.fill("#bet-amount", "0.5")
-        page.click("#bet-add")
-        page.wait_for_selector("#bet-list li", timeout=10000)
-        assert [b["amount"] for b in service.session["bets"]] == [0.5]
-        assert errors == [], errors
-
-
 def test_the_tricks_heading_says_when_all_thirteen_are_recorded(tmp_path):
     """It said "Trick 13 of 13" with the hand complete."""
     from kakeya_play import deal, play
@@ -345,21 +333,22 @@ def test_the_tricks_heading_says_when_all_thirteen_are_recorded(tmp_path):
         assert errors == [], errors
 
 
-def test_a_double_tap_books_one_bet_and_a_tap_later_is_a_new_one(tmp_path):
-    """Two taps of "Add bet" as a tablet sends a double tap booked the bet twice."""
+def test_a_bet_of_half_a_chip_is_booked_once_on_a_double_tap_and_again_later(tmp_path):
+    """The engine takes any amount from 0.000001 (the bet box used to refuse anything under 1); two
+    taps of "Add bet" as a tablet sends a double tap booked the bet twice."""
     session = {"game": "batta-maki", "players": [{"name": "Aki"}, {"name": "Ben"}]}
     with page_on_a_fake_table(tmp_path, session) as (page, errors, service, _):
         page.wait_for_selector("#bet-on option", state="attached", timeout=10000)
-        page.fill("#bet-amount", "100")
+        page.fill("#bet-amount", "0.5")
         page.dblclick("#bet-add")
         page.wait_for_selector("#bet-list li", timeout=10000)
         page.wait_for_timeout(1000)
-        assert [b["amount"] for b in service.session["bets"]] == [100]
+        assert [b["amount"] for b in service.session["bets"]] == [0.5]
         # the same bet again a while later is the dealer's own: it is booked
-        page.fill("#bet-amount", "100")
+        page.fill("#bet-amount", "0.5")
         page.click("#bet-add")
         page.wait_for_selector("#bet-list li:nth-child(2)", timeout=10000)
-        assert [b["amount"] for b in service.session["bets"]] == [100, 100]
+        assert [b["amount"] for b in service.session["bets"]] == [0.5, 0.5]
         assert errors == [], errors
 
 
@@ -376,10 +365,11 @@ def test_no_answer_from_the_server_is_said_not_silent(tmp_path):
         assert errors == [], errors
 
 
-def test_amounts_to_confirm_are_written_to_six_decimals_whatever_the_tablets_language(tmp_path):
-    """The settlement showed 3 decimals at most (0.0004 as +0) in the tablet's own way (1.234,5)."""
-    from playwright.sync_api import sync_playwright
+@contextmanager
+def browser_on_a_new_app(tmp_path):
+    """Headless Chromium and the address of the app on a scripted table with no session yet."""
     need_browser()
+    from playwright.sync_api import sync_playwright
     from webfakes import FakeLiveTable
     from webui.app import create_app
     from webui.cli import ServerThread
@@ -387,12 +377,18 @@ def test_amounts_to_confirm_are_written_to_six_decimals_whatever_the_tablets_lan
     with ServerThread(app) as srv, sync_playwright() as pw:
         browser = pw.chromium.launch(executable_path=CHROMIUM, args=ARGS, headless=True)
         try:
-            page = browser.new_page(locale="de-DE")
-            page.goto(srv.url + "/")
-            assert page.evaluate("[fmt(1234.5), fmt(-0.0004), fmt(33.333333), fmt(0)]") == \
-                ["+1,234.5", "-0.0004", "+33.333333", "0"]
+            yield browser, srv.url
         finally:
             browser.close()
+
+
+def test_amounts_to_confirm_are_written_to_six_decimals_whatever_the_tablets_language(tmp_path):
+    """The settlement showed 3 decimals at most (0.0004 as +0) in the tablet's own way (1.234,5)."""
+    with browser_on_a_new_app(tmp_path) as (browser, url):
+        page = browser.new_page(locale="de-DE")
+        page.goto(url + "/")
+        assert page.evaluate("[fmt(1234.5), fmt(-0.0004), fmt(33.333333), fmt(0)]") == \
+            ["+1,234.5", "-0.0004", "+33.333333", "0"]
 
 
 def test_the_page_reconnects_after_an_answer_that_was_no_stream_and_starts_the_video_again(tmp_path):
@@ -413,23 +409,13 @@ def test_the_page_reconnects_after_an_answer_that_was_no_stream_and_starts_the_v
 
 def test_a_bet_with_no_session_says_so(tmp_path):
     """The button did nothing and said nothing (a script error before any request)."""
-    need_browser()
-    from playwright.sync_api import sync_playwright
-    from webfakes import FakeLiveTable
-    from webui.app import create_app
-    from webui.cli import ServerThread
-    app = create_app({"LIVE": FakeLiveTable(), "LEDGER": str(tmp_path / "ledger.sqlite"), "PIN": PIN})
-    with ServerThread(app) as srv, sync_playwright() as pw:
-        browser = pw.chromium.launch(executable_path=CHROMIUM, args=ARGS, headless=True)
-        try:
-            page, errors = logged_in_page(browser, srv.url)
-            page.wait_for_selector("#game-title:has-text('No session yet')", timeout=10000)
-            page.fill("#bet-amount", "100")
-            page.click("#bet-add")
-            page.wait_for_selector("#message.error:has-text('no session yet')", timeout=10000)
-            assert errors == [], errors
-        finally:
-            browser.close()
+    with browser_on_a_new_app(tmp_path) as (browser, url):
+        page, errors = logged_in_page(browser, url)
+        page.wait_for_selector("#game-title:has-text('No session yet')", timeout=10000)
+        page.fill("#bet-amount", "100")
+        page.click("#bet-add")
+        page.wait_for_selector("#message.error:has-text('no session yet')", timeout=10000)
+        assert errors == [], errors
 
 
 def test_a_wrong_pin_is_said_in_the_pin_dialog(tmp_path):
