@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import base64
 import copy
-import difflib
 import re
 import secrets
 import threading
@@ -19,7 +18,8 @@ from importlib import metadata
 from typing import Any, Callable, Mapping
 
 from dealer.cards import BACK, get_card, is_card, nearest_ids
-from dealer.games import MAX_AMOUNT, RoundError, get_game, parse_amount, settle_round, to_json_amount
+from dealer.games import (MAX_AMOUNT, RoundError, did_you_mean, get_game, parse_amount, settle_round,
+                          to_json_amount)
 from dealer.ledger import Ledger, LedgerError, SessionUnreadable, SettlementGone
 from dealer.games.common import check_fee_rate_applies
 from dealer.games.kakeya import pairs_of
@@ -342,7 +342,7 @@ class DealerService:
             raise InputError("limits must be an object with min_bet and/or max_bet")
         for key in raw:  # a misspelt limit ("max_bets") would leave the table without one
             if key not in ("min_bet", "max_bet"):
-                raise InputError(f"unknown limit {key!r}{_did_you_mean(key, ('min_bet', 'max_bet'))}; the "
+                raise InputError(f"unknown limit {key!r}{did_you_mean(key, ('min_bet', 'max_bet'))}; the "
                                  f"limits are min_bet and max_bet")
         out = {}
         for key in ("min_bet", "max_bet"):
@@ -927,11 +927,6 @@ SESSION_FIELDS = ("game", "house", "players", "limits", "carry", "drop_carry")
 GAME_SESSION_FIELDS = {"otoroku": ("seats", "share"), "kabu-tsukuri": ("ante",), KAKEYA: ("trump", "dealers")}
 
 
-def _did_you_mean(key: Any, known) -> str:
-    near = difflib.get_close_matches(str(key), list(known), n=1, cutoff=0.6)
-    return f" (did you mean {near[0]!r}?)" if near else ""
-
-
 def _check_session_fields(game: str, data: Mapping[str, Any]) -> None:
     """Refuse a field the session does not read: a misspelt one ('hosue', 'shares') was left out
     without a word, and the table played without the fee or the share it was given."""
@@ -941,7 +936,7 @@ def _check_session_fields(game: str, data: Mapping[str, Any]) -> None:
             continue
         if any(key in fields for fields in GAME_SESSION_FIELDS.values()):
             raise InputError(f"{key!r} is not a field of a {game} session; its fields are: {', '.join(known)}")
-        raise InputError(f"unknown field {key!r} in the session{_did_you_mean(key, known)}; its fields are: "
+        raise InputError(f"unknown field {key!r} in the session{did_you_mean(key, known)}; its fields are: "
                          f"{', '.join(known)}")
 
 

@@ -128,10 +128,14 @@ def check_fields(game: Game, round_: Mapping[str, Any]) -> None:
     known = ("game", "house", *game.fields)
     for key in round_:
         if key not in known:
-            near = difflib.get_close_matches(str(key), known, n=1, cutoff=0.6)
-            hint = f" (did you mean {near[0]!r}?)" if near else ""
-            raise RoundError(f"unknown field {key!r} in a {game.name} round{hint}; its fields are: "
-                             f"{', '.join(known)}")
+            raise RoundError(f"unknown field {key!r} in a {game.name} round{did_you_mean(key, known)}; its "
+                             f"fields are: {', '.join(known)}")
+
+
+def did_you_mean(key: Any, known) -> str:
+    """`` (did you mean 'house'?)`` for the known name nearest a misspelt one, or nothing."""
+    near = difflib.get_close_matches(str(key), list(known), n=1, cutoff=0.6)
+    return f" (did you mean {near[0]!r}?)" if near else ""
 
 
 def settle_round(round_: Mapping[str, Any]) -> dict:
