@@ -430,3 +430,20 @@ def test_a_wrong_pin_is_said_in_the_pin_dialog(tmp_path):
         page.wait_for_selector("#pin-dialog[open] #pin-error:has-text('wrong PIN')", timeout=10000)
         assert page.input_value("#pin-input") == ""
         assert errors == [], errors
+
+
+def test_a_state_that_changes_nothing_shown_leaves_the_cards_and_pickers_in_place(tmp_path):
+    """Every state (a bet, a card moved) drew the card buttons and the bet pickers anew: a tap on a
+    button replaced under the finger was lost, an open picker closed."""
+    shown = {"saki": [(1, "pine-crane"), (2, "iris-bridge", True)]}
+    session = {"game": "batta-maki", "players": [{"name": "Aki"}, {"name": "Ben"}]}
+    with page_on_a_fake_table(tmp_path, session, shown) as (page, errors, service, live):
+        card = page.wait_for_selector("#zones .card[data-track='2']", timeout=10000)
+        option = page.wait_for_selector("#bet-on option", state="attached", timeout=10000)
+        service.add_bet({"player": "Aki", "on": "saki", "amount": 5})   # a new state, same cards
+        page.wait_for_selector("#bet-list li", timeout=10000)
+        assert card.evaluate("(e) => e.isConnected") and option.evaluate("(e) => e.isConnected")
+        live.show({"saki": [(1, "pine-crane"), (2, "iris-bridge")]})     # now shown sure: drawn anew
+        page.wait_for_selector("#zones .card[data-track='2']:not(.uncertain)", timeout=10000)
+        assert not card.evaluate("(e) => e.isConnected") and option.evaluate("(e) => e.isConnected")
+        assert errors == [], errors

@@ -38,9 +38,22 @@ function render(s) {
   document.getElementById("unassigned").textContent = s.unassigned ? `${s.unassigned} card(s) outside every zone` : "";
 }
 
+// A part of the page is drawn again only when what it shows changed: a state comes on every change
+// (a bet, a card moved), and a button replaced under the dealer's finger loses the tap (an open
+// picker closes).
+function changed(node, shown) {
+  const key = JSON.stringify(shown);
+  if (node.dataset.shown === key) return false;
+  node.dataset.shown = key;
+  return true;
+}
+
 function renderZones(s) {
   const scores = Object.assign({}, s.row_scores || {}, (s.preview && s.preview.scores) || {});
   const box = document.getElementById("zones");
+  if (!changed(box, [scores, s.zones.map((z) => [z.name, z.label_en, z.label_ja, z.face_down, z.expected, z.scored,
+    z.complete, z.group, z.cards.map((c) => [c.track_id, c.card, c.face, c.label, c.uncertain, c.corrected, c.redraw,
+      c.position, Math.round((c.confidence || 0) * 100)])])])) return;
   box.replaceChildren(...s.zones.map((z) => {
     const cards = z.cards.map((c) => el("button", {
       class: "card" + (c.uncertain ? " uncertain" : "") + (c.corrected ? " corrected" : ""),
@@ -92,10 +105,14 @@ function renderBets(s) {
   const on = document.getElementById("bet-on");
   if (sess) {
     const keepP = player.value, keepO = on.value;
-    player.replaceChildren(...sess.players.map((p) => el("option", {value: p.name}, `${p.name} (${p.colour})`)));
-    on.replaceChildren(...sess.targets.map((t) => el("option", {value: String(t.on)}, t.label)));
-    if (keepP) player.value = keepP;
-    if (keepO) on.value = keepO;
+    if (changed(player, sess.players)) {
+      player.replaceChildren(...sess.players.map((p) => el("option", {value: p.name}, `${p.name} (${p.colour})`)));
+      if (keepP) player.value = keepP;
+    }
+    if (changed(on, sess.targets)) {
+      on.replaceChildren(...sess.targets.map((t) => el("option", {value: String(t.on)}, t.label)));
+      if (keepO) on.value = keepO;
+    }
   }
   document.getElementById("bet-form").hidden = Boolean(sess && sess.no_bets);
   document.getElementById("no-bets").textContent = (sess && sess.no_bets) || "";
