@@ -214,6 +214,7 @@ def test_unsure_cards_are_marked_and_corrected_by_a_tap_and_a_lost_camera_shows_
         assert [unsure.nth(k).inner_text().split("\n") for k in range(2)] == [
             [card_label("iris-bridge"), "unsure: tap"], ["face down?", "unsure: tap"]]
         assert page.locator("#problems li:has-text('looks face down, but unsure')").count() == 1
+        assert page.locator("#settle-btn").is_disabled()  # the server would refuse it
         page.click("#zones .card[data-track='6']")
         page.wait_for_selector("#correct-dialog[open]")
         assert "read as face down? (unsure)" in page.inner_text("#correct-what")
@@ -229,6 +230,7 @@ def test_unsure_cards_are_marked_and_corrected_by_a_tap_and_a_lost_camera_shows_
         page.wait_for_selector("#zones .card.corrected[data-track='5']", timeout=10000)
         page.wait_for_selector("#winner-name", timeout=10000)  # all sure now: the rows are scored
         assert page.locator("#zones .card.uncertain").count() == 0
+        assert page.locator("#settle-btn").is_enabled()
         page.click("#zones .card[data-track='6']")
         page.wait_for_selector("#correct-dialog[open]")
         assert page.locator("#correct-undo").is_visible()

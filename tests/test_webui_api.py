@@ -1234,3 +1234,16 @@ def test_a_body_that_cannot_be_read_says_why(app):
     assert r.status_code == 400 and "the body cannot be read as JSON" in r.get_json()["error"]
     r = d.c.post("/api/bets", data="player=Aki", headers={"X-CSRF-Token": d.token})
     assert r.status_code == 400 and "send a JSON body" in r.get_json()["error"]
+
+
+def test_the_page_is_told_when_settle_would_be_taken(app, live):
+    d = Dealer(app)
+    assert d.get("/api/state").get_json()["can_settle"] is False   # no session
+    d.post("/api/session", SESSION)
+    live.show({"saki": SAKI, "ato": ATO})                             # a card unsure
+    assert d.get("/api/state").get_json()["can_settle"] is False
+    assert d.post("/api/settle").status_code == 400
+    d.post("/api/correct", {"track_id": 6, "card": "susuki-moon"})
+    assert d.get("/api/state").get_json()["can_settle"] is True
+    assert d.post("/api/settle").status_code == 200
+    assert d.get("/api/state").get_json()["can_settle"] is False     # a settlement waits

@@ -853,7 +853,7 @@ class DealerService:
                                 "camera": status.get("camera", "ok"), "error": status.get("error"),
                                 "banner": banner(status), "session": None, "zones": [],
                                 "problems": [], "preview": None, "pending": None, "advice": None,
-                                "redraw": None, "tricks": None}
+                                "redraw": None, "tricks": None, "can_settle": False}
         s = self.session
         if not s:
             view["problems"] = ["no session yet: choose the game and the players (Settings)"] + (
@@ -886,6 +886,8 @@ class DealerService:
                 unsettled = not_settled(view["preview"])
                 if unsettled:
                     view["problems"] = [unsettled]
+                # what settle() asks, so the page offers Settle only when it would be taken
+                view["can_settle"] = not unsettled and not s.get("pending")
         if game.name == KAKEYA:
             view["tricks"] = self.kakeya_view(s)
         if tie_redraw_rows(game.layout(layout_setup(s)), game.resolve_house(s.get("house"))):

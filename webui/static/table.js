@@ -35,6 +35,8 @@ function render(s) {
   renderRedraw(s);
   renderTricks(s);
   renderPending(s);
+  // (the problems listed say why not)
+  document.getElementById("settle-btn").disabled = !s.can_settle;
   document.getElementById("unassigned").textContent = s.unassigned ? `${s.unassigned} card(s) outside every zone` : "";
 }
 
