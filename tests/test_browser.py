@@ -290,6 +290,13 @@ def test_settings_form_starts_a_session_with_the_house_rules_as_set(tmp_path):
         assert (session["dealers"], session["trump"]) == (["Aki", "Cho"], "H")
         session = start("kakeya-toranpu")
         assert (session["dealers"], session["trump"]) == (["Aki", "Cho"], "H")
+        # an emptied share was sent as 0 ("must be a positive number, not 0")
+        start("otoroku", [("#share", "50")])
+        page.goto(base + "/settings")
+        page.fill("#share", "")
+        page.click("#session-form button.primary")
+        page.wait_for_selector("#message.error:has-text('Enter the share (in chips).')", timeout=10000)
+        assert service.session["share"] == 50
         assert errors == [], errors
 
 

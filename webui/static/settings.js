@@ -60,8 +60,13 @@ document.getElementById("session-form").addEventListener("submit", async (ev) =>
   if (minB !== "") limits.min_bet = Number(minB);
   if (maxB !== "") limits.max_bet = Number(maxB);
   const body = {game: gameSelect.value, house, players, limits};
-  if (gameSelect.value === "otoroku") body.share = Number(document.getElementById("share").value);
-  if (gameSelect.value === "kabu-tsukuri") body.ante = Number(document.getElementById("ante").value);
+  // an emptied field was sent as 0, and the answer spoke of 0
+  for (const [game, id, field, what] of [["otoroku", "share", "share", "the share"], ["kabu-tsukuri", "ante", "ante", "the ante"]]) {
+    if (gameSelect.value !== game) continue;
+    const raw = document.getElementById(id).value;
+    if (raw === "") { showMessage(`Enter ${what} (in chips).`, true); return; }
+    body[field] = Number(raw);
+  }
   if (gameSelect.value === "kakeya-toranpu") {
     // players in the order of play; partners sit opposite, so the dealers are e.g. the 2nd and 4th
     const dealers = document.getElementById("dealers").value.split(",").map((x) => x.trim()).filter(Boolean);
