@@ -25,7 +25,7 @@ workers=$(( cores - steady - 1 > 1 ? cores - steady - 1 : 1 ))
 pids=()
 stop_renderers() { for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done; wait 2>/dev/null || true; }
 trap stop_renderers EXIT
-render() {  # KIND SEED SHARDS: one renderer process, its log in OUT
+render() {  # KIND SEED SHARDS: one renderer process in the background, its log in var/train-gpu/logs
     local step=data
     [ "$1" = det ] && step=detector-crops
     "$PYTHON" -m models.train --step "$step" --seed "$2" --shards "$3" --detector-shards "$3" \
@@ -47,4 +47,5 @@ sleep 35
 cp "$work/crops.pt" "$out/"
 stop_renderers
 tail -n 2 "$work"/logs/*.log >"$out/render.log"
-for f in "$work"/crops/*.npz; do echo "$f"; done | awk -F/ '{n++} /det/ {d++} END {print n " crop shards, " d " of the detector'"'"'s quads"}' | tee -a "$out/train.log"
+shards=$(ls "$work"/crops/*.npz | wc -l) detector=$(ls "$work"/crops/*-det*.npz 2>/dev/null | wc -l)
+echo "$shards crop shards, $detector of the detector's quads" | tee -a "$out/train.log"

@@ -61,11 +61,11 @@ document.getElementById("session-form").addEventListener("submit", async (ev) =>
   if (maxB !== "") limits.max_bet = Number(maxB);
   const body = {game: gameSelect.value, house, players, limits};
   // an emptied field was sent as 0, and the answer spoke of 0
-  for (const [game, id, field, what] of [["otoroku", "share", "share", "the share"], ["kabu-tsukuri", "ante", "ante", "the ante"]]) {
-    if (gameSelect.value !== game) continue;
-    const raw = document.getElementById(id).value;
-    if (raw === "") { showMessage(`Enter ${what} (in chips).`, true); return; }
-    body[field] = Number(raw);
+  const stake = {"otoroku": "share", "kabu-tsukuri": "ante"}[gameSelect.value];
+  if (stake) {
+    const raw = document.getElementById(stake).value;
+    if (raw === "") { showMessage(`Enter the ${stake} (in chips).`, true); return; }
+    body[stake] = Number(raw);
   }
   if (gameSelect.value === "kakeya-toranpu") {
     // players in the order of play; partners sit opposite, so the dealers are e.g. the 2nd and 4th
