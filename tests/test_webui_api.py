@@ -321,6 +321,36 @@ def test_no_round_is_settled_on_the_cards_seen_last_while_the_camera_is_away(app
     assert d.post("/api/settle").status_code == 200
 
 
+def test_a_table_source_that_fails_is_a_camera_away_not_an_error(app, live, monkeypatch):
+    # a camera driver that raises (or answers with no table) must not break the page or the round
+    d = Dealer(app)
+    d.post("/api/session", SESSION)
+    d.post("/api/bets", {"player": "Aki", "on": "saki", "amount": 10})
+    full = {"saki": SAKI, "ato": [(4, "wisteria-cuckoo"), (5, "iris-bridge"), (6, "clover-boar")]}
+    live.show(full)
+    working = live.snapshot
+
+    def broken():
+        raise OSError("USB device gone")
+
+    for source, why in [(broken, "the table source failed: OSError: USB device gone"),
+                        (lambda: "not a table", "the table source gave no table (str)")]:
+        monkeypatch.setattr(live, "snapshot", source)
+        r = d.get("/api/state")
+        assert r.status_code == 200
+        state = r.get_json()
+        assert state["banner"] == f"The camera is lost: {why}"
+        assert state["preview"] is None and [b["amount"] for b in state["session"]["bets"]] == [10]
+        refused = d.post("/api/settle")
+        assert refused.status_code == 400 and "camera is away" in refused.get_json()["error"]
+        assert d.get("/").status_code == 200
+    monkeypatch.setattr(live, "jpeg", broken)
+    still = d.get("/frame.jpg")
+    assert still.status_code == 503 and b"USB device gone" in still.data
+    monkeypatch.setattr(live, "snapshot", working)
+    assert d.post("/api/settle").status_code == 200
+
+
 def test_sse_delivers_a_table_change(app, live):
     d = Dealer(app)
     d.post("/api/session", SESSION)

@@ -576,7 +576,10 @@ def events():
 
 @stream.get("/frame.jpg")
 def frame():
-    data = _ext()["live"].jpeg()
+    try:
+        data = _ext()["live"].jpeg()
+    except Exception as exc:  # a source that failed: said, as for no picture yet
+        abort(503, f"no camera image: {type(exc).__name__}: {exc}")
     if not data:
         abort(503, "no camera image yet")
     return Response(data, mimetype="image/jpeg", headers={"Cache-Control": "no-store"})

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import base64
 import copy
+import logging
 import re
 import secrets
 import threading
@@ -31,6 +32,8 @@ from webui.tricks import (KAKEYA, TRICK_ZONE, TrickWatch, active_players, check_
                           order_trick, play_order, replay_tricks, ring_of, round_document)
 from webui.round_builder import (CARRY_GAMES, NO_BETS, ROW_GAMES, BuiltRound, ZoneView, RoundBuilder, revealed_scores, bet_targets, card_label, layout_setup, table_zones,
                                  tie_redraw_rows, zone_title)
+
+log = logging.getLogger(__name__)
 
 CHIP_COLOURS = ("red", "blue", "green", "black", "white", "yellow", "purple", "orange")
 MAX_PLAYERS = 12
@@ -487,7 +490,7 @@ class DealerService:
             if not isinstance(data, Mapping) or "track_id" not in data:
                 raise InputError("a correction names the card on the table (track_id) and the right card")
             track = str(data["track_id"])
-            snap = self.live.snapshot()
+            snap = self._snapshot()
             zones, _, unassigned = table_zones(snap)
             on_table = {str(c.get("track_id")) for cards in zones.values() for c in cards}
             on_table |= {str(c.get("track_id")) for c in unassigned}
@@ -575,7 +578,7 @@ class DealerService:
             s = self.session
             if not s or s.get("game") != KAKEYA or s.get("pending") or len(s["tricks"]) >= TRICKS:
                 return
-            snap = self.live.snapshot() if snap is None else snap
+            snap = self._snapshot() if snap is None else snap
             if self.trick_watch is None:
                 self.trick_watch = TrickWatch(len(active_players(s)))
             trick, warning = self.trick_watch.observe(self._trick_cards(snap, s))
@@ -733,7 +736,7 @@ class DealerService:
     # --- the round -------------------------------------------------------------------------------
     def build(self, snapshot: Mapping[str, Any] | None = None):
         s = self._require_session()
-        snap = self.live.snapshot() if snapshot is None else snapshot
+        snap = self._snapshot() if snapshot is None else snapshot
         if s["game"] == KAKEYA:  # settled on the tricks recorded, not on the table as it is now
             return self._build_kakeya(snap)
         built = self.builder.build(snap, self._game(), s, s["bets"], s["corrections"])
@@ -762,7 +765,7 @@ class DealerService:
         """Freeze the table as it is now and settle it; the result waits for the dealer's confirm."""
         with self._lock:
             s = self._require_session()
-            snap = self.live.snapshot()
+            snap = self._snapshot()
             built = self.build(snap)
             if not built.ready:
                 raise InputError("cannot settle yet: " + "; ".join(built.problems))
@@ -832,14 +835,29 @@ class DealerService:
             s["pending"] = None
             self._save()
 
+    def _snapshot(self) -> dict:
+        """The table now. A table source that fails (a camera driver raising, a bad reply) is shown
+        as a camera away, with its error: the page and everything recorded stay, and nothing is
+        settled on a table that could not be read."""
+        try:
+            snap = self.live.snapshot()
+        except Exception as exc:  # any source's failure: said on the page, not a 500
+            log.exception("the table source failed")
+            return _failed_table(f"the table source failed: {type(exc).__name__}: {exc}")
+        if snap is None:
+            return {}
+        if not isinstance(snap, Mapping):
+            return _failed_table(f"the table source gave no table ({type(snap).__name__})")
+        return snap
+
     # --- what the page shows ---------------------------------------------------------------------
     def view(self) -> dict:
         """Everything the page draws, as one JSON-ready dict (sent on every change)."""
-        snap = self.live.snapshot() or {}
+        snap = self._snapshot()
         self.observe_table(snap)  # Kakeya: a trick completed on the table is recorded first
         key = (self.hub.version, int(snap.get("version", 0) or 0))
         cached = self._view_cache
-        if cached and cached[0] == key:
+        if cached and cached[0] == key and key[1] >= 0:  # (a failed read has no version to cache by)
             return cached[1]
         with self._lock:
             view = self._make_view(snap)
@@ -1054,6 +1072,11 @@ def _card_label(c: Mapping[str, Any]) -> str:
     if not c.get("card") and c.get("face") == BACK:
         return "face down?"
     return card_label(c.get("card"))
+
+
+def _failed_table(error: str) -> dict:
+    """A table that could not be read: no cards, the camera reported away with the reason."""
+    return {"version": -1, "zones": [], "unassigned": [], "status": {"camera": "lost", "error": error}}
 
 
 def _stale_table(snap: Mapping[str, Any] | None) -> str | None:
