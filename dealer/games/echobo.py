@@ -77,6 +77,9 @@ def layout(setup: Mapping[str, Any]) -> list[ZoneSpec]:
 
 def _month_of_target(on: Any, where: str, house: Mapping[str, Any]) -> int:
     if isinstance(on, str):
+        if on.strip().isdigit():  # (the page's form sends text; a round's JSON says what it means)
+            raise RoundError(f"{where} is on {on!r}, text: a month is written as a number ({int(on)}), "
+                             f"a card by its id")
         card = get_card(check_hanafuda_card(on, where))
         if card.month not in MONTHS:
             raise RoundError(f"card {on!r} in {where} is not in the deck of {NAME} (months 1-6 only)")
