@@ -167,6 +167,41 @@ def test_open_source_choices(tmp_path, monkeypatch):
     assert isinstance(open_source(images=tmp_path), ImageFolderSource)
 
 
+def test_a_camera_facing_the_dealer_is_turned_to_his_view(tmp_path, monkeypatch):
+    # the dealer's left end of a row is the picture's right end from a camera across the table:
+    # turned by 180 degrees, the rows read left to right from his seat again (dealt order matters
+    # in Kabu-Tsukuri: Shippin, Kuppin, Nobori, Kudari)
+    seen = frame(0, size=(40, 60))
+    seen[5:10, 50:58] = (0, 0, 255)        # a red mark at the top right, as the camera sees it
+    cv2.imwrite(str(tmp_path / "a.png"), seen)
+    source = open_source(images=tmp_path, rotate=180)
+    assert isinstance(source, camera.RotatedSource) and source.directory == tmp_path  # (its settings show through)
+    turned = source.read()
+    assert turned.shape == seen.shape and tuple(turned[34, 5]) == (0, 0, 255) and not turned[5:10, 50:58].any()
+    side = open_source(images=tmp_path, rotate=90).read()
+    assert side.shape == (60, 40, 3) and tuple(side[53, 32]) == (0, 0, 255)
+    assert open_source(images=tmp_path).read()[7, 52].tolist() == [0, 0, 255]  # 0: as it is
+    with pytest.raises(CameraError, match="90, 180 or 270 degrees, not 45"):
+        open_source(images=tmp_path, rotate=45)
+    with pytest.raises(CameraError, match="demo table is drawn the right way up"):
+        open_source(demo=True, rotate=180)
+
+    class Gone:
+        closed = False
+
+        def read(self):
+            raise CameraError("camera 0 stopped giving frames (unplugged?)")
+
+        def close(self):
+            self.closed = True
+    gone = Gone()
+    turned_gone = camera.RotatedSource(gone, 270)
+    with pytest.raises(CameraError, match="unplugged"):  # the source's own error, for the banner
+        turned_gone.read()
+    turned_gone.close()
+    assert gone.closed
+
+
 class ScriptedSource:
     """Frames, with CameraErrors where the script says 'gone'."""
 

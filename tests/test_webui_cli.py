@@ -26,6 +26,16 @@ def test_serve_only_one_source(capsys):
     assert "not allowed with argument" in capsys.readouterr().err
 
 
+def test_serve_rotate_takes_quarter_turns_and_not_the_demo(capsys, tmp_path):
+    with pytest.raises(SystemExit) as exc:
+        main(["serve", "--images", str(tmp_path), "--rotate", "45"])
+    assert exc.value.code == 2 and "invalid choice: 45" in capsys.readouterr().err
+    assert main(["serve", "--demo", "--rotate", "180", "--data", str(tmp_path)]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.startswith("hanadealer: the demo table is drawn the right way up") and "\n" not in err
+    assert not list(tmp_path.iterdir())  # refused before the ledger was opened
+
+
 def test_bench_latency_prints_percentiles_as_json(capsys):
     pytest.importorskip("vision.demo_table", reason="the demo table is not available")
     assert main(["bench-latency", "--cards", "2", "--seconds", "60"]) == 0

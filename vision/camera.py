@@ -217,6 +217,31 @@ class ImageFolderSource:
         pass
 
 
+ROTATIONS = {90: cv2.ROTATE_90_CLOCKWISE, 180: cv2.ROTATE_180, 270: cv2.ROTATE_90_COUNTERCLOCKWISE}
+
+
+class RotatedSource:
+    """Another source's frames turned clockwise by 90, 180 or 270 degrees: a camera mounted facing
+    the dealer (or on its side) gives the picture the dealer sees, so rows read in the dealt order,
+    left to right from the dealer's seat, and the zones are drawn on the picture as he sees it."""
+
+    def __init__(self, source: FrameSource, degrees: int):
+        if degrees not in ROTATIONS:
+            raise CameraError(f"a picture can be turned by 90, 180 or 270 degrees, not {degrees}")
+        self.source, self.degrees = source, degrees
+
+    def read(self) -> np.ndarray:
+        return cv2.rotate(self.source.read(), ROTATIONS[self.degrees])
+
+    def close(self) -> None:
+        self.source.close()
+
+    def __getattr__(self, name):  # the source's own settings (its folder, its camera number)
+        if name == "source":  # (not set yet: no recursion)
+            raise AttributeError(name)
+        return getattr(self.source, name)
+
+
 @contextlib.contextmanager
 def _quiet_opencv():
     logging_ = getattr(getattr(cv2, "utils", None), "logging", None)
@@ -233,24 +258,34 @@ def _quiet_opencv():
 
 def open_source(camera: int | None = None, video: str | Path | None = None,
                 images: str | Path | None = None, demo: bool = False,
-                game: str = "batta-maki", seed: int = 0) -> FrameSource:
-    """The source the dealer asked for; with no option a camera if one opens, otherwise the demo."""
+                game: str = "batta-maki", seed: int = 0, rotate: int = 0) -> FrameSource:
+    """The source the dealer asked for; with no option a camera if one opens, otherwise the demo.
+    ``rotate`` turns a camera's, video's or images' frames clockwise (the demo is drawn upright)."""
     chosen = [name for name, value in (("camera", camera), ("video", video), ("images", images))
               if value is not None] + (["demo"] if demo else [])
     if len(chosen) > 1:
         raise CameraError(f"choose one source of frames, not {' and '.join(chosen)}")
+    if rotate and rotate not in ROTATIONS:
+        raise CameraError(f"a picture can be turned by 90, 180 or 270 degrees, not {rotate}")
+    if rotate and demo:
+        raise CameraError("the demo table is drawn the right way up: turning it is for a camera, "
+                          "a video or images")
+
+    def turned(source: FrameSource) -> FrameSource:
+        return RotatedSource(source, rotate) if rotate else source
+
     if camera is not None:
-        return CameraSource(camera)
+        return turned(CameraSource(camera))
     if video is not None:
-        return VideoFileSource(video)
+        return turned(VideoFileSource(video))
     if images is not None:
-        return ImageFolderSource(images)
+        return turned(ImageFolderSource(images))
     from vision.demo_table import DemoTable  # imported here: the demo pulls in the deck renderer
     if demo:
         return DemoTable(game=game, seed=seed)
     try:
         with _quiet_opencv():  # no camera is a normal case here: OpenCV need not warn about it
-            return CameraSource(0)
+            return turned(CameraSource(0))
     except CameraError as exc:
         log.info("no camera (%s): using the demo table", exc)
         return DemoTable(game=game, seed=seed)

@@ -29,6 +29,10 @@ def register(subparsers) -> None:
     src.add_argument("--video", metavar="FILE", help="a video file (looped)")
     src.add_argument("--images", metavar="DIR", help="a folder of images")
     src.add_argument("--demo", action="store_true", help="the built-in demo table (no camera needed)")
+    p.add_argument("--rotate", type=int, choices=(0, 90, 180, 270), default=0, metavar="DEGREES",
+                   help="turn the camera's picture clockwise by 90, 180 or 270 degrees, so that the "
+                        "page shows the table as the dealer sees it and rows read left to right "
+                        "from his seat (a camera mounted facing him: 180; default 0)")
     p.add_argument("--game", default="batta-maki", help="game of a new session (default batta-maki)")
     p.add_argument("--players", default=None,
                    help="comma-separated players of a new session (default: the demo's A,B,C)")
@@ -153,7 +157,7 @@ def serve(args: argparse.Namespace) -> int:
         return _fail(f"the live table is not available: {exc}")
     try:
         source = open_source(camera=args.camera, video=args.video, images=args.images, demo=args.demo,
-                             game=args.game)
+                             game=args.game, rotate=args.rotate)
     except CameraError as exc:
         return _fail(str(exc))
     # with no source asked for and no camera, the demo table: said, and kept out of the dealer's books
