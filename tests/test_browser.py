@@ -456,3 +456,21 @@ def test_a_state_that_changes_nothing_shown_leaves_the_cards_and_pickers_in_plac
         page.wait_for_selector("#zones .card[data-track='2']:not(.uncertain)", timeout=10000)
         assert not card.evaluate("(e) => e.isConnected") and option.evaluate("(e) => e.isConnected")
         assert errors == [], errors
+
+
+def test_a_settlement_waiting_warns_when_the_cards_change_under_it(tmp_path):
+    """The rows follow the table while the settlement is of the table at Settle: said in its box."""
+    saki = [(1, "pine-crane"), (2, "plum-chaff-1"), (3, "cherry-curtain")]
+    shown = {"saki": saki, "ato": [(4, "wisteria-cuckoo"), (5, "iris-bridge"), (6, "clover-boar")]}
+    session = {"game": "batta-maki", "players": [{"name": "Aki"}, {"name": "Ben"}]}
+    with page_on_a_fake_table(tmp_path, session, shown) as (page, errors, service, live):
+        page.wait_for_selector("#winner-name", timeout=10000)
+        page.click("#settle-btn")
+        page.wait_for_selector("#confirm-btn", timeout=10000)
+        assert page.locator("#pending-note").count() == 0
+        live.show({"saki": saki, "ato": [(4, "wisteria-cuckoo"), (5, "iris-bridge"), (6, "maple-deer")]})
+        page.wait_for_selector("#pending-note:has-text('changed since Settle')", timeout=10000)
+        live.show({})  # gathered: no warning
+        page.wait_for_selector("#pending-note", state="detached", timeout=10000)
+        assert page.locator("#confirm-btn").is_visible()
+        assert errors == [], errors

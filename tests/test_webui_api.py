@@ -792,6 +792,27 @@ def test_the_round_just_recorded_is_not_settled_again_after_a_restart(app, live,
     assert again.post("/api/settle").status_code == 200
 
 
+def test_a_settlement_waiting_says_when_the_table_no_longer_matches_it(app, live, ledger_path):
+    # the rows follow the table, the settlement is of the table at Settle: the page says they differ
+    d, pending = a_round_settled(app, live)
+    settled_table = {"saki": SAKI, "ato": [(4, "wisteria-cuckoo"), (5, "iris-bridge"), (6, "clover-boar")]}
+    assert "pending_note" not in d.get("/api/state").get_json()
+    live.show({"saki": SAKI, "ato": [(4, "wisteria-cuckoo"), (5, "iris-bridge"), (6, "maple-deer")]})
+    state = d.get("/api/state").get_json()
+    assert state["pending"]["id"] == pending["id"]
+    assert "the cards on the table have changed since Settle" in state["pending_note"]
+    live.show({})  # the cards gathered before Confirm: the usual course, nothing to warn of
+    assert "pending_note" not in d.get("/api/state").get_json()
+    live.show(settled_table)
+    assert "pending_note" not in d.get("/api/state").get_json()
+    live.show({"saki": SAKI})  # Ato's row gathered first
+    assert "pending_note" not in d.get("/api/state").get_json()
+    live.show({"saki": SAKI, "ato": [(7, "pine-crane")]})  # a card laid where it was not
+    assert "pending_note" in d.get("/api/state").get_json()
+    assert d.post("/api/confirm", {"pending": pending["id"]}).status_code == 200  # as settled
+    assert Ledger(ledger_path).round_count() == 1
+
+
 def test_two_servers_on_one_ledger_record_a_settlement_once(app, live, ledger_path):
     # each confirmed the same settlement from its own memory of the session: two rounds booked
     d, pending = a_round_settled(app, live)

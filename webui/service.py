@@ -912,6 +912,16 @@ class DealerService:
             waiting = bool(view["preview"]) and view["preview"].get("settled") is False
             view["redraw"] = {"waiting": waiting, "deck_exhausted": bool(s.get("deck_exhausted"))}
         view["pending"] = s.get("pending")
+        if s.get("pending") and game.name != KAKEYA:  # (Kakeya is settled on its tricks, not the table)
+            then = _placed_keys(s["pending"].get("cards") or [])
+            now = _placed_keys(built.cards)
+            if not now <= then:
+                # the rows show the table now, the settlement the table as it was: said, so that a
+                # dealer does not pay out on a settlement the cards before him no longer match (cards
+                # being gathered, the usual course before Confirm, are no change)
+                view["pending_note"] = ("the cards on the table have changed since Settle: this settlement "
+                                        "is of the cards as they were then (Cancel, then Settle, to settle "
+                                        "the table as it is now)")
         view["advice"] = equalise_advice(game, s)
         _, _, unassigned = table_zones(snap)
         view["unassigned"] = len(unassigned)

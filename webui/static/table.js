@@ -227,6 +227,7 @@ function renderPending(s) {
   if (p.result.stones !== undefined) extra.push(el("p", {id: "stones"}, `Stones 石: ${p.result.stones} from the losing pair to ` +
     `${(p.result.winner || []).join(" and ")} (${p.result.decided_by})`));
   if (p.result.carry) extra.push(el("p", {id: "carry-out"}, `Pot carried to the next round: ${fmt(p.result.carry)}`));
+  if (s.pending_note) extra.unshift(el("p", {class: "problems", id: "pending-note"}, "⚠ " + s.pending_note));
   box.replaceChildren(el("table", {class: "grid net", id: "net-table"}, rows), ...extra,
     el("div", {class: "row"},
       el("button", {type: "button", class: "primary big", id: "confirm-btn", onclick: confirmRound}, "Confirm & record"),
