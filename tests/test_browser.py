@@ -474,3 +474,21 @@ def test_a_settlement_waiting_warns_when_the_cards_change_under_it(tmp_path):
         page.wait_for_selector("#pending-note", state="detached", timeout=10000)
         assert page.locator("#confirm-btn").is_visible()
         assert errors == [], errors
+
+
+def test_an_amount_with_more_digits_than_a_number_carries_is_refused_not_rounded(tmp_path):
+    """999999999999.123456 went to the server as 999999999999.1235 and was booked so, unsaid."""
+    session = {"game": "batta-maki", "players": [{"name": "Aki"}, {"name": "Ben"}]}
+    with page_on_a_fake_table(tmp_path, session) as (page, errors, service, _):
+        page.wait_for_selector("#bet-on option", state="attached", timeout=10000)
+        assert page.evaluate("['10', '0.5', '012.50', '1000000000000', '999999999999.123456', '0.1234567890123456789']"
+                             ".map(exactAmount)") == [10, 0.5, 12.5, 1000000000000, None, None]
+        page.fill("#bet-amount", "999999999999.123456")
+        page.click("#bet-add")
+        page.wait_for_selector("#message:has-text('more digits than an amount can carry exactly')", timeout=10000)
+        assert service.session["bets"] == []
+        page.fill("#bet-amount", "999999999999.1234")  # as many as it carries: booked as typed
+        page.click("#bet-add")
+        page.wait_for_selector("#bet-list li", timeout=10000)
+        assert [b["amount"] for b in service.session["bets"]] == [999999999999.1234]
+        assert errors == [], errors

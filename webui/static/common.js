@@ -65,6 +65,22 @@ function el(tag, attrs, ...children) {
 
 // amounts as the server books them (to 6 decimals), written the same way on every tablet (a German
 // one wrote 1.234,5 beside the bet list's 1234.5)
+// A typed amount as the number to send, or null where a number cannot carry it exactly (a JSON number
+// is a double: 999999999999.123456 went as 999999999999.1235, and was booked so without a word).
+// Text that is no plain decimal is sent as typed, for the server to name what is wrong with it.
+function exactAmount(text) {
+  const n = Number(text);
+  const plain = /^\+?(\d*)\.?(\d*)$/.exec(text.trim());
+  if (!plain || !Number.isFinite(n) || text.trim() === "" || /e/i.test(String(n))) return n;
+  const digits = (i, f) => i.replace(/^0+/, "") + "." + f.replace(/0+$/, "");
+  const shown = /^(\d*)\.?(\d*)$/.exec(String(n));
+  return digits(plain[1], plain[2]) === digits(shown[1], shown[2]) ? n : null;
+}
+
+function tooPrecise(text) {
+  return `${text.trim()} has more digits than an amount can carry exactly (about 15): round it`;
+}
+
 function fmt(n) { return (n > 0 ? "+" : "") + Number(n).toLocaleString("en-US", {maximumFractionDigits: 6}); }
 
 function askPin() {

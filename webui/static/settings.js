@@ -57,6 +57,9 @@ document.getElementById("session-form").addEventListener("submit", async (ev) =>
     .filter((p) => p.name);
   const limits = {};
   const minB = document.getElementById("min-bet").value, maxB = document.getElementById("max-bet").value;
+  for (const raw of [minB, maxB]) {
+    if (raw !== "" && exactAmount(raw) === null) { showMessage(tooPrecise(raw), true); return; }
+  }
   if (minB !== "") limits.min_bet = Number(minB);
   if (maxB !== "") limits.max_bet = Number(maxB);
   const body = {game: gameSelect.value, house, players, limits};
@@ -65,6 +68,7 @@ document.getElementById("session-form").addEventListener("submit", async (ev) =>
   if (stake) {
     const raw = document.getElementById(stake).value;
     if (raw === "") { showMessage(`Enter the ${stake} (in chips).`, true); return; }
+    if (exactAmount(raw) === null) { showMessage(tooPrecise(raw), true); return; }
     body[stake] = Number(raw);
   }
   if (gameSelect.value === "kakeya-toranpu") {

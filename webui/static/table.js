@@ -266,7 +266,8 @@ document.getElementById("bet-form").addEventListener("submit", async (ev) => {
   const onRaw = document.getElementById("bet-on").value;
   // (with no session, or before the first state, the server says what is missing)
   const target = ((STATE && STATE.session && STATE.session.targets) || []).find((t) => String(t.on) === onRaw);
-  const amount = Number(document.getElementById("bet-amount").value);
+  const amount = exactAmount(document.getElementById("bet-amount").value);
+  if (amount === null) { showMessage(tooPrecise(document.getElementById("bet-amount").value), true); return; }
   try {
     await api("/api/bets", {player: document.getElementById("bet-player").value, on: target ? target.on : onRaw,
       amount: document.getElementById("bet-amount").value === "" ? null : amount});
