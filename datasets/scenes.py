@@ -535,8 +535,8 @@ def _render(rng: np.random.Generator, art, cfg: SceneConfig, placed: list | None
             from datasets.art import load_foreign_cards
             foreign = load_foreign_cards(cfg.shared)
             for _ in range(int(rng.integers(1, 4))):
-                kind, tex, size_mm = foreign[int(rng.integers(len(foreign)))]
-                objs.flat_card(kind, tex, size_mm)
+                foreign_kind, tex, size_mm = foreign[int(rng.integers(len(foreign)))]
+                objs.flat_card(foreign_kind, tex, size_mm)
 
     # The cards, in dealing order (a later card lies on an earlier one).
     out_cards = []

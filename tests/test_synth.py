@@ -431,11 +431,12 @@ def test_bench_synth_prints_json():
 def test_shared_art_prints_and_foreign_cards_make_scenes(shared):
     a = art_mod.load_art(HELD_OUT_ART, shared=shared, height=120)
     cfg = SceneConfig(size=(480, 270), surfaces=("ukiyoe",), foreign_cards=True, shared=str(shared),
-                      always=frozenset({"distractors"}))
+                      always=frozenset({"distractors"}), layout="rows")
     kinds = set()
     for i in range(6):
         img, lab = render_scene(scene_rng(6, i), a, cfg)
-        assert lab["surface"] == "ukiyoe" and img.shape == (270, 480, 3)
+        # (the layout was labelled with the last foreign card's kind)
+        assert lab["surface"] == "ukiyoe" and img.shape == (270, 480, 3) and lab["layout"] == "rows"
         kinds |= {d["kind"] for d in lab["distractors"]}
         negatives = [l for _, l in crops_from_scene(np.random.default_rng(i), img, lab, negatives=3)
                      if l["face"] == NONE]
