@@ -404,6 +404,21 @@ def test_synth_options_that_need_shared_art_are_refused_up_front_without_it(tmp_
     assert not (tmp_path / "out").exists()
 
 
+def test_a_shared_folder_named_by_the_environment_that_is_not_there_is_an_error(tmp_path, monkeypatch, capsys):
+    # a mistyped HANADEALER_SHARED fell back to ../shared, without a word, as --shared never does
+    from datasets.shared import shared_dir
+    from hanadealer.cli import main
+    monkeypatch.setenv("HANADEALER_SHARED", str(tmp_path / "nowhere"))
+    with pytest.raises(FileNotFoundError, match="no shared data folder at .*nowhere .HANADEALER_SHARED"):
+        shared_dir()
+    assert main(["synth", "--art", "demo", "--count", "1", "--out", str(tmp_path / "out"), "--foreign-cards"]) == 2
+    assert "no shared data folder at" in capsys.readouterr().err
+    (tmp_path / "here").mkdir()
+    (tmp_path / "here" / "cards.csv").write_text("id\n")
+    monkeypatch.setenv("HANADEALER_SHARED", str(tmp_path / "here"))
+    assert shared_dir() == (tmp_path / "here").resolve()
+
+
 def test_synth_says_what_it_could_not_write(tmp_path):
     (tmp_path / "dataset.json").mkdir()  # a traceback before (IsADirectoryError)
     r = _cli("synth", "--art", "demo", "--count", "1", "--out", str(tmp_path), "--size", "320x180")
