@@ -27,6 +27,7 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="hanadealer", description="The dealer's assistant for hanafuda betting "
                                      "games: the page, the rule engine, recognition and their benchmarks.")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
+    parser.commands = sub.choices  # each command's own parser, for its own usage line
     for module_name in dict.fromkeys(m for c, m in COMMANDS.items() if only in (None, c)):
         try:
             importlib.import_module(module_name).register(sub)
@@ -47,7 +48,15 @@ def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     # Load only the module of the command asked for, so a fast command stays fast.
     only = argv[0] if argv and argv[0] in COMMANDS else None
-    args = build_parser(only).parse_args(argv)
+    # OpenCV's and FFmpeg's own warnings (a camera index not there, a PNG signature) came before our
+    # one line naming the problem, and FFmpeg's at every loop of a damaged video: ours say it all.
+    # (Read when OpenCV loads, before the command's module imports it; a value set by hand wins.)
+    os.environ.setdefault("OPENCV_LOG_LEVEL", "ERROR")
+    os.environ.setdefault("OPENCV_FFMPEG_LOGLEVEL", "-8")  # AV_LOG_QUIET
+    parser = build_parser(only)
+    args, extra = parser.parse_known_args(argv)
+    if extra:  # said with the command's usage (the top level's said nothing of what it takes)
+        parser.commands[args.command].error(f"unrecognized arguments: {' '.join(extra)}")
     try:
         status = int(args.func(args) or 0)
         sys.stdout.flush()  # (here, so that a failed write is said below, not at the interpreter's exit)

@@ -119,11 +119,10 @@ def test_image_folder_errors(tmp_path):
     with pytest.raises(CameraError, match="holds no images"):
         ImageFolderSource(tmp_path)
     (tmp_path / "x.png").write_bytes(b"junk")
-    source = ImageFolderSource(tmp_path, realtime=False)
-    with pytest.raises(FrameSkipped):
-        source.read()
-    with pytest.raises(CameraError, match="no image"):
-        source.read()
+    (tmp_path / "y.jpg").write_bytes(b"")
+    # refused at once: the page was served on a folder that could never give a frame
+    with pytest.raises(CameraError, match=r"no image in .* can be read \(2 file\(s\), each corrupt or not an image\)"):
+        ImageFolderSource(tmp_path, realtime=False)
 
 
 def test_video_file_loops(tmp_path):
@@ -150,8 +149,11 @@ def test_video_file_errors(tmp_path):
     bad = tmp_path / "bad.mp4"
     bad.write_bytes(b"not a video at all")
     with pytest.raises(CameraError, match="bad.mp4"):
-        source = VideoFileSource(bad, realtime=False)
-        source.read()
+        VideoFileSource(bad, realtime=False)
+    text = tmp_path / "text.png"  # OpenCV opens it as a sequence of images, of which none can be read
+    text.write_text("hello")
+    with pytest.raises(CameraError, match="'.*text.png' (cannot be opened|has no frame that can be read)"):
+        VideoFileSource(text, realtime=False)
 
 
 def test_open_source_choices(tmp_path, monkeypatch):

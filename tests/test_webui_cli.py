@@ -1,5 +1,6 @@
 """``hanadealer serve`` / ``bench-latency`` from the command line: clear errors, JSON figures."""
 import json
+import os
 
 import pytest
 
@@ -224,3 +225,22 @@ def test_the_demo_plays_the_game_asked_for_unless_the_open_session_holds_somethi
     problem = demo_session(service, "hankan", ["Aki", "Ben"])
     assert "the demo's open session plays batta-maki and cannot give way to hankan" in problem
     assert "1 bet(s) of batta-maki are on the table" in problem and service.session["game"] == "batta-maki"
+
+
+def test_a_source_that_gives_no_frame_is_refused_in_one_line_without_opencvs_own_warnings(tmp_path):
+    # a text file named .png opened as a "video" (OpenCV reads it as an image sequence) was served as
+    # a page that never had a frame, after two lines of FFmpeg's about the PNG signature
+    import subprocess
+    import sys
+    (tmp_path / "text.png").write_text("hello")
+    (tmp_path / "empty.mp4").write_bytes(b"x")
+    for source, said in [("text.png", "has no frame that can be read"), ("empty.mp4", "cannot be opened")]:
+        r = subprocess.run([sys.executable, "-m", "hanadealer", "serve", "--video", str(tmp_path / source),
+                            "--data", str(tmp_path / "data"), "--port", "0"],
+                           capture_output=True, text=True, timeout=120, env={**os.environ, "PYTHONWARNINGS": "ignore"})
+        assert r.returncode == 2 and said in r.stderr, r.stderr
+        assert r.stderr.strip().count("\n") == 0, r.stderr  # one line: ours
+    r = subprocess.run([sys.executable, "-m", "hanadealer", "settle", "--bogus", "round.json"],
+                       capture_output=True, text=True, timeout=60)
+    assert r.returncode == 2 and r.stderr.startswith("usage: hanadealer settle")
+    assert "hanadealer settle: error: unrecognized arguments: --bogus" in r.stderr

@@ -142,15 +142,28 @@ class VideoFileSource:
         if not self.path.is_file():
             raise CameraError(f"video file {str(self.path)!r} " +
                               ("is a folder, not a video" if self.path.is_dir() else "does not exist"))
-        self._cap = cv2.VideoCapture(str(self.path))
-        if not self._cap.isOpened():
+        with _quiet_opencv():  # (a file that is no video is said once, below, not by FFmpeg too)
+            self._cap = cv2.VideoCapture(str(self.path))
+            opened = self._cap.isOpened()
+            # the first frame read now: OpenCV "opens" a text file named .png as an image sequence,
+            # and the page was served on a source that could never give a frame
+            ok, first = self._cap.read() if opened else (False, None)
+        if not opened:
             raise CameraError(f"video file {str(self.path)!r} cannot be opened (not a video?)")
+        if not ok or first is None:
+            self._cap.release()
+            raise CameraError(f"video file {str(self.path)!r} has no frame that can be read (not a video?)")
+        self._first: np.ndarray | None = first
         file_fps = self._cap.get(cv2.CAP_PROP_FPS) or 0.0
         self._pacer = FramePacer((fps or file_fps or 25.0) if realtime else None)
         self._frames = 0
 
     def read(self) -> np.ndarray:
         self._pacer.wait()
+        if self._first is not None:
+            frame, self._first = self._first, None
+            self._frames += 1
+            return frame
         ok, frame = self._cap.read()
         if not ok:
             if not self.loop or self._frames == 0:
@@ -189,6 +202,12 @@ class ImageFolderSource:
         if not self.files:
             raise CameraError(f"image folder {str(self.directory)!r} holds no images "
                               f"({', '.join(IMAGE_SUFFIXES)})")
+        # one image that decodes, or the page was served on a folder that could never give a frame
+        with _quiet_opencv():
+            readable = any(_decodes(p) for p in self.files)
+        if not readable:
+            raise CameraError(f"no image in {str(self.directory)!r} can be read ({len(self.files)} file(s), "
+                              f"each corrupt or not an image)")
         self.loop = loop
         self._pos = 0
         self._bad: set[Path] = set()
@@ -215,6 +234,11 @@ class ImageFolderSource:
 
     def close(self) -> None:
         pass
+
+
+def _decodes(path: Path) -> bool:
+    frame = cv2.imread(str(path), cv2.IMREAD_COLOR)
+    return frame is not None and frame.size > 0
 
 
 ROTATIONS = {90: cv2.ROTATE_90_CLOCKWISE, 180: cv2.ROTATE_180, 270: cv2.ROTATE_90_COUNTERCLOCKWISE}
