@@ -261,6 +261,7 @@ class DealerService:
         new["bets"] = [dict(b) for b in bets]
         new["settled_tracks"] = list(old.get("settled_tracks") or [])  # the cards still on the table
         new["settled_cards"] = list(old.get("settled_cards") or [])
+        new["settled_gone"] = bool(old.get("settled_gone"))
         if old.get("game") == KAKEYA and old.get("tricks"):
             raise InputError(f"{len(old['tricks'])} trick(s) of this hand are recorded: settle the hand (or undo "
                              f"them) before changing the session")
@@ -571,11 +572,35 @@ class DealerService:
                         "position": pos, "quad": c.get("quad")})
         return out
 
+    def _note_settled_cards_gone(self, s: dict, snap: Mapping[str, Any]) -> None:
+        """Once the live table shows none of the cards of the round just recorded (gathered, or turned
+        face down for the next deal), the same cards laid again are a new round (Echobo's bettors
+        may lay the card of last round again). Until then they are the round recorded, whatever
+        tracks the camera gives them: a hand held over one card gave it a new one, and the whole
+        round was settled and booked again."""
+        if _stale_table(snap):
+            return  # (cards not seen on a table not being read are not gone)
+        zones, _, unassigned = table_zones(snap)
+        placed = {f"{name}:{c.get('card')}" for name, cards in zones.items() for c in cards if c.get("card")}
+        tracks = {str(c.get("track_id")) for cards in zones.values() for c in cards} | {
+            str(c.get("track_id")) for c in unassigned if c.get("face") not in (None, BACK)}
+        settled_tracks = {k.split(":", 1)[0] for k in s.get("settled_tracks") or ()}
+        if placed & set(s["settled_cards"]) or tracks & settled_tracks:
+            return
+        s["settled_gone"] = True
+        try:
+            self._save()
+        except LedgerError:  # (undone by _save: noted again at the next look at the table)
+            log.warning("the ledger refused to note that the cards recorded are gone")
+
     def observe_table(self, snap: Mapping[str, Any] | None = None) -> None:
         """Kakeya: read the trick in the middle of the table when it is complete and sure (called on
         every change of the table, and before the page is drawn)."""
         with self._lock:
             s = self.session
+            if s and s.get("settled_cards") and not s.get("settled_gone"):
+                self._note_settled_cards_gone(s, self._snapshot() if snap is None else snap)
+                s = self.session  # (a save refused put back the session as recorded)
             if not s or s.get("game") != KAKEYA or s.get("pending") or len(s["tricks"]) >= TRICKS:
                 return
             snap = self._snapshot() if snap is None else snap
@@ -752,8 +777,9 @@ class DealerService:
                 f"{len(loose)} card(s) face up outside every zone: lay each in its row or hand (or draw the "
                 f"zones again) before settling")))
         tracks = _settled_keys(built.cards)
-        # after a restart the tracker numbers the cards afresh: they are known by place and card then
-        placed = _placed_keys(built.cards) if not s.get("settled_tracks") else set()
+        # known by place and card too: the tracker numbers a card afresh after a restart, or after a
+        # few frames under a hand, until the cards recorded have left the table (settled_gone)
+        placed = _placed_keys(built.cards) if not s.get("settled_gone") else set()
         if built.ready and (tracks and tracks <= set(s.get("settled_tracks") or ())
                             or placed and placed <= set(s.get("settled_cards") or ())):
             # Settle and Confirm pressed again on the same table booked the same round twice
@@ -804,6 +830,7 @@ class DealerService:
             # (and by where they lie and what they are, which outlasts a restart: the tracker then
             # numbers the cards afresh)
             after["settled_cards"] = sorted(_placed_keys(pending["cards"]))
+            after["settled_gone"] = False  # (until the table is seen without them)
             if s["game"] in CARRY_GAMES:  # a tied round's pot goes to the next round
                 after["carry"] = pending["result"].get("carry", 0) or 0
             if s["game"] == KAKEYA:  # a new hand: the losing pair deals (§8)
