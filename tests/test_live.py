@@ -240,6 +240,58 @@ def test_a_picture_of_another_size_than_the_zones_were_drawn_on_is_said_and_not_
     assert live.process(small)["status"]["table"] == "live"
 
 
+def test_zones_keep_the_picture_they_were_drawn_on_across_a_restart_and_a_turn(tmp_path):
+    # the size was taken from the first frame after each start: after a restart, a camera back at
+    # another size, or turned half round by --rotate (Saki and Ato swapped), read the old zones silently
+    from vision.camera import RotatedSource
+    from vision.zones import load_zones, save_zones
+    row = [[det("pine-crane", 100, 50)]] * 20
+    drawn = make_live(row)
+    drawn.process(numbered_frame(0))
+    picture = drawn.picture()
+    assert picture == {"width": 640, "height": 360, "rotate": 0}
+    save_zones(tmp_path / "zones.json", [TableZone("saki", [(0, 0), (640, 0), (640, 180), (0, 180)]),
+                                         TableZone("ato", [(0, 180), (640, 180), (640, 360), (0, 360)])], picture)
+    zones = load_zones(tmp_path / "zones.json")
+    assert zones.picture == picture and [z.name for z in zones] == ["saki", "ato"]
+    again = make_live(row, zones=zones)  # restarted: the camera now at 320x180 from its first frame
+    snap = again.process(numbered_frame(1)[:180, :320].copy())
+    assert snap["status"]["table"] == "stale"
+    assert snap["status"]["error"] == "the picture is 320x180 now, the zones were drawn on one of 640x360: draw the zones again"
+    assert make_live(row, zones=zones).process(numbered_frame(1))["status"]["table"] == "live"
+    turned = LiveTable(RotatedSource(ListSource([]), 180), ScriptedDetector(row), BATTA, zones=zones)
+    snap = turned.process(numbered_frame(1))
+    assert snap["status"]["table"] == "stale" and snap["status"]["error"] == (
+        "the zones were drawn on the picture turned by 0 degrees, it is turned by 180 now (--rotate): "
+        "draw the zones again")
+    assert turned.picture()["rotate"] == 180
+    turned.set_layout(BATTA, None)  # the zones drawn again (or none): read
+    assert turned.process(numbered_frame(2))["status"]["table"] == "live"
+    (tmp_path / "bad.json").write_text(json.dumps({"zones": [], "picture": {"width": 640, "height": 360, "rotate": 45}}))
+    with pytest.raises(ZoneError, match="the turn 0, 90, 180 or 270"):
+        load_zones(tmp_path / "bad.json")
+
+
+def test_after_recognition_failed_the_old_cards_are_neither_live_nor_drawn():
+    # the tracker was not fed while the detector failed: its cards of before were shown live and sure
+    # for the first frames after (a Settle then was taken on a row picked up meanwhile), and the
+    # video drew them, green and named, on each new picture while it failed
+    row = [det("pine-crane", 100, 50)]
+    script = [row] * 5 + ["boom"] * 5 + [[]] * 100  # the row is picked up while recognition fails
+    frames = [numbered_frame(i) for i in range(110)]
+    live = LiveTable(ListSource(frames, period=0.02), ScriptedDetector(script), BATTA, detector_retry_s=0.02)
+    seen = []
+    with live:
+        broken = wait_for(live, lambda s: s["status"]["error"] is not None)
+        assert faces(broken, "saki") == ["pine-crane"] and broken["status"]["table"] == "stale"
+        image = cv2.imdecode(np.frombuffer(live.jpeg(), np.uint8), cv2.IMREAD_COLOR)
+        # the new picture, bare where the card was outlined and named
+        assert (np.abs(image[30:170, 80:180].astype(int) - 50) < 12).all()
+        wait_for(live, lambda s: seen.append((s["status"]["table"], faces(s, "saki")))
+                 or (s["status"]["table"] == "live" and faces(s, "saki") == []))
+    assert ("live", ["pine-crane"]) not in seen, seen
+
+
 def test_detector_exception_sets_error_and_recovers():
     row = [det("pine-crane", 100, 50)]
     script = [row] * 5 + ["boom"] * 5 + [row] * 100

@@ -463,6 +463,15 @@ def test_zones_drawn_on_the_image_are_saved_and_given_to_the_table(app, live, le
     live2 = FakeLiveTable()
     create_app({"LIVE": live2, "LEDGER": str(ledger_path), "TESTING": True})
     assert [z.name for z in live2.zones] == ["saki", "ato"]
+    # with the picture they were drawn on, where the table says it (checked by the table at every start)
+    assert "picture" not in json.loads((ledger_path.parent / "zones-batta-maki.json").read_text())
+    live.picture = lambda: {"width": 640, "height": 360, "rotate": 180}
+    d.post("/api/zones", {"zones": [{"name": "saki", "points": square}]})
+    assert json.loads((ledger_path.parent / "zones-batta-maki.json").read_text())["picture"] == \
+        {"width": 640, "height": 360, "rotate": 180}
+    live3 = FakeLiveTable()
+    create_app({"LIVE": live3, "LEDGER": str(ledger_path), "TESTING": True})
+    assert live3.zones.picture == {"width": 640, "height": 360, "rotate": 180}
 
 
 @pytest.mark.parametrize("zones, message", [

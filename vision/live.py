@@ -52,7 +52,7 @@ import cv2
 import numpy as np
 
 from dealer.games import ZoneSpec
-from vision.camera import FrameGrabber, FrameSource
+from vision.camera import FrameGrabber, FrameSource, RotatedSource
 from vision.tracking import CardTracker
 from vision.types import Detector, TableCard, TableState, decks_in_play
 from vision.zones import TableZone, ZoneAssigner
@@ -221,8 +221,10 @@ class LiveTable:
         # that comes back at another size would put the cards in the wrong zones
         self._zones_size: tuple[int, int] | None = None
         self._size_error: str | None = None
+        self._turn_error: str | None = None
         self._layout = list(layout)
         self._assigner = ZoneAssigner(self._layout, zones)
+        self._zones_drawn_on(zones)
         self._cond = threading.Condition()
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
@@ -294,7 +296,10 @@ class LiveTable:
     def jpeg(self) -> bytes:
         """The newest processed frame, annotated, as JPEG (a placeholder before the first frame)."""
         with self._cond:
-            frame, cards, index = self._frame, list(self._cards), self._frame_serial
+            # the cards read last are not on a picture recognition failed on: drawn there, green and
+            # named, they showed a table that may be gone (the banner says why none are drawn)
+            cards = [] if self._detector_error else list(self._cards)
+            frame, index = self._frame, self._frame_serial
             zones = list(self._assigner.zones or ())
             cached = self._jpeg
         if cached is not None and cached[0] == index and frame is not None:
@@ -318,10 +323,36 @@ class LiveTable:
         with self._cond:
             self._layout = list(layout)
             self._assigner = assigner
-            self._zones_size, self._size_error = None, None  # (zones drawn anew: on this picture)
+            self._zones_drawn_on(zones)
             self._frame_serial += 1  # the picture shows the drawn zones: draw it again
             state = assigner.assign(self._cards, self._snapshot["frame_index"])
             self._publish(state, self._snapshot["frame_index"], force=True)
+
+    def rotation(self) -> int:
+        """The turn given to the source's frames (``serve --rotate``), in degrees clockwise."""
+        return int(getattr(self.source, "degrees", 0) or 0) if isinstance(self.source, RotatedSource) else 0
+
+    def picture(self) -> dict | None:
+        """The picture the page shows and zones are drawn on: its width, height and turn (None before
+        the first frame)."""
+        with self._cond:
+            frame = self._frame
+        if frame is None:
+            return None
+        return {"width": int(frame.shape[1]), "height": int(frame.shape[0]), "rotate": self.rotation()}
+
+    def _zones_drawn_on(self, zones) -> None:
+        """Check drawn zones against the picture they were drawn on, where their file says it: known,
+        a picture of another size or turn is said from the first frame, and after a restart too (the
+        size was taken from the first frame after each start, so a camera back at another size, or
+        turned by --rotate, read the old zones silently once the page was restarted)."""
+        picture = getattr(zones, "picture", None) if zones else None
+        self._zones_size = (picture["width"], picture["height"]) if picture else None
+        self._size_error = self._turn_error = None
+        if picture and picture["rotate"] != self.rotation():
+            self._turn_error = (f"the zones were drawn on the picture turned by {picture['rotate']} degrees, "
+                                f"it is turned by {self.rotation()} now (--rotate): draw the zones again")
+        self._size_error = self._turn_error
 
     def set_card_kind(self, kind: str, decks: int = 1) -> None:
         """The deck in play ("hanafuda" or "western") and how many of them are mixed (a house rule of
@@ -335,10 +366,12 @@ class LiveTable:
     # -- the processing thread -----------------------------------------------------------------
     def _status(self) -> dict:
         source = self.grabber.status()
-        if source.camera != "ok":
-            self._fresh_needed = self._fresh_after_outage
         stalled = (self._thread is not None and self._thread.is_alive()
                    and time.monotonic() - self._last_read > self.stall_s)
+        if source.camera != "ok" or self._detector_error is not None or stalled:
+            # the tracker was not fed meanwhile: its cards are of before, sure, until fresh frames
+            # replace them (after a failed recognition or a hang as after a camera away)
+            self._fresh_needed = self._fresh_after_outage
         error = source.error or self._detector_error or self._size_error or (
             f"no picture of the table read for over {self.stall_s:g} s: the camera or the card recognition "
             f"has stopped" if stalled else None)
@@ -424,9 +457,11 @@ class LiveTable:
             if self._assigner.zones:
                 size = (int(frame.shape[1]), int(frame.shape[0]))
                 self._zones_size = self._zones_size or size
-                self._size_error = None if size == self._zones_size else (
+                self._size_error = self._turn_error if size == self._zones_size else (
                     f"the picture is {size[0]}x{size[1]} now, the zones were drawn on one of "
                     f"{self._zones_size[0]}x{self._zones_size[1]}: draw the zones again")
+            if time.monotonic() - self._last_read > self.stall_s:  # (a hang no look at the status saw)
+                self._fresh_needed = self._fresh_after_outage
             self._detector_error = None
             self._last_read = time.monotonic()
             if self._fresh_needed:

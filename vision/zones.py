@@ -128,10 +128,35 @@ def _overlap(a: TableZone, b: TableZone, side: int = 400) -> tuple[float, float]
     return float(np.count_nonzero(inner[0] & inner[1])), float(min(np.count_nonzero(m) for m in masks))
 
 
-def save_zones(path: str | Path, zones: Iterable[TableZone]) -> None:
-    """Write the zones as JSON (through a temporary file, so a crash never leaves half a file)."""
+class DrawnZones(list):
+    """Zones as drawn, with the picture they were drawn on (``picture``: its width, height and the
+    turn given to the camera's frames, or None where not known): zones are in that picture's
+    pixels, so on a picture of another size or turn they would put each card in the wrong zone."""
+
+    def __init__(self, zones: Iterable[TableZone] = (), picture: dict | None = None):
+        super().__init__(zones)
+        self.picture = picture
+
+
+def _picture_of(data) -> dict | None:
+    pic = data.get("picture") if isinstance(data, dict) else None
+    if pic is None:
+        return None  # (zones saved before the picture was recorded)
+    if not (isinstance(pic, dict) and all(isinstance(pic.get(k), int) and not isinstance(pic.get(k), bool)
+                                          for k in ("width", "height", "rotate"))
+            and pic["width"] > 0 and pic["height"] > 0 and pic["rotate"] in (0, 90, 180, 270)):
+        raise ZoneError("the picture the zones were drawn on must be {width, height, rotate}: "
+                        f"whole numbers, the turn 0, 90, 180 or 270, not {pic!r}")
+    return {k: pic[k] for k in ("width", "height", "rotate")}
+
+
+def save_zones(path: str | Path, zones: Iterable[TableZone], picture: dict | None = None) -> None:
+    """Write the zones as JSON (through a temporary file, so a crash never leaves half a file), with
+    the picture they were drawn on when known."""
     path = Path(path)
     data = {"zones": [z.to_json() for z in zones]}
+    if picture is not None:
+        data["picture"] = _picture_of({"picture": picture})
     tmp = path.with_name(path.name + ".tmp")
     tmp.write_text(json.dumps(data, indent=1), encoding="utf-8")
     tmp.replace(path)
@@ -152,7 +177,7 @@ def load_zones(path: str | Path) -> list[TableZone]:
     except RecursionError:
         raise ZoneError(f"zone file {str(path)!r} is not zones (lists nested too deep to read)") from None
     try:
-        return zones_from_json(data)
+        return DrawnZones(zones_from_json(data), _picture_of(data))
     except ZoneError as exc:
         raise ZoneError(f"zone file {str(path)!r}: {exc}") from None
 

@@ -499,7 +499,10 @@ def save_zones():
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         old = path.read_text() if path.exists() else None
-        write_zones(path, zones)
+        # (with the picture they were drawn on: on another size or turn they would be read wrongly)
+        live = _ext()["live"]
+        picture = live.picture() if callable(getattr(live, "picture", None)) else None
+        write_zones(path, zones, picture)
     except (OSError, UnicodeDecodeError) as exc:  # (a folder in its place, a disk that refuses it)
         raise InputError(f"the zones cannot be saved to {path}: {exc}") from None
     try:
