@@ -810,6 +810,20 @@ def test_the_round_just_recorded_is_not_settled_again_after_a_restart(app, live,
     assert again.post("/api/settle").status_code == 200
 
 
+def test_a_stake_below_the_house_min_bet_is_said_before_the_reveal(app, live):
+    # found only once the cards were turned: mended then only by a bet changed with the outcome known
+    d = Dealer(app)
+    d.post("/api/session", dict(SESSION, house={"min_bet": 100}))
+    assert d.post("/api/bets", {"player": "Aki", "on": "saki", "amount": 10}).status_code == 201
+    live.show({"saki": [(1, "back"), (2, "back"), (3, "back")], "ato": [(4, "back"), (5, "back"), (6, "back")]})
+    problems = d.get("/api/state").get_json()["problems"]
+    assert "player 'Aki' stakes 10 on 'saki', below the house's min_bet 100" in problems
+    assert d.post("/api/bets", {"player": "Aki", "on": "saki", "amount": 90}).status_code == 201  # made up
+    assert not any("min_bet" in p for p in d.get("/api/state").get_json()["problems"])
+    live.show({"saki": SAKI, "ato": [(4, "wisteria-cuckoo"), (5, "iris-bridge"), (6, "clover-boar")]})
+    assert d.post("/api/settle").status_code == 200
+
+
 def test_a_settlement_waiting_says_when_the_table_no_longer_matches_it(app, live, ledger_path):
     # the rows follow the table, the settlement is of the table at Settle: the page says they differ
     d, pending = a_round_settled(app, live)
@@ -1154,6 +1168,10 @@ def test_a_new_session_keeps_what_the_table_holds_or_says_why_it_cannot_start(ap
     assert r.status_code == 400 and "1 bet(s) of batta-maki are on the table" in r.get_json()["error"]
     bet_id = d.get("/api/state").get_json()["session"]["bets"][0]["id"]
     d.post(f"/api/bets/{bet_id}/remove")
+    for wrong in ("no", "false", [0], 1):  # (read by its truth, each gave the pot up)
+        r = d.post("/api/session", dict(more, game="hankan", house={}, drop_carry=wrong))
+        assert r.status_code == 400 and "drop_carry must be true or false" in r.get_json()["error"]
+    assert d.get("/api/state").get_json()["session"]["carry"] > 0
     assert d.post("/api/session", dict(more, game="hankan", house={}, drop_carry=True)).status_code == 200
     assert d.get("/api/state").get_json()["session"]["carry"] == 0
 

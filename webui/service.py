@@ -933,6 +933,11 @@ class DealerService:
                     view["problems"] = [unsettled]
                 # what settle() asks, so the page offers Settle only when it would be taken
                 view["can_settle"] = not unsettled and not s.get("pending")
+        short = _short_stake(game, s)
+        if short and short not in view["problems"]:
+            # said while the cards are face down: found at the reveal, it could be mended only by a
+            # bet changed with the outcome known
+            view["problems"].append(short)
         if game.name == KAKEYA:
             view["tricks"] = self.kakeya_view(s)
         if tie_redraw_rows(game.layout(layout_setup(s)), game.resolve_house(s.get("house"))):
@@ -995,6 +1000,9 @@ def _check_session_fields(game: str, data: Mapping[str, Any]) -> None:
             raise InputError(f"{key!r} is not a field of a {game} session; its fields are: {', '.join(known)}")
         raise InputError(f"unknown field {key!r} in the session{did_you_mean(key, known)}; its fields are: "
                          f"{', '.join(known)}")
+    if "drop_carry" in data and not isinstance(data["drop_carry"], bool):
+        # read as true or false by its truth: "no", "false" or [0] gave the carried pot up
+        raise InputError(f"drop_carry must be true or false, not {data['drop_carry']!r}")
 
 
 def _otoroku_dealer_may_choose(zones, house: Mapping[str, Any]) -> bool:
@@ -1109,6 +1117,25 @@ def _card_label(c: Mapping[str, Any]) -> str:
     if not c.get("card") and c.get("face") == BACK:
         return "face down?"
     return card_label(c.get("card"))
+
+
+def _short_stake(game, s: Mapping[str, Any]) -> str | None:
+    """A row game's stake below the house's min_bet (a player's bets on his side, summed, as the
+    engine counts them: a second bet may still make it up), or None."""
+    if game.name not in ROW_GAMES or not s.get("bets"):
+        return None
+    house = game.resolve_house(s.get("house"))
+    if house.get("min_bet") is None:
+        return None
+    stakes: dict[str, tuple[str, Fraction]] = {}
+    for b in s["bets"]:
+        side, total = stakes.get(b["player"], (b["on"], Fraction(0)))
+        stakes[b["player"]] = (side, total + _exact(b["amount"]))
+    try:
+        check_wager_limits(stakes, {"min_bet": house["min_bet"]})
+    except RoundError as exc:
+        return str(exc)
+    return None
 
 
 def _failed_table(error: str) -> dict:
