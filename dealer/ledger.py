@@ -60,6 +60,11 @@ class SettlementGone(LedgerError):
     or replaced (by another server on the same ledger)."""
 
 
+class SessionChanged(LedgerError):
+    """The open session stored is not the one the writer last read or wrote: another server on the
+    same ledger changed it meanwhile (written over, its change, a bet taken, was lost)."""
+
+
 class SessionUnreadable(LedgerError):
     """The open session stored in the ledger is not one (damaged JSON, another shape)."""
 
@@ -163,9 +168,26 @@ class Ledger:
             cur = db.execute("INSERT OR IGNORE INTO meta(key, value) VALUES (?, ?)", (key, value))
             return cur.rowcount == 1
 
-    def save_session(self, session: Mapping[str, Any] | None) -> None:
-        """The open session (game, house, players, pending bets...), or None when there is none."""
-        self.set_meta("session", json.dumps(session, sort_keys=True))
+    @_said_as_ledger_error("write to")
+    def save_session(self, session: Mapping[str, Any] | None, expected: Any = ...) -> None:
+        """The open session (game, house, players, pending bets...), or None when there is none.
+
+        ``expected``: the session the writer last read or wrote (None: none). Given, the session is
+        written only if the stored one is still that, checked in the same transaction: else
+        SessionChanged, and nothing is written."""
+        value = json.dumps(session, sort_keys=True)
+        if expected is ...:
+            self.set_meta("session", value)
+            return
+        with closing(self._connect()) as db, db:
+            db.execute("BEGIN IMMEDIATE")  # no other writer between the check and the write
+            row = db.execute("SELECT value FROM meta WHERE key = 'session'").fetchone()
+            stored = row[0] if row and row[0] else "null"
+            if stored != json.dumps(expected, sort_keys=True):
+                raise SessionChanged("the session was changed meanwhile by another page or server on this "
+                                     "ledger")
+            db.execute("INSERT INTO meta(key, value) VALUES ('session', ?) "
+                       "ON CONFLICT(key) DO UPDATE SET value = excluded.value", (value,))
 
     def load_session(self) -> dict | None:
         """The open session, None when there is none; a LedgerError when what is stored is not one

@@ -268,3 +268,19 @@ def test_an_infinite_amount_is_refused_as_the_others_are(tmp_path):
     with pytest.raises(ValueError, match="finite"):  # (it was an OverflowError)
         led.record_round(round_={"game": "g"}, result={"net": {"a": float("inf"), "dealer": 0}}, rule_version="x")
     assert led.round_count() == 0
+
+
+def test_a_session_is_written_only_over_the_one_the_writer_last_saw(tmp_path):
+    import pytest
+    from dealer.ledger import SessionChanged
+    led = Ledger(tmp_path / "l.sqlite")
+    led.save_session(None, expected=None)  # none stored: none expected
+    first = {"game": "batta-maki", "bets": []}
+    led.save_session(first, expected=None)
+    mine = {"game": "batta-maki", "bets": [{"player": "A", "amount": 100}]}
+    led.save_session(mine, expected=first)
+    with pytest.raises(SessionChanged, match="changed meanwhile by another page or server"):
+        led.save_session({"game": "batta-maki", "bets": [{"player": "B", "amount": 30}]}, expected=first)
+    assert led.load_session() == mine  # nothing written over it
+    led.save_session({"game": "hankan"})  # without expected: written as before
+    assert led.load_session() == {"game": "hankan"}

@@ -856,6 +856,22 @@ def test_two_servers_on_one_ledger_record_a_settlement_once(app, live, ledger_pa
     assert other.get("/api/state").get_json()["pending"] is None  # it took the session as stored
 
 
+def test_two_servers_on_one_ledger_do_not_write_over_each_others_bets(app, live, ledger_path):
+    # each wrote its own session over the other's: a bet of 100 taken on one was gone from the books
+    a = Dealer(app)
+    a.post("/api/session", SESSION)
+    b = Dealer(create_app({"LIVE": live, "LEDGER": str(ledger_path), "PIN": PIN, "TESTING": True}))
+    assert a.post("/api/bets", {"player": "Aki", "on": "saki", "amount": 100}).status_code == 201
+    r = b.post("/api/bets", {"player": "Ben", "on": "ato", "amount": 30})
+    assert r.status_code == 400 and "changed meanwhile by another page or server" in r.get_json()["error"]
+    assert [x["amount"] for x in b.get("/api/state").get_json()["session"]["bets"]] == [100]  # as stored
+    assert b.post("/api/bets", {"player": "Ben", "on": "ato", "amount": 30}).status_code == 201
+    assert sorted(x["amount"] for x in Ledger(ledger_path).load_session()["bets"]) == [30, 100]
+    r = a.post("/api/bets", {"player": "Aki", "on": "saki", "amount": 5})  # A is behind now
+    assert r.status_code == 400
+    assert sorted(x["amount"] for x in Ledger(ledger_path).load_session()["bets"]) == [30, 100]
+
+
 def test_a_corrected_card_does_not_make_the_round_just_recorded_a_new_one(app, live, ledger_path):
     d = Dealer(app)
     d.post("/api/session", SESSION)

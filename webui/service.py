@@ -21,7 +21,7 @@ from typing import Any, Callable, Mapping
 from dealer.cards import BACK, get_card, is_card, nearest_ids
 from dealer.games import (MAX_AMOUNT, RoundError, did_you_mean, get_game, parse_amount, settle_round,
                           to_json_amount)
-from dealer.ledger import Ledger, LedgerError, SessionUnreadable, SettlementGone
+from dealer.ledger import Ledger, LedgerError, SessionChanged, SessionUnreadable, SettlementGone
 from dealer.games.common import check_fee_rate_applies
 from dealer.games.kakeya import pairs_of
 from dealer.games.otoroku import evaluate, may_choose_bettors
@@ -126,7 +126,19 @@ class DealerService:
         """Record the session as changed in memory. A change the ledger refuses is undone: kept, a bet
         refused with "cannot write to the ledger" was booked with the next round that could be."""
         try:
-            self.ledger.save_session(self.session)
+            # only over the session as this server last read or wrote it: two servers on one ledger
+            # each wrote its own over the other's, and a bet taken on one was gone from the books
+            self.ledger.save_session(self.session, expected=self._recorded)
+        except SessionChanged as exc:
+            self.session = self._stored_session()  # the one stored, shown as it is now
+            self._recorded = copy.deepcopy(self.session)
+            self._view_cache = None
+            self.trick_watch = None
+            if self.session:
+                self._apply_layout()  # (its game may be another now)
+            self.hub.bump()
+            raise InputError(f"{exc}: the page shows it as it is now; do it again if it is still to be "
+                             f"done") from None
         except BaseException:
             self.session = copy.deepcopy(self._recorded)
             self.hub.bump()  # (the page was drawn from the change: draw it again)
