@@ -602,7 +602,7 @@ class DealerService:
         s["settled_gone"] = True
         try:
             self._save()
-        except LedgerError:  # (undone by _save: noted again at the next look at the table)
+        except (LedgerError, InputError):  # (undone by _save: noted again at the next look at the table)
             log.warning("the ledger refused to note that the cards recorded are gone")
 
     def observe_table(self, snap: Mapping[str, Any] | None = None) -> None:
@@ -893,7 +893,10 @@ class DealerService:
     def view(self) -> dict:
         """Everything the page draws, as one JSON-ready dict (sent on every change)."""
         snap = self._snapshot()
-        self.observe_table(snap)  # Kakeya: a trick completed on the table is recorded first
+        try:
+            self.observe_table(snap)  # Kakeya: a trick completed on the table is recorded first
+        except (InputError, LedgerError) as exc:  # (not written: the page is drawn all the same)
+            log.warning("the table's change could not be recorded: %s", exc)
         key = (self.hub.version, int(snap.get("version", 0) or 0))
         cached = self._view_cache
         if cached and cached[0] == key and key[1] >= 0:  # (a failed read has no version to cache by)
