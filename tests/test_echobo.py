@@ -105,6 +105,8 @@ BAD = [
     (round_of("pine-crane", [bet("ann", 1, -10)]), "bet 1 amount must be a positive number"),
     (round_of("pine-crane", [bet("ann", 1, "ten")]), "bet 1 amount must be a positive number, not 'ten'"),
     (round_of("pine-crane", [{"player": "ann", "on": 1}]), "bet 1 is missing field 'amount'"),
+    (round_of("pine-crane", [dict(bet("ann", 1), amout=99)]),
+     "bet 1 has a field 'amout' that a bet does not have (did you mean 'amount'?)"),
     (round_of("pine-crane", [bet("ann", 1), bet("ann", 2), bet("ann", 3), bet("ann", 4), bet("ann", 5)]),
      "ann bets on 5 cards; at most 4 (max_cards)"),
     (round_of("pine-crane", [bet("ann", 1, 10), bet("bob", 2, 20)]),

@@ -7,7 +7,7 @@ from fractions import Fraction
 from typing import Any, Iterable, Mapping
 
 from dealer.cards import BACK, is_card, nearest_ids
-from dealer.games import HouseOption, RoundError, parse_amount
+from dealer.games import HouseOption, RoundError, did_you_mean, parse_amount
 from dealer.western import is_western_card, nearest_western_ids
 
 
@@ -117,6 +117,10 @@ def parse_bets(round_: Mapping[str, Any], targets: Iterable[Any], *, required: b
         for key in ("player", "on", "amount"):
             if key not in b:
                 raise RoundError(f"bet {i + 1} is missing field {key!r}")
+        for key in b:  # (a misspelt field, "amout": 99, was left out without a word)
+            if key not in ("player", "on", "amount"):
+                raise RoundError(f"bet {i + 1} has a field {key!r} that a bet does not have"
+                                 f"{did_you_mean(key, ('player', 'on', 'amount'))}; a bet is player, on and amount")
         player = b["player"]
         if not isinstance(player, str) or not player.strip():
             raise RoundError(f"bet {i + 1}: player must be a non-empty name, not {player!r}")
