@@ -552,6 +552,20 @@ def test_settings_with_a_turned_view_level_that_is_no_probability_are_refused_by
         VisionSettings.load(tmp_path / "vision.json")
 
 
+def test_settings_that_lack_a_key_or_are_no_object_say_so(tmp_path):
+    # a missing key was said as a bare "'classes'"; a list raised AttributeError, a traceback
+    import json
+    from vision.detector import ModelMissingError, VisionSettings
+    from vision.western import WesternSettings
+    for load in (VisionSettings.load, WesternSettings.load):
+        (tmp_path / "s.json").write_text("{}")
+        with pytest.raises(ModelMissingError, match="are unreadable: they lack the key 'classes'"):
+            load(tmp_path / "s.json")
+        (tmp_path / "s.json").write_text(json.dumps(["classes"]))
+        with pytest.raises(ModelMissingError, match="are unreadable: not a JSON object but list"):
+            load(tmp_path / "s.json")
+
+
 def test_the_shipped_settings_read_a_crop_turned_only_when_unsure():
     settings = CardDetector().settings
     assert settings.turned_views and 0.999 <= settings.turned_view_below < 1.0

@@ -37,6 +37,13 @@ def test_serve_rotate_takes_quarter_turns_and_not_the_demo(capsys, tmp_path):
     assert not list(tmp_path.iterdir())  # refused before the ledger was opened
 
 
+def test_serve_with_a_file_for_its_data_folder_says_so(capsys, tmp_path):
+    (tmp_path / "afile").write_text("x")
+    assert main(["serve", "--demo", "--data", str(tmp_path / "afile")]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err == f"hanadealer: the data folder {tmp_path / 'afile'} is a file, not a folder (--data, or $HANADEALER_DATA)"
+
+
 def test_bench_latency_prints_percentiles_as_json(capsys):
     pytest.importorskip("vision.demo_table", reason="the demo table is not available")
     assert main(["bench-latency", "--cards", "2", "--seconds", "60"]) == 0

@@ -145,6 +145,8 @@ class VisionSettings:
     def load(cls, path: Path) -> "VisionSettings":
         try:
             raw = json.loads(path.read_text(encoding="utf-8"))
+            if not isinstance(raw, dict):
+                raise ValueError(f"not a JSON object but {type(raw).__name__}")
             return cls(classes=tuple(raw["classes"]), temperature=float(raw["temperature"]),
                        threshold=float(raw["threshold"]),
                        shrink=float(raw["shrink"]), input_long_side=int(raw["input_long_side"]),
@@ -162,7 +164,9 @@ class VisionSettings:
             raise ModelMissingError(f"model settings not found: {path} (train with: python -m models.train)") from None
         except NotADirectoryError:
             raise ModelMissingError(f"model settings not found: {path.parent} is not a folder") from None
-        except (ValueError, KeyError, TypeError, OSError) as exc:
+        except KeyError as exc:  # (said as a bare 'classes' before)
+            raise ModelMissingError(f"model settings {path} are unreadable: they lack the key {exc}") from None
+        except (ValueError, TypeError, OSError) as exc:
             raise ModelMissingError(f"model settings {path} are unreadable: {exc}") from None
 
 

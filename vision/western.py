@@ -48,6 +48,8 @@ class WesternSettings:
     def load(cls, path: Path) -> "WesternSettings":
         try:
             raw = json.loads(path.read_text(encoding="utf-8"))
+            if not isinstance(raw, dict):
+                raise ValueError(f"not a JSON object but {type(raw).__name__}")
             settings = cls(classes=tuple(raw["classes"]), temperature=float(raw["temperature"]),
                            threshold=float(raw["threshold"]))
         except FileNotFoundError:
@@ -55,7 +57,9 @@ class WesternSettings:
                                     "(train with: python -m models.train_western)") from None
         except NotADirectoryError:
             raise ModelMissingError(f"western card settings not found: {path.parent} is not a folder") from None
-        except (ValueError, KeyError, TypeError, OSError) as exc:
+        except KeyError as exc:  # (said as a bare 'classes' before)
+            raise ModelMissingError(f"western card settings {path} are unreadable: they lack the key {exc}") from None
+        except (ValueError, TypeError, OSError) as exc:
             raise ModelMissingError(f"western card settings {path} are unreadable: {exc}") from None
         if NONE not in settings.classes or BACK not in settings.classes:
             raise ModelMissingError(f"western card settings {path} lack the classes 'back' and 'none'")

@@ -170,6 +170,8 @@ def serve(args: argparse.Namespace) -> int:
     except RuntimeError as exc:
         return _fail(str(exc))
     data_dir = data_folder(args.data, demo)
+    if data_dir.exists() and not data_dir.is_dir():  # (said as "[Errno 17] File exists" before)
+        return _fail(f"the data folder {data_dir} is a file, not a folder (--data, or $HANADEALER_DATA)")
     try:
         data_dir.mkdir(parents=True, exist_ok=True)
         live, app = build_live_app(source, detector, args.game, _players(args.players, args.game), data_dir,
