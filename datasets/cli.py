@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import sys
 import time
 from pathlib import Path
@@ -38,6 +39,9 @@ def register(subparsers) -> None:
                    help="also lay western and kabufuda cards about (needs ../shared; labelled as distractors)")
     p.add_argument("--workers", type=int, default=1, help="processes to render with (default 1)")
     p.add_argument("--shared", default=None, help="the shared data folder (default ../shared)")
+    p.add_argument("--overwrite", action="store_true",
+                   help="replace the scenes of an earlier run in --out (its images, labels, crops and "
+                        "dataset files; nothing else there is touched)")
     p.set_defaults(func=_synth)
 
     p = subparsers.add_parser("bench-synth", help="measure scene rendering speed (prints JSON)")
@@ -64,6 +68,8 @@ def _size(text: str) -> tuple[int, int]:
 
 
 def _writable_dir(path: str) -> Path:
+    if not path.strip():  # (Path("") is the working folder: 56 PNGs were written there)
+        raise ValueError("--out must name a folder, not an empty string")
     out = Path(path)
     if out.exists() and not out.is_dir():
         raise ValueError(f"--out {path} exists and is not a folder")
@@ -170,6 +176,28 @@ def _check_shared_for(args) -> None:
                                 f"folder (../shared, HANADEALER_SHARED or --shared), which is not present")
 
 
+RUN_FOLDERS = ("images", "labels", "crops")
+RUN_FILES = ("dataset.json", "annotations.json", "data.yaml")
+
+
+def _clear_earlier_run(out: Path, overwrite: bool) -> None:
+    """Scenes of an earlier run in ``out`` are refused, or with ``overwrite`` removed first: written
+    over, a smaller run left the earlier run's other images, its crops and its annotations.json,
+    which no longer matched the images (a training job read them together)."""
+    found = [name for name in RUN_FOLDERS if (out / name).is_dir() and any((out / name).iterdir())]
+    found += [name for name in RUN_FILES if (out / name).is_file()]
+    if not found:
+        return
+    if not overwrite:
+        raise ValueError(f"--out {out} holds the scenes of an earlier run ({', '.join(found)}): choose an "
+                         f"empty folder, or give --overwrite to replace them")
+    for name in found:
+        if name in RUN_FOLDERS:
+            shutil.rmtree(out / name)
+        else:
+            (out / name).unlink()
+
+
 def _synth(args) -> int:
     from datasets.art import ArtError
     from datasets.export import generate
@@ -182,6 +210,7 @@ def _synth(args) -> int:
         config = _config_from(args)
         _check_shared_for(args)
         out = _writable_dir(args.out)
+        _clear_earlier_run(out, args.overwrite)
         t0 = time.perf_counter()
         summary = generate(args.art, args.count, args.seed, out, fmt=args.fmt, crops=args.crops, config=config,
                            shared=args.shared, workers=args.workers)

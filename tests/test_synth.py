@@ -419,6 +419,26 @@ def test_a_shared_folder_named_by_the_environment_that_is_not_there_is_an_error(
     assert shared_dir() == (tmp_path / "here").resolve()
 
 
+def test_synth_into_a_folder_of_an_earlier_run_is_refused_unless_it_is_to_replace_it(tmp_path):
+    # written over, a smaller run left the earlier run's other images and its annotations.json, which
+    # no longer matched the images
+    first = ("synth", "--art", "demo", "--count", "3", "--out", str(tmp_path), "--size", "320x180",
+             "--format", "coco", "--crops")
+    assert _cli(*first).returncode == 0
+    (tmp_path / "notes.txt").write_text("mine")
+    again = ("synth", "--art", "demo", "--count", "1", "--out", str(tmp_path), "--size", "320x180", "--seed", "5")
+    r = _cli(*again)
+    assert r.returncode == 2 and "holds the scenes of an earlier run (images, labels, crops, dataset.json, " \
+        "annotations.json): choose an empty folder, or give --overwrite" in r.stderr, r.stderr
+    assert len(list((tmp_path / "images").iterdir())) == 3  # nothing touched
+    assert _cli(*again, "--overwrite").returncode == 0
+    assert [p.name for p in (tmp_path / "images").iterdir()] == ["000000.jpg"]
+    assert not (tmp_path / "annotations.json").exists() and not (tmp_path / "crops").exists()
+    assert (tmp_path / "notes.txt").read_text() == "mine"
+    r = _cli("deck", "--out", "")
+    assert r.returncode == 2 and "--out must name a folder, not an empty string" in r.stderr
+
+
 def test_synth_says_what_it_could_not_write(tmp_path):
     (tmp_path / "dataset.json").mkdir()  # a traceback before (IsADirectoryError)
     r = _cli("synth", "--art", "demo", "--count", "1", "--out", str(tmp_path), "--size", "320x180")
