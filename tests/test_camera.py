@@ -1,4 +1,5 @@
 """Frame sources and the capture thread, with fake cameras and tiny files."""
+import threading
 import time
 
 import cv2
@@ -294,3 +295,33 @@ def test_grabber_shows_a_skipped_frame_but_stays_ok(tmp_path):
     status = grabber.status()
     grabber.stop()
     assert status.camera == "ok" and "b.png" in status.error
+
+
+def test_a_grabber_stopped_in_a_hung_read_is_not_started_beside_it():
+    # stop() gave up on the hung thread and start() began a second: two threads read one camera
+    release = threading.Event()
+
+    class Hanging:
+        def __init__(self):
+            self.reading = 0
+
+        def read(self):
+            self.reading += 1
+            release.wait(10)
+            return frame(1)
+
+        def close(self):
+            pass
+    source = Hanging()
+    grabber = FrameGrabber(source).start()
+    time.sleep(0.05)
+    grabber.stop(timeout=0.1)
+    with pytest.raises(CameraError, match="still in a read that has not returned"):
+        grabber.start()
+    assert source.reading == 1
+    release.set()
+    deadline = time.monotonic() + 5
+    while grabber._thread is not None and grabber._thread.is_alive() and time.monotonic() < deadline:
+        time.sleep(0.01)
+    grabber.start()  # the read returned: it starts again, one thread
+    grabber.stop()

@@ -349,6 +349,10 @@ class FrameGrabber:
         self.on_status: Callable[[SourceStatus], None] | None = None
 
     def start(self) -> "FrameGrabber":
+        if self._thread is not None and self._thread.is_alive() and self._stop.is_set():
+            # stopped while a read hung: a second thread would read the same camera beside it
+            raise CameraError("the frame source is still in a read that has not returned since it was "
+                              "stopped: it cannot be started again until that read ends")
         if self._thread is None or not self._thread.is_alive():
             self._stop.clear()
             self._thread = threading.Thread(target=self._run, name="frame-grabber", daemon=True)
@@ -361,7 +365,8 @@ class FrameGrabber:
             self._cond.notify_all()
         if self._thread is not None:
             self._thread.join(timeout)
-            self._thread = None
+            if not self._thread.is_alive():  # (one still in a hung read is kept, to be waited for)
+                self._thread = None
         try:
             self.source.close()
         except Exception:  # closing a vanished device must not stop the shutdown

@@ -240,6 +240,10 @@ class LiveTable:
 
     # -- life cycle ----------------------------------------------------------------------------
     def start(self) -> "LiveTable":
+        if self._thread is not None and self._thread.is_alive() and self._stop.is_set():
+            # stopped while a detect() hung: a second thread would work beside it on the same tracker
+            raise RuntimeError("the table is still reading a frame that has not finished since it was "
+                               "stopped: it cannot be started again until that frame is done")
         if self._thread is None or not self._thread.is_alive():
             self._stop.clear()
             self._last_read = time.monotonic()
@@ -253,7 +257,8 @@ class LiveTable:
         self.grabber.stop(timeout)
         if self._thread is not None:
             self._thread.join(timeout)
-            self._thread = None
+            if not self._thread.is_alive():  # (one still in a hung detect() is kept, to be waited for)
+                self._thread = None
         with self._cond:
             self._cond.notify_all()
 
