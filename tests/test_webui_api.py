@@ -800,6 +800,8 @@ def test_the_round_just_recorded_is_not_settled_again_after_a_restart(app, live,
     live.show(table)
     assert d.post("/api/confirm", {"pending": d.post("/api/settle").get_json()["id"]}).status_code == 200
     again = Dealer(create_app({"LIVE": live, "LEDGER": str(ledger_path), "PIN": PIN, "TESTING": True}))
+    live.show({}, status={"camera": "ok", "error": None, "table": "stale"})  # started: no frames read yet
+    again.get("/api/state")
     live.show({zone: [(t + 500, c) for t, c in row] for zone, row in table.items()})  # tracks renumbered
     r = again.post("/api/settle")
     assert r.status_code == 400 and "these are the cards of the round just recorded" in r.get_json()["error"]

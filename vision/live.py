@@ -215,8 +215,10 @@ class LiveTable:
         self._last_read = time.monotonic()
         # after the camera was away, frames to read before the table is live again: the tracker's
         # votes from before the outage would show the old cards, sure, until fresh frames replace them
-        self._fresh_needed = 0
         self._fresh_after_outage = max(enter_frames, leave_frames)
+        # and at the start: until a card has had the frames to enter, an empty table is not the table
+        # (read as one, the round just recorded looked gathered at a restart, and was booked again)
+        self._fresh_needed = self._fresh_after_outage
         # the picture size the drawn zones were first used with (they are in its pixels): a camera
         # that comes back at another size would put the cards in the wrong zones
         self._zones_size: tuple[int, int] | None = None
