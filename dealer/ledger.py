@@ -105,7 +105,9 @@ def _fraction(value: Any) -> Fraction:
         raise ValueError(f"amount must be a number, not {value!r}")
     if isinstance(value, float) and not math.isfinite(value):  # (an infinity raised OverflowError)
         raise ValueError(f"amount must be a finite number, not {value!r}")
-    return Fraction(value).limit_denominator(10**6) if isinstance(value, float) else Fraction(value)
+    # A float is the decimal its JSON shows (0.1 is 1/10), as the rule engine reads amounts; rounding it
+    # to a nearby fraction booked 999999.999999 as 999991999999/999992.
+    return Fraction(repr(value)) if isinstance(value, float) else Fraction(value)
 
 
 def _winner_cell(winner) -> str:

@@ -40,6 +40,18 @@ def test_balances_are_exact_fractions(tmp_path):
     assert led.balances() == {"A": 0.3, "dealer": -0.3}
 
 
+def test_a_decimal_net_is_booked_as_the_decimal_it_says(tmp_path):
+    """999999.999999 was booked as 999991999999/999992 (a nearby fraction of the float): the exact
+    column of the export and the exact balances then drifted from the recorded nets."""
+    led = Ledger(tmp_path / "l.sqlite")
+    for net in (999999.999999, 936732512.818829, 0.1):
+        led.record_round(round_={"game": "g"}, result={"net": {"A": net, "dealer": -net}}, rule_version="x")
+    assert [a for _, p, a in led.iter_entries() if p == "A"] == [
+        Fraction(999999999999, 10**6), Fraction(936732512818829, 10**6), Fraction(1, 10)]
+    rows = [r for r in csv.DictReader(io.StringIO(led.export_csv())) if r["player"] == "A"]
+    assert rows[0]["amount_exact"] == "999999999999/1000000"
+
+
 def test_a_pro_rata_share_is_booked_exactly_not_as_its_six_decimals(tmp_path):
     """A carried pot split among three winners gives each a third: booked as 1.333333, three such
     rounds would leave the books a millionth short per player and the players' sum off the pot."""
