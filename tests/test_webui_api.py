@@ -671,11 +671,24 @@ def test_otoroku_a_bust_bettor_not_chosen_still_pays_and_one_thrown_in_unseen_do
     # a hand not chosen that lies face up but in doubt must be confirmed: it may be a bust
     live.show({"Aki": bust[:2] + [(3, "maple-deer", True)], "Cy": cy, "dealer": dealer})
     assert any("is uncertain" in p for p in d.get("/api/round").get_json()["problems"])
-    # one with a card face down (read surely or not) is a hand thrown in: it holds nothing back
-    for back in ((3, "back"), (3, "back", True)):
-        live.show({"Aki": bust[:2] + [back], "Cy": cy, "dealer": dealer})
-        round_ = d.get("/api/round").get_json()
-        assert round_["problems"] == [] and round_["preview"]["net"]["Aki"] == 0, round_["problems"]
+    # one with a card read surely face down is a hand thrown in: it holds nothing back
+    live.show({"Aki": bust[:2] + [(3, "back")], "Cy": cy, "dealer": dealer})
+    round_ = d.get("/api/round").get_json()
+    assert round_["problems"] == [] and round_["preview"]["net"]["Aki"] == 0, round_["problems"]
+    # a back read in doubt may be the bust hand's third card face up: it holds the round back
+    # (it was taken for a hand thrown in, and the bust bettor paid nothing)
+    live.show({"Aki": bust[:2] + [(3, "back", True)], "Cy": cy, "dealer": dealer})
+    problems = d.get("/api/round").get_json()["problems"]
+    assert any("looks face down, but unsure" in p and "take a hand thrown in off the table" in p
+               for p in problems), problems
+    # named by the dealer, the card is known: the hand is read and the bust bettor pays
+    assert d.post("/api/correct", {"track_id": 3, "card": "maple-deer"}).status_code == 200
+    round_ = d.get("/api/round").get_json()
+    assert round_["problems"] == [] and round_["preview"]["net"]["Aki"] == -10, round_["problems"]
+    pending = d.post("/api/settle").get_json()
+    assert pending["round"]["hands"]["Aki"] == ["pine-crane", "iris-bridge", "maple-deer"]
+    assert d.post("/api/confirm", {"pending": pending["id"]}).status_code == 200
+    assert d.get("/api/balances").get_json()["Aki"] == -10
 
 
 def test_a_card_face_up_outside_every_zone_holds_the_round_back(app, live):

@@ -137,7 +137,7 @@ class RoundBuilder:
                 if fix:
                     used[fix] += 1
         for z in layout:
-            needed = zone_needed(game, z, setup, seen.get(z.name), down.get(z.name, 0))
+            needed = zone_needed(game, z, setup, seen.get(z.name), down.get(z.name, 0), corrections)
             out = []
             for pos, c in enumerate(seen.get(z.name, []), start=1):
                 fix = corrections.get(str(c.get("track_id")))
@@ -163,8 +163,12 @@ class RoundBuilder:
                 if not needed:
                     continue
                 if item["uncertain"] and c.get("face") == BACK:
+                    # a hand the dealer did not choose may be thrown in: gathered, it is not read
+                    thrown = (", or take a hand thrown in off the table" if game.name == "otoroku" and
+                              setup.get("chosen") is not None and z.name != "dealer" and
+                              z.name not in setup["chosen"] else "")
                     problems.append(f"{where} looks face down, but unsure: turn it face up, or tap it "
-                                    f"to name the card")
+                                    f"to name the card{thrown}")
                 elif item["uncertain"]:
                     problems.append(f"{where} is uncertain (looks like {card or c.get('face')}): "
                                     f"tap it to confirm or correct it")
@@ -210,26 +214,36 @@ def _uneven_redraws(views: list[ZoneView], rows: tuple[str, ...]) -> list[str]:
     return [f"a redraw lays one card at the end of each set; the cards drawn so far: {said}"]
 
 
-def _shown_face_up(cards: list[dict] | None, face_down: int | None) -> bool:
-    """Whether a hand lies on the table all face up (an Otoroku hand not chosen is read only so, its
-    cards in doubt to be confirmed: a card of it face down, or none there, is a hand thrown in)."""
-    return bool(cards) and not face_down and all(c.get("face") != BACK for c in cards)
+def _surely_face_down(c: Mapping[str, Any], corrections: Mapping[str, str]) -> bool:
+    """A card read surely as a back and not named by the dealer. A back read in doubt may be a card
+    lying face up, and a card the dealer named is known: neither says the hand was thrown in."""
+    return (c.get("face") == BACK and not c.get("uncertain") and not c.get("corrected")
+            and str(c.get("track_id")) not in corrections)
+
+
+def _shown_face_up(cards: list[dict] | tuple[dict, ...] | None, face_down: int | None,
+                   corrections: Mapping[str, str]) -> bool:
+    """Whether a hand may lie on the table all face up (an Otoroku hand not chosen is read only so, its
+    cards in doubt to be confirmed: a card of it surely face down, or none there, is a hand thrown in)."""
+    return bool(cards) and not face_down and not any(_surely_face_down(c, corrections) for c in cards)
 
 
 def zone_needed(game: Game, z: ZoneSpec | ZoneView, setup: Mapping[str, Any] | None = None,
-                cards: list[dict] | tuple[dict, ...] | None = None, face_down: int = 0) -> bool:
+                cards: list[dict] | tuple[dict, ...] | None = None, face_down: int = 0,
+                corrections: Mapping[str, str] | None = None) -> bool:
     """Whether the round cannot be settled without this zone's cards (``cards``, ``face_down``: what
     lies in it). In Echobo only the dealer's card decides; the bettors' cards are shown, their bets
     are entered on the page. In Otoroku a bettor the dealer did not choose to show down with may
     throw his hand in unseen, but a hand of his that lies all face up is read all the same: a
-    bust bettor pays before the dealer chooses (RULES.md §4.1)."""
+    bust bettor pays before the dealer chooses (RULES.md §4.1). A card of it read as a back only in
+    doubt, or named by the dealer (``corrections``: track id -> card), is no hand thrown in."""
     if game.name == "echobo":
         return z.name == "dealer"
     if not z.scored:  # Hankan's Shi-e is shown, not played for (and dealt face down in Shoniban)
         return False
     chosen = (setup or {}).get("chosen")
     if game.name == "otoroku" and chosen is not None:
-        return z.name == "dealer" or z.name in chosen or _shown_face_up(cards, face_down)
+        return z.name == "dealer" or z.name in chosen or _shown_face_up(cards, face_down, corrections or {})
     return True
 
 
