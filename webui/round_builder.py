@@ -355,10 +355,12 @@ SUIT_JA = {"pine": "松", "plum": "梅", "cherry": "桜", "wisteria": "藤", "ir
 
 # --- scores as the rows are revealed ------------------------------------------------------------
 
-def revealed_scores(game: Game, zones: list[ZoneView] | tuple[ZoneView, ...]) -> dict[str, Any]:
-    """Each complete, sure, scored row's score before the whole round can be settled (row games),
-    from the rule engine's own row scoring; {} for other games or while nothing is complete."""
-    scorer = _row_scorer(game.name)
+def revealed_scores(game: Game, zones: list[ZoneView] | tuple[ZoneView, ...],
+                    house: Mapping[str, Any] | None = None) -> dict[str, Any]:
+    """Each complete, sure, scored row's score before the whole round can be settled (row games,
+    and Kabu-Tsukuri's rows, whose result scores each player's three rows as one list), from the
+    rule engine's own row scoring; {} for other games or while nothing is complete."""
+    scorer = _row_scorer(game.name, house or {})
     if scorer is None:
         return {}
     out: dict[str, Any] = {}
@@ -372,11 +374,14 @@ def revealed_scores(game: Game, zones: list[ZoneView] | tuple[ZoneView, ...]) ->
     return out
 
 
-def _row_scorer(name: str):
+def _row_scorer(name: str, house: Mapping[str, Any]):
     try:
         if name in ("hankan", "shoniban"):
             from dealer.games.hankan import score_set
             return lambda cards: score_set(cards).shown
+        if name == "kabu-tsukuri":
+            from dealer.games.kabu_tsukuri import score_row as kabu_row
+            return lambda cards: kabu_row(cards, house.get("ranking", "extended")).label_en()
         from dealer.games.batta_maki import FAMILY, score_row
     except ImportError:
         return None

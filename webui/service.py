@@ -934,7 +934,7 @@ class DealerService:
         view["zones"] = [dict(z.to_json(), cards=[dict(c, label=_card_label(c)) for c in z.cards])
                          for z in built.zones]
         view["problems"] = list(built.problems) + ([self.layout_note] if self.layout_note else [])
-        view["row_scores"] = revealed_scores(game, built.zones)
+        view["row_scores"] = revealed_scores(game, built.zones, game.resolve_house(s.get("house")))
         if game.name == "otoroku":
             view["dealer_may_choose"] = _otoroku_dealer_may_choose(built.zones, game.resolve_house(s.get("house")))
         if built.ready:

@@ -42,6 +42,7 @@ async function api(path, body) {
 
 function showMessage(text, isError) {
   const box = document.getElementById("message");
+  box.onclick = () => { box.hidden = true; };  // (read, it is tapped away)
   box.textContent = text;
   box.className = "message" + (isError ? " error" : "");
   box.hidden = false;

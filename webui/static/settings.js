@@ -16,7 +16,9 @@ function renderHouse() {
       input = el("select", {"data-option": o.name},
         o.choices.map((c) => el("option", {value: JSON.stringify(c), selected: JSON.stringify(c) === JSON.stringify(value) ? "selected" : null}, String(c))));
     } else {
-      input = el("input", {"data-option": o.name, value: JSON.stringify(value)});
+      // an option with no value (no limit) is an empty field, not the word null: emptied, it is the default
+      input = el("input", {"data-option": o.name, value: value === null ? "" : JSON.stringify(value),
+        placeholder: o.default === null ? "none" : "default " + JSON.stringify(o.default)});
     }
     return el("label", {title: o.doc || ""}, o.name, " ", input);
   }));
@@ -39,6 +41,11 @@ function addPlayer(name, colour) {
 }
 
 gameSelect.addEventListener("change", renderHouse);
+// a tablet keyboard's Go (Enter) in a name or a rule field started the session half filled in and left
+// the page: only the Start button starts it
+document.getElementById("session-form").addEventListener("keydown", (ev) => {
+  if (ev.key === "Enter" && ev.target instanceof HTMLInputElement) ev.preventDefault();
+});
 document.getElementById("add-player").addEventListener("click", () => addPlayer());
 document.getElementById("session-form").addEventListener("submit", async (ev) => {
   ev.preventDefault();
@@ -48,6 +55,7 @@ document.getElementById("session-form").addEventListener("submit", async (ev) =>
   const defaults = Object.fromEntries((game ? game.options : []).map((o) => [o.name, JSON.stringify(o.default)]));
   const house = {};
   for (const input of document.querySelectorAll("[data-option]")) {
+    if (input.value.trim() === "") continue;  // the game's default
     let v = input.value;
     try { v = JSON.parse(v); } catch (e) { /* a plain string */ }
     if (JSON.stringify(v) !== defaults[input.dataset.option]) house[input.dataset.option] = v;

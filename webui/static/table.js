@@ -81,13 +81,23 @@ function renderWinner(s) {
   const box = document.getElementById("winner");
   const result = (s.pending && s.pending.result) || s.preview;
   if (!result) { box.textContent = ""; box.className = "winner"; return; }
-  const name = winnerText(result.winner, s.zones);
+  if (result.settled === false) {
+    // a tie still to be redrawn (or the deck said to have run out) decides nothing yet: no green
+    // "Tie" to be taken for a push
+    box.className = "winner undecided";
+    box.replaceChildren(el("span", {class: "winner-label"}, "Not decided yet 未決"),
+      el("span", {class: "winner-name", id: "winner-name"}, "Redraw · 引き直し"));
+    return;
+  }
+  const name = winnerText(result.winner, s.zones, s.session && s.session.game);
   box.className = "winner shown";
   box.replaceChildren(el("span", {class: "winner-label"}, "Winner 勝ち"), el("span", {class: "winner-name", id: "winner-name"}, name));
 }
 
-// The winner is a row name, a player, "tie", or (games with several contests) a list or a map of them.
-function winnerText(w, zones) {
+// The winner is a row name, a player, "tie", the dealer's month (Echobo), or (games with several
+// contests) a list or a map of them: each said with its row or seat, as History says it (a set of
+// the names lost which row, or which seat, went to whom).
+function winnerText(w, zones, game) {
   const one = (x) => {
     if (x === "tie") return "Tie · 引き分け";
     if (x === "dealer") return "Dealer · 親";
@@ -95,9 +105,16 @@ function winnerText(w, zones) {
     return zone ? `${zone.label_en} ${zone.label_ja}` : String(x);
   };
   if (w === null || w === undefined) return "—";
-  if (Array.isArray(w)) return [...new Set(w.map(one))].join(" · ");
-  // (Otoroku: a seat not chosen has no contest, so no winner)
-  if (typeof w === "object") return [...new Set(Object.values(w).filter((x) => x !== null && x !== undefined).map(one))].join(" · ");
+  if (Array.isArray(w)) {
+    if (game === "kakeya-toranpu") return w.join(" and ");  // the winning pair
+    return w.map((x, i) => `row ${i + 1}: ${x === "tie" ? "Tie" : x}`).join(" · ");  // Kabu-Tsukuri
+  }
+  // Otoroku: each seat's showdown (a seat not chosen has no contest, so no winner)
+  if (typeof w === "object") {
+    return Object.entries(w).filter(([, x]) => x !== null && x !== undefined)
+      .map(([seat, x]) => `${seat}: ${x === seat ? "wins" : (x === "dealer" ? "Dealer" : (x === "tie" ? "Tie" : x))}`).join(" · ");
+  }
+  if (game === "echobo") return `month ${w} · ${w}月`;
   return one(w);
 }
 
@@ -123,7 +140,9 @@ function renderBets(s) {
   carryIn.textContent = sess && sess.carry ? `Pot carried in from the last tie: ${sess.carry} (the winners of this round share it)` : "";
   const colours = Object.fromEntries((sess ? sess.players : []).map((p) => [p.name, p.colour]));
   const labels = Object.fromEntries((sess ? sess.targets : []).map((t) => [String(t.on), t.label]));
-  document.getElementById("bet-list").replaceChildren(...(sess ? sess.bets : []).map((b) =>
+  // (redrawn only when the bets change: a Remove button replaced under the pointer loses the click)
+  const list = document.getElementById("bet-list");
+  if (changed(list, [sess ? sess.bets : [], colours, labels])) list.replaceChildren(...(sess ? sess.bets : []).map((b) =>
     el("li", {class: "bet"}, el("span", {class: "chip chip-" + colours[b.player]}), `${b.player}: ${b.amount} on ${labels[String(b.on)] || b.on}`,
       el("button", {type: "button", class: "small", onclick: () => api(`/api/bets/${b.id}/remove`, {}).catch(() => {})}, "Remove"))));
   const adv = s.advice;
@@ -139,14 +158,19 @@ function renderChoose(s) {
   const may = Boolean(sess && sess.game === "otoroku" &&
     ((sess.chosen !== null && sess.chosen !== undefined) || s.dealer_may_choose || (s.preview && s.preview.dealer_may_choose)));
   box.hidden = !may;
-  if (!may) { box.replaceChildren(); return; }
+  if (!may) { box.replaceChildren(); box.dataset.shown = ""; return; }
   const chosen = sess.chosen;
   const seats = sess.seats || sess.players.map((p) => p.name);
+  if (!changed(box, [chosen, seats])) return;
   // each tap builds on the last one sent, not on the state last drawn: two quick taps (Aki, then
-  // Ben) sent [Aki], then [Ben]
-  const set = (list) => { sess.chosen = list; return api("/api/chosen", {chosen: list}).catch(() => {}); };
+  // Ben) sent [Aki], then [Ben]. (The buttons outlive the state they were drawn from: the newest is read.)
+  const set = (list) => {
+    const before = STATE.session.chosen;
+    STATE.session.chosen = list;
+    return api("/api/chosen", {chosen: list}).catch(() => { if (STATE.session) STATE.session.chosen = before; });
+  };
   const toggle = (seat) => {
-    const now = sess.chosen;
+    const now = STATE.session.chosen;
     set(now && now.includes(seat) ? now.filter((x) => x !== seat) : [...(now || []), seat]);
   };
   box.replaceChildren(el("span", {}, "Dealer shows down with:"),
@@ -161,7 +185,8 @@ function renderRedraw(s) {
   const r = s.redraw;
   const show = Boolean(r && (r.waiting || r.deck_exhausted));
   box.hidden = !show;
-  if (!show) { box.replaceChildren(); return; }
+  if (!show) { box.replaceChildren(); box.dataset.shown = ""; return; }
+  if (!changed(box, r.deck_exhausted)) return;
   box.replaceChildren(el("button", {type: "button", id: "deck-exhausted-btn", class: "small" + (r.deck_exhausted ? " primary" : ""),
     "aria-pressed": String(r.deck_exhausted),
     onclick: () => api("/api/round/deck-exhausted", {exhausted: !r.deck_exhausted}).catch(() => {})},
@@ -174,7 +199,8 @@ function renderTricks(s) {
   const t = s.tricks;
   document.getElementById("trick-form").hidden = !t;
   box.hidden = !t;
-  if (!t) { box.replaceChildren(); return; }
+  if (!t) { box.replaceChildren(); box.dataset.shown = ""; return; }
+  if (!changed(box, t)) return;  // (the leader's buttons kept under the dealer's finger)
   const head = el("p", {class: "tricks-head"}, (t.count >= t.of ? `All ${t.of} tricks recorded` : `Trick ${t.count + 1} of ${t.of}`) +
     ` · trump ${t.trump} · Rensho ${t.rensho}` + (t.dealers ? ` · dealers ${t.dealers.join(" and ")}` : ""));
   const parts = [head];
@@ -217,7 +243,10 @@ function cardText(id) {
 function renderPending(s) {
   const box = document.getElementById("pending");
   const p = s.pending;
-  if (!p) { box.replaceChildren(); return; }
+  if (!p) { box.replaceChildren(); box.dataset.shown = ""; return; }
+  // drawn again only when the settlement or its note changes: Confirm replaced while the table
+  // changed (a card gathered) lost the dealer's click
+  if (!changed(box, [p.id, p.result, s.pending_note])) return;
   const net = p.result.net || {};
   const rows = Object.entries(net).map(([who, amount]) =>
     el("tr", {class: who === "dealer" ? "dealer" : ""}, el("td", {}, who === "dealer" ? "Dealer 胴元" : who),
