@@ -207,8 +207,12 @@ class DealerService:
         if game.name == "otoroku":
             seats = data.get("seats") or names
             if not isinstance(seats, list) or not all(isinstance(x, str) for x in seats) \
-                    or set(seats) - set(names) or len(set(seats)) != len(seats):
+                    or len(set(seats)) != len(seats):
                 raise InputError("seats must list the players, each once, in turn order")
+            strangers = [x for x in seats if x not in names]
+            if strangers:
+                raise InputError(f"seat {strangers[0]!r} is no player of the session: seats must list the "
+                                 f"players, each once, in turn order")
             session["seats"] = seats
             session["share"] = self._amount(data.get("share", 1), "the share")
         if game.name == "kabu-tsukuri":

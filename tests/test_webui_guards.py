@@ -1,0 +1,197 @@
+"""What voids a settlement shown, what a confirmed round leaves for the next, and the session's and
+rounds' checks of bad input, through the dealer's page (a write that did not void the settlement
+shown let Confirm book the old result)."""
+from fractions import Fraction
+
+import pytest
+
+from dealer.games import MAX_AMOUNT, RoundError, get_game, settle_round
+from dealer.ledger import Ledger
+from test_webui_api import ATO, SAKI, SESSION, Dealer, a_round_settled
+from test_webui_api import app, ledger_path, live  # noqa: F401 (pytest fixtures)
+from webfakes import card_json
+
+
+def _refused_as_stale(d, pending):
+    r = d.post("/api/confirm", {"pending": pending["id"]})
+    assert r.status_code == 400 and "settle the round first" in r.get_json()["error"], r.get_json()
+
+
+# --- a settlement shown is voided by every change to what it settled ---------------------------
+
+def test_a_removed_bet_voids_the_settlement_shown(app, live):
+    d = Dealer(app)
+    d.post("/api/session", SESSION)
+    d.post("/api/bets", {"player": "Aki", "on": "saki", "amount": 100})
+    ben = d.post("/api/bets", {"player": "Ben", "on": "ato", "amount": 50}).get_json()
+    live.show({"saki": SAKI, "ato": ATO[:2] + [(6, "susuki-moon")]})
+    pending = d.post("/api/settle").get_json()
+    assert d.post(f"/api/bets/{ben['id']}/remove").status_code == 200
+    _refused_as_stale(d, pending)
+    assert Ledger(app.config["LEDGER"]).rounds() == []
+
+
+def test_a_correction_voids_the_settlement_shown(app, live):
+    d, pending = a_round_settled(app, live)
+    assert "id" in pending, pending
+    assert d.post("/api/correct", {"track_id": 6, "card": "susuki-moon"}).status_code == 200
+    _refused_as_stale(d, pending)
+
+
+def test_the_otoroku_choice_changed_voids_the_settlement_shown(app, live):
+    d = Dealer(app)
+    d.post("/api/session", {"game": "otoroku", "players": [{"name": n} for n in ("Aki", "Ben")], "share": 10})
+    live.show({"Aki": [(1, "cherry-curtain"), (2, "clover-boar")], "Ben": [(3, "pine-crane"), (4, "iris-bridge")],
+               "dealer": [(10, "peony-butterflies"), (11, "wisteria-ribbon")]})  # 6 + 4: the dealer may choose
+    pending = d.post("/api/settle").get_json()
+    assert "id" in pending, pending
+    assert d.post("/api/chosen", {"chosen": ["Aki"]}).status_code == 200
+    _refused_as_stale(d, pending)
+
+
+def test_the_deck_said_to_run_out_and_taken_back_voids_the_settlement_shown(app, live):
+    d = Dealer(app)
+    d.post("/api/session", dict(SESSION, house={"tie_rule": "redraw"}))
+    d.post("/api/bets", {"player": "Aki", "on": "saki", "amount": 10})
+    live.show({"saki": SAKI, "ato": [(4, "wisteria-cuckoo"), (5, "iris-bridge"), (6, "clover-boar")]})  # 6 v 6
+    assert d.post("/api/round/deck-exhausted", {"exhausted": True}).status_code == 200
+    pending = d.post("/api/settle").get_json()
+    assert pending["result"]["carry"] > 0, pending["result"]  # the tie carried over
+    assert d.post("/api/round/deck-exhausted", {"exhausted": False}).status_code == 200
+    _refused_as_stale(d, pending)
+
+
+# --- a confirmed round leaves nothing of its own for the next ---------------------------------
+
+def test_a_confirmed_round_leaves_no_correction_for_the_next(app, live):
+    """A correction is kept by track id: left over, it named whatever card took that track next."""
+    d, _ = a_round_settled(app, live)
+    assert d.post("/api/correct", {"track_id": 6, "card": "susuki-moon"}).status_code == 200
+    pending = d.post("/api/settle").get_json()
+    assert d.post("/api/confirm", {"pending": pending["id"]}).status_code == 200
+    assert Ledger(app.config["LEDGER"]).load_session()["corrections"] == {}
+
+
+def test_a_confirmed_otoroku_round_leaves_no_choice_for_the_next(app, live):
+    d = Dealer(app)
+    d.post("/api/session", {"game": "otoroku", "players": [{"name": n} for n in ("Aki", "Ben")], "share": 10})
+    live.show({"Aki": [(1, "cherry-curtain"), (2, "clover-boar")],
+               "dealer": [(10, "peony-butterflies"), (11, "wisteria-ribbon")]})
+    assert d.post("/api/chosen", {"chosen": ["Aki"]}).status_code == 200
+    pending = d.post("/api/settle").get_json()
+    assert d.post("/api/confirm", {"pending": pending["id"]}).status_code == 200
+    assert Ledger(app.config["LEDGER"]).load_session()["chosen"] is None
+    assert d.get("/api/state").get_json()["session"]["chosen"] is None
+
+
+# --- the session's and the bets' checks ----------------------------------------------------------
+
+def test_a_carried_pot_is_refused_for_a_game_without_one(app):
+    """Hankan has no pot: taken into the session, it was never played for and lost."""
+    d = Dealer(app)
+    r = d.post("/api/session", dict(SESSION, game="hankan", carry=30))
+    assert r.status_code == 400 and "no pot to carry" in r.get_json()["error"]
+
+
+def test_otoroku_seats_must_be_players(app):
+    d = Dealer(app)
+    r = d.post("/api/session", {"game": "otoroku", "players": [{"name": "Aki"}, {"name": "Ben"}],
+                                "seats": ["Aki", "Zed"]})
+    assert r.status_code == 400 and "Zed" in r.get_json()["error"], r.get_json()
+
+
+def test_a_table_minimum_above_its_maximum_is_refused(app):
+    d = Dealer(app)
+    r = d.post("/api/session", dict(SESSION, limits={"min_bet": 100, "max_bet": 10}))
+    assert r.status_code == 400 and "minimum bet is above the maximum" in r.get_json()["error"]
+
+
+def test_a_bet_that_would_make_the_pot_carried_too_large_is_refused(app):
+    """The pot carried in counts: over the largest amount, every later round was refused."""
+    d = Dealer(app)
+    assert d.post("/api/session", dict(SESSION, carry=MAX_AMOUNT - 10)).status_code == 200
+    assert d.post("/api/bets", {"player": "Aki", "on": "saki", "amount": 5}).status_code == 201
+    r = d.post("/api/bets", {"player": "Ben", "on": "ato", "amount": 20})
+    assert r.status_code == 400 and "largest pot" in r.get_json()["error"]
+
+
+def test_a_back_in_doubt_outside_every_zone_holds_the_round_back(app, live):
+    """A back read in doubt is most often a face-up card partly hidden: lying outside the rows, it may
+    be a row's card."""
+    d = Dealer(app)
+    d.post("/api/session", SESSION)
+    rows = {"saki": SAKI, "ato": [(4, "wisteria-cuckoo"), (5, "iris-bridge"), (6, "susuki-moon")]}
+    live.show(rows, unassigned=[card_json(9, "back", True)])
+    r = d.post("/api/settle")
+    assert r.status_code == 400 and "outside every zone" in r.get_json()["error"]
+    live.show(rows, unassigned=[card_json(9, "back")])  # surely face down (the stock): no matter
+    assert d.post("/api/settle").status_code == 200
+
+
+# --- what the page shows before the round is settled ---------------------------------------------
+
+def test_a_rows_score_is_not_shown_while_a_card_of_it_is_unsure(app, live):
+    d = Dealer(app)
+    d.post("/api/session", SESSION)
+    live.show({"saki": SAKI, "ato": ATO})  # Ato's third card unsure
+    assert d.get("/api/round").get_json()["row_scores"] == {"saki": 6}
+
+
+def test_a_card_the_dealer_named_keeps_its_copy_before_a_guess_takes_it(app, live):
+    """The pine chaff read first was given pine-chaff-1 though the dealer named another card so."""
+    d = Dealer(app)
+    d.post("/api/session", SESSION)
+    live.show({"saki": [(1, "pine-chaff-2"), (2, "plum-chaff-1"), (3, "cherry-chaff-1", True)],
+               "ato": [(4, "wisteria-cuckoo"), (5, "iris-bridge"), (6, "susuki-moon")]})
+    assert d.post("/api/correct", {"track_id": 3, "card": "pine-chaff-1"}).status_code == 200
+    saki = next(z for z in d.get("/api/round").get_json()["zones"] if z["name"] == "saki")
+    assert [c["card"] for c in saki["cards"]] == ["pine-chaff-2", "plum-chaff-1", "pine-chaff-1"]
+
+
+# --- the rule engine ------------------------------------------------------------------------------
+
+def test_a_fee_rate_of_one_is_refused():
+    """'a number between 0 and 1': 1 would take every winner's whole profit."""
+    with pytest.raises(RoundError, match="fee_rate"):
+        get_game("batta-maki").resolve_house({"fee_model": "percent", "fee_rate": 1})
+
+
+def test_a_card_redrawn_in_atosaki_counts_as_atosaki_values_it():
+    """A December drawn to break a tie counts 10 in Atosaki, not 12."""
+    r = {"game": "atosaki", "house": {"tie_rule": "redraw"},
+         "rows": {"saki": ["pine-crane", "plum-chaff-1", "cherry-curtain"],          # 1+2+3 = 6
+                  "ato": ["wisteria-chaff-1", "iris-chaff-1", "clover-chaff-1"]},    # 4+5+7 = 16 -> 6
+         "bets": [{"player": "a", "on": "saki", "amount": 10}, {"player": "b", "on": "ato", "amount": 10}],
+         "redraws": [{"saki": "paulownia-chaff-1", "ato": "pine-chaff-1"}]}       # saki 16 -> 6 (not 8), ato 7
+    out = settle_round(r)
+    assert out["tie_break"]["draws"][0]["scores"] == {"saki": 6, "ato": 7}
+    assert out["winner"] == "ato"
+
+
+def test_dealer_takes_all_leaves_a_carried_pot_in_the_middle():
+    """The dealer takes this round's stakes; a pot carried in from an earlier tie stays to be won."""
+    r = {"game": "batta-maki", "house": {"tie_rule": "dealer_takes_all"}, "carry": 30,
+         "rows": {"saki": ["pine-crane", "plum-chaff-1", "cherry-curtain"],
+                  "ato": ["wisteria-chaff-1", "iris-chaff-1", "clover-chaff-1"]},
+         "bets": [{"player": "a", "on": "saki", "amount": 10}, {"player": "b", "on": "ato", "amount": 10}]}
+    out = settle_round(r)
+    assert out["tie"] == "dealer_takes_all"
+    assert out["net"] == {"a": -10, "b": -10, "dealer": 20} and out["carry"] == 30
+
+
+def test_a_carry_of_false_is_refused_in_the_row_games_as_in_kabu_tsukuri():
+    r = {"game": "batta-maki", "carry": False,
+         "rows": {"saki": ["pine-crane", "plum-chaff-1", "cherry-curtain"],
+                  "ato": ["wisteria-chaff-1", "iris-chaff-1", "maple-deer"]},
+         "bets": [{"player": "a", "on": "saki", "amount": 10}]}
+    with pytest.raises(RoundError, match="carry"):
+        settle_round(r)
+
+
+def test_the_ledger_refuses_a_result_with_no_amounts(tmp_path):
+    led = Ledger(tmp_path / "l.sqlite")
+    with pytest.raises(ValueError, match="no 'net'"):
+        led.record_round(round_={"game": "batta-maki"}, result={"net": {}}, rule_version="t")
+    assert led.rounds() == []
+    led.record_round(round_={"game": "batta-maki"}, result={"net": {"a": 0.1, "dealer": -0.1}}, rule_version="t")
+    assert [(p, a) for _r, p, a in led.iter_entries()] == [("a", Fraction(1, 10)), ("dealer", Fraction(-1, 10))]
