@@ -279,3 +279,45 @@ def test_a_card_read_two_ways_after_its_reveal_stays_uncertain():
                  "clover-ribbon", "willow-rainman"]:
         cards = tracker.update([det(face, conf=0.96)])
     assert cards[0].face == "clover-ribbon" and cards[0].uncertain
+
+
+def _after(frames):
+    tracker = CardTracker(enter_frames=3, leave_frames=3, vote_window=7)
+    cards = []
+    for d in frames:
+        cards = tracker.update([d])
+    return cards
+
+
+@pytest.mark.parametrize("conf,uncertain", [(0.55, True), (0.59, True), (0.61, False), (0.65, False)])
+def test_a_card_read_just_below_the_doubt_threshold_is_uncertain(conf, uncertain):
+    """The threshold itself (0.6) is what holds a card read at 0.55 back from being settled unseen."""
+    (card,) = _after([det("pine-crane", conf=conf)] * 7)
+    assert card.uncertain is uncertain and card.confidence == pytest.approx(conf)
+
+
+def test_one_glitch_lowers_the_smoothed_confidence_a_little():
+    """The shown face's confidence is averaged over the whole window: a frame read otherwise counts 0."""
+    frames = [det("pine-crane", conf=0.9)] * 6 + [det("plum-warbler", conf=0.9)]
+    (card,) = _after(frames)
+    assert card.face == "pine-crane" and card.confidence == pytest.approx(6 * 0.9 / 7, abs=1e-4)
+
+
+@pytest.mark.parametrize("flagged,uncertain", [(4, True), (3, False)])
+def test_a_card_the_detector_doubts_in_most_frames_is_uncertain(flagged, uncertain):
+    frames = [det("pine-crane", uncertain=i < flagged) for i in range(7)]
+    (card,) = _after(frames)
+    assert card.uncertain is uncertain
+
+
+def test_four_readings_in_five_are_no_split_vote():
+    """split_share 0.8: a window of 5 with one other reading is not split (4/5 is the share asked)."""
+    tracker = CardTracker(enter_frames=3, leave_frames=3, vote_window=5)
+    cards = []
+    for i in range(6):  # the window: 4 pine, then plum once
+        cards = tracker.update([det("plum-warbler" if i == 5 else "pine-crane")])
+    (card,) = cards
+    assert card.face == "pine-crane" and not card.uncertain
+    assert card.confidence == pytest.approx(4 * 0.95 / 5)
+    cards = tracker.update([det("plum-warbler")])  # 3 in 5: split, in doubt
+    assert cards[0].uncertain
