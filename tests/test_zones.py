@@ -300,3 +300,22 @@ def test_a_zones_file_nested_too_deep_is_a_zone_error(tmp_path):
     path.write_text("[" * 100_000, encoding="utf-8")
     with pytest.raises(ZoneError, match="nested too deep"):
         load_zones(path)
+
+
+def test_two_rows_laid_close_overlapping_a_little_stay_two_rows():
+    """Rows are told apart at half a card's height between their centres: Saki and Ato laid with
+    their centres three quarters of a card apart are two rows, not one band."""
+    saki = [card(1, 100, 100), card(2, 170, 100), card(3, 240, 100)]
+    ato = [card(4, 100, 173), card(5, 170, 173), card(6, 240, 173)]  # 0.75 of a card (97) lower
+    state = ZoneAssigner(BATTA).assign(saki + ato)
+    assert ids(state.zones["saki"]) == [1, 2, 3] and ids(state.zones["ato"]) == [4, 5, 6]
+
+
+def test_a_two_card_hand_laid_apart_stays_one_hand_until_the_gap_is_wide():
+    """A band of two cards is one hand up to three card widths between centres (an Otoroku hand is
+    two cards, often laid apart); wider, they are two hands."""
+    layout = [ZoneSpec(n, None, n, n, group=n) for n in ("A", "B")]
+    state = ZoneAssigner(layout).assign([card(1, 100, 100), card(2, 220, 100)])   # 2 widths
+    assert ids(state.zones["A"]) == [1, 2] and state.zones["B"] == ()
+    state = ZoneAssigner(layout).assign([card(1, 100, 100), card(2, 310, 100)])   # 3.5 widths
+    assert ids(state.zones["A"]) == [1] and ids(state.zones["B"]) == [2]
