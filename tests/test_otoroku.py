@@ -3,7 +3,7 @@ the tie rules, the dealer's choice, shares, fee and multipliers, and bad input."
 import random
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from dealer.cards import all_cards
@@ -373,6 +373,11 @@ def rules_rank(months: list[int], cards: list[str], role: str) -> int:
 @settings(max_examples=300, deadline=None)
 @given(st.lists(st.sampled_from([c.id for c in all_cards() if c.month <= 10]), min_size=2, max_size=5, unique=True),
        st.sampled_from(["bettor", "last", "dealer"]))
+# (the two top teyaku: random hands almost never hold both Toritori cards, or five cards of May or before)
+@example(["pine-crane", "wisteria-cuckoo"], "dealer")
+@example(["pine-crane", "wisteria-cuckoo"], "bettor")
+@example(["pine-crane", "plum-warbler", "cherry-curtain", "wisteria-cuckoo", "iris-bridge"], "bettor")
+@example(["pine-chaff-1", "plum-chaff-1", "cherry-chaff-1", "wisteria-chaff-1", "iris-chaff-1"], "dealer")
 def test_ranks_follow_the_comparison_key_of_the_rules(cards, role):
     months = [next(c.month for c in all_cards() if c.id == card) for card in cards]
     assert evaluate(cards, role, DEFAULTS).rank == rules_rank(months, cards, role)

@@ -106,7 +106,14 @@ def test_batta_maki_matches_the_banker_formula(r):
         return
     w = p.outcome.winner
     loser = "ato" if w == "saki" else "saki"
-    f = batta_maki.fee_rate_for(p.house, p.rows[loser])
+    # the fee rate from RULES.md itself (§3.1, §10 A2), not from the engine's own fee function
+    model = p.house["fee_model"]
+    if model == "percent":
+        f = Fraction(str(p.house["fee_rate"]))
+    elif model == "buta_han":  # half, when the losing set's dealt total is a buta (ones digit 0)
+        f = Fraction(1, 2) if p.rows[loser].total % 10 == 0 else Fraction(0)
+    else:
+        f = Fraction(0)
     win = sum((a for side, a in p.stakes.values() if side == w), Fraction(0))
     lose = sum((a for side, a in p.stakes.values() if side != w), Fraction(0))
     for player, (side, stake) in p.stakes.items():
