@@ -195,3 +195,20 @@ def test_the_ledger_refuses_a_result_with_no_amounts(tmp_path):
     assert led.rounds() == []
     led.record_round(round_={"game": "batta-maki"}, result={"net": {"a": 0.1, "dealer": -0.1}}, rule_version="t")
     assert [(p, a) for _r, p, a in led.iter_entries()] == [("a", Fraction(1, 10)), ("dealer", Fraction(-1, 10))]
+
+
+def test_a_shi_e_row_is_sent_to_the_engine_only_when_read_whole_and_surely(app, live):
+    """The unscored Shi-e counts for the deck only: a card of it in doubt must not be settled as read."""
+    d = Dealer(app)
+    d.post("/api/session", {"game": "hankan", "players": [{"name": "Aki"}, {"name": "Ben"}]})
+    naka = [(4, "pine-crane"), (5, "plum-chaff-1"), (6, "cherry-chaff-1")]
+    oto = [(7, "wisteria-chaff-1"), (8, "iris-chaff-1"), (9, "peony-chaff-1")]
+    d.post("/api/bets", {"player": "Aki", "on": "naka-e", "amount": 10})
+    shi_e = [(1, "susuki-chaff-1"), (2, "maple-chaff-1"), (3, "clover-chaff-1", True)]
+    live.show({"shi-e": shi_e, "naka-e": naka, "oto-e": oto})
+    pending = d.post("/api/settle").get_json()
+    assert "shi-e" not in pending["round"]["rows"], pending["round"]["rows"]
+    d.post("/api/settle/cancel")
+    live.show({"shi-e": shi_e[:2] + [(3, "clover-chaff-1")], "naka-e": naka, "oto-e": oto})
+    pending = d.post("/api/settle").get_json()
+    assert pending["round"]["rows"]["shi-e"] == ["susuki-chaff-1", "maple-chaff-1", "clover-chaff-1"]
