@@ -212,3 +212,23 @@ def test_a_shi_e_row_is_sent_to_the_engine_only_when_read_whole_and_surely(app, 
     live.show({"shi-e": shi_e[:2] + [(3, "clover-chaff-1")], "naka-e": naka, "oto-e": oto})
     pending = d.post("/api/settle").get_json()
     assert pending["round"]["rows"]["shi-e"] == ["susuki-chaff-1", "maple-chaff-1", "clover-chaff-1"]
+
+
+@pytest.mark.parametrize("name", ["Tie", "tie", "DEALER"])
+def test_a_player_named_like_a_draw_or_the_bank_is_refused(app, name):
+    """A Kabu-Tsukuri row won by a player called "Tie" read as a drawn row on the page."""
+    d = Dealer(app)
+    r = d.post("/api/session", {"game": "kabu-tsukuri", "players": [{"name": "Aki"}, {"name": name}]})
+    assert r.status_code == 400 and "not a player name" in r.get_json()["error"], r.get_json()
+    assert d.get("/api/state").get_json()["session"] is None
+
+
+def test_kabu_tsukuri_row_scores_follow_the_house_ranking(app, live):
+    """1-2-3 is Ichi-Ni-San under the extended ranking, a plain 6 under ones_digit."""
+    row = [(1, "pine-crane"), (2, "plum-warbler"), (3, "cherry-curtain")]
+    d = Dealer(app)
+    for ranking, shown in (("extended", "Ichi-Ni-San (1-2-3)"), ("ones_digit", "6")):
+        assert d.post("/api/session", {"game": "kabu-tsukuri", "players": [{"name": "Aki"}, {"name": "Ben"}],
+                                       "house": {"ranking": ranking}}).status_code == 200
+        live.show({"Aki/1": row})
+        assert d.get("/api/round").get_json()["row_scores"] == {"Aki/1": shown}, ranking

@@ -346,6 +346,8 @@ class DealerService:
                 raise InputError(f"player {i}: a name is 1-24 letters, digits, spaces or .'- (got {name!r})")
             if name.lower() == "dealer":
                 raise InputError(f"player {i}: 'dealer' is the bank, not a player name")
+            if name.lower() == "tie":  # a row won by "Tie" read as a drawn row on the page
+                raise InputError(f"player {i}: 'tie' says a drawn round, not a player name")
             if name in seen:
                 raise InputError(f"player {name!r} is listed twice")
             seen.add(name)

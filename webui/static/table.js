@@ -152,6 +152,7 @@ function renderBets(s) {
 }
 
 // Otoroku: when the rules let him, the dealer picks the bettors he shows down with.
+const CHOICE = {queue: Promise.resolve(), sent: null, waiting: 0};
 function renderChoose(s) {
   const box = document.getElementById("choose");
   const sess = s.session;
@@ -164,13 +165,16 @@ function renderChoose(s) {
   if (!changed(box, [chosen, seats])) return;
   // each tap builds on the last one sent, not on the state last drawn: two quick taps (Aki, then
   // Ben) sent [Aki], then [Ben]. (The buttons outlive the state they were drawn from: the newest is read.)
+  // The taps go one after another (two sent at once could arrive in the other order, and the server
+  // kept the first tap's list), each built on the list last sent while any is on its way.
   const set = (list) => {
-    const before = STATE.session.chosen;
-    STATE.session.chosen = list;
-    return api("/api/chosen", {chosen: list}).catch(() => { if (STATE.session) STATE.session.chosen = before; });
+    CHOICE.sent = list;
+    CHOICE.waiting += 1;
+    CHOICE.queue = CHOICE.queue.then(() => api("/api/chosen", {chosen: list}).catch(() => {}))
+      .finally(() => { CHOICE.waiting -= 1; });
   };
   const toggle = (seat) => {
-    const now = STATE.session.chosen;
+    const now = CHOICE.waiting ? CHOICE.sent : STATE.session.chosen;
     set(now && now.includes(seat) ? now.filter((x) => x !== seat) : [...(now || []), seat]);
   };
   box.replaceChildren(el("span", {}, "Dealer shows down with:"),
