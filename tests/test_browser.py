@@ -624,6 +624,13 @@ def test_an_error_message_leaves_the_settlement_buttons_free_and_goes_at_a_tap(t
                 assert _covered(page, selector) is None, (width, selector)
             page.click("#message")
             page.wait_for_selector("#message", state="hidden", timeout=2000)
+            # with the red banner up (the camera lost), a message goes below it, not over it
+            page.evaluate("window.scrollTo(0, 0)")
+            page.evaluate("(() => { const b = document.getElementById('banner'); b.hidden = false;"
+                          " b.textContent = 'Camera lost'; })()")
+            page.evaluate("showMessage('Round 3 recorded.')")
+            banner, message = (page.locator(x).bounding_box() for x in ("#banner", "#message"))
+            assert message["y"] >= banner["y"] + banner["height"], (banner, message)
             assert errors == [], errors
 
 
