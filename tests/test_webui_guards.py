@@ -232,3 +232,27 @@ def test_kabu_tsukuri_row_scores_follow_the_house_ranking(app, live):
                                        "house": {"ranking": ranking}}).status_code == 200
         live.show({"Aki/1": row})
         assert d.get("/api/round").get_json()["row_scores"] == {"Aki/1": shown}, ranking
+
+
+def test_a_new_session_cannot_swap_or_drop_the_pot_at_stake_by_naming_another(app, live):
+    """A session naming carry 5 (or 1,000,000) replaced a pot of 200 from a tie without a word, and
+    another game with carry 1 gave the pot up with no drop_carry."""
+    d = Dealer(app)
+    house = {"tie_rule": "carry_over"}
+    d.post("/api/session", dict(SESSION, house=house))
+    d.post("/api/bets", {"player": "Aki", "on": "saki", "amount": 100})
+    d.post("/api/bets", {"player": "Ben", "on": "ato", "amount": 100})
+    live.show({"saki": SAKI, "ato": [(4, "wisteria-cuckoo"), (5, "iris-bridge"), (6, "clover-boar")]})  # a tie
+    assert d.post("/api/confirm", {"pending": d.post("/api/settle").get_json()["id"]}).status_code == 200
+    assert d.get("/api/state").get_json()["session"]["carry"] == 200
+    for body in (dict(SESSION, house=house, carry=5), dict(SESSION, house=house, carry=1000000),
+                 dict(SESSION, game="atosaki", carry=1)):
+        r = d.post("/api/session", body)
+        assert r.status_code == 400 and "pot of 200" in r.get_json()["error"], (body, r.get_json())
+        assert d.get("/api/state").get_json()["session"]["carry"] == 200
+    # the same pot named, or none: kept; given up only on the dealer's word
+    assert d.post("/api/session", dict(SESSION, house=house, carry=200)).status_code == 200
+    assert d.post("/api/session", dict(SESSION, house=house)).status_code == 200
+    assert d.get("/api/state").get_json()["session"]["carry"] == 200
+    assert d.post("/api/session", dict(SESSION, game="atosaki", carry=1, drop_carry=True)).status_code == 200
+    assert d.get("/api/state").get_json()["session"]["carry"] == 1

@@ -251,10 +251,16 @@ class DealerService:
                              "the session")
         same = old.get("game") == new["game"]
         carry = old.get("carry") or 0
-        if carry and data.get("carry") in (None, 0):  # (a carry of 0 given is no pot given either)
-            if same:
+        named = new.get("carry")  # (a carry of 0 given is no pot given either)
+        if carry and not data.get("drop_carry"):
+            if named is not None and not (same and _exact(named) == _exact(carry)):
+                # another pot named in its place replaced the one at stake without a word
+                raise InputError(f"the pot of {carry} carried over from the last tie is still to be played for in "
+                                 f"{old['game']}: a new session cannot name another pot (carry {named}); start "
+                                 f"it without 'carry' to keep the pot, or give the pot up (drop_carry)")
+            if named is None and same:
                 new["carry"] = carry  # the pot of the last tie is played for in the next round
-            elif not data.get("drop_carry"):
+            elif named is None:
                 raise InputError(f"the pot of {carry} carried over from the last tie is still to be played for in "
                                  f"{old['game']}: play a round of it first, or start {new['game']} giving the "
                                  f"pot up (drop_carry)")
