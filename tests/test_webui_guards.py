@@ -256,3 +256,24 @@ def test_a_new_session_cannot_swap_or_drop_the_pot_at_stake_by_naming_another(ap
     assert d.get("/api/state").get_json()["session"]["carry"] == 200
     assert d.post("/api/session", dict(SESSION, game="atosaki", carry=1, drop_carry=True)).status_code == 200
     assert d.get("/api/state").get_json()["session"]["carry"] == 1
+
+
+def test_echobo_refuses_a_second_bettor_on_a_card_the_decks_hold_once(app, live):
+    """Both bets were taken; the round was refused only once the dealer's card was turned, and one
+    bet had to be dropped with the outcome known."""
+    d = Dealer(app)
+    d.post("/api/session", {"game": "echobo", "players": [{"name": "ann"}, {"name": "bob"}, {"name": "cat"}]})
+    assert d.post("/api/bets", {"player": "ann", "on": "cherry-poetry", "amount": 10}).status_code == 201
+    r = d.post("/api/bets", {"player": "bob", "on": "cherry-poetry", "amount": 10})
+    assert r.status_code == 400 and "ann already bets on cherry-poetry" in r.get_json()["error"], r.get_json()
+    assert d.post("/api/bets", {"player": "bob", "on": 3, "amount": 10}).status_code == 201  # another March card
+    assert len(d.get("/api/state").get_json()["session"]["bets"]) == 2
+    # two decks hold two of it
+    for b in d.get("/api/state").get_json()["session"]["bets"]:
+        d.post(f"/api/bets/{b['id']}/remove")
+    d.post("/api/session", {"game": "echobo", "players": [{"name": "ann"}, {"name": "bob"}, {"name": "cat"}],
+                            "house": {"deck_count": 2}})
+    for who in ("ann", "bob"):
+        assert d.post("/api/bets", {"player": who, "on": "cherry-poetry", "amount": 10}).status_code == 201
+    r = d.post("/api/bets", {"player": "cat", "on": "cherry-poetry", "amount": 10})
+    assert r.status_code == 400 and "2 deck(s) hold 2 of it" in r.get_json()["error"], r.get_json()

@@ -456,6 +456,13 @@ class DealerService:
             months = {month(b["on"]) for b in mine}
             if month(on) in months:
                 raise InputError(f"{player} already bets on month {month(on)}")
+            # a bettor holds the card he bets on: a card has as many copies as there are decks (taken
+            # now, two bets on one card were refused only once the dealer's card was turned)
+            copies = house.get("deck_count", 1)
+            holders = sorted({b["player"] for b in s["bets"] if b["on"] == on and b["player"] != player})
+            if isinstance(on, str) and len(holders) >= copies:
+                raise InputError(f"{', '.join(holders)} already bet{'s' if len(holders) == 1 else ''} on {on}, "
+                                 f"and {copies} deck(s) hold {copies} of it: {player} cannot hold it too")
             # one deck holds four cards a month: the dealer's and three bettors' (RULES.md 7.1)
             bettors = {b["player"] for b in s["bets"]} | {player}
             most = 4 * house.get("deck_count", 1) - 1
