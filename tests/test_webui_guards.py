@@ -277,3 +277,31 @@ def test_echobo_refuses_a_second_bettor_on_a_card_the_decks_hold_once(app, live)
         assert d.post("/api/bets", {"player": who, "on": "cherry-poetry", "amount": 10}).status_code == 201
     r = d.post("/api/bets", {"player": "cat", "on": "cherry-poetry", "amount": 10})
     assert r.status_code == 400 and "2 deck(s) hold 2 of it" in r.get_json()["error"], r.get_json()
+
+
+@pytest.mark.parametrize("url,body,field", [
+    ("/api/bets", {"player": "Aki", "on": "saki", "amout": 10}, "amout"),
+    ("/api/correct", {"track_id": 1, "card": "pine-crane", "cards": "x"}, "cards"),
+    ("/api/round/deck-exhausted", {"exhausted": True, "exausted": False}, "exausted"),
+    ("/api/confirm", {"pending": "x", "pendng": "y"}, "pendng"),
+])
+def test_a_write_with_a_field_it_does_not_read_is_refused_naming_it(app, live, url, body, field):
+    d = Dealer(app)
+    d.post("/api/session", dict(SESSION, house={"tie_rule": "redraw"}))
+    live.show({"saki": SAKI})
+    before = d.get("/api/state").get_json()
+    r = d.post(url, body)
+    assert r.status_code == 400 and f"unknown field {field!r}" in r.get_json()["error"], r.get_json()
+    assert d.get("/api/state").get_json()["session"] == before["session"]
+
+
+def test_a_kakeya_trick_with_a_misspelt_place_is_refused_not_put_at_the_end(app, live):
+    """{"position": 1} for {"at": 1} put the trick at the end: who led every later trick changed."""
+    d = Dealer(app)
+    d.post("/api/session", {"game": "kakeya-toranpu", "players": [{"name": p} for p in ("Aki", "Ben", "Cho", "Dan")],
+                            "dealers": ["Ben", "Dan"]})
+    r = d.post("/api/tricks", {"cards": ["QS", "QH", "QD", "3C"], "position": 1})
+    assert r.status_code == 400 and "unknown field 'position' in a trick" in r.get_json()["error"], r.get_json()
+    r = d.post("/api/tricks/leader", {"player": "Aki", "leader": "Cho"})
+    assert r.status_code == 400 and "unknown field 'leader'" in r.get_json()["error"]
+    assert d.get("/api/state").get_json()["tricks"]["count"] == 0

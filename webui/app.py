@@ -34,7 +34,7 @@ from dealer.games import GAME_NAMES, RoundError, get_game
 from dealer.ledger import Ledger, LedgerError
 from dealer.western import all_western_cards
 from webui.round_builder import NO_BETS, SUIT_JA, card_label
-from webui.service import CHIP_COLOURS, DealerService, InputError
+from webui.service import CHIP_COLOURS, DealerService, InputError, only_fields
 
 pages = Blueprint("pages", __name__)
 api = Blueprint("api", __name__, url_prefix="/api")
@@ -438,6 +438,7 @@ def cancel_settle():
 @api.post("/confirm")
 def confirm():
     data = _json_body()
+    only_fields(data, ("pending",), "a confirmation")
     round_id = _service().confirm(data.get("pending") if isinstance(data, dict) else None)
     return jsonify(round=round_id, balances=_ext()["ledger"].balances())
 

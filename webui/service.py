@@ -385,6 +385,7 @@ class DealerService:
 
     # --- bets ------------------------------------------------------------------------------------
     def add_bet(self, data: Mapping[str, Any]) -> dict:
+        only_fields(data, ("player", "on", "amount"), "a bet")
         with self._lock:
             s = self._require_session()
             game = self._game()
@@ -498,6 +499,7 @@ class DealerService:
 
     # --- Otoroku: the bettors the dealer chooses to show down with ------------------------------
     def choose(self, data: Mapping[str, Any]) -> list[str] | None:
+        only_fields(data, ("chosen",), "the choice")
         with self._lock:
             s = self._require_session()
             if s["game"] != "otoroku":
@@ -517,6 +519,7 @@ class DealerService:
 
     # --- corrections -----------------------------------------------------------------------------
     def correct(self, data: Mapping[str, Any]) -> dict:
+        only_fields(data, ("track_id", "card"), "a correction")
         with self._lock:
             s = self._require_session()
             if not isinstance(data, Mapping) or "track_id" not in data:
@@ -565,6 +568,7 @@ class DealerService:
 
     def set_deck_exhausted(self, data: Mapping[str, Any]) -> bool:
         """The dealer says the deck ran out while redrawing a tie (the pot then carries over)."""
+        only_fields(data, ("exhausted",), "the deck running out")
         with self._lock:
             s = self._require_session()
             game = self._game()
@@ -686,6 +690,7 @@ class DealerService:
 
     def set_leader(self, data: Mapping[str, Any]) -> str:
         """Who leads the first trick (the non-dealing pair leads it)."""
+        only_fields(data, ("player",), "the leader")
         with self._lock:
             s = self._require_kakeya()
             who = data.get("player") if isinstance(data, Mapping) else None
@@ -703,6 +708,7 @@ class DealerService:
     def add_trick(self, data: Mapping[str, Any]) -> dict:
         """A trick entered by hand: its cards in the order played, from the player who leads it;
         ``at``: its place among the tricks (default: after the last; a trick the camera missed)."""
+        only_fields(data, ("cards", "at"), "a trick")
         with self._lock:
             s = self._require_kakeya()
             if len(s["tricks"]) >= TRICKS:
@@ -725,6 +731,7 @@ class DealerService:
     def replace_trick(self, number: int, data: Mapping[str, Any]) -> dict:
         """Trick ``number`` (from 1) replaced by the cards the dealer enters (read wrong, or in the
         wrong order): its cards in the order played, from the player who led it."""
+        only_fields(data, ("cards",), "a trick replaced")
         with self._lock:
             s = self._require_kakeya()
             if not 1 <= number <= len(s["tricks"]):
@@ -1016,6 +1023,17 @@ def _stored_session_problem(session: Mapping[str, Any]) -> str | None:
     if session.get("pending") is not None and not isinstance(session["pending"], Mapping):
         return "its settlement waiting is not one"
     return None
+
+
+def only_fields(data: Any, known: tuple[str, ...], what: str) -> None:
+    """Refuse a field the request does not read: a misspelt one ("position" for a trick's "at") was
+    left out without a word, and the trick went at the end, changing who led every trick after it."""
+    if not isinstance(data, Mapping):
+        return  # (each request says what it needs)
+    for key in data:
+        if key not in known:
+            raise InputError(f"unknown field {key!r} in {what}{did_you_mean(str(key), known)}; its fields "
+                             f"are: {', '.join(known)}")
 
 
 # what a session given to start_session holds: these for every game, and each game's own
