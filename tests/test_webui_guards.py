@@ -305,3 +305,27 @@ def test_a_kakeya_trick_with_a_misspelt_place_is_refused_not_put_at_the_end(app,
     r = d.post("/api/tricks/leader", {"player": "Aki", "leader": "Cho"})
     assert r.status_code == 400 and "unknown field 'leader'" in r.get_json()["error"]
     assert d.get("/api/state").get_json()["tricks"]["count"] == 0
+
+
+@pytest.mark.parametrize("on", ["²", "①", "1" * 5000])
+def test_a_bet_on_text_that_only_looks_like_a_number_is_refused_not_a_500(app, on):
+    d = Dealer(app)
+    d.post("/api/session", SESSION)
+    r = d.post("/api/bets", {"player": "Aki", "on": on, "amount": 10})
+    assert r.status_code == 400 and "a bet cannot be on" in r.get_json()["error"], r.get_json()
+
+
+def test_a_body_nested_too_deeply_is_refused_not_a_500(app):
+    d = Dealer(app)
+    body = "[" * 100000 + "]" * 100000
+    for url in ("/api/bets", "/api/session", "/api/login"):
+        r = d.c.post(url, data=body, content_type="application/json", headers={"X-CSRF-Token": d.token})
+        assert r.status_code == 400 and "nested too deeply" in r.get_json()["error"], (url, r.get_json())
+
+
+def test_a_round_id_past_64_bits_is_no_round_not_a_500(app):
+    d = Dealer(app)
+    r = d.get("/api/rounds?before=9223372036854775808")
+    assert r.status_code == 400 and "before" in r.get_json()["error"]
+    assert d.get("/rounds/9223372036854775808/snapshot.jpg").status_code == 404
+    assert d.get("/api/rounds?before=9223372036854775807").status_code == 200

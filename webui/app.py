@@ -244,6 +244,8 @@ def _json_body() -> Any:
         data = request.get_json()
     except BadRequest as exc:  # (a body that is no JSON, or a number too long to read: said which)
         raise InputError(f"the body cannot be read as JSON: {exc.description}") from None
+    except RecursionError:  # (werkzeug turns only a ValueError into a BadRequest)
+        raise InputError("the body cannot be read as JSON: it is nested too deeply") from None
     if data is None:
         raise InputError("send a JSON body (Content-Type: application/json)")
     return data
@@ -292,7 +294,8 @@ def export_csv():
 
 @pages.get("/rounds/<int:round_id>/snapshot.jpg")
 def round_snapshot(round_id: int):
-    data = _ext()["ledger"].snapshot(round_id)
+    # (an id past SQLite's 64-bit integers is no round: asked for, it raised OverflowError)
+    data = _ext()["ledger"].snapshot(round_id) if round_id <= LARGEST_ID else None
     if data is None:
         abort(404, f"round {round_id} has no snapshot")
     return Response(data, mimetype="image/jpeg")
@@ -443,6 +446,7 @@ def confirm():
     return jsonify(round=round_id, balances=_ext()["ledger"].balances())
 
 
+LARGEST_ID = 2**63 - 1  # SQLite's largest integer: a round id above it is none
 MOST_ROUNDS = 1000  # rounds per request of /api/rounds (older ones: ?before=<the last id given>)
 
 
@@ -451,7 +455,7 @@ def rounds():
     """Confirmed rounds, newest first: ``limit`` of them (50 by default, at most MOST_ROUNDS), those
     before round ``before`` (the next page)."""
     limit = _whole_number_arg("limit", 50, 1, MOST_ROUNDS)
-    before = _whole_number_arg("before", None, 1, None)
+    before = _whole_number_arg("before", None, 1, LARGEST_ID)
     return jsonify([r.to_json() for r in _ext()["ledger"].rounds(limit=limit, before=before)])
 
 

@@ -399,7 +399,8 @@ class DealerService:
                 raise InputError(f"unknown player {player!r} (players: {', '.join(names)})")
             on = data.get("on")
             targets = bet_targets(game, s)
-            if isinstance(on, str) and on.isdigit() and int(on) in targets:
+            # (a month typed as text: plain digits only; "²" passed isdigit() and int() refused it)
+            if isinstance(on, str) and re.fullmatch(r"[0-9]{1,2}", on) and int(on) in targets:
                 on = int(on)
             elif isinstance(on, float) and on.is_integer() and int(on) in targets:
                 on = int(on)  # a month as 1.0: the number it is (kept as 1.0, a card lookup failed on it)
