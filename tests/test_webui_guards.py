@@ -329,3 +329,17 @@ def test_a_round_id_past_64_bits_is_no_round_not_a_500(app):
     assert r.status_code == 400 and "before" in r.get_json()["error"]
     assert d.get("/rounds/9223372036854775808/snapshot.jpg").status_code == 404
     assert d.get("/api/rounds?before=9223372036854775807").status_code == 200
+
+
+def test_otoroku_a_choice_the_dealers_hand_does_not_allow_is_refused(app, live):
+    """It was taken, and then held the round back at Settle."""
+    d = Dealer(app)
+    d.post("/api/session", {"game": "otoroku", "players": [{"name": n} for n in ("Aki", "Ben")], "share": 10})
+    aki = [(1, "cherry-curtain"), (2, "clover-boar")]
+    live.show({"Aki": aki, "dealer": [(10, "peony-butterflies"), (11, "pine-crane")]})  # 6 + 1: 7
+    r = d.post("/api/chosen", {"chosen": ["Aki"]})
+    assert r.status_code == 400 and "does not let him choose" in r.get_json()["error"], r.get_json()
+    assert d.get("/api/state").get_json()["session"]["chosen"] is None
+    # his hand not read surely yet: the choice may be made
+    live.show({"Aki": aki, "dealer": [(10, "peony-butterflies"), (11, "pine-crane", True)]})
+    assert d.post("/api/chosen", {"chosen": ["Aki"]}).status_code == 200

@@ -513,6 +513,17 @@ class DealerService:
                 if not isinstance(chosen, list) or any(c not in seats for c in chosen):
                     raise InputError(f"choose among the seats {', '.join(seats)}")
                 chosen = [x for x in seats if x in chosen]
+                # the dealer's hand read whole and surely, and it does not let him choose: the choice
+                # taken was refused only at Settle, and held the round back
+                try:
+                    dealer = next((z for z in self.build().zones if z.name == "dealer"), None)
+                except RoundError:  # (a table that cannot be read holds nothing against the choice)
+                    dealer = None
+                if dealer is not None and len(dealer.cards) >= 2 and not dealer.face_down \
+                        and all(c.get("card") and not c.get("uncertain") for c in dealer.cards) \
+                        and not _otoroku_dealer_may_choose([dealer], self._game().resolve_house(s.get("house"))):
+                    raise InputError("the dealer's hand does not let him choose the bettors he shows down with "
+                                     "(two cards totalling 10 or more, not buta): everyone shows down")
             s["chosen"] = chosen
             s["pending"] = None
             self._save()
