@@ -110,6 +110,12 @@ def _fraction(value: Any) -> Fraction:
     return Fraction(repr(value)) if isinstance(value, float) else Fraction(value)
 
 
+def _text_cell(text: str) -> str:
+    """A name as a spreadsheet cell: one starting like a formula (a player "-A1") is read as the
+    formula by a spreadsheet, so it is kept as text with a leading apostrophe."""
+    return "'" + text if text[:1] in ("=", "+", "-", "@", "\t", "\r") else text
+
+
 def _winner_cell(winner) -> str:
     """A round's winner as a spreadsheet cell: a side, a month, or the winners of a game with several
     (``p1; p3``, not the JSON list), empty where there is none."""
@@ -339,8 +345,8 @@ class Ledger:
                               f"{c.get('card')}" for c in rec.cards if c.get("corrected"))
             for player, amount in booked.get(rec.id, []):
                 w.writerow([rec.id, rec.time, rec.game, rec.rule_version,
-                            _winner_cell(rec.result.get("winner")),
-                            player, _number(amount), str(amount), fixes])
+                            _text_cell(_winner_cell(rec.result.get("winner"))),
+                            _text_cell(player), _number(amount), str(amount), _text_cell(fixes)])
         return out.getvalue()
 
     @_said_as_ledger_error("check")

@@ -296,3 +296,11 @@ def test_a_session_is_written_only_over_the_one_the_writer_last_saw(tmp_path):
     assert led.load_session() == mine  # nothing written over it
     led.save_session({"game": "hankan"})  # without expected: written as before
     assert led.load_session() == {"game": "hankan"}
+
+
+def test_a_name_that_a_spreadsheet_reads_as_a_formula_is_exported_as_text(tmp_path):
+    led = Ledger(tmp_path / "l.sqlite")
+    led.record_round(round_={"game": "batta-maki"}, rule_version="x",
+                     result={"winner": "saki", "net": {"-A1": -10, "=2+3": 5, "dealer": 5}})
+    rows = list(csv.DictReader(io.StringIO(led.export_csv())))
+    assert [(r["player"], r["amount"]) for r in rows] == [("'-A1", "-10"), ("'=2+3", "5"), ("dealer", "5")]

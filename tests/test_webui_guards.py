@@ -343,3 +343,29 @@ def test_otoroku_a_choice_the_dealers_hand_does_not_allow_is_refused(app, live):
     # his hand not read surely yet: the choice may be made
     live.show({"Aki": aki, "dealer": [(10, "peony-butterflies"), (11, "pine-crane", True)]})
     assert d.post("/api/chosen", {"chosen": ["Aki"]}).status_code == 200
+
+
+@pytest.mark.parametrize("body,message", [
+    (dict(SESSION, house=False), "house must be an object"),
+    (dict(SESSION, house=[]), "house must be an object"),
+    ({"game": "otoroku", "players": SESSION["players"], "seats": 0}, "seats must list the players"),
+    ({"game": "otoroku", "players": SESSION["players"], "seats": {}}, "seats must list the players"),
+    ({"game": "batta-maki", "players": [{"name": "Aki", "colour": False}]}, "chip colour False"),
+    ({"game": "batta-maki", "players": [{"name": "Aki", "colour": 0}]}, "chip colour 0"),
+])
+def test_a_session_field_of_the_wrong_type_is_refused_not_read_as_none_given(app, body, message):
+    d = Dealer(app)
+    r = d.post("/api/session", body)
+    assert r.status_code == 400 and message in r.get_json()["error"], r.get_json()
+
+
+def test_query_values_are_read_in_the_usual_spellings_or_refused(app):
+    d = Dealer(app)
+    for yes in ("1", "true", "True", "yes", "on"):
+        assert d.get(f"/api/balances?stones={yes}").status_code == 200
+    r = d.get("/api/balances?stones=maybe")
+    assert r.status_code == 400 and "neither yes nor no" in r.get_json()["error"]
+    assert len(d.get("/api/cards?deck=WESTERN").get_json()) == 52
+    assert len(d.get("/api/cards").get_json()) == 48
+    r = d.get("/api/cards?deck=kabufuda")
+    assert r.status_code == 400 and "is not a deck" in r.get_json()["error"]

@@ -312,7 +312,10 @@ def state():
 def cards():
     """The cards the dealer may choose from when correcting one: the 48 hanafuda cards, or with
     ``?deck=western`` the 52 western cards (Kakeya Toranpu)."""
-    if request.args.get("deck") == "western":
+    deck = (request.args.get("deck") or "hanafuda").lower()
+    if deck not in ("hanafuda", "western"):  # (any other value gave the hanafuda cards unsaid)
+        abort(400, description=f"deck: {request.args.get('deck')!r} is not a deck; the decks are hanafuda and western")
+    if deck == "western":
         return jsonify([{"id": c.id, "label": card_label(c.id), "rank": c.rank, "suit": c.suit}
                         for c in all_western_cards()])
     return jsonify([{"id": c.id, "label": card_label(c.id), "month": c.month, "suit": c.suit,
@@ -475,7 +478,18 @@ def _whole_number_arg(name: str, default, least: int, most: int | None):
 @api.get("/balances")
 def balances():
     """The chip balances; ``?stones=1``: the pairs' stones over the Kakeya Toranpu hands."""
-    return jsonify(_ext()["ledger"].balances(stones=request.args.get("stones") in ("1", "true")))
+    return jsonify(_ext()["ledger"].balances(stones=_yes_no_arg("stones")))
+
+
+def _yes_no_arg(name: str) -> bool:
+    """A query argument that is a yes or a no (?stones=yes gave the chips, as if it were a no)."""
+    raw = request.args.get(name)
+    value = (raw or "").strip().lower()
+    if value in ("", "0", "false", "no", "off"):
+        return False
+    if value in ("1", "true", "yes", "on"):
+        return True
+    abort(400, description=f"{name}: {raw!r} is neither yes nor no (1/true/yes/on or 0/false/no/off)")
 
 
 @api.post("/zones")

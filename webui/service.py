@@ -357,7 +357,9 @@ class DealerService:
             if name in seen:
                 raise InputError(f"player {name!r} is listed twice")
             seen.add(name)
-            colour = p.get("colour") or CHIP_COLOURS[(i - 1) % len(CHIP_COLOURS)]
+            colour = p.get("colour")
+            if colour in (None, ""):  # (false or 0 was given a colour too, as if none were named)
+                colour = CHIP_COLOURS[(i - 1) % len(CHIP_COLOURS)]
             if colour not in CHIP_COLOURS:
                 raise InputError(f"player {name!r}: chip colour {colour!r} is not one of "
                                  f"{', '.join(CHIP_COLOURS)}")
@@ -1064,6 +1066,11 @@ def _check_session_fields(game: str, data: Mapping[str, Any]) -> None:
             raise InputError(f"{key!r} is not a field of a {game} session; its fields are: {', '.join(known)}")
         raise InputError(f"unknown field {key!r} in the session{did_you_mean(key, known)}; its fields are: "
                          f"{', '.join(known)}")
+    # (false, 0, [] or "" read as none given: the table played with no house rules, in player order)
+    if data.get("house") is not None and not isinstance(data["house"], Mapping):
+        raise InputError(f"house must be an object of house rules, not {data['house']!r}")
+    if data.get("seats") is not None and not isinstance(data["seats"], list):
+        raise InputError(f"seats must list the players, each once, in turn order, not {data['seats']!r}")
     if "drop_carry" in data and not isinstance(data["drop_carry"], bool):
         # read as true or false by its truth: "no", "false" or [0] gave the carried pot up
         raise InputError(f"drop_carry must be true or false, not {data['drop_carry']!r}")
