@@ -369,3 +369,15 @@ def test_query_values_are_read_in_the_usual_spellings_or_refused(app):
     assert len(d.get("/api/cards").get_json()) == 48
     r = d.get("/api/cards?deck=kabufuda")
     assert r.status_code == 400 and "is not a deck" in r.get_json()["error"]
+
+
+@pytest.mark.parametrize("body,said", [
+    ('{"player": "Aki", "on": "saki", "amount": 10,}', "Expecting property name"),
+    ('{"player": "Aki"} {"x": 1}', "Extra data"),
+    ('{"amount": ' + "9" * 5000 + "}", "Exceeds the limit (4300 digits)"),
+])
+def test_a_body_that_is_no_json_gets_the_fault_named(app, body, said):
+    d = Dealer(app)
+    r = d.c.post("/api/bets", data=body, content_type="application/json", headers={"X-CSRF-Token": d.token})
+    error = r.get_json()["error"]
+    assert r.status_code == 400 and said in error and "browser (or proxy)" not in error, error

@@ -243,12 +243,22 @@ def _json_body() -> Any:
     try:
         data = request.get_json()
     except BadRequest as exc:  # (a body that is no JSON, or a number too long to read: said which)
-        raise InputError(f"the body cannot be read as JSON: {exc.description}") from None
+        raise InputError(f"the body cannot be read as JSON: {_json_fault(exc)}") from None
     except RecursionError:  # (werkzeug turns only a ValueError into a BadRequest)
         raise InputError("the body cannot be read as JSON: it is nested too deeply") from None
     if data is None:
         raise InputError("send a JSON body (Content-Type: application/json)")
     return data
+
+
+def _json_fault(exc: BadRequest) -> str:
+    """What is wrong with a body that is no JSON, in the decoder's words (Flask says only that the
+    browser sent a request the server could not understand)."""
+    try:
+        json.loads(request.get_data(as_text=True))
+    except (ValueError, RecursionError) as fault:
+        return str(fault).split("; use sys.")[0]  # (advice for a programmer, not for the request)
+    return exc.description or "it is no JSON"
 
 
 # --- pages ----------------------------------------------------------------------------------------
