@@ -560,6 +560,13 @@ def test_kabu_tsukuri_shows_each_rows_hand_and_the_winner_of_each_row(tmp_path):
             f"row {i}: {'Tie' if w == 'tie' else w}" for i, w in enumerate(expected["winner"], 1))
         score = page.inner_text("[data-zone='ann/1'] .zone-score")
         assert score == expected["rounds"][0]["hands"]["ann"]["label_en"], score
+        # the hands' names and the winners of each row stay on the screen (they ran past its edge)
+        assert page.evaluate("document.documentElement.scrollWidth <= window.innerWidth")
+        page.evaluate("renderWinner(Object.assign({}, STATE, {pending: null, preview: {winner: "
+                      "['Kenichirowatanabe', 'Yoshimuratakahashi', 'tie']}}))")
+        assert page.evaluate("""(() => { const n = document.getElementById('winner-name');
+            const r = document.createRange(); r.selectNodeContents(n);
+            return Math.max(...[...r.getClientRects()].map((x) => x.right)) <= n.getBoundingClientRect().right + 1; })()""")
         assert errors == [], errors
 
 
@@ -661,4 +668,60 @@ def test_settings_enter_in_a_field_does_not_start_the_session_and_no_limit_is_an
         page.click("#session-form button.primary")
         page.wait_for_selector("#message:has-text('Session started.')", timeout=10000)
         assert service.session["house"] == {}
+        assert errors == [], errors
+
+
+def test_confirm_and_cancel_stay_side_by_side_and_a_settlement_just_redrawn_asks_for_a_second_look(tmp_path):
+    """At 1024x768 Confirm lay under Cancel: the note "changed since Settle" pushed in above moved
+    Confirm under the finger reaching for Cancel, and the old result was booked."""
+    saki = [(1, "pine-crane"), (2, "plum-chaff-1"), (3, "cherry-curtain")]
+    shown = {"saki": saki, "ato": [(4, "wisteria-cuckoo"), (5, "iris-bridge"), (6, "clover-boar")]}
+    session = {"game": "batta-maki", "players": [{"name": "Aki"}, {"name": "Ben"}]}
+    with page_on_a_fake_table(tmp_path, session, shown) as (page, errors, service, live):
+        page.wait_for_selector("#winner-name", timeout=10000)
+        page.click("#settle-btn")
+        page.wait_for_selector("#confirm-btn", timeout=10000)
+        confirm, cancel = (page.locator(x).bounding_box() for x in ("#confirm-btn", "#cancel-btn"))
+        assert abs(confirm["y"] - cancel["y"]) < 2 and confirm["x"] + confirm["width"] <= cancel["x"], (confirm, cancel)
+        live.show({"saki": saki, "ato": [(4, "wisteria-cuckoo"), (5, "iris-bridge"), (6, "maple-deer")]})
+        page.wait_for_selector("#pending-note", timeout=10000)
+        page.click("#confirm-btn")  # at once: aimed at what lay there before
+        page.wait_for_selector("#message:has-text('check it, then tap Confirm again')", timeout=5000)
+        assert len(Ledger(tmp_path / "ledger.sqlite").rounds()) == 0
+        page.wait_for_timeout(800)
+        page.click("#confirm-btn")
+        page.wait_for_selector("#message:has-text('recorded')", timeout=10000)
+        assert len(Ledger(tmp_path / "ledger.sqlite").rounds()) == 1
+        assert errors == [], errors
+
+
+def test_texts_and_pickers_follow_the_session(tmp_path):
+    """The Otoroku seat tapped off again left no one chosen; the carried pot's line spoke of winners
+    sharing it in Kabu-Tsukuri; the house line showed null; the bet pickers went blank after the
+    session changed on another tablet; a message stayed over a banner that came after it."""
+    session = {"game": "otoroku", "players": [{"name": n} for n in ("Aki", "Ben")], "share": 10}
+    shown = {"Aki": [(1, "cherry-curtain"), (2, "clover-boar")],
+             "dealer": [(10, "peony-butterflies"), (11, "wisteria-ribbon")]}   # 6 + 4: may choose
+    with page_on_a_fake_table(tmp_path, session, shown) as (page, errors, service, live):
+        page.click("#choose button:has-text('Aki')", timeout=10000)
+        page.wait_for_selector("#choose button.primary:has-text('Aki')", timeout=10000)
+        page.wait_for_timeout(750)  # (the same tap again at once is taken for a double tap)
+        page.click("#choose button:has-text('Aki')")
+        page.wait_for_selector("#choose button.primary:has-text('Everyone')", timeout=10000)
+        assert service.session["chosen"] is None
+        assert page.evaluate("winnerText({A: null, B: null}, [])") == "No showdown · 勝負なし"
+
+        service.start_session({"game": "kabu-tsukuri", "players": [{"name": "Cho"}, {"name": "Dan"}], "carry": 4})
+        page.wait_for_selector("#carry-in:has-text('the winner of the next row won takes it')", timeout=10000)
+        service.start_session({"game": "batta-maki", "players": [{"name": "Eri"}, {"name": "Fumi"}],
+                               "house": {"max_bet": None}, "drop_carry": True})
+        page.wait_for_selector("#house:has-text('max_bet: none')", timeout=10000)
+        page.wait_for_function("document.getElementById('bet-player').value === 'Eri'", timeout=10000)
+        assert page.input_value("#bet-on") != ""
+
+        page.evaluate("showMessage('Round 3 recorded.')")
+        live.show({}, status={"camera": "lost", "error": "no frame", "table": "stale"})
+        page.wait_for_selector("#banner:not([hidden])", timeout=10000)
+        banner, message = (page.locator(x).bounding_box() for x in ("#banner", "#message"))
+        assert message["y"] >= banner["y"] + banner["height"], (banner, message)
         assert errors == [], errors

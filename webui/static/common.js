@@ -43,15 +43,21 @@ async function api(path, body) {
 function showMessage(text, isError) {
   const box = document.getElementById("message");
   box.onclick = () => { box.hidden = true; };  // (read, it is tapped away)
-  // below the red banner (camera lost, contact lost) while that is in view: never over it
-  const banner = document.getElementById("banner");
-  const below = banner && !banner.hidden ? banner.getBoundingClientRect().bottom + 8 : 0;
-  box.style.top = below > 10 ? below + "px" : "";
   box.textContent = text;
   box.className = "message" + (isError ? " error" : "");
   box.hidden = false;
+  placeMessage();
   clearTimeout(showMessage.timer);
   showMessage.timer = setTimeout(() => { box.hidden = true; }, isError ? 8000 : 3000);
+}
+
+// Below the red banner (camera lost, contact lost) while that is in view, never over it: placed
+// when a message shows, and again whenever the banner changes.
+function placeMessage() {
+  const box = document.getElementById("message"), banner = document.getElementById("banner");
+  if (!box || box.hidden) return;
+  const below = banner && !banner.hidden ? banner.getBoundingClientRect().bottom + 8 : 0;
+  box.style.top = below > 10 ? below + "px" : "";
 }
 
 function el(tag, attrs, ...children) {

@@ -22,9 +22,10 @@ function render(s) {
   const banner = document.getElementById("banner");
   banner.hidden = !s.banner;
   banner.textContent = s.banner || "";
+  placeMessage();  // (a message shown before the banner came up moves below it)
   const sess = s.session;
   document.getElementById("game-title").textContent = sess ? `${sess.title_en} ${sess.title_ja}` : "No session yet: open Settings";
-  document.getElementById("house").textContent = sess ? Object.entries(sess.house).map(([k, v]) => `${k}: ${v}`).join(" · ") : "";
+  document.getElementById("house").textContent = sess ? Object.entries(sess.house).map(([k, v]) => `${k}: ${v === null ? "none" : v}`).join(" · ") : "";
   renderZones(s);
   renderWinner(s);
   const probs = document.getElementById("problems");
@@ -72,9 +73,14 @@ function renderZones(s) {
       el("div", {class: "zone-head"},
         el("span", {class: "zone-label"}, z.label_en, " ", el("span", {lang: "ja"}, z.label_ja)),
         el("span", {class: "zone-count muted"}, z.group ? z.group + " ·" : "", exp, z.scored ? "" : " (not scored)"),
-        el("span", {class: "zone-score"}, score === undefined ? "" : (typeof score === "object" ? JSON.stringify(score) : String(score)))),
+        zoneScore(score)),
       el("div", {class: "cards"}, cards));
   }));
+}
+
+function zoneScore(score) {
+  const text = score === undefined ? "" : (typeof score === "object" ? JSON.stringify(score) : String(score));
+  return el("span", {class: "zone-score" + (text.length > 4 ? " long" : "")}, text);  // (a hand's name: "Nobori ...")
 }
 
 function renderWinner(s) {
@@ -91,7 +97,9 @@ function renderWinner(s) {
   }
   const name = winnerText(result.winner, s.zones, s.session && s.session.game);
   box.className = "winner shown";
-  box.replaceChildren(el("span", {class: "winner-label"}, "Winner 勝ち"), el("span", {class: "winner-name", id: "winner-name"}, name));
+  // (several contests, or long names: smaller type that wraps, never past the screen's edge)
+  box.replaceChildren(el("span", {class: "winner-label"}, "Winner 勝ち"),
+    el("span", {class: "winner-name" + (name.length > 18 ? " long" : ""), id: "winner-name"}, name));
 }
 
 // The winner is a row name, a player, "tie", the dealer's month (Echobo), or (games with several
@@ -111,8 +119,9 @@ function winnerText(w, zones, game) {
   }
   // Otoroku: each seat's showdown (a seat not chosen has no contest, so no winner)
   if (typeof w === "object") {
-    return Object.entries(w).filter(([, x]) => x !== null && x !== undefined)
-      .map(([seat, x]) => `${seat}: ${x === seat ? "wins" : (x === "dealer" ? "Dealer" : (x === "tie" ? "Tie" : x))}`).join(" · ");
+    const played = Object.entries(w).filter(([, x]) => x !== null && x !== undefined);
+    if (!played.length) return "No showdown · 勝負なし";
+    return played.map(([seat, x]) => `${seat}: ${x === seat ? "wins" : (x === "dealer" ? "Dealer" : (x === "tie" ? "Tie" : x))}`).join(" · ");
   }
   if (game === "echobo") return `month ${w} · ${w}月`;
   return one(w);
@@ -126,18 +135,21 @@ function renderBets(s) {
     const keepP = player.value, keepO = on.value;
     if (changed(player, sess.players)) {
       player.replaceChildren(...sess.players.map((p) => el("option", {value: p.name}, `${p.name} (${p.colour})`)));
-      if (keepP) player.value = keepP;
+      // the choice kept only while it is still offered (else the picker showed nothing, and Add bet
+      // said "unknown player ''")
+      if (keepP && sess.players.some((p) => p.name === keepP)) player.value = keepP;
     }
     if (changed(on, sess.targets)) {
       on.replaceChildren(...sess.targets.map((t) => el("option", {value: String(t.on)}, t.label)));
-      if (keepO) on.value = keepO;
+      if (keepO && sess.targets.some((t) => String(t.on) === keepO)) on.value = keepO;
     }
   }
   document.getElementById("bet-form").hidden = Boolean(sess && sess.no_bets);
   document.getElementById("no-bets").textContent = (sess && sess.no_bets) || "";
   const carryIn = document.getElementById("carry-in");
   carryIn.hidden = !(sess && sess.carry);
-  carryIn.textContent = sess && sess.carry ? `Pot carried in from the last tie: ${sess.carry} (the winners of this round share it)` : "";
+  carryIn.textContent = !(sess && sess.carry) ? "" : `Pot carried in from the last tie: ${sess.carry} ` +
+    (sess.game === "kabu-tsukuri" ? "(the winner of the next row won takes it)" : "(the winners of this round share it)");
   const colours = Object.fromEntries((sess ? sess.players : []).map((p) => [p.name, p.colour]));
   const labels = Object.fromEntries((sess ? sess.targets : []).map((t) => [String(t.on), t.label]));
   // (redrawn only when the bets change: a Remove button replaced under the pointer loses the click)
@@ -175,7 +187,9 @@ function renderChoose(s) {
   };
   const toggle = (seat) => {
     const now = CHOICE.waiting ? CHOICE.sent : STATE.session.chosen;
-    set(now && now.includes(seat) ? now.filter((x) => x !== seat) : [...(now || []), seat]);
+    const next = now && now.includes(seat) ? now.filter((x) => x !== seat) : [...(now || []), seat];
+    // the last seat tapped off is back to everyone: an empty choice played no one and paid no one
+    set(next.length ? next : null);
   };
   box.replaceChildren(el("span", {}, "Dealer shows down with:"),
     ...seats.map((seat) => el("button", {type: "button", class: "small" + (chosen && chosen.includes(seat) ? " primary" : ""),
@@ -260,14 +274,28 @@ function renderPending(s) {
   if (p.result.stones !== undefined) extra.push(el("p", {id: "stones"}, `Stones 石: ${p.result.stones} from the losing pair to ` +
     `${(p.result.winner || []).join(" and ")} (${p.result.decided_by})`));
   if (p.result.carry) extra.push(el("p", {id: "carry-out"}, `Pot carried to the next round: ${fmt(p.result.carry)}`));
-  if (s.pending_note) extra.unshift(el("p", {class: "problems", id: "pending-note"}, "⚠ " + s.pending_note));
-  box.replaceChildren(el("table", {class: "grid net", id: "net-table"}, rows), ...extra,
-    el("div", {class: "row"},
+  // the note above the amounts, and Cancel beside Confirm, never above or below it: a note appearing
+  // as the dealer reached for Cancel moved Confirm under his finger, and booked the old result
+  box.replaceChildren(...(s.pending_note ? [el("p", {class: "problems", id: "pending-note"}, "⚠ " + s.pending_note)] : []),
+    el("table", {class: "grid net", id: "net-table"}, rows), ...extra,
+    el("div", {class: "row pending-actions"},
       el("button", {type: "button", class: "primary big", id: "confirm-btn", onclick: confirmRound}, "Confirm & record"),
-      el("button", {type: "button", class: "big", onclick: () => api("/api/settle/cancel", {}).catch(() => {})}, "Cancel")));
+      el("button", {type: "button", class: "big", id: "cancel-btn", onclick: () => api("/api/settle/cancel", {}).catch(() => {})}, "Cancel")));
+  // (the first drawing follows the dealer's own Settle; a drawing again came by itself)
+  PENDING_DRAWN_AT = p.id === PENDING_DRAWN_ID ? Date.now() : 0;
+  PENDING_DRAWN_ID = p.id;
 }
 
+// a tap on Confirm this soon after the settlement's box was drawn again (a note came or went) was
+// aimed at what lay there before: it asks for a second look instead
+const SETTLE_LOOK_MS = 700;
+let PENDING_DRAWN_AT = 0, PENDING_DRAWN_ID = null;
+
 async function confirmRound() {
+  if (Date.now() - PENDING_DRAWN_AT < SETTLE_LOOK_MS) {
+    showMessage("The settlement just changed on the screen: check it, then tap Confirm again.", true);
+    return;
+  }
   try {
     const r = await api("/api/confirm", {pending: STATE.pending.id});
     showMessage(`Round ${r.round} recorded.`);
@@ -320,6 +348,7 @@ function connect() {
     const banner = document.getElementById("banner");
     banner.hidden = false;
     banner.textContent = "Lost contact with the server: reconnecting…";
+    placeMessage();
     // the browser tries again by itself only after a dropped connection; an answer that was no
     // stream (an error page, a proxy's 502) closes it for good
     if (source.readyState === EventSource.CLOSED) setTimeout(connect, 2000);
