@@ -232,6 +232,12 @@ def test_the_demo_plays_the_game_asked_for_unless_the_open_session_holds_somethi
     problem = demo_session(service, "hankan", ["Aki", "Ben"])
     assert "the demo's open session plays batta-maki and cannot give way to hankan" in problem
     assert "1 bet(s) of batta-maki are on the table" in problem and service.session["game"] == "batta-maki"
+    # Kakeya after another game's demo: with the pair the demo deals for, or no one was proposed to
+    # lead and the tricks were never read
+    service.remove_bet(service.session["bets"][0]["id"])
+    players = ["Aki", "Ben", "Cho", "Dan"]
+    assert demo_session(service, "kakeya-toranpu", players, ["Ben", "Dan"]) is None
+    assert service.session["game"] == "kakeya-toranpu" and service.session["dealers"] == ["Ben", "Dan"]
 
 
 def test_a_source_that_gives_no_frame_is_refused_in_one_line_without_opencvs_own_warnings(tmp_path):

@@ -130,12 +130,17 @@ def build_live_app(source, detector, game: str, players: list[str], data_dir: Pa
                       "PIN": pin})
     service = app.extensions["hanadealer"]["service"]
     if service.session is None:
-        session = {"game": game, "players": [{"name": n} for n in players]}
-        demo_dealers = getattr(source, "kakeya_dealers", None)
-        if game == "kakeya-toranpu" and demo_dealers and set(demo_dealers) <= set(players):
-            session["dealers"] = list(demo_dealers)
-        service.start_session(session)
+        service.start_session(first_session(game, players, getattr(source, "kakeya_dealers", None)))
     return live, app
+
+
+def first_session(game: str, players: list[str], dealers: list[str] | None = None) -> dict:
+    """The session a table starts with; Kakeya's with the pair the demo deals for (the page then
+    proposes who leads; without them it waits to be told)."""
+    session: dict = {"game": game, "players": [{"name": n} for n in players]}
+    if game == "kakeya-toranpu" and dealers and set(dealers) <= set(players):
+        session["dealers"] = list(dealers)
+    return session
 
 
 def serve(args: argparse.Namespace) -> int:
@@ -186,7 +191,8 @@ def serve(args: argparse.Namespace) -> int:
     service = app.extensions["hanadealer"]["service"]
     open_game = service.session["game"]
     if open_game != args.game and demo:
-        problem = demo_session(service, args.game, _players(args.players, args.game))
+        problem = demo_session(service, args.game, _players(args.players, args.game),
+                               getattr(source, "kakeya_dealers", None))
         if problem:
             server.server_close()
             return _fail(problem)
@@ -266,7 +272,7 @@ def bench_tricks(args: argparse.Namespace) -> int:
     return 0
 
 
-def demo_session(service, game: str, players: list[str]) -> str | None:
+def demo_session(service, game: str, players: list[str], dealers: list[str] | None = None) -> str | None:
     """The demo deals ``game``: its session must play that game, or the page reads the demo's cards
     for another one. A session of another game gives way to it unless it still holds something
     (bets, a pot, a settlement waiting): then why the demo cannot start, else None."""
@@ -275,7 +281,7 @@ def demo_session(service, game: str, players: list[str]) -> str | None:
     if open_game == game:
         return None
     try:
-        service.start_session({"game": game, "players": [{"name": n} for n in players]})
+        service.start_session(first_session(game, players, dealers))
     except InputError as exc:
         return (f"the demo's open session plays {open_game} and cannot give way to {game}: {exc} (or run the "
                 f"demo with --game {open_game}, or another --data folder)")
