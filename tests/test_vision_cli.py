@@ -232,3 +232,16 @@ def test_a_shared_folder_given_that_is_not_one_is_refused_not_replaced(tmp_path,
     # a wrong --shared was silently replaced by ../shared, and its figures reported
     assert main(["bench-vision", "--shared", str(tmp_path), "--no-speed", "--splits", "demo", "--scenes", "1"]) == 2
     assert f"no shared data folder at {tmp_path}" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("argv,scenes,frames", [(["--quick"], 20, 10), (["--quick", "--frames", "3"], 20, 3),
+                                                (["--quick", "--scenes", "2"], 2, 10), ([], None, 30)])
+def test_bench_vision_quick_gives_way_to_the_counts_given(monkeypatch, capsys, argv, scenes, frames):
+    """--quick took 10 timed frames even with --frames 3 (an explicit --scenes was kept)."""
+    import vision.bench
+    import vision.cli
+    seen = {}
+    monkeypatch.setattr(vision.cli, "_detector", lambda args: object())
+    monkeypatch.setattr(vision.bench, "run_benchmark", lambda detector, **kw: seen.update(kw) or {})
+    assert main(["bench-vision"] + argv) == 0
+    assert (seen["scenes"], seen["frames"]) == (scenes, frames)

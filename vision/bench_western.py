@@ -115,9 +115,9 @@ def register(subparsers) -> None:
                                           "prints JSON.")
     b.add_argument("--scenes", type=whole(1), default=None, help="scenes per split (default: the split's own count)")
     b.add_argument("--splits", nargs="*", default=None, choices=list(SPLITS), help="only these splits")
-    b.add_argument("--frames", type=whole(1), default=30, help="timed frames (default 30)")
+    b.add_argument("--frames", type=whole(1), default=None, help="timed frames (default 30; 10 with --quick)")
     b.add_argument("--cards", type=whole(1, 52), default=8, help="cards per timed frame (default 8)")
-    b.add_argument("--quick", action="store_true", help="20 scenes per split and 10 timed frames")
+    b.add_argument("--quick", action="store_true", help="20 scenes per split and 10 timed frames, unless --scenes or --frames say otherwise")
     only = b.add_mutually_exclusive_group()  # (both: nothing measured, and a 0 exit)
     only.add_argument("--no-accuracy", action="store_true", help="timing only")
     only.add_argument("--no-speed", action="store_true", help="accuracy only")
@@ -138,7 +138,7 @@ def bench(args) -> int:
     try:
         detector = WesternCardDetector(args.models, threads=args.threads)
         report = run_benchmark(detector, scenes=20 if args.quick and args.scenes is None else args.scenes,
-                               splits=args.splits, frames=10 if args.quick else args.frames, cards=args.cards,
+                               splits=args.splits, frames=args.frames or (10 if args.quick else 30), cards=args.cards,
                                accuracy=not args.no_accuracy, speed=not args.no_speed, shared=args.shared)
     except (ModelMissingError, ValueError, FileNotFoundError) as exc:
         print(f"hanadealer: bench-western: {exc}", file=sys.stderr)
