@@ -477,15 +477,25 @@ def test_a_state_that_changes_nothing_shown_leaves_the_cards_and_pickers_in_plac
         assert errors == [], errors
 
 
-def test_a_settlement_waiting_warns_when_the_cards_change_under_it(tmp_path):
-    """The rows follow the table while the settlement is of the table at Settle: said in its box."""
-    saki = [(1, "pine-crane"), (2, "plum-chaff-1"), (3, "cherry-curtain")]
-    shown = {"saki": saki, "ato": [(4, "wisteria-cuckoo"), (5, "iris-bridge"), (6, "clover-boar")]}
+SAKI = [(1, "pine-crane"), (2, "plum-chaff-1"), (3, "cherry-curtain")]
+
+
+@contextmanager
+def a_batta_maki_round_settled(tmp_path):
+    """The page with Saki (SAKI) and Ato on the table, the round settled and waiting for Confirm."""
+    shown = {"saki": SAKI, "ato": [(4, "wisteria-cuckoo"), (5, "iris-bridge"), (6, "clover-boar")]}
     session = {"game": "batta-maki", "players": [{"name": "Aki"}, {"name": "Ben"}]}
     with page_on_a_fake_table(tmp_path, session, shown) as (page, errors, service, live):
         page.wait_for_selector("#winner-name", timeout=10000)
         page.click("#settle-btn")
         page.wait_for_selector("#confirm-btn", timeout=10000)
+        yield page, errors, service, live
+
+
+def test_a_settlement_waiting_warns_when_the_cards_change_under_it(tmp_path):
+    """The rows follow the table while the settlement is of the table at Settle: said in its box."""
+    saki = SAKI
+    with a_batta_maki_round_settled(tmp_path) as (page, errors, service, live):
         assert page.locator("#pending-note").count() == 0
         live.show({"saki": saki, "ato": [(4, "wisteria-cuckoo"), (5, "iris-bridge"), (6, "maple-deer")]})
         page.wait_for_selector("#pending-note:has-text('changed since Settle')", timeout=10000)
@@ -674,13 +684,8 @@ def test_settings_enter_in_a_field_does_not_start_the_session_and_no_limit_is_an
 def test_confirm_and_cancel_stay_side_by_side_and_a_settlement_just_redrawn_asks_for_a_second_look(tmp_path):
     """At 1024x768 Confirm lay under Cancel: the note "changed since Settle" pushed in above moved
     Confirm under the finger reaching for Cancel, and the old result was booked."""
-    saki = [(1, "pine-crane"), (2, "plum-chaff-1"), (3, "cherry-curtain")]
-    shown = {"saki": saki, "ato": [(4, "wisteria-cuckoo"), (5, "iris-bridge"), (6, "clover-boar")]}
-    session = {"game": "batta-maki", "players": [{"name": "Aki"}, {"name": "Ben"}]}
-    with page_on_a_fake_table(tmp_path, session, shown) as (page, errors, service, live):
-        page.wait_for_selector("#winner-name", timeout=10000)
-        page.click("#settle-btn")
-        page.wait_for_selector("#confirm-btn", timeout=10000)
+    saki = SAKI
+    with a_batta_maki_round_settled(tmp_path) as (page, errors, service, live):
         confirm, cancel = (page.locator(x).bounding_box() for x in ("#confirm-btn", "#cancel-btn"))
         assert abs(confirm["y"] - cancel["y"]) < 2 and confirm["x"] + confirm["width"] <= cancel["x"], (confirm, cancel)
         live.show({"saki": saki, "ato": [(4, "wisteria-cuckoo"), (5, "iris-bridge"), (6, "maple-deer")]})

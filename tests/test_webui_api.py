@@ -726,11 +726,14 @@ def test_a_back_in_doubt_named_by_the_dealer_is_no_longer_counted_face_down_by_t
     assert d.get("/api/state").get_json()["problems"] == []
 
 
+NAKA_E = [(4, "pine-crane"), (5, "plum-chaff-1"), (6, "cherry-chaff-1")]
+OTO_E = [(7, "wisteria-chaff-1"), (8, "iris-chaff-1"), (9, "peony-chaff-1")]
+
+
 def test_the_unscored_shi_e_row_never_holds_the_round_back(app, live):
     d = Dealer(app)
     d.post("/api/session", {"game": "shoniban", "players": [{"name": "Aki"}, {"name": "Ben"}]})
-    naka = [(4, "pine-crane"), (5, "plum-chaff-1"), (6, "cherry-chaff-1")]
-    oto = [(7, "wisteria-chaff-1"), (8, "iris-chaff-1"), (9, "peony-chaff-1")]
+    naka, oto = NAKA_E, OTO_E
     d.post("/api/bets", {"player": "Aki", "on": "naka-e", "amount": 10})
     d.post("/api/bets", {"player": "Ben", "on": "oto-e", "amount": 10})
     # Shoniban deals Shi-e face down (RULES.md §3.6); one card of it read in doubt

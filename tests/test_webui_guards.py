@@ -7,7 +7,7 @@ import pytest
 
 from dealer.games import MAX_AMOUNT, RoundError, get_game, settle_round
 from dealer.ledger import Ledger
-from test_webui_api import ATO, SAKI, SESSION, Dealer, a_round_settled
+from test_webui_api import ATO, NAKA_E, OTO_E, SAKI, SESSION, Dealer, a_round_settled
 from test_webui_api import app, ledger_path, live  # noqa: F401 (pytest fixtures)
 from webfakes import card_json
 
@@ -201,8 +201,7 @@ def test_a_shi_e_row_is_sent_to_the_engine_only_when_read_whole_and_surely(app, 
     """The unscored Shi-e counts for the deck only: a card of it in doubt must not be settled as read."""
     d = Dealer(app)
     d.post("/api/session", {"game": "hankan", "players": [{"name": "Aki"}, {"name": "Ben"}]})
-    naka = [(4, "pine-crane"), (5, "plum-chaff-1"), (6, "cherry-chaff-1")]
-    oto = [(7, "wisteria-chaff-1"), (8, "iris-chaff-1"), (9, "peony-chaff-1")]
+    naka, oto = NAKA_E, OTO_E
     d.post("/api/bets", {"player": "Aki", "on": "naka-e", "amount": 10})
     shi_e = [(1, "susuki-chaff-1"), (2, "maple-chaff-1"), (3, "clover-chaff-1", True)]
     live.show({"shi-e": shi_e, "naka-e": naka, "oto-e": oto})
