@@ -319,3 +319,18 @@ def test_a_two_card_hand_laid_apart_stays_one_hand_until_the_gap_is_wide():
     assert ids(state.zones["A"]) == [1, 2] and state.zones["B"] == ()
     state = ZoneAssigner(layout).assign([card(1, 100, 100), card(2, 310, 100)])   # 3.5 widths
     assert ids(state.zones["A"]) == [1] and ids(state.zones["B"]) == [2]
+
+
+def test_a_row_takes_an_earlier_zone_only_when_most_of_its_cards_were_there():
+    """A band made of one card of one row and one of another (and a new card) is no row that was
+    there: it takes a free zone in table order, not the zone of whichever card came first."""
+    layout = [ZoneSpec(n, 3, n, n) for n in ("shi-e", "naka-e", "oto-e")]
+    assigner = ZoneAssigner(layout)
+    rows = [[card(3 * r + i + 1, 100 + 70 * i, 100 + 200 * r) for i in range(3)] for r in range(3)]
+    state = assigner.assign([c for row in rows for c in row])
+    assert [ids(state.zones[z.name]) for z in layout] == [[1, 2, 3], [4, 5, 6], [7, 8, 9]]
+    mixed = [card(4, 100, 300), card(7, 170, 300), card(10, 240, 300)]   # one of naka-e, one of oto-e
+    oto = [card(8, 170, 500), card(9, 240, 500)]                          # oto-e's, still there
+    state = assigner.assign(mixed + oto)
+    assert ids(state.zones["oto-e"]) == [8, 9]
+    assert ids(state.zones["shi-e"]) == [4, 7, 10] and state.zones["naka-e"] == ()
