@@ -107,6 +107,22 @@ def test_a_trick_never_seen_whole_is_reported_when_gathered_but_a_stray_card_is_
     assert trick is None and "enter it by hand" in warning
 
 
+def test_cards_read_another_way_before_their_trick_is_read_are_no_trick_missed():
+    """A card counts once, whatever it was read as on its way to a sure reading: two cards of a trick
+    first read otherwise (in doubt) warned of a trick missed, in hands read all right."""
+    watch = TrickWatch(4)
+    assert watch.observe([western(1, "QH"), western(2, "8H", uncertain=True), western(3, "AD", uncertain=True)]) \
+        == (None, None)
+    assert watch.observe([western(1, "QH"), western(2, "3H", uncertain=True), western(3, "AH")]) == (None, None)
+    trick, warning = watch.observe([western(1, "QH"), western(2, "3H"), western(3, "AH"), western(4, "5S")])
+    assert [c["card"] for c in trick] == ["QH", "3H", "AH", "5S"] and warning is None
+    assert watch.observe([]) == (None, None)
+    # one card read two ways and a stray one, gathered unread: no half trick
+    watch.observe([western(5, "2C", uncertain=True)])
+    watch.observe([western(5, "7C", uncertain=True)])
+    assert watch.observe([]) == (None, None)
+
+
 def test_a_trick_gathered_while_the_camera_was_away_is_reported_when_the_next_is_read():
     # the next trick, laid where it lay, was recorded in its place without a word
     watch = TrickWatch(4)
