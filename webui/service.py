@@ -521,8 +521,7 @@ class DealerService:
                     dealer = next((z for z in self.build().zones if z.name == "dealer"), None)
                 except RoundError:  # (a table that cannot be read holds nothing against the choice)
                     dealer = None
-                if dealer is not None and len(dealer.cards) >= 2 and not dealer.face_down \
-                        and all(c.get("card") and not c.get("uncertain") for c in dealer.cards) \
+                if dealer is not None and len(dealer.cards) >= 2 and _read_surely(dealer) \
                         and not _otoroku_dealer_may_choose([dealer], self._game().resolve_house(s.get("house"))):
                     raise InputError("the dealer's hand does not let him choose the bettors he shows down with "
                                      "(two cards totalling 10 or more, not buta): everyone shows down")
@@ -1076,13 +1075,17 @@ def _check_session_fields(game: str, data: Mapping[str, Any]) -> None:
         raise InputError(f"drop_carry must be true or false, not {data['drop_carry']!r}")
 
 
+def _read_surely(zone) -> bool:
+    """Every card of the zone face up and read surely (none face down, none in doubt or unread)."""
+    return not zone.face_down and all(c.get("card") and not c.get("uncertain") for c in zone.cards)
+
+
 def _otoroku_dealer_may_choose(zones, house: Mapping[str, Any]) -> bool:
     """Whether the dealer's two cards, face up and read surely, let him choose the bettors he shows
     down with: the page offers the choice then, before the bettors' hands lie face up (one he does
     not choose throws his hand in unseen)."""
     dealer = next((z for z in zones if z.name == "dealer"), None)
-    if dealer is None or dealer.face_down or len(dealer.cards) != 2 \
-            or any(not c.get("card") or c.get("uncertain") for c in dealer.cards):
+    if dealer is None or len(dealer.cards) != 2 or not _read_surely(dealer):
         return False
     try:
         return may_choose_bettors(evaluate([c["card"] for c in dealer.cards], "dealer", house))
