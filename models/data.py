@@ -204,3 +204,21 @@ def label_candidate(quad, labels: dict) -> dict | None:
     if start not in (0, 2):  # a quad turned by a quarter: no orientation to teach
         return None
     return {"face": best["face"], "card": best.get("card"), "orientation": 90 * start}
+
+
+def mask_window_batch(rng: np.random.Generator, x: np.ndarray, t: np.ndarray, w: np.ndarray,
+                      idx: np.ndarray, patch: tuple[int, int], centres: bool):
+    """One mask-net batch from stored patches (x: N x 3 x PATCH_H x PATCH_W uint8; t: N x 2 x h x w
+    uint8 0..255; w: N x h x w uint8): the samples ``idx`` cut to a random window of ``patch`` (one
+    window for the batch: more, cheaper steps for the same time). Returns (x uint8, targets float32
+    0..1 with the centre map as a third channel when ``centres``, weights float32)."""
+    ph, pw = patch
+    oy = 2 * int(rng.integers(0, (x.shape[2] - ph) // 2 + 1))
+    ox = 2 * int(rng.integers(0, (x.shape[3] - pw) // 2 + 1))
+    rows, cols = slice(oy // 2, (oy + ph) // 2), slice(ox // 2, (ox + pw) // 2)
+    xb = np.ascontiguousarray(x[idx, :, oy:oy + ph, ox:ox + pw])
+    tb = t[idx][:, :, rows, cols].astype(np.float32) / 255.0
+    if centres:
+        # from the whole stored patch, then cut: a card cut by the window keeps its own middle
+        tb = np.concatenate([tb, centre_targets(t[idx, 0])[:, None, rows, cols]], axis=1)
+    return xb, np.ascontiguousarray(tb), w[idx][:, rows, cols].astype(np.float32)

@@ -242,16 +242,17 @@ def _load_state(model, opt, state: dict, ckpt: Path) -> None:
 
 def train_mask(minutes: float, work: Path, out: Path, threads: int, batch: int = 16, resume: bool = True,
                patch: tuple[int, int] = (128, 224), peak_lr: float = 3e-3, rim_weight: float = 0.0,
-               centres: bool = True, device: str = "cpu", exported: Path | None = None) -> None:
+               centres: bool = True, device: str = "cpu", exported: Path | None = None, workers: int = 0) -> None:
     """``rim_weight``: extra weight of the interior map's loss on each visible card's rim (the card
     outside its shrunk interior, which is where touching cards must come apart). ``centres``: a
     third output, the centre map (models.data.centre_targets), learnt with the other two, as the
     shipped net does; a two-output checkpoint is taken up with its head grown by that channel.
     ``device``: where torch trains (``cpu`` or ``cuda``); ``exported``: an ONNX file to start from
-    when there is no checkpoint to resume."""
+    when there is no checkpoint to resume; ``workers``: processes that cut the batches and draw their
+    centre maps (0: this one; on a GPU the workers feed it)."""
     import torch
     from torch import nn
-    from models.data import centre_targets
+    from models.data import mask_window_batch
     from models.nets import MaskNet, count_parameters
     torch.set_num_threads(threads)
     torch.manual_seed(0)
@@ -270,23 +271,22 @@ def train_mask(minutes: float, work: Path, out: Path, threads: int, batch: int =
     bce = nn.BCEWithLogitsLoss(reduction="none")
     rng = np.random.default_rng(1)
     step, last_save = 0, time.time()
-    for (x, t, w), idx, frac in _training_batches(rng, work / "scenes", "scenes", ("x", "t", "w"), batch,
-                                                  start, minutes):
+    if device == "cuda":
+        torch.backends.cudnn.benchmark = True  # one window size throughout
+    if workers > 0:
+        batches = _mask_batches_from_workers(work / "scenes", batch, patch, centres, workers, start, minutes,
+                                             pin=device != "cpu")
+    else:
+        batches = ((*(torch.from_numpy(a) for a in mask_window_batch(rng, x, t, w, idx, patch, centres)), frac)
+                   for (x, t, w), idx, frac in _training_batches(rng, work / "scenes", "scenes", ("x", "t", "w"),
+                                                                  batch, start, minutes))
+    for xb, tb, wb, frac in batches:
         _cosine_lr(opt, peak_lr, frac)
-        # a random window of the stored patches: more, cheaper steps for the same CPU time
-        ph, pw = patch
-        oy = 2 * int(rng.integers(0, (x.shape[2] - ph) // 2 + 1))
-        ox = 2 * int(rng.integers(0, (x.shape[3] - pw) // 2 + 1))
-        xb = torch.from_numpy(x[idx, :, oy:oy + ph, ox:ox + pw].astype(np.float32)).to(device)
-        window = (slice(oy // 2, (oy + ph) // 2), slice(ox // 2, (ox + pw) // 2))
-        tb = torch.from_numpy(t[idx, :, window[0], window[1]].astype(np.float32) / 255.0).to(device)
-        wb = torch.from_numpy(w[idx, window[0], window[1]].astype(np.float32)).to(device)
+        xb = xb.to(device, non_blocking=True).float()
+        tb = tb.to(device, non_blocking=True)
+        wb = wb.to(device, non_blocking=True)
         if rim_weight:
             wb = wb * (1.0 + rim_weight * rim_of_cards(tb))
-        if centres:
-            # from the whole stored patch, then cut: a card cut by the window keeps its own middle
-            cb = torch.from_numpy(centre_targets(t[idx, 0])[:, window[0], window[1]]).to(device)
-            tb = torch.cat([tb, cb[:, None]], 1)
         logits = model(xb)
         loss_map = bce(logits, tb)
         loss = (loss_map[:, 0] * wb).mean() * 2.0 + loss_map[:, 1].mean()
@@ -300,12 +300,33 @@ def train_mask(minutes: float, work: Path, out: Path, threads: int, batch: int =
         opt.step()
         step += 1
         if step % 50 == 0:
-            log(f"mask step {step} loss {loss.item():.4f} dice {dice.item():.4f} lr {opt.param_groups[0]['lr']:.5f}")
+            log(f"mask step {step} loss {loss.item():.4f} dice {dice.item():.4f} lr {opt.param_groups[0]['lr']:.5f} "
+                f"{step * len(xb) / (time.time() - start):.0f} patches/s")
         if time.time() - last_save > 180:
             _checkpoint(torch, model, opt, ckpt, export_mask, out)
             last_save = time.time()
     _checkpoint(torch, model, opt, ckpt, export_mask, out)
     log(f"mask net done after {step} steps")
+
+
+def _mask_batches_from_workers(folder: Path, batch: int, patch: tuple[int, int], centres: bool, workers: int,
+                               start: float, minutes: float, pin: bool = False):
+    """The mask batches of ``mask_window_batch`` (as tensors), made by ``workers`` processes
+    (models.mask_batches) from the scene shards in ``folder``, with the fraction of the time budget
+    spent, until the budget is spent."""
+    import torch
+
+    from models.mask_batches import ShardMaskBatches
+    deadline = start + minutes * 60
+    # spawned, not forked: OpenCV's threads in a forked copy of a process that has used them can hang
+    loader = torch.utils.data.DataLoader(ShardMaskBatches(folder, batch, patch, centres, deadline, int(start)),
+                                         batch_size=None, num_workers=workers, pin_memory=pin,
+                                         prefetch_factor=4, multiprocessing_context="spawn")
+    for xb, tb, wb in loader:
+        now = time.time()
+        # past the budget the batches in flight are let through unused (the workers stop on their own)
+        if now < deadline:
+            yield xb, tb, wb, min(1.0, (now - start) / (minutes * 60))
 
 
 def grow_mask_head(model, opt, ckpt: Path) -> None:
@@ -676,6 +697,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--crop-workers", type=int, default=0,
                    help="processes that make the crop net's batches (default 0: the trainer itself; on a "
                         "GPU several, or it waits on them)")
+    p.add_argument("--mask-workers", type=int, default=0,
+                   help="processes that cut the mask net's batches (default 0: the trainer; a few on a GPU)")
     p.add_argument("--input-long-side", type=int, default=448,
                    help="calibrate: the long side the frame is scaled to for the mask net (default 448, "
                         "as the shipped models)")
@@ -721,7 +744,7 @@ def main(argv: list[str] | None = None) -> int:
     if a.step in ("all", "mask"):
         train_mask(a.mask_minutes, a.work, a.out, a.threads, batch=a.mask_batch, resume=not a.fresh,
                    peak_lr=a.mask_lr, rim_weight=a.mask_rim_weight, centres=a.mask_centres, device=device,
-                   exported=mask_exported)
+                   exported=mask_exported, workers=a.mask_workers)
     if a.step in ("all", "crops"):
         train_crops(a.crop_minutes, a.work, a.out, a.threads, batch=a.crop_batch, resume=not a.fresh,
                     peak_lr=a.crop_lr, style_shift=a.style_shift, device=device, exported=crops_exported,

@@ -1,4 +1,6 @@
 """The training code runs end to end on a handful of demo-deck samples (seconds; skipped without torch)."""
+import re
+
 import numpy as np
 import pytest
 
@@ -445,3 +447,40 @@ def test_crop_batches_made_by_worker_processes_feed_the_trainer(tmp_path):
     train_crops(0.04, tmp_path, out, threads=1, batch=4, workers=2)
     assert (tmp_path / "crops.pt").is_file()
     ort.InferenceSession(str(out / "cardface.onnx"))
+
+
+def test_mask_net_trains_on_batches_cut_by_worker_processes(tmp_path, capsys):
+    """The GPU path (``--mask-workers``): spawned workers cut the batches; the net trains with its
+    centre map, checkpoints and exports three maps."""
+    from models.train import train_mask
+    _, _, _, x = _tiny_scene_shard(tmp_path, seed=3)
+    out = tmp_path / "out"
+    out.mkdir()
+    train_mask(0.15, tmp_path, out, threads=1, batch=2, workers=1)
+    steps = re.search(r"mask net done after (\d+) steps", capsys.readouterr().out)
+    assert steps and int(steps.group(1)) > 0
+    assert (tmp_path / "mask.pt").is_file()
+    maps = ort.InferenceSession(str(out / "cardmask.onnx")).run(None, {"image": x[:1].astype(np.float32)})[0]
+    assert maps.shape[1] == 3
+
+
+def test_a_mask_window_batch_cuts_patches_and_maps_alike_and_keeps_each_cards_own_centre():
+    from models.data import centre_targets, mask_window_batch
+    rng = np.random.default_rng(5)
+    x = rng.integers(0, 256, (3, 3, 192, 320), dtype=np.uint8)
+    t = np.zeros((3, 2, 96, 160), np.uint8)
+    t[:, 0, 10:50, 20:90] = 255  # one interior, cut by most windows
+    t[:, 1, 5:55, 15:95] = 255
+    w = np.ones((3, 96, 160), np.uint8)
+    xb, tb, wb = mask_window_batch(rng, x, t, w, np.array([2, 0]), (128, 224), centres=True)
+    assert xb.dtype == np.uint8 and xb.shape == (2, 3, 128, 224)
+    assert tb.shape == (2, 3, 64, 112) and wb.shape == (2, 64, 112)
+    # find the window from the patch, and check the maps were cut at half its offset
+    hits = [(oy, ox) for oy in range(0, 65, 2) for ox in range(0, 97, 2)
+            if np.array_equal(x[2, :, oy:oy + 128, ox:ox + 224], xb[0])]
+    assert len(hits) == 1
+    oy, ox = hits[0]
+    rows, cols = slice(oy // 2, oy // 2 + 64), slice(ox // 2, ox // 2 + 112)
+    assert np.array_equal(tb[1, :2], t[0, :, rows, cols] / 255.0)
+    assert np.array_equal(tb[0, 2], centre_targets(t[2, 0])[rows, cols])  # the whole card's centre map
+    assert tb[0, 2].max() <= 1.0 and (tb[0, 2][tb[0, 0] == 0] == 0).all()

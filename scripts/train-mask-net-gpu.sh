@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# A mask-net round on a machine with a CUDA GPU and many cores: renderers write fresh scene shards
+# while the trainer, fed by worker processes that cut the batches and draw the centre maps, trains
+# the mask net on from the shipped one. Rendering is done on the CPU; the GPU would wait on one process.
+#
+#   scripts/train-mask-net-gpu.sh SHARED OUT [MINUTES] [PEAK_LR] [DEVICE] [BATCH]
+#
+# SHARED: the shared data folder (its cards.csv, cardart/, backgrounds/ and the foreign decks); OUT:
+# where the trained cardmask.onnx, the checkpoint and the logs go; MINUTES of training (default 6);
+# PEAK_LR (default 1e-3); DEVICE (default cuda); BATCH (default 128). Calibrate the result afterwards
+# (models/MODEL.md, "Retrain": the size first, then the threshold).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+shared=$1 out=$2 minutes=${3:-6} lr=${4:-1e-3} device=${5:-cuda} batch=${6:-128}
+PYTHON=${PYTHON:-python3}
+work=var/train-gpu-mask
+mkdir -p "$work/logs" "$out"
+out=$(cd "$out" && pwd)
+cores=$(nproc)
+# the trainer and its workers take a third of the cores; the rest render throughout, and for the first
+# seconds the workers' cores render too, so the trainer starts on many scenes
+workers=$(( cores / 3 > 2 ? cores / 3 - 1 : 1 ))
+steady=$(( cores - workers - 1 > 1 ? cores - workers - 1 : 1 ))
+pids=()
+stop_renderers() { for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done; wait 2>/dev/null || true; }
+trap stop_renderers EXIT
+render() {  # SEED SHARDS PER_SHARD: one renderer in the background, its log in $work/logs
+    "$PYTHON" -m models.train --step data --seed "$1" --shards "$2" --per-shard "$3" --threads 1 \
+        --work "$work" --out models --shared "$shared" >"$work/logs/render-$1.log" 2>&1 &
+    pids+=($!)
+}
+# seeds of this round: 1100 and up (training seeds, apart from the validation seeds 777, 778 and 999)
+for i in $(seq 0 $(( steady - 1 ))); do render $(( 1100 + i )) 1000 50; done
+for i in $(seq 0 $(( workers ))); do render $(( 1150 + i )) 4 50; done  # about 25 seconds each
+sleep 30
+"$PYTHON" -m models.train --step mask --from-exported --fresh --device "$device" --mask-minutes "$minutes" \
+    --mask-lr "$lr" --mask-batch "$batch" --mask-workers "$workers" --threads 2 --work "$work" --out "$out" \
+    2>&1 | tee "$out/train.log"
+cp "$work/mask.pt" "$out/"
+stop_renderers
+tail -n 2 "$work"/logs/*.log >"$out/render.log"
+shards=$(ls "$work"/scenes/*.npz | wc -l)
+echo "$shards scene shards of 50 scenes (100 patches)" | tee -a "$out/train.log"
