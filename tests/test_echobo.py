@@ -96,6 +96,8 @@ BAD = [
     (round_of("pine-crane", [bet("ann", "willow-swallow")]), "card 'willow-swallow' in bet 1 is not in the deck"),
     (round_of("pine-crane", [bet("ann", "plum-warblr")]), "unknown card 'plum-warblr' in bet 1"),
     (round_of("pine-crane", [bet("ann", "3")]), "bet 1 is on '3', text: a month is written as a number (3)"),
+    # a digit that is not a decimal one (a superscript) is no month: it is refused, not a crash
+    (round_of("pine-crane", [bet("ann", "\u00b2")]), "unknown card '\u00b2' in bet 1"),
     (round_of("pine-crane", [bet("ann", True)]), "bet 1 must be on a card id or a month number"),
     (round_of("pine-crane", [bet("ann", "pine-crane")]), "card 'pine-crane' is dealt more than once"),
     (round_of("pine-crane", [bet("ann", "plum-warbler"), bet("bob", "plum-warbler")]),

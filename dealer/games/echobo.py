@@ -77,7 +77,7 @@ def layout(setup: Mapping[str, Any]) -> list[ZoneSpec]:
 
 def _month_of_target(on: Any, where: str, house: Mapping[str, Any]) -> int:
     if isinstance(on, str):
-        if on.strip().isdigit():  # (the page's form sends text; a round's JSON says what it means)
+        if on.strip().isdecimal():  # (the page's form sends text; a round's JSON says what it means)
             raise RoundError(f"{where} is on {on!r}, text: a month is written as a number ({int(on)}), "
                              f"a card by its id")
         card = get_card(check_hanafuda_card(on, where))
