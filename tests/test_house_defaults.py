@@ -30,7 +30,8 @@ DEFAULTS = {
     "shoniban": {"card_points_table": "honbana", **TOPS_UP, **FAMILY_FEE, **NO_LIMITS},
     # §4.4 / §10 O1-O5: no multipliers, dealer max 5 cards, dealer bust 16, Goshita Gomai > 16, ties push
     "otoroku": {"teyaku_multipliers": False, "fee_model": "none", "fee_rate": 0.1, "dealer_max_cards": 5,
-                "dealer_bust_limit": 16, "goshita_vs_16": "goshita_higher", "deck": "hanafuda",
+                "dealer_bust_limit": 16, "dealer_bust_settlement": "pay_survivors",
+                "goshita_vs_16": "goshita_higher", "deck": "hanafuda",
                 "teyaku_tie": "push"},
     # §10 K1: the §5.2 3-card list; §6 the 48-card deck
     "kabu-tsukuri": {"ranking": "extended", "deck": "hanafuda"},

@@ -287,6 +287,8 @@ BAD = [
     # issue 2: an option is never silently ignored; a rate without the percent model would charge nothing
     (changed(house={"fee_rate": 0.2}), "house option 'fee_rate' needs fee_model 'percent'"),
     (changed(house={"tie_rule": "push"}), "unknown house option 'tie_rule' for otoroku"),
+    # §4.4 names the rule with its default alone: another way of settling a buta dealer is refused
+    (changed(house={"dealer_bust_settlement": "pay_all"}), "house option 'dealer_bust_settlement' cannot be 'pay_all'"),
 ]
 
 
@@ -381,3 +383,11 @@ def rules_rank(months: list[int], cards: list[str], role: str) -> int:
 def test_ranks_follow_the_comparison_key_of_the_rules(cards, role):
     months = [next(c.month for c in all_cards() if c.id == card) for card in cards]
     assert evaluate(cards, role, DEFAULTS).rank == rules_rank(months, cards, role)
+
+
+def test_a_buta_dealer_named_to_pay_the_bettors_still_in_settles_as_the_default():
+    round_ = hands_with(dealer=[10, 7])  # the dealer goes buta at 17
+    default = settle_round(round_)
+    assert default["house"]["dealer_bust_settlement"] == "pay_survivors"
+    named = settle_round(edited(round_, house={"dealer_bust_settlement": "pay_survivors"}))
+    assert named["net"] == default["net"] and default["net"]["dealer"] < 0

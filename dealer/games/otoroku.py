@@ -71,6 +71,10 @@ OPTIONS = (
     HouseOption("dealer_max_cards", 5, check=lambda v: _is_int(v) and 2 <= v <= 10,
                 doc="an integer 2 to 10"),
     HouseOption("dealer_bust_limit", 16, (16, 17)),
+    # RULES.md §4.4 names this house rule with its default alone: the one way it is settled, named so
+    # that a round saying otherwise is refused rather than settled as if it had not
+    HouseOption("dealer_bust_settlement", "pay_survivors", ("pay_survivors",),
+                doc="pay_survivors: a buta dealer pays 1 share to every bettor still in, not buta (§4.4, §10 O2)"),
     HouseOption("goshita_vs_16", "goshita_higher", ("goshita_higher", "sixteen_higher"),
                 doc="Goshita Gomai against the last bettor's 16 (§10 O3)"),
     HouseOption("deck", "hanafuda", ("hanafuda", "western"),
