@@ -33,8 +33,8 @@ DEFAULTS = {
                 "dealer_bust_limit": 16, "dealer_bust_settlement": "pay_survivors",
                 "goshita_vs_16": "goshita_higher", "deck": "hanafuda",
                 "teyaku_tie": "push"},
-    # §10 K1: the §5.2 3-card list; §6 the 48-card deck
-    "kabu-tsukuri": {"ranking": "extended", "deck": "hanafuda"},
+    # §10 K1: the §5.2 3-card list; §6 the 48-card deck; §10 K3 the dealer rotates counter-clockwise
+    "kabu-tsukuri": {"ranking": "extended", "deck": "hanafuda", "next_dealer": "rotate_ccw"},
     # issue 2: profit 5; §7.1 max 4 cards; §10 E1 fixed stake per card
     "echobo": {"profit": 5, "max_cards": 4, "bet_mode": "fixed_per_card", "bet_size": None, "bet_limit": None,
                "deck_count": 1},

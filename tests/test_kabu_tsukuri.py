@@ -167,12 +167,27 @@ BAD = [
     (with_(players=["ann"]), "player 'bob' is not in 'players'"),
     (with_(players=["ann", "bob", "bob"]), "player 'bob' is listed twice in 'players'"),
     (with_(players="ann"), "field 'players' must be a list of player names"),
+    (with_(dealer="zed"), "'dealer' must name one of the players (ann, bob), not 'zed'"),
+    (with_(dealer=["ann"]), "'dealer' must name one of the players (ann, bob), not ['ann']"),
+    (with_(house={"next_dealer": "winner"}), "house option 'next_dealer' cannot be 'winner'"),
 ]
 
 
 @pytest.mark.parametrize("round_, message", BAD, ids=[m for _, m in BAD])
 def test_bad_input(round_, message):
     assert_refused(round_, message)
+
+
+def test_the_next_dealer_sits_after_the_dealer_counter_clockwise_unless_the_house_says_clockwise():
+    # RULES.md §6: later dealers are a house rule; §10 K3: rotate counter-clockwise. 'rows' lists
+    # the players in the order they sit, counter-clockwise
+    round_ = round_of({"ann": [(1, 1, 7), (2, 2, 4), (3, 3, 4)], "bob": [(4, 4, 1), (6, 6, 5), (8, 8, 5)],
+                       "cat": [(9, 9, 1), (10, 10, 2), (11, 11, 3)]})
+    for dealer, ccw, cw in (("ann", "bob", "cat"), ("bob", "cat", "ann"), ("cat", "ann", "bob")):
+        assert settle_round(edited(round_, dealer=dealer))["next_dealer"] == ccw
+        assert settle_round(edited(round_, dealer=dealer, house={"next_dealer": "rotate_cw"}))["next_dealer"] == cw
+    assert settle_round(round_)["next_dealer"] is None  # no dealer named: none to rotate from
+    assert settle_round(edited(round_, dealer="bob"))["net"] == settle_round(round_)["net"]  # no money moves
 
 
 def test_players_naming_the_rows_players_is_accepted():

@@ -37,6 +37,10 @@ OPTIONS = (
                 doc="extended: §5.2 3-card yaku then ones digit (default); ones_digit: plain"),
     HouseOption("deck", "hanafuda", ("hanafuda", "western"),
                 doc="hanafuda: 48 cards, the month is the value; western: 52 cards less the kings, A=1 .. Q=12"),
+    # §6: later dealers are unattested, a house rule; §10 K3 its default
+    HouseOption("next_dealer", "rotate_ccw", ("rotate_ccw", "rotate_cw"),
+                doc="who deals the next hand: the player after the dealer counter-clockwise (the order the "
+                    "players sit in, as 'rows' lists them), or clockwise"),
 )
 # the western alternative (§1.2, §6): kings removed, jack 11 and queen 12 stand for November and December
 
@@ -112,17 +116,27 @@ def _hand_json(hand: KabuHand) -> dict:
             "label_ja": hand.label_ja()}
 
 
+def next_dealer(players: list[str], dealer: str, rule: str = "rotate_ccw") -> str:
+    """Who deals the next hand (house option ``next_dealer``): ``players`` in the order they sit,
+    counter-clockwise (the order of play)."""
+    step = 1 if rule == "rotate_ccw" else -1
+    return players[(players.index(dealer) + step) % len(players)]
+
+
 def settle(round_: Mapping[str, Any], house: Mapping[str, Any]) -> dict:
     if round_.get("bets") not in (None, []):
         raise RoundError("kabu-tsukuri takes the ante as 'bet' (every player antes it on each row), not 'bets'")
     rows = _read_rows(round_, house)
     ante = parse_amount(require(round_, "bet", (int, float), "a positive number"), "'bet' (the ante)")
     carry = round_.get("carry")
+    players = list(rows)
+    dealer = round_.get("dealer")
+    if dealer is not None and (not isinstance(dealer, str) or dealer not in rows):
+        raise RoundError(f"'dealer' must name one of the players ({', '.join(players)}), not {dealer!r}")
     carry_in = Fraction(0)
     if carry is not None and not (type(carry) in (int, float) and carry == 0):  # 0: nothing carried in
         carry_in = parse_amount(carry, "'carry' (the pot carried in)")
 
-    players = list(rows)
     net = {p: Fraction(0) for p in players}
     pot = carry_in
     winners: list[str] = []
@@ -152,6 +166,7 @@ def settle(round_: Mapping[str, Any], house: Mapping[str, Any]) -> dict:
         "carry": to_json_amount(carry_out),
         "carry_in": to_json_amount(carry_in),
         "rounds": rounds,
+        "next_dealer": None if dealer is None else next_dealer(players, dealer, house["next_dealer"]),
     }
     if (exact := exact_amounts(net)) is not None:
         out["net_exact"] = exact
@@ -160,7 +175,7 @@ def settle(round_: Mapping[str, Any], house: Mapping[str, Any]) -> dict:
 
 GAME = Game(
     name=NAME, title_en="Kabu-Tsukuri", title_ja="かぶ作り", options=OPTIONS, deck=deck,
-    layout=layout, settle=settle, fields=("players", "rows", "bet", "carry", "bets"),
+    layout=layout, settle=settle, fields=("players", "rows", "bet", "carry", "bets", "dealer"),
     notes=("values 1..12 by month; 11 and 12 count only in sums and runs (§10 K4)",
            "a draw for the strongest row carries the pot to the next row; after row 3, out as 'carry'",
            "with 10 cards dealt the spare card is dead and is not listed (§10 K2)"),
