@@ -142,12 +142,12 @@ def test_a_refitted_quad_is_taken_where_it_stays_near_its_own_and_not_where_it_m
 
 @pytest.mark.parametrize("card, off, in_doubt_as_found", [
     ("pine-crane", (12, 1, 0, 0), True), ("pine-crane", (0, 1, 0, 0.08), True),
-    ("cherry-curtain", (0, 1.15, 0, 0), False), ("wisteria-cuckoo", (0, 1, 0, 0.08), False),
+    ("cherry-curtain", (0, 1.15, 0, 0), True), ("wisteria-cuckoo", (0, 1, 0, 0.08), True),
     ("iris-bridge", (0, 0.88, 0, 0), False)])
 def test_a_card_found_in_a_quad_that_is_off_is_read_at_once_from_its_refitted_quad(card, off, in_doubt_as_found):
     # the mask net's quad (here given) turned by 12 degrees, 15% too large or small, or shifted: read
     # on the quad the quad net re-fits before the first reading, which lies on the card, and surely,
-    # with no second look (two of them are in doubt on the quad as found)
+    # with no second look (four of them are in doubt on the quad as found)
     frame, quad, found_off = card_with_quad_off(card, off)
     readings = {}
     for refit in (False, True):
