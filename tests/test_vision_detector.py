@@ -1,4 +1,6 @@
 """The shipped models on the project's own demo deck (no ../shared needed), and on the real photos."""
+import re
+
 import cv2
 import numpy as np
 import pytest
@@ -549,6 +551,26 @@ def test_settings_with_a_turned_view_level_that_is_no_probability_are_refused_by
     raw["turned_view_below"] = level
     (tmp_path / "vision.json").write_text(json.dumps(raw))
     with pytest.raises(ModelMissingError, match="unreadable.*(turned_view_below|often)"):
+        VisionSettings.load(tmp_path / "vision.json")
+
+
+@pytest.mark.parametrize("key, value, said", [
+    ("mask_stride", 0, "mask_stride must be a whole number of at least 1 (got 0)"),
+    ("input_multiple", 0, "input_multiple must be a whole number of at least 1"),
+    ("input_long_side", -448, "input_long_side must be a whole number of at least 1"),
+    ("threshold", 1.5, "threshold must be a probability"),
+    ("temperature", 0, "temperature must be above 0"),
+    ("shrink", 0, "shrink must be above 0 and at most 1"),
+    ("classes", ["pine-crane", "back"], "classes lack 'none'"),
+])
+def test_settings_out_of_range_are_refused_by_name(tmp_path, key, value, said):
+    # they divided by zero, or (a long side of 0) silently found no card
+    import json
+    from vision.detector import MODELS_DIR, ModelMissingError, VisionSettings
+    raw = json.loads((MODELS_DIR / "vision.json").read_text())
+    raw[key] = value
+    (tmp_path / "vision.json").write_text(json.dumps(raw))
+    with pytest.raises(ModelMissingError, match=re.escape(f"{tmp_path / 'vision.json'} are unreadable: {said}")):
         VisionSettings.load(tmp_path / "vision.json")
 
 

@@ -140,6 +140,19 @@ class VisionSettings:
     def __post_init__(self):
         if not 0.0 <= self.turned_view_below <= 1.0:
             raise ValueError(f"turned_view_below must be a probability, from 0 to 1 (got {self.turned_view_below})")
+        # a damaged file must be refused by name, not divide by zero or silently find no card
+        for name in ("input_long_side", "input_multiple", "mask_stride"):
+            if getattr(self, name) < 1:
+                raise ValueError(f"{name} must be a whole number of at least 1 (got {getattr(self, name)})")
+        if not 0.0 <= self.threshold <= 1.0:
+            raise ValueError(f"threshold must be a probability, from 0 to 1 (got {self.threshold})")
+        if not self.temperature > 0.0:
+            raise ValueError(f"temperature must be above 0 (got {self.temperature})")
+        if not 0.0 < self.shrink <= 1.0:
+            raise ValueError(f"shrink must be above 0 and at most 1 (got {self.shrink})")
+        missing = [c for c in ("back", "none") if c not in self.classes]
+        if missing:
+            raise ValueError(f"classes lack {', '.join(repr(c) for c in missing)}")
 
     @classmethod
     def load(cls, path: Path) -> "VisionSettings":
