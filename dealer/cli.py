@@ -48,6 +48,8 @@ def _reject_constant(name: str):
 
 def read_round(source: str) -> Any:
     name = "standard input" if source == "-" else source
+    if source == "-" and sys.stdin is None:  # started with it closed
+        raise BadInput("cannot read standard input: it is closed")
     try:
         # standard input read as bytes too: its text layer would let bytes that are not UTF-8 through
         # as stand-ins, and the error named the JSON instead

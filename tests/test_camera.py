@@ -117,6 +117,9 @@ def test_image_folder_errors(tmp_path):
         ImageFolderSource(tmp_path / "a.txt")
     with pytest.raises(CameraError, match="is a folder, not a video"):
         VideoFileSource(tmp_path)
+    # a device or a pipe exists: it was said not to (a webcam's node, given as a video)
+    with pytest.raises(CameraError, match=r"video file '/dev/null' is not a regular file \(a webcam is opened with --camera N\)"):
+        VideoFileSource("/dev/null")
     with pytest.raises(CameraError, match="holds no images"):
         ImageFolderSource(tmp_path)
     (tmp_path / "x.png").write_bytes(b"junk")

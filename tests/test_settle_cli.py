@@ -232,3 +232,11 @@ def test_a_result_that_cannot_be_written_is_one_line(monkeypatch, capsys):
     assert main(["settle", str(EXAMPLES / "atosaki.json")]) == 2
     assert "cannot write the result: No space left on device" in capsys.readouterr().err
 
+
+
+def test_stdin_closed_is_bad_input_in_one_line(monkeypatch, capsys):
+    # an "internal error" (status 1) before: sys.stdin is None when the process starts with it closed
+    import sys
+    monkeypatch.setattr(sys, "stdin", None)
+    assert main(["settle", "-"]) == 2
+    assert "cannot read standard input: it is closed" in capsys.readouterr().err

@@ -245,3 +245,36 @@ def test_bench_vision_quick_gives_way_to_the_counts_given(monkeypatch, capsys, a
     monkeypatch.setattr(vision.bench, "run_benchmark", lambda detector, **kw: seen.update(kw) or {})
     assert main(["bench-vision"] + argv) == 0
     assert (seen["scenes"], seen["frames"]) == (scenes, frames)
+
+
+def test_an_image_named_in_bytes_that_are_not_utf8_is_read_and_its_name_shown_escaped(two_card_image, tmp_path,
+                                                                                    capsys, monkeypatch):
+    # a strict UTF-8 output (a desktop locale) raised UnicodeEncodeError after the image was read
+    import io
+    import os
+    import sys
+    name = os.fsdecode(bytes(tmp_path) + b"/deck\xff.png")
+    os.link(two_card_image, name)
+    out = io.TextIOWrapper(io.BytesIO(), encoding="utf-8", errors="strict")
+    monkeypatch.setattr(sys, "stdout", out)
+    assert main(["recognise", name]) == 0
+    out.flush()
+    assert f"{tmp_path}/deck\\xff.png: 2 cards" in out.buffer.getvalue().decode("utf-8")
+
+
+def test_recognise_with_its_output_closed_says_so_in_one_line(two_card_image, capsys, monkeypatch):
+    # started with standard output closed, every line printed vanished (and flush raised)
+    import sys
+    monkeypatch.setattr(sys, "stdout", None)
+    assert main(["recognise", str(two_card_image)]) == 2
+    assert capsys.readouterr().err == "hanadealer recognise: cannot write the output: standard output is closed\n"
+
+
+def test_ctrl_c_during_a_command_stops_it_in_one_line(two_card_image, capsys, monkeypatch):
+    import vision.cli
+
+    def interrupted(_image):
+        raise KeyboardInterrupt
+    monkeypatch.setattr(vision.cli, "read_image", interrupted)
+    assert main(["recognise", str(two_card_image)]) == 130
+    assert capsys.readouterr().err == "hanadealer recognise: stopped (Ctrl-C)\n"

@@ -257,3 +257,21 @@ def test_a_source_that_gives_no_frame_is_refused_in_one_line_without_opencvs_own
                        capture_output=True, text=True, timeout=60)
     assert r.returncode == 2 and r.stderr.startswith("usage: hanadealer settle")
     assert "hanadealer settle: error: unrecognized arguments: --bogus" in r.stderr
+
+
+@pytest.mark.parametrize("host, url", [("127.0.0.1", "http://127.0.0.1:5000/"), ("::1", "http://[::1]:5000/"),
+                                       ("0.0.0.0", "http://0.0.0.0:5000/"), ("::", "http://[::]:5000/")])
+def test_the_page_address_printed_is_one_a_browser_takes(host, url):
+    from webui.cli import page_url
+    assert page_url(host, 5000) == url
+
+
+def test_a_second_ctrl_c_while_stopping_is_passed_over_and_the_stop_finishes():
+    import signal
+    from webui.cli import _interrupts_held
+    finished = []
+    with _interrupts_held():
+        os.kill(os.getpid(), signal.SIGINT)  # would raise KeyboardInterrupt here, mid-stop
+        finished.append(True)
+    assert finished == [True]
+    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler  # Ctrl-C works again after

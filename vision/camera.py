@@ -140,8 +140,11 @@ class VideoFileSource:
         self.path = Path(path)
         self.loop = loop
         if not self.path.is_file():
-            raise CameraError(f"video file {str(self.path)!r} " +
-                              ("is a folder, not a video" if self.path.is_dir() else "does not exist"))
+            raise CameraError(f"video file {str(self.path)!r} " + (
+                "is a folder, not a video" if self.path.is_dir() else
+                # a device or a pipe: a webcam's node is opened by its number (--camera N)
+                "is not a regular file (a webcam is opened with --camera N)" if self.path.exists() else
+                "does not exist"))
         with _quiet_opencv():  # (a file that is no video is said once, below, not by FFmpeg too)
             self._cap = cv2.VideoCapture(str(self.path))
             opened = self._cap.isOpened()

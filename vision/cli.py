@@ -108,7 +108,9 @@ def recognise(args) -> int:
             print(json.dumps({"image": path, "cards": [d.to_json() for d in detections], "ms": round(ms, 1)}),
                   flush=True)
         else:
-            print(f"{path}: {len(detections)} card{'s' if len(detections) != 1 else ''} ({ms:.0f} ms)")
+            # a name that is not UTF-8 (an old camera's) is shown with its odd bytes escaped, not a crash
+            shown = path.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
+            print(f"{shown}: {len(detections)} card{'s' if len(detections) != 1 else ''} ({ms:.0f} ms)")
             for d in detections:
                 flag = "  UNCERTAIN" if d.uncertain else ""
                 quad = " ".join(f"{x:.0f},{y:.0f}" for x, y in d.quad)

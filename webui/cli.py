@@ -6,8 +6,10 @@ app and its tests need no camera and no OpenCV window.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
+import signal
 import statistics
 import sys
 import tempfile
@@ -200,7 +202,7 @@ def serve(args: argparse.Namespace) -> int:
         print(f"hanadealer: resuming the open session of {open_game} (start a new one in Settings)",
               file=sys.stderr)
     live.start()
-    print(f"hanadealer: the dealer's page is at http://{args.host}:{server.server_port}/ "
+    print(f"hanadealer: the dealer's page is at {page_url(args.host, server.server_port)} "
           f"(ledger {data_dir / 'ledger.sqlite'}); Ctrl-C stops", file=sys.stderr)
     _stop_on_sigterm()
     try:
@@ -208,9 +210,31 @@ def serve(args: argparse.Namespace) -> int:
     except KeyboardInterrupt:
         pass
     finally:
-        server.server_close()
-        live.stop()
+        # a second Ctrl-C (or a signal sent to the whole process group) while stopping must not
+        # leave the camera open behind a traceback: the stop is finished first
+        with _interrupts_held():
+            server.server_close()
+            live.stop()
     return 0
+
+
+def page_url(host: str, port: int) -> str:
+    """The page's address as a browser takes it: an IPv6 address is bracketed."""
+    return f"http://[{host}]:{port}/" if ":" in host else f"http://{host}:{port}/"
+
+
+@contextlib.contextmanager
+def _interrupts_held():
+    """Ctrl-C and SIGTERM passed over while the block runs: the process is already stopping as asked."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = {sig: signal.signal(sig, lambda *_: None) for sig in (signal.SIGINT, signal.SIGTERM)}
+    try:
+        yield
+    finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
 
 
 def follow_demo_hand(seed: int, detector_kind: str = "model", every: int = 2, data_dir: Path | None = None) -> dict:
