@@ -730,3 +730,17 @@ def test_texts_and_pickers_follow_the_session(tmp_path):
         banner, message = (page.locator(x).bounding_box() for x in ("#banner", "#message"))
         assert message["y"] >= banner["y"] + banner["height"], (banner, message)
         assert errors == [], errors
+
+
+def test_the_settings_screen_says_when_the_camera_is_lost_and_when_it_is_back(tmp_path):
+    # only the table screen said it: zones could be drawn and saved on a picture no longer live
+    session = {"game": "batta-maki", "players": [{"name": "Aki"}, {"name": "Ben"}]}
+    with page_on_a_fake_table(tmp_path, session, {}) as (page, errors, service, live):
+        page.goto(page.url.rsplit("/", 1)[0] + "/settings")
+        page.wait_for_selector("#zone-image")
+        assert page.locator("#banner").is_hidden()
+        live.show({}, status={"camera": "lost", "error": "camera 0 unplugged"})
+        page.wait_for_selector("#banner:has-text('The camera is lost: camera 0 unplugged')", timeout=10000)
+        live.show({})
+        page.wait_for_selector("#banner", state="hidden", timeout=10000)
+        assert errors == [], errors

@@ -165,3 +165,27 @@ api("/api/zones").then((r) => {
   document.getElementById("zone-name").replaceChildren(...r.names.map((n) => el("option", {value: n.name}, n.label)));
   draw();
 });
+
+// --- the camera lost, or the server out of reach, is said here too: zones drawn on a picture that
+// is no longer live would be laid on the table as it was, not as it is ---
+function followBanner() {
+  const banner = document.getElementById("banner");
+  const source = new EventSource("/events");
+  let lost = false;
+  source.addEventListener("state", (ev) => {
+    const s = JSON.parse(ev.data);
+    if (lost && !s.banner) img.src = img.src.split("?")[0] + "?t=" + Date.now();  // live again: a fresh picture
+    lost = Boolean(s.banner);
+    banner.hidden = !s.banner;
+    banner.textContent = s.banner || "";
+    placeMessage();
+  });
+  source.onerror = () => {
+    lost = true;
+    banner.hidden = false;
+    banner.textContent = "Lost contact with the server: reconnecting…";
+    placeMessage();
+    if (source.readyState === EventSource.CLOSED) setTimeout(followBanner, 2000);
+  };
+}
+followBanner();
