@@ -278,3 +278,15 @@ def test_ctrl_c_during_a_command_stops_it_in_one_line(two_card_image, capsys, mo
     monkeypatch.setattr(vision.cli, "read_image", interrupted)
     assert main(["recognise", str(two_card_image)]) == 130
     assert capsys.readouterr().err == "hanadealer recognise: stopped (Ctrl-C)\n"
+
+
+def test_a_damaged_png_is_said_in_our_one_line_alone(two_card_image, tmp_path, capfd):
+    # libpng wrote "libpng error: ..." (and OpenCV its own line) to the process's standard error first
+    good = two_card_image.read_bytes()
+    (tmp_path / "cut.png").write_bytes(good[:200])  # the header whole, the picture cut short
+    (tmp_path / "sig.png").write_bytes(good[:8])    # the PNG signature alone
+    assert main(["recognise", str(tmp_path / "cut.png"), str(tmp_path / "sig.png")]) == 2
+    err = capfd.readouterr().err
+    assert err.splitlines() == [
+        f"hanadealer: recognise: {tmp_path / 'cut.png'}: not a readable image (corrupt or unsupported format)",
+        f"hanadealer: recognise: {tmp_path / 'sig.png'}: not a readable image (corrupt or unsupported format)"], err
