@@ -95,6 +95,22 @@ def test_missing_camera_is_a_clear_error():
         CameraSource(-1)
 
 
+@pytest.mark.parametrize("fixed_exposure", [True, False])
+def test_a_camera_that_opens_but_gives_no_picture_is_refused_and_the_demo_is_used(monkeypatch, fixed_exposure):
+    # it was taken, and the page showed a dead camera instead of the demo table
+    device = FakeDevice()
+
+    class Silent(FakeCapture):
+        def read(self):
+            return False, None
+    device.factory = lambda index: Silent(device)
+    with pytest.raises(CameraError, match="camera 0 opens but gives no picture"):
+        CameraSource(0, fixed_exposure=fixed_exposure, capture_factory=device.factory)
+    assert device.opens == 1
+    monkeypatch.setattr(camera.cv2, "VideoCapture", device.factory)
+    assert isinstance(open_source(), DemoTable)
+
+
 def test_image_folder_skips_a_corrupt_file_naming_it(tmp_path):
     cv2.imwrite(str(tmp_path / "a.png"), frame(10))
     (tmp_path / "b.jpg").write_bytes(b"this is not a jpeg")

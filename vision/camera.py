@@ -94,23 +94,28 @@ class CameraSource:
         cap.set(cv2.CAP_PROP_FRAME_WIDTH, self.width)
         cap.set(cv2.CAP_PROP_FRAME_HEIGHT, self.height)
         cap.set(cv2.CAP_PROP_BUFFERSIZE, 1)  # we want the newest frame, not a queue of old ones
-        if self.fixed_exposure:
-            self._fix_exposure(cap)
+        # a camera that opens but gives no picture (held by another program) was taken, and served
+        # as a dead camera instead of falling back to the demo
+        if not (self._fix_exposure(cap) if self.fixed_exposure else cap.read()[0]):
+            cap.release()
+            raise CameraError(f"{self.name} opens but gives no picture (is another program using it?)")
         self._cap = cap
 
-    def _fix_exposure(self, cap) -> None:
+    def _fix_exposure(self, cap) -> bool:
         """Let the camera's automatic exposure find the table's light, then hold it there, so
         the picture does not pump when a hand or a dark card enters. V4L2 reads 0.75 as automatic
-        and 0.25 as manual exposure; drivers that cannot do it ignore the request."""
+        and 0.25 as manual exposure; drivers that cannot do it ignore the request. False when the
+        camera gives no frame at all."""
         cap.set(cv2.CAP_PROP_AUTO_EXPOSURE, 0.75)
-        for _ in range(self.settle_frames):
+        for i in range(max(1, self.settle_frames)):
             if not cap.read()[0]:
-                return  # read() will report the problem
+                return i > 0  # read() will report a camera that stopped after its first frames
         exposure = cap.get(cv2.CAP_PROP_EXPOSURE)
         cap.set(cv2.CAP_PROP_AUTO_EXPOSURE, 0.25)
         if exposure and exposure > 0:
             cap.set(cv2.CAP_PROP_EXPOSURE, exposure)
         cap.set(cv2.CAP_PROP_AUTO_WB, 0)  # steady colours too: the classifier reads colour
+        return True
 
     def read(self) -> np.ndarray:
         if self._cap is None:
