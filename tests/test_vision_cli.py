@@ -202,6 +202,9 @@ def test_bench_vision_refuses_an_unknown_split(capsys):
     (["bench-vision", "--scenes", "-3"], "argument --scenes: -3 is out of range"),
     (["bench-vision", "--threads", "-1"], "argument --threads: -1 is out of range"),
     (["bench-western", "--cards", "0"], "argument --cards: 0 is out of range"),
+    # no values: nothing timed, or no split read, and the exit said it went well
+    (["bench-vision", "--cards"], "argument --cards: expected at least one argument"),
+    (["bench-vision", "--splits"], "argument --splits: expected at least one argument"),
     # both: nothing measured, and the exit said it went well
     (["bench-vision", "--no-accuracy", "--no-speed"], "argument --no-speed: not allowed with argument --no-accuracy"),
     (["bench-western", "--no-speed", "--no-accuracy"], "argument --no-accuracy: not allowed with argument --no-speed"),
