@@ -380,3 +380,23 @@ def test_a_body_that_is_no_json_gets_the_fault_named(app, body, said):
     r = d.c.post("/api/bets", data=body, content_type="application/json", headers={"X-CSRF-Token": d.token})
     error = r.get_json()["error"]
     assert r.status_code == 400 and said in error and "browser (or proxy)" not in error, error
+
+
+# --- a correction holds for the card the dealer tapped, not for the next card on its track ------
+
+def test_a_correction_lapses_when_another_card_is_read_on_its_track_and_holds_again_when_it_is_back(app, live):
+    # the tracker keeps a track for a card laid where another lay (swapped, put back): the dealer's
+    # tap replaced the new card, was never amber, and was settled and booked on a card not there
+    d = Dealer(app)
+    d.post("/api/session", SESSION)
+    d.post("/api/bets", {"player": "Aki", "on": "saki", "amount": 10})
+    live.show({"saki": SAKI, "ato": ATO})  # track 6 read in doubt as clover-boar
+    assert d.post("/api/correct", {"track_id": 6, "card": "susuki-moon"}).status_code == 200
+    ato = lambda: next(z for z in d.get("/api/state").get_json()["zones"] if z["name"] == "ato")["cards"]
+    assert [(c["card"], c["corrected"]) for c in ato()][2] == ("susuki-moon", True)
+    live.show({"saki": SAKI, "ato": ATO[:2] + [(6, "pine-chaff-1")]})  # another card, read surely
+    assert [(c["card"], c["corrected"], c["uncertain"]) for c in ato()][2] == ("pine-chaff-1", False, False)
+    pending = d.post("/api/settle").get_json()
+    assert pending["round"]["rows"]["ato"][2] == "pine-chaff-1", pending
+    live.show({"saki": SAKI, "ato": ATO})  # the tapped card back, read as before: the tap holds again
+    assert [(c["card"], c["corrected"]) for c in ato()][2] == ("susuki-moon", True)

@@ -569,12 +569,12 @@ class DealerService:
                     hint = f" (did you mean {', '.join(near)}?)" if near else ""
                     raise InputError(f"unknown card {card!r}{hint}")
                 s["corrections"][track] = card
-                if s["game"] == KAKEYA:
-                    # a card of the next trick may go on with this card's track (laid where it lay):
-                    # the tap holds for the card that was read so, not for whatever takes its place
-                    read = next((c.get("card") for c in zones.get(TRICK_ZONE, []) + list(unassigned)
-                                 if str(c.get("track_id")) == track), None)
-                    s.setdefault("corrected_readings", {})[track] = read
+                # a card laid where another lay (the next trick's, a card swapped or put back) may go
+                # on with its track: the tap holds for the card that was read so, not for whatever
+                # takes its place (_corrections_in_force)
+                read = next((c.get("card") for c in [c for cards in zones.values() for c in cards] + list(unassigned)
+                             if str(c.get("track_id")) == track), None)
+                s.setdefault("corrected_readings", {})[track] = read
             s["pending"] = None
             self._save()
             return {"track_id": track, "card": card}
@@ -815,7 +815,7 @@ class DealerService:
         snap = self._snapshot() if snapshot is None else snapshot
         if s["game"] == KAKEYA:  # settled on the tricks recorded, not on the table as it is now
             return self._build_kakeya(snap)
-        built = self.builder.build(snap, self._game(), s, s["bets"], s["corrections"])
+        built = self.builder.build(snap, self._game(), s, s["bets"], _corrections_in_force(snap, s))
         stale = _stale_table(snap)
         if stale:
             return replace(built, round=None, problems=(*built.problems, stale))
@@ -1124,6 +1124,18 @@ def not_settled(result: Mapping[str, Any]) -> str | None:
     return (f"the sets are tied{' again' if drawn else ''} and the house rule asks for a redraw: draw one "
             f"card onto each set and lay it at the end of its row, or press 'Deck ran out' if the deck "
             f"is empty" if step else "the sets are tied and the round waits for a redraw")
+
+
+def _corrections_in_force(snap: Mapping[str, Any] | None, s: Mapping[str, Any]) -> dict[str, str]:
+    """The dealer's corrections that still hold: one whose track the camera now reads as another card
+    than it read when the dealer tapped it (a card swapped, or put back in its place) is for a card no
+    longer there, and the card there is shown as read (amber where in doubt) until tapped again."""
+    readings = s.get("corrected_readings") or {}
+    zones, _, unassigned = table_zones(snap)
+    now = {str(c.get("track_id")): c.get("card") for c in [c for cards in zones.values() for c in cards]
+           + list(unassigned)}
+    return {t: card for t, card in s["corrections"].items()
+            if not (t in readings and t in now and now[t] != readings[t])}
 
 
 def banner(status: Mapping[str, Any]) -> str | None:
