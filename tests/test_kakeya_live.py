@@ -211,6 +211,12 @@ def test_the_last_trick_of_a_hand_left_on_the_table_is_not_the_first_of_the_next
     for _ in range(2):  # the page looks at the table again, the cards still there
         state = d.get("/api/state").get_json()
         assert state["tricks"]["count"] == 0, state["tricks"]["recorded"]
+    # ...and after Settings is saved for the next hand (its trump), which read it in as trick 1
+    dealers = app.extensions["hanadealer"]["service"].session["dealers"]
+    assert d.post("/api/session", dict(SESSION, trump="H", dealers=dealers)).status_code == 200
+    for _ in range(2):
+        state = d.get("/api/state").get_json()
+        assert state["tricks"]["count"] == 0, state["tricks"]["recorded"]
     # gathered, and the next hand's first trick is read
     live.show({"trick": []})
     d.get("/api/state")
@@ -257,6 +263,9 @@ def test_a_trick_undone_while_on_the_table_waits_for_the_dealers_tap(app, live):
     assert d.post("/api/tricks/undo").status_code == 200
     for _ in range(2):
         assert d.get("/api/state").get_json()["tricks"]["count"] == 0
+    # Settings saved meanwhile (no trick recorded, so it may be): the trick undone is not read again
+    assert d.post("/api/session", dict(SESSION, trump="H")).status_code == 200
+    assert d.get("/api/state").get_json()["tricks"]["count"] == 0
     assert d.post("/api/correct", {"track_id": 13, "card": "AD"}).status_code == 200
     state = d.get("/api/state").get_json()
     assert [t["cards"] for t in state["tricks"]["recorded"]] == [["QH", "3H", "AD", "5H"]]

@@ -228,7 +228,9 @@ def _guard_writes():
         return jsonify(error="cross-site request refused (origin null)"), 403
     token = request.headers.get("X-CSRF-Token") or request.form.get("csrf_token", "")
     expected = session.get("csrf")
-    if not expected or not hmac.compare_digest(str(token), expected):
+    # compared as bytes: a str with a character outside ASCII made compare_digest raise (a 500)
+    if not expected or not hmac.compare_digest(str(token).encode("utf-8", "surrogatepass"),
+                                               str(expected).encode("utf-8")):
         return jsonify(error="missing or wrong CSRF token: reload the page"), 403
     if request.endpoint in ("api.set_pin", "api.login", "api.logout"):
         return None

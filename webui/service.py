@@ -289,6 +289,12 @@ class DealerService:
                              f"them) before changing the session")
         if same and old.get("game") == KAKEYA and old.get("trick_warning"):
             new["trick_warning"] = old["trick_warning"]  # (a trick gathered unread is still to be entered)
+        if same and old.get("game") == KAKEYA:
+            # the last trick of the hand before, not yet gathered, and a trick just undone whose cards
+            # still lie as read, are not read into the hand again because Settings was saved
+            for key in ("previous_trick", "undone_trick"):
+                if old.get(key):
+                    new[key] = old[key]
         if same:
             # the round on the table goes on: the cards the dealer corrected or confirmed stay so (a
             # player added mid-round brought them back unsure), as do his Otoroku choice, among the
