@@ -303,11 +303,38 @@ def test_one_glitch_lowers_the_smoothed_confidence_a_little():
     assert card.face == "pine-crane" and card.confidence == pytest.approx(6 * 0.9 / 7, abs=1e-4)
 
 
-@pytest.mark.parametrize("flagged,uncertain", [(4, True), (3, False)])
+@pytest.mark.parametrize("flagged,uncertain", [(4, True), (3, True), (0, False)])
 def test_a_card_the_detector_doubts_in_most_frames_is_uncertain(flagged, uncertain):
     frames = [det("pine-crane", uncertain=i < flagged) for i in range(7)]
     (card,) = _after(frames)
     assert card.uncertain is uncertain
+
+
+def test_doubt_in_three_frames_of_seven_shows_and_one_doubtful_frame_among_sure_ones_does_not():
+    # counted by a majority, doubt in 3 frames of 7 was never shown
+    spread = [det("pine-crane", uncertain=i in (1, 3, 5)) for i in range(7)]
+    assert [c.uncertain for c in _after(spread)] == [True]
+    late = [det("pine-crane")] * 6 + [det("pine-crane", uncertain=True)]
+    assert [c.uncertain for c in _after(late)] == [False]
+    # doubt in the first reading, before there are others to weigh it, holds while that reading is
+    # in the window
+    first = [det("pine-crane", uncertain=True)] + [det("pine-crane")] * 6
+    assert [c.uncertain for c in _after(first)] == [True]
+
+
+def test_a_card_doubted_every_other_frame_stays_in_doubt_and_clears_once_its_window_is_sure():
+    # the flag followed the window: amber, green, amber on the page, settleable in the green frames
+    tracker = CardTracker()
+    shown = []
+    for i in range(12):
+        (card,) = tracker.update([det("pine-crane", conf=0.99, uncertain=i % 2 == 1)]) or (None,)
+        shown.append(None if card is None else card.uncertain)
+    assert shown[:2] == [None, None] and set(shown[2:]) == {True}
+    for _ in range(6):  # sure frames: the doubt holds while a doubtful reading is in the window
+        (card,) = tracker.update([det("pine-crane", conf=0.99)])
+        assert card.uncertain
+    (card,) = tracker.update([det("pine-crane", conf=0.99)])
+    assert not card.uncertain
 
 
 def test_four_readings_in_five_are_no_split_vote():

@@ -43,6 +43,7 @@ class _Track:
     confidence: float = 0.0  # smoothed confidence of the shown face
     card: str | None = None  # the card id shown (sticky: see _table_card)
     split: bool = False      # in doubt from a split vote, until every vote of the window agrees
+    doubted: bool = False    # in doubt from the detector's flag, until no vote of the window has it
 
     def centre(self) -> tuple[float, float]:
         return _centre(self.quad)
@@ -53,7 +54,8 @@ class CardTracker:
 
     def __init__(self, enter_frames: int = 3, leave_frames: int = 3, vote_window: int = 7,
                  match_distance: float = 0.5, uncertain_below: float = 0.6,
-                 split_share: float = 0.8, switch_margin: int = 2, duplicate_distance: float = 0.15):
+                 split_share: float = 0.8, switch_margin: int = 2, duplicate_distance: float = 0.15,
+                 doubt_share: float = 1 / 3):
         if enter_frames < 1 or leave_frames < 1:
             raise ValueError("enter_frames and leave_frames must be at least 1")
         if vote_window < enter_frames:
@@ -64,6 +66,7 @@ class CardTracker:
         self.match_distance = match_distance  # max centre distance, in card diagonals
         self.uncertain_below = uncertain_below
         self.split_share = split_share        # the winning face needs this share of the votes
+        self.doubt_share = doubt_share        # this share of its readings flagged puts a card in doubt
         self.switch_margin = max(1, switch_margin)
         self.duplicate_distance = duplicate_distance  # in card diagonals
         self._tracks: list[_Track] = []
@@ -133,6 +136,16 @@ class CardTracker:
             track.split = True
         elif all(v[0] == track.face for v in track.votes):
             track.split = False
+        # the detector's own doubt holds the same way: counted by a majority it flickered with the
+        # window (flagged every other frame: amber, green, amber) and doubt in 3 frames of 7 never
+        # showed. It starts at doubt_share of the readings so far (one doubtful frame among a
+        # window of sure ones is not enough) and ends once no reading in the window has it
+        flags = sum(1 for v in track.votes if v[0] == track.face and v[3])
+        same = sum(1 for v in track.votes if v[0] == track.face)
+        if flags and flags >= self.doubt_share * same:
+            track.doubted = True
+        elif flags == 0:
+            track.doubted = False
 
     def _table_card(self, track: _Track) -> TableCard:
         same = [v for v in track.votes if v[0] == track.face]
@@ -146,11 +159,10 @@ class CardTracker:
         else:
             track.card = None
         card = track.card
-        flagged = sum(1 for v in same if v[3]) * 2 > len(same)
         # a reading that was no probability at all (a model gone wrong) leaves the card in doubt while
         # it is in the window: outvoted by the sound frames, one or two such frames left it sure
         broken = any(v[4] for v in track.votes)
-        uncertain = (track.split or track.confidence < self.uncertain_below or flagged or broken)
+        uncertain = (track.split or track.confidence < self.uncertain_below or track.doubted or broken)
         return TableCard(track_id=track.track_id, card=card, face=track.face, quad=track.quad,
                          confidence=round(track.confidence, 4), uncertain=uncertain)
 
