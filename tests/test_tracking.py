@@ -348,3 +348,27 @@ def test_four_readings_in_five_are_no_split_vote():
     assert card.confidence == pytest.approx(4 * 0.95 / 5)
     cards = tracker.update([det("plum-warbler")])  # 3 in 5: split, in doubt
     assert cards[0].uncertain
+
+
+@pytest.mark.parametrize("face", ["back", "pine-chaff"])
+def test_a_camera_knock_keeps_each_card_on_its_own_track(face):
+    # a row of look-alike cards 65 px apart, the picture moved 45 px: matched nearest-first, each
+    # track took the card beside it, silently (no card was ever uncertain), with its correction
+    tracker = CardTracker()
+    row = lambda shift: [det(face, x=100 + 65 * k - shift) for k in range(3)]
+    for _ in range(5):
+        before = tracker.update(row(0))
+    ids = {c.quad[0][0] - 0: c.track_id for c in before}
+    for _ in range(6):
+        after = tracker.update(row(45))
+    assert {c.quad[0][0] + 45: c.track_id for c in after} == ids
+
+
+def test_one_card_slid_along_a_row_is_not_taken_for_a_camera_knock():
+    tracker = CardTracker()
+    cards = lambda x2: [det("back", x=100), det("back", x=165), det("back", x=x2)]
+    for _ in range(5):
+        before = {c.quad[0][0]: c.track_id for c in tracker.update(cards(230))}
+    for _ in range(6):
+        after = {c.quad[0][0]: c.track_id for c in tracker.update(cards(265))}
+    assert after[100] == before[100] and after[165] == before[165] and after[265] == before[230]

@@ -18,6 +18,8 @@ import math
 from collections import Counter, deque
 from dataclasses import dataclass, field
 
+import numpy as np
+
 from vision.types import Detection, TableCard
 
 
@@ -80,11 +82,28 @@ class CardTracker:
         """Greedy nearest-centre matching: the closest (track, detection) pair is taken first.
 
         Cards on a table are at least about half a card apart, so greedy by distance gives the same
-        answer as an optimal assignment in every case that matters, without scipy.
+        answer as an optimal assignment, without scipy, except when every card moved alike by more
+        than half the gap between them (a camera knocked): each track then took the card beside it,
+        and a face-down card or a chaff took its neighbour's track (and the dealer's correction)
+        without a word. Where tracks and detections are left unmatched the matching is done again
+        for the shift most cards share, and kept when it matches more.
         """
+        track_of = self._greedy(detections, (0.0, 0.0))
+        if len(track_of) < min(len(self._tracks), len(detections)):
+            shift = self._common_shift(detections)
+            if shift is not None:
+                shifted = self._greedy(detections, shift)
+                if len(shifted) > len(track_of):
+                    track_of = shifted
+        unmatched = [di for di in range(len(detections)) if di not in track_of]
+        return track_of, unmatched
+
+    def _greedy(self, detections: list[Detection], shift: tuple[float, float]) -> dict[int, int]:
+        """Detection index -> track index, each track's centre moved by ``shift`` first."""
         pairs = []
         for ti, track in enumerate(self._tracks):
             tx, ty = track.centre()
+            tx, ty = tx + shift[0], ty + shift[1]
             scale = _size(track.quad)
             for di, det in enumerate(detections):
                 dx, dy = _centre(det.quad)
@@ -99,8 +118,32 @@ class CardTracker:
                 continue
             used_tracks.add(ti)
             track_of[di] = ti
-        unmatched = [di for di in range(len(detections)) if di not in track_of]
-        return track_of, unmatched
+        return track_of
+
+    def _common_shift(self, detections: list[Detection]) -> tuple[float, float] | None:
+        """The move that brings the most tracks onto a detection (each within 0.15 of its diagonal),
+        among the moves from a track to a detection within the gate; None unless it brings at least
+        two, and more than staying put does."""
+        if len(self._tracks) < 2 or len(detections) < 2:
+            return None
+        tracks = np.array([t.centre() for t in self._tracks])
+        sizes = np.array([_size(t.quad) for t in self._tracks])
+        dets = np.array([_centre(d.quad) for d in detections])
+        moves = dets[None, :, :] - tracks[:, None, :]            # track x detection x 2
+        within = np.hypot(moves[..., 0], moves[..., 1]) <= self.match_distance * sizes[:, None]
+        candidates = np.unique(np.round(moves[within], 1), axis=0)
+        if len(candidates) == 0:
+            return None
+
+        moves = np.vstack([np.zeros((1, 2)), candidates])     # staying put first
+        # for each move, each track: is a detection within 0.15 of its diagonal once moved
+        gaps = dets[None, None, :, :] - (tracks[None, :, None, :] + moves[:, None, None, :])
+        near = np.hypot(gaps[..., 0], gaps[..., 1]).min(axis=2) <= 0.15 * sizes[None, :]
+        counts = near.sum(axis=1)
+        best = int(np.argmax(counts[1:])) + 1
+        if counts[best] < 2 or counts[best] <= counts[0]:
+            return None
+        return float(moves[best][0]), float(moves[best][1])
 
     # -- voting --------------------------------------------------------------------------------
     def _vote(self, track: _Track) -> None:
