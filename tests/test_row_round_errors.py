@@ -1,4 +1,5 @@
 """Bad round files for the row games: each is refused with one RoundError line naming the problem."""
+import re
 from fractions import Fraction
 
 import pytest
@@ -104,7 +105,8 @@ BAD = [
     ("deck_exhausted without redraw", dict(batta(), deck_exhausted=True),
      "field 'deck_exhausted' does not apply here: the tie rule is 'push', not 'redraw'"),
     ("negative carry", dict(batta(), game="atosaki", carry=-5), "'carry' .the pot carried in. must be a positive number"),
-    ("carry as text", dict(batta(), game="atosaki", carry="5"), "'carry' .the pot carried in. must be a positive number"),
+    ("carry as text that is no amount", dict(batta(), game="atosaki", carry="five"),
+     "'carry' .the pot carried in. must be a positive number, or its exact amount as text"),
 ]
 
 
@@ -145,3 +147,29 @@ def test_large_amounts_settle_to_exact_decimals():
     out = settle_round(r)
     assert out["net"] == {"a": 999999999999.5, "b": 0.25, "c": -999999999999.1234, "dealer": -0.6266}
     assert "net_exact" not in out
+
+
+TIED = {"saki": ["pine-crane", "plum-chaff-1", "cherry-curtain"], "ato": ["wisteria-cuckoo", "iris-bridge", "clover-boar"]}
+
+
+def test_a_pot_carried_that_a_json_number_cannot_hold_is_given_exactly_and_taken_back_so():
+    tied = batta(rows=TIED, house={"tie_rule": "carry_over"},
+                 bets=[bet(amount=12345678901.2345), bet(player="b", amount=0.000001)])
+    out = settle_round(tied)
+    assert out["carry"] == 24691357802.469 and out["carry_exact"] == "12345678901234501/500000"
+    won = settle_round(batta(carry=out["carry_exact"]))
+    assert Fraction(won["carry_in"]) != Fraction(out["carry_exact"])  # (the JSON number rounds it)
+    assert sum(Fraction(v) for v in won["net_exact"].values()) == Fraction(out["carry_exact"])
+    # a pot a number holds exactly needs no text
+    assert "carry_exact" not in settle_round(batta(rows=TIED, house={"tie_rule": "carry_over"}))
+
+
+@pytest.mark.parametrize("carry, message", [
+    ("ten", "'carry' (the pot carried in) must be a positive number, or its exact amount as text, not 'ten'"),
+    ("1/0", "must be a positive number, or its exact amount as text"),
+    ("-5", "a pot is above 0 and at most"),
+    ("1/3", "amounts are counted to 6 decimals"),
+])
+def test_a_pot_carried_as_text_that_is_no_amount_is_refused(carry, message):
+    with pytest.raises(RoundError, match=re.escape(message)):
+        settle_round(batta(carry=carry))

@@ -400,3 +400,25 @@ def test_a_correction_lapses_when_another_card_is_read_on_its_track_and_holds_ag
     assert pending["round"]["rows"]["ato"][2] == "pine-chaff-1", pending
     live.show({"saki": SAKI, "ato": ATO})  # the tapped card back, read as before: the tap holds again
     assert [(c["card"], c["corrected"]) for c in ato()][2] == ("susuki-moon", True)
+
+
+def test_a_pot_carried_that_a_json_number_cannot_hold_is_played_for_exactly(app, live):
+    # the pot was stored as a rounded float: 0.000002 chips went missing between the tie and the win
+    d = Dealer(app)
+    d.post("/api/session", dict(SESSION, house={"tie_rule": "carry_over"}))
+    d.post("/api/bets", {"player": "Aki", "on": "saki", "amount": 12345678901.2345})
+    d.post("/api/bets", {"player": "Ben", "on": "saki", "amount": 0.000001})
+    live.show({"saki": SAKI, "ato": [(4, "wisteria-cuckoo"), (5, "iris-bridge"), (6, "clover-boar")]})  # a tie
+    pending = d.post("/api/settle").get_json()
+    assert pending["result"]["carry_exact"] == "12345678901234501/500000"
+    assert d.post("/api/confirm", {"pending": pending["id"]}).status_code == 200
+    live.show({})
+    d.get("/api/state")
+    d.post("/api/bets", {"player": "Aki", "on": "saki", "amount": 1})
+    live.show({"saki": [(11, "pine-chaff-1"), (12, "plum-chaff-2"), (13, "cherry-chaff-2")],
+               "ato": [(14, "wisteria-chaff-1"), (15, "iris-chaff-1"), (16, "paulownia-chaff-1")]})  # Saki wins
+    pending = d.post("/api/settle").get_json()
+    assert pending["round"]["carry"] == "12345678901234501/500000"
+    assert d.post("/api/confirm", {"pending": pending["id"]}).status_code == 200
+    booked = sum((amount for _, _, amount in Ledger(app.config["LEDGER"]).iter_entries()), Fraction(0))
+    assert booked == 0  # every chip staked is paid out: none lost in the pot carried

@@ -314,7 +314,8 @@ def build_round_document(game: Game, setup: Mapping[str, Any], bets: list[dict],
         if setup.get("deck_exhausted"):
             doc["deck_exhausted"] = True
     if game.name in CARRY_GAMES and setup.get("carry"):
-        doc["carry"] = setup["carry"]
+        # exactly, where a JSON number could not hold the pot (the engine's carry_exact)
+        doc["carry"] = setup.get("carry_exact") or setup["carry"]
     return doc
 
 

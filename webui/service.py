@@ -19,7 +19,7 @@ from importlib import metadata
 from typing import Any, Callable, Mapping
 
 from dealer.cards import BACK, get_card, is_card, nearest_ids
-from dealer.games import (MAX_AMOUNT, RoundError, did_you_mean, get_game, parse_amount, settle_round,
+from dealer.games import (MAX_AMOUNT, RoundError, did_you_mean, get_game, parse_amount, parse_carried_pot, settle_round,
                           to_json_amount)
 from dealer.ledger import Ledger, LedgerError, SessionChanged, SessionUnreadable, SettlementGone
 from dealer.games.common import check_fee_rate_applies
@@ -253,13 +253,14 @@ class DealerService:
         carry = old.get("carry") or 0
         named = new.get("carry")  # (a carry of 0 given is no pot given either)
         if carry and not data.get("drop_carry"):
-            if named is not None and not (same and _exact(named) == _exact(carry)):
+            if named is not None and not (same and _exact(named) == _pot(old)):
                 # another pot named in its place replaced the one at stake without a word
                 raise InputError(f"the pot of {carry} carried over from the last tie is still to be played for in "
                                  f"{old['game']}: a new session cannot name another pot (carry {named}); start "
                                  f"it without 'carry' to keep the pot, or give the pot up (drop_carry)")
             if named is None and same:
                 new["carry"] = carry  # the pot of the last tie is played for in the next round
+                new["carry_exact"] = old.get("carry_exact")
             elif named is None:
                 raise InputError(f"the pot of {carry} carried over from the last tie is still to be played for in "
                                  f"{old['game']}: play a round of it first, or start {new['game']} giving the "
@@ -435,7 +436,7 @@ class DealerService:
                 raise InputError(f"{player} already bets on {side}: a player bets on one side only")
             # a tie carries every stake into the next round's pot, which must still be an amount the
             # engine takes: over MAX_AMOUNT it refused every later round of the session
-            carry = _exact(s["carry"]) if s.get("carry") else 0
+            carry = _pot(s)
             staked = amount + sum(_exact(b["amount"]) for b in s["bets"]) + carry
             if staked > MAX_AMOUNT:
                 raise InputError(f"the stakes on the table would come to {to_json_amount(staked)}, above the "
@@ -890,6 +891,8 @@ class DealerService:
             after["settled_gone"] = False  # (until the table is seen without them)
             if s["game"] in CARRY_GAMES:  # a tied round's pot goes to the next round
                 after["carry"] = pending["result"].get("carry", 0) or 0
+                # (and exactly, where a JSON number cannot hold the pot: the next round is played for it)
+                after["carry_exact"] = pending["result"].get("carry_exact") if after["carry"] else None
             if s["game"] == KAKEYA:  # a new hand: the losing pair deals (§8)
                 after.update(tricks=[], trick_warning=None, undone_trick=None,
                              previous_trick=list(s["tricks"][-1]["cards"]) if s["tricks"] else None,
@@ -1244,6 +1247,13 @@ def _stale_table(snap: Mapping[str, Any] | None) -> str | None:
     if status.get("table") == "stale":
         return "the table is not being read: the cards shown are those seen last; settle when it is read again"
     return None
+
+
+def _pot(s: Mapping[str, Any]) -> Fraction:
+    """The pot the session carries, exactly (``carry_exact`` where a JSON number could not hold it)."""
+    if not s.get("carry"):
+        return Fraction(0)
+    return parse_carried_pot(s.get("carry_exact") or s["carry"], "the carried pot")
 
 
 def _exact(amount: int | float) -> Fraction:

@@ -170,6 +170,23 @@ def parse_amount(value: Any, what: str) -> Fraction:
     return amount
 
 
+def parse_carried_pot(value: Any, what: str) -> Fraction:
+    """A pot carried in from a tied round: a positive number as ``parse_amount`` takes it, or, as the
+    engine gives it back in ``carry_exact``, the exact amount written as text ("49382715604938/2",
+    "24691357802.469002"), which a JSON number cannot always hold."""
+    if not isinstance(value, str):
+        return parse_amount(value, what)
+    try:
+        amount = Fraction(value.strip())
+    except (ValueError, ZeroDivisionError):
+        raise RoundError(f"{what} must be a positive number, or its exact amount as text, not {value!r}") from None
+    if amount <= 0 or amount > MAX_AMOUNT:
+        raise RoundError(f"{what} is {value!r}: a pot is above 0 and at most {MAX_AMOUNT}")
+    if round(amount, AMOUNT_DECIMALS) != amount:
+        raise RoundError(f"{what} is {value!r}: amounts are counted to {AMOUNT_DECIMALS} decimals")
+    return amount
+
+
 def to_json_amount(x: Fraction | int) -> int | float:
     x = Fraction(x)
     return int(x) if x.denominator == 1 else round(float(x), 6)

@@ -256,6 +256,8 @@ def result_json(name: str, house: Mapping[str, Any], *, rows_scores: Mapping[str
     if eq is not None:  # the pot games: what was carried in and what is carried out
         out["carry_in"] = to_json_amount(settlement.carry_in)
         out["carry"] = to_json_amount(settlement.carry)
+        if Fraction(str(out["carry"])) != settlement.carry:  # a pot a JSON number cannot hold exactly
+            out["carry_exact"] = str(settlement.carry)
     return out
 
 

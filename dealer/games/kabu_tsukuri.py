@@ -21,7 +21,8 @@ from fractions import Fraction
 from typing import Any, Mapping
 
 from dealer.cards import all_cards, get_card
-from dealer.games import Game, HouseOption, RoundError, ZoneSpec, exact_amounts, parse_amount, to_json_amount
+from dealer.games import (Game, HouseOption, RoundError, ZoneSpec, exact_amounts, parse_amount, parse_carried_pot,
+                          to_json_amount)
 from dealer.games.common import check_card, check_deck_usage, check_names, require
 from dealer.kabu import KabuHand, classify, ones_digit
 from dealer.western import all_western_cards, is_western_card, rank_value
@@ -135,7 +136,7 @@ def settle(round_: Mapping[str, Any], house: Mapping[str, Any]) -> dict:
         raise RoundError(f"'dealer' must name one of the players ({', '.join(players)}), not {dealer!r}")
     carry_in = Fraction(0)
     if carry is not None and not (type(carry) in (int, float) and carry == 0):  # 0: nothing carried in
-        carry_in = parse_amount(carry, "'carry' (the pot carried in)")
+        carry_in = parse_carried_pot(carry, "'carry' (the pot carried in)")
 
     net = {p: Fraction(0) for p in players}
     pot = carry_in
@@ -170,6 +171,8 @@ def settle(round_: Mapping[str, Any], house: Mapping[str, Any]) -> dict:
     }
     if (exact := exact_amounts(net)) is not None:
         out["net_exact"] = exact
+    if Fraction(str(out["carry"])) != carry_out:  # a pot a JSON number cannot hold exactly
+        out["carry_exact"] = str(carry_out)
     return out
 
 

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any, Iterable, Mapping
 
-from dealer.games import HouseOption, RoundError, ZoneSpec, parse_amount, to_json_amount
+from dealer.games import HouseOption, RoundError, ZoneSpec, parse_amount, parse_carried_pot, to_json_amount
 from dealer.games.common import Bet, amount_or_null, check_deck_usage, check_hanafuda_card, require
 
 DEALER = "dealer"
@@ -109,7 +109,7 @@ def parse_carry(round_: Mapping[str, Any]) -> Fraction:
     """The optional ``carry``: a pot carried in from a previous tied round (0 when absent)."""
     if "carry" not in round_ or round_["carry"] == 0 and not isinstance(round_["carry"], bool):
         return Fraction(0)
-    return parse_amount(round_["carry"], "'carry' (the pot carried in)")
+    return parse_carried_pot(round_["carry"], "'carry' (the pot carried in)")
 
 
 # --- settlement ------------------------------------------------------------------------------
