@@ -312,21 +312,11 @@ def train_mask(minutes: float, work: Path, out: Path, threads: int, batch: int =
 def _mask_batches_from_workers(folder: Path, batch: int, patch: tuple[int, int], centres: bool, workers: int,
                                start: float, minutes: float, pin: bool = False):
     """The mask batches of ``mask_window_batch`` (as tensors), made by ``workers`` processes
-    (models.mask_batches) from the scene shards in ``folder``, with the fraction of the time budget
+    (models.worker_batches) from the scene shards in ``folder``, with the fraction of the time budget
     spent, until the budget is spent."""
-    import torch
-
-    from models.mask_batches import ShardMaskBatches
-    deadline = start + minutes * 60
-    # spawned, not forked: OpenCV's threads in a forked copy of a process that has used them can hang
-    loader = torch.utils.data.DataLoader(ShardMaskBatches(folder, batch, patch, centres, deadline, int(start)),
-                                         batch_size=None, num_workers=workers, pin_memory=pin,
-                                         prefetch_factor=4, multiprocessing_context="spawn")
-    for xb, tb, wb in loader:
-        now = time.time()
-        # past the budget the batches in flight are let through unused (the workers stop on their own)
-        if now < deadline:
-            yield xb, tb, wb, min(1.0, (now - start) / (minutes * 60))
+    from models.worker_batches import ShardMaskBatches, batches_from_workers
+    dataset = ShardMaskBatches(folder, batch, patch, centres, start + minutes * 60, int(start))
+    return batches_from_workers(dataset, workers, start, minutes, pin)
 
 
 def grow_mask_head(model, opt, ckpt: Path) -> None:
@@ -445,22 +435,11 @@ def train_crops(minutes: float, work: Path, out: Path, threads: int, batch: int 
 def _crop_batches_from_workers(folder: Path, batch: int, style_shift: float, workers: int, start: float,
                                minutes: float, pin: bool = False):
     """The crop batches of ``crop_batch`` (crops, faces, orientations, as tensors), made by ``workers``
-    processes (models.crop_batches) from the training shards in ``folder``, with the fraction of the
+    processes (models.worker_batches) from the training shards in ``folder``, with the fraction of the
     time budget spent, until the budget is spent."""
-    import torch
-
-    from models.crop_batches import ShardCropBatches
-    deadline = start + minutes * 60
-    # spawned, not forked: OpenCV's threads in a forked copy of a process that has used them can hang
-    loader = torch.utils.data.DataLoader(ShardCropBatches(folder, batch, style_shift, deadline, int(start)),
-                                         batch_size=None, num_workers=workers, pin_memory=pin,
-                                         prefetch_factor=4, multiprocessing_context="spawn")
-    for xb, yb, ob in loader:
-        now = time.time()
-        # past the budget the batches still in flight are let through unused: the workers stop on
-        # their own at the deadline, and a loader dropped while they run aborts them noisily
-        if now < deadline:
-            yield xb, yb, ob, min(1.0, (now - start) / (minutes * 60))
+    from models.worker_batches import ShardCropBatches, batches_from_workers
+    dataset = ShardCropBatches(folder, batch, style_shift, start + minutes * 60, int(start))
+    return batches_from_workers(dataset, workers, start, minutes, pin)
 
 
 def crop_step(model, opt, xb, yb, ob, ce, ce_orient):
