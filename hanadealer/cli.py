@@ -57,12 +57,14 @@ def main(argv: list[str] | None = None) -> int:
     args, extra = parser.parse_known_args(argv)
     if extra:  # said with the command's usage (the top level's said nothing of what it takes)
         parser.commands[args.command].error(f"unrecognized arguments: {' '.join(extra)}")
-    if sys.stdout is None:  # started with its output closed: every line it printed would vanish
+    # started with its output closed, every line printed would vanish (serve writes only to stderr)
+    if sys.stdout is None and args.command != "serve":
         print(f"hanadealer {args.command}: cannot write the output: standard output is closed", file=sys.stderr)
         return 2
     try:
         status = int(args.func(args) or 0)
-        sys.stdout.flush()  # (here, so that a failed write is said below, not at the interpreter's exit)
+        if sys.stdout is not None:  # (here, so that a failed write is said below, not at the interpreter's exit)
+            sys.stdout.flush()
         return status
     except KeyboardInterrupt:
         # Ctrl-C: the command stops, in one line (130: stopped by SIGINT, as a shell says it)

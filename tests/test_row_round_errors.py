@@ -167,7 +167,9 @@ def test_a_pot_carried_that_a_json_number_cannot_hold_is_given_exactly_and_taken
 @pytest.mark.parametrize("carry, message", [
     ("ten", "'carry' (the pot carried in) must be a positive number, or its exact amount as text, not 'ten'"),
     ("1/0", "must be a positive number, or its exact amount as text"),
-    ("-5", "a pot is above 0 and at most"),
+    ("-5", "must be a positive number, or its exact amount as text"),
+    ("0/5", "a pot is above 0 and at most"),
+    ("1e100000000", "must be a positive number, or its exact amount as text"),  # (took Fraction minutes)
     ("1/3", "amounts are counted to 6 decimals"),
 ])
 def test_a_pot_carried_as_text_that_is_no_amount_is_refused(carry, message):

@@ -273,6 +273,14 @@ def test_recognise_with_its_output_closed_says_so_in_one_line(two_card_image, ca
     assert capsys.readouterr().err == "hanadealer recognise: cannot write the output: standard output is closed\n"
 
 
+def test_serve_with_its_output_closed_is_not_refused_for_it(capsys, monkeypatch):
+    # the page's server writes only to standard error
+    import sys
+    monkeypatch.setattr(sys, "stdout", None)
+    assert main(["serve", "--demo", "--game", "poker"]) == 2
+    assert capsys.readouterr().err.startswith("hanadealer: unknown game 'poker'")
+
+
 def test_ctrl_c_during_a_command_stops_it_in_one_line(two_card_image, capsys, monkeypatch):
     import vision.cli
 

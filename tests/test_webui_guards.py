@@ -400,6 +400,9 @@ def test_a_correction_lapses_when_another_card_is_read_on_its_track_and_holds_ag
     assert pending["round"]["rows"]["ato"][2] == "pine-chaff-1", pending
     live.show({"saki": SAKI, "ato": ATO})  # the tapped card back, read as before: the tap holds again
     assert [(c["card"], c["corrected"]) for c in ato()][2] == ("susuki-moon", True)
+    # ...and when the camera comes to read the card the dealer named, still in doubt: it holds too
+    live.show({"saki": SAKI, "ato": ATO[:2] + [(6, "susuki-moon", True)]})
+    assert [(c["card"], c["corrected"], c["uncertain"]) for c in ato()][2] == ("susuki-moon", True, False)
 
 
 def test_a_pot_carried_that_a_json_number_cannot_hold_is_played_for_exactly(app, live):
@@ -414,6 +417,9 @@ def test_a_pot_carried_that_a_json_number_cannot_hold_is_played_for_exactly(app,
     assert d.post("/api/confirm", {"pending": pending["id"]}).status_code == 200
     live.show({})
     d.get("/api/state")
+    # Settings saved naming the pot as the page shows it (a JSON number): the same pot, kept exactly
+    shown = d.get("/api/state").get_json()["session"]["carry"]
+    assert d.post("/api/session", dict(SESSION, house={"tie_rule": "carry_over"}, carry=shown)).status_code == 200
     d.post("/api/bets", {"player": "Aki", "on": "saki", "amount": 1})
     live.show({"saki": [(11, "pine-chaff-1"), (12, "plum-chaff-2"), (13, "cherry-chaff-2")],
                "ato": [(14, "wisteria-chaff-1"), (15, "iris-chaff-1"), (16, "paulownia-chaff-1")]})  # Saki wins

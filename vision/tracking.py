@@ -123,7 +123,9 @@ class CardTracker:
     def _common_shift(self, detections: list[Detection]) -> tuple[float, float] | None:
         """The move that brings the most tracks onto a detection (each within 0.15 of its diagonal),
         among the moves from a track to a detection within the gate; None unless it brings at least
-        two, and more than staying put does."""
+        two, more than staying put does, and staying put keeps fewer than half the tracks on a card
+        (a knock moves every card: one card hidden and another laid beside a row is no knock, though
+        the row moved by one card would fit all but one)."""
         if len(self._tracks) < 2 or len(detections) < 2:
             return None
         tracks = np.array([t.centre() for t in self._tracks])
@@ -141,7 +143,7 @@ class CardTracker:
         near = np.hypot(gaps[..., 0], gaps[..., 1]).min(axis=2) <= 0.15 * sizes[None, :]
         counts = near.sum(axis=1)
         best = int(np.argmax(counts[1:])) + 1
-        if counts[best] < 2 or counts[best] <= counts[0]:
+        if counts[best] < 2 or counts[best] <= counts[0] or counts[0] * 2 >= len(self._tracks):
             return None
         return float(moves[best][0]), float(moves[best][1])
 

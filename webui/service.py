@@ -253,15 +253,17 @@ class DealerService:
         carry = old.get("carry") or 0
         named = new.get("carry")  # (a carry of 0 given is no pot given either)
         if carry and not data.get("drop_carry"):
-            if named is not None and not (same and _exact(named) == _pot(old)):
+            # (the pot named again as the page shows it, a JSON number, is the same pot)
+            if named is not None and not (same and (_exact(named) == _pot(old) or named == carry)):
                 # another pot named in its place replaced the one at stake without a word
                 raise InputError(f"the pot of {carry} carried over from the last tie is still to be played for in "
                                  f"{old['game']}: a new session cannot name another pot (carry {named}); start "
                                  f"it without 'carry' to keep the pot, or give the pot up (drop_carry)")
-            if named is None and same:
-                new["carry"] = carry  # the pot of the last tie is played for in the next round
+            if same:
+                # the pot of the last tie is played for in the next round (named again or not), exactly
+                new["carry"] = carry
                 new["carry_exact"] = old.get("carry_exact")
-            elif named is None:
+            if named is None and not same:
                 raise InputError(f"the pot of {carry} carried over from the last tie is still to be played for in "
                                  f"{old['game']}: play a round of it first, or start {new['game']} giving the "
                                  f"pot up (drop_carry)")
@@ -1143,8 +1145,9 @@ def _corrections_in_force(snap: Mapping[str, Any] | None, s: Mapping[str, Any]) 
     zones, _, unassigned = table_zones(snap)
     now = {str(c.get("track_id")): c.get("card") for c in [c for cards in zones.values() for c in cards]
            + list(unassigned)}
+    # (the camera reading now the card the dealer named agrees with the tap: it holds)
     return {t: card for t, card in s["corrections"].items()
-            if not (t in readings and t in now and now[t] != readings[t])}
+            if not (t in readings and t in now and now[t] not in (readings[t], card))}
 
 
 def banner(status: Mapping[str, Any]) -> str | None:

@@ -9,6 +9,7 @@ from __future__ import annotations
 import difflib
 import importlib
 import math
+import re
 from collections import Counter
 from dataclasses import dataclass, field
 from fractions import Fraction
@@ -176,6 +177,9 @@ def parse_carried_pot(value: Any, what: str) -> Fraction:
     "24691357802.469002"), which a JSON number cannot always hold."""
     if not isinstance(value, str):
         return parse_amount(value, what)
+    # digits only, as carry_exact writes it: an exponent ("1e100000000") took Fraction minutes
+    if len(value) > 60 or not re.fullmatch(r"\s*[0-9]+(?:\.[0-9]+|/[0-9]+)?\s*", value):
+        raise RoundError(f"{what} must be a positive number, or its exact amount as text, not {value!r}")
     try:
         amount = Fraction(value.strip())
     except (ValueError, ZeroDivisionError):
