@@ -744,3 +744,19 @@ def test_the_settings_screen_says_when_the_camera_is_lost_and_when_it_is_back(tm
         live.show({})
         page.wait_for_selector("#banner", state="hidden", timeout=10000)
         assert errors == [], errors
+
+
+def test_kabu_tsukuri_dealer_is_named_in_settings_and_shown_with_the_house_rules(tmp_path):
+    # RULES.md §10 K3: later dealers are a house rule; the page had no way to say who deals
+    session = {"game": "kabu-tsukuri", "players": [{"name": "ann"}, {"name": "bob"}], "ante": 1, "dealer": "ann"}
+    with page_on_a_fake_table(tmp_path, session, {}) as (page, errors, service, _):
+        page.wait_for_selector("#house:has-text('dealer: ann')", timeout=10000)
+        assert "next_dealer: rotate_ccw" in page.inner_text("#house")
+        page.goto(page.url.rsplit("/", 1)[0] + "/settings")
+        assert page.input_value("#kabu-dealer") == "ann"
+        page.fill("#kabu-dealer", "bob")
+        page.click("button.primary.big")
+        page.wait_for_url("**/", timeout=10000)
+        page.wait_for_selector("#house:has-text('dealer: bob')", timeout=10000)
+        assert service.session["dealer"] == "bob"
+        assert errors == [], errors

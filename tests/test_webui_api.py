@@ -570,7 +570,7 @@ def test_documented_example_played_on_the_table_records_its_documented_result(li
     if game_name == "otoroku":
         players, extra = doc["seats"], {"seats": doc["seats"], "share": doc["share"]}
     elif game_name == "kabu-tsukuri":
-        players, extra = list(doc["rows"]), {"ante": doc["bet"], "carry": doc.get("carry", 0)}
+        players, extra = list(doc["rows"]), {"ante": doc["bet"], "carry": doc.get("carry", 0), "dealer": doc["dealer"]}
     else:
         players, extra = list(dict.fromkeys(b["player"] for b in doc["bets"])), {}
     app = create_app({"LIVE": live, "LEDGER": str(ledger_path), "PIN": PIN, "TESTING": True})
@@ -597,6 +597,15 @@ def test_documented_example_played_on_the_table_records_its_documented_result(li
     assert pending["result"]["net"] == expected["net"]
     assert d.post("/api/confirm", {"pending": pending["id"]}).status_code == 200
     assert Ledger(ledger_path).rounds()[0].result["net"] == expected["net"]
+    if game_name == "kabu-tsukuri":  # the dealer named in Settings; the next one deals the next hand
+        assert pending["result"]["next_dealer"] == expected["next_dealer"]
+        assert d.get("/api/state").get_json()["session"]["dealer"] == expected["next_dealer"]
+
+
+def test_a_kabu_tsukuri_dealer_who_is_no_player_is_refused(app):
+    r = Dealer(app).post("/api/session", {"game": "kabu-tsukuri", "players": [{"name": "Aki"}, {"name": "Ben"}],
+                                          "dealer": "Zed"})
+    assert r.status_code == 400 and "the dealer must be one of the players (Aki, Ben), not 'Zed'" in r.get_json()["error"]
 
 
 @pytest.mark.parametrize("house, bets, message", [

@@ -296,6 +296,8 @@ def build_round_document(game: Game, setup: Mapping[str, Any], bets: list[dict],
             rows.setdefault(owner, []).append(ids[z.name])
         doc["rows"] = rows
         doc["bet"] = setup.get("ante", 1)
+        if setup.get("dealer") in rows:  # (who deals next is the engine's to say)
+            doc["dealer"] = setup["dealer"]
     elif game.name == "echobo":
         dealer = [z for z in zones if z.name == "dealer"] or list(zones[:1])
         cards = ids[dealer[0].name] if dealer else []

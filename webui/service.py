@@ -217,6 +217,11 @@ class DealerService:
             session["share"] = self._amount(data.get("share", 1), "the share")
         if game.name == "kabu-tsukuri":
             session["ante"] = self._amount(data.get("ante", 1), "the ante")
+            dealer = data.get("dealer")
+            if dealer not in (None, ""):  # who deals: the next dealer follows the house rule next_dealer
+                if not isinstance(dealer, str) or dealer not in names:
+                    raise InputError(f"the dealer must be one of the players ({', '.join(names)}), not {dealer!r}")
+                session["dealer"] = dealer
         if game.name == KAKEYA:
             session.update(self._check_kakeya(data, names))
         if data.get("carry") is not None and (isinstance(data["carry"], bool) or data["carry"] != 0):
@@ -895,6 +900,8 @@ class DealerService:
                 after["carry"] = pending["result"].get("carry", 0) or 0
                 # (and exactly, where a JSON number cannot hold the pot: the next round is played for it)
                 after["carry_exact"] = pending["result"].get("carry_exact") if after["carry"] else None
+            if s["game"] == "kabu-tsukuri" and pending["result"].get("next_dealer"):
+                after["dealer"] = pending["result"]["next_dealer"]  # (house rule next_dealer)
             if s["game"] == KAKEYA:  # a new hand: the losing pair deals (§8)
                 after.update(tricks=[], trick_warning=None, undone_trick=None,
                              previous_trick=list(s["tricks"][-1]["cards"]) if s["tricks"] else None,
@@ -975,7 +982,8 @@ class DealerService:
                            "bets": s["bets"], "limits": s.get("limits") or {},
                            "targets": _target_labels(game, s), "no_bets": NO_BETS.get(game.name),
                            "seats": s.get("seats"), "chosen": s.get("chosen"),
-                           "card_kind": game.card_kind, "carry": s.get("carry") or 0}
+                           "card_kind": game.card_kind, "carry": s.get("carry") or 0,
+                           "dealer": s.get("dealer")}
         try:
             built = self.build(snap)
         except RoundError as exc:
@@ -1062,7 +1070,7 @@ def only_fields(data: Any, known: tuple[str, ...], what: str) -> None:
 
 # what a session given to start_session holds: these for every game, and each game's own
 SESSION_FIELDS = ("game", "house", "players", "limits", "carry", "drop_carry")
-GAME_SESSION_FIELDS = {"otoroku": ("seats", "share"), "kabu-tsukuri": ("ante",), KAKEYA: ("trump", "dealers")}
+GAME_SESSION_FIELDS = {"otoroku": ("seats", "share"), "kabu-tsukuri": ("ante", "dealer"), KAKEYA: ("trump", "dealers")}
 
 
 def _check_session_fields(game: str, data: Mapping[str, Any]) -> None:

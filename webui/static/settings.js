@@ -79,6 +79,10 @@ document.getElementById("session-form").addEventListener("submit", async (ev) =>
     if (exactAmount(raw) === null) { showMessage(tooPrecise(raw), true); return; }
     body[stake] = Number(raw);
   }
+  if (gameSelect.value === "kabu-tsukuri") {
+    const dealer = document.getElementById("kabu-dealer").value.trim();
+    if (dealer) body.dealer = dealer;
+  }
   if (gameSelect.value === "kakeya-toranpu") {
     // players in the order of play; partners sit opposite, so the dealers are e.g. the 2nd and 4th
     const dealers = document.getElementById("dealers").value.split(",").map((x) => x.trim()).filter(Boolean);
@@ -110,6 +114,7 @@ if (SESSION && SESSION.share !== undefined) document.getElementById("share").val
 if (SESSION && SESSION.ante !== undefined) document.getElementById("ante").value = SESSION.ante;
 if (SESSION && SESSION.dealers) document.getElementById("dealers").value = SESSION.dealers.join(", ");
 if (SESSION && SESSION.trump) document.getElementById("trump").value = SESSION.trump;
+if (SESSION && SESSION.dealer) document.getElementById("kabu-dealer").value = SESSION.dealer;
 if (SESSION && SESSION.limits) {
   if (SESSION.limits.min_bet !== undefined) document.getElementById("min-bet").value = SESSION.limits.min_bet;
   if (SESSION.limits.max_bet !== undefined) document.getElementById("max-bet").value = SESSION.limits.max_bet;

@@ -25,7 +25,8 @@ function render(s) {
   placeMessage();  // (a message shown before the banner came up moves below it)
   const sess = s.session;
   document.getElementById("game-title").textContent = sess ? `${sess.title_en} ${sess.title_ja}` : "No session yet: open Settings";
-  document.getElementById("house").textContent = sess ? Object.entries(sess.house).map(([k, v]) => `${k}: ${v === null ? "none" : v}`).join(" · ") : "";
+  document.getElementById("house").textContent = sess ? Object.entries(sess.house).map(([k, v]) => `${k}: ${v === null ? "none" : v}`)
+    .concat(sess.dealer ? [`dealer: ${sess.dealer}`] : []).join(" · ") : "";
   renderZones(s);
   renderWinner(s);
   const probs = document.getElementById("problems");
