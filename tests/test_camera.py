@@ -344,3 +344,15 @@ def test_a_grabber_stopped_in_a_hung_read_is_not_started_beside_it():
         time.sleep(0.01)
     grabber.start()  # the read returned: it starts again, one thread
     grabber.stop()
+
+
+def test_a_damaged_image_in_a_folder_is_said_skipped_in_our_words_alone(tmp_path, capfd):
+    # libpng wrote its own line at start-up and again when the capture thread came to the file
+    cv2.imwrite(str(tmp_path / "b.png"), np.random.default_rng(0).integers(0, 256, (48, 64, 3), dtype=np.uint8))
+    (tmp_path / "a.png").write_bytes((tmp_path / "b.png").read_bytes()[:-20])  # a PNG cut short
+    source = ImageFolderSource(tmp_path, realtime=False)
+    with pytest.raises(FrameSkipped, match="image 'a.png' cannot be decoded"):
+        source.read()
+    assert source.read().shape == (48, 64, 3)
+    err = capfd.readouterr().err
+    assert "libpng" not in err and "ERROR" not in err, err

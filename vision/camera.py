@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import contextlib
 import logging
+import os
+import sys
 import threading
 import time
 from dataclasses import dataclass
@@ -211,8 +213,16 @@ class ImageFolderSource:
             raise CameraError(f"image folder {str(self.directory)!r} holds no images "
                               f"({', '.join(IMAGE_SUFFIXES)})")
         # one image that decodes, or the page was served on a folder that could never give a frame
+        # (those found damaged before it are not decoded again in the capture thread, where libpng
+        # would say so once more in its own words: they are said skipped, in ours, when their turn comes)
+        self._found_bad: set[Path] = set()
+        readable = False
         with _quiet_opencv():
-            readable = any(_decodes(p) for p in self.files)
+            for p in self.files:
+                if _decodes(p):
+                    readable = True
+                    break
+                self._found_bad.add(p)
         if not readable:
             raise CameraError(f"no image in {str(self.directory)!r} can be read ({len(self.files)} file(s), "
                               f"each corrupt or not an image)")
@@ -234,7 +244,7 @@ class ImageFolderSource:
             self._pos += 1
             if path in self._bad:
                 continue
-            frame = cv2.imread(str(path), cv2.IMREAD_COLOR)
+            frame = None if path in self._found_bad else cv2.imread(str(path), cv2.IMREAD_COLOR)
             if frame is None or frame.size == 0:
                 self._bad.add(path)
                 raise FrameSkipped(f"image {path.name!r} cannot be decoded (corrupt or not an image); skipped")
@@ -244,8 +254,32 @@ class ImageFolderSource:
         pass
 
 
+@contextlib.contextmanager
+def stderr_silenced():
+    """The process's standard error (the file, not sys.stderr: C libraries write to it) sent to the
+    void for the block, on the main thread only (a server's other threads may have something to say)."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    try:
+        sys.stderr.flush()
+        saved = os.dup(2)
+    except (OSError, ValueError, AttributeError):  # no standard error to put back
+        yield
+        return
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, 2)
+        os.close(devnull)
+        yield
+    finally:
+        os.dup2(saved, 2)
+        os.close(saved)
+
+
 def _decodes(path: Path) -> bool:
-    frame = cv2.imread(str(path), cv2.IMREAD_COLOR)
+    with stderr_silenced():  # (libpng's own line about a damaged file: ours names it)
+        frame = cv2.imread(str(path), cv2.IMREAD_COLOR)
     return frame is not None and frame.size > 0
 
 

@@ -2,11 +2,8 @@
 from __future__ import annotations
 
 import argparse
-import contextlib
 import json
-import os
 import sys
-import threading
 import time
 from pathlib import Path
 
@@ -67,32 +64,11 @@ def _detector(args):
         return None
 
 
-@contextlib.contextmanager
-def _stderr_silenced():
-    """The process's standard error (the file, not sys.stderr: C libraries write to it) sent to the
-    void for the block, on the main thread only (a server's other threads may have something to say)."""
-    if threading.current_thread() is not threading.main_thread():
-        yield
-        return
-    try:
-        sys.stderr.flush()
-        saved = os.dup(2)
-    except (OSError, ValueError, AttributeError):  # no standard error to put back
-        yield
-        return
-    try:
-        devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, 2)
-        os.close(devnull)
-        yield
-    finally:
-        os.dup2(saved, 2)
-        os.close(saved)
-
-
 def read_image(path: str) -> np.ndarray:
     """Decode an image file; ValueError with a clear reason when it cannot be."""
     import cv2
+
+    from vision.camera import stderr_silenced
     p = Path(path)
     if not p.exists():
         raise ValueError(f"{path}: no such file")
@@ -102,7 +78,7 @@ def read_image(path: str) -> np.ndarray:
     if data.size == 0:
         raise ValueError(f"{path}: the file is empty")
     try:
-        with _stderr_silenced():  # libpng says "libpng error: ..." itself, before our one line
+        with stderr_silenced():  # libpng says "libpng error: ..." itself, before our one line
             image = cv2.imdecode(data, cv2.IMREAD_COLOR)
     except cv2.error:  # e.g. a header claiming more pixels than OpenCV decodes (2^30)
         image = None
