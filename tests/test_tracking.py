@@ -350,18 +350,31 @@ def test_four_readings_in_five_are_no_split_vote():
     assert cards[0].uncertain
 
 
-@pytest.mark.parametrize("face", ["back", "pine-chaff"])
-def test_a_camera_knock_keeps_each_card_on_its_own_track(face):
+@pytest.mark.parametrize("face, knock", [("back", 45), ("pine-chaff", 45), ("back", 50), ("back", 55)])
+def test_a_camera_knock_keeps_each_card_on_its_own_track(face, knock):
     # a row of look-alike cards 65 px apart, the picture moved 45 px: matched nearest-first, each
-    # track took the card beside it, silently (no card was ever uncertain), with its correction
+    # track took the card beside it, silently (no card was ever uncertain), with its correction; moved
+    # nearly a card's gap (50, 55 px), staying put seemed to keep all cards but one on a track
     tracker = CardTracker()
     row = lambda shift: [det(face, x=100 + 65 * k - shift) for k in range(3)]
     for _ in range(5):
         before = tracker.update(row(0))
     ids = {c.quad[0][0] - 0: c.track_id for c in before}
     for _ in range(6):
-        after = tracker.update(row(45))
-    assert {c.quad[0][0] + 45: c.track_id for c in after} == ids
+        after = tracker.update(row(knock))
+    assert {c.quad[0][0] + knock: c.track_id for c in after} == ids
+
+
+def test_a_camera_knock_as_cards_leave_the_table_keeps_the_others_on_their_tracks():
+    # two Kabu-Tsukuri rows of three; the picture moves 52 px as two cards are picked up
+    tracker = CardTracker()
+    grid = [(100 + 65 * k, 100 + 120 * r) for r in range(2) for k in range(3)]
+    for _ in range(5):
+        before = {c.quad[0]: c.track_id for c in tracker.update([det("back", x=x, y=y) for x, y in grid])}
+    kept = grid[:2] + grid[3:5]
+    for _ in range(6):
+        after = {c.quad[0]: c.track_id for c in tracker.update([det("back", x=x - 52, y=y) for x, y in kept])}
+    assert {(x + 52, y): t for (x, y), t in after.items()} == {p: before[p] for p in kept}
 
 
 def test_one_card_slid_away_along_a_row_is_not_taken_for_a_camera_knock():

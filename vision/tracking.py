@@ -123,9 +123,10 @@ class CardTracker:
     def _common_shift(self, detections: list[Detection]) -> tuple[float, float] | None:
         """The move that brings the most tracks onto a detection (each within 0.15 of its diagonal),
         among the moves from a track to a detection within the gate; None unless it brings at least
-        two, more than staying put does, and staying put keeps fewer than half the tracks on a card
-        (a knock moves every card: one card hidden and another laid beside a row is no knock, though
-        the row moved by one card would fit all but one)."""
+        two, more than staying put does, and, where staying put also leaves tracks on cards, brings
+        them closer (a knocked row lies exactly where the move puts it, while the cards that did not
+        move lie exactly where they were: one card hidden and another laid beside a row is no knock,
+        though the row moved by one card fits all but one, each a little off its neighbour)."""
         if len(self._tracks) < 2 or len(detections) < 2:
             return None
         tracks = np.array([t.centre() for t in self._tracks])
@@ -138,12 +139,16 @@ class CardTracker:
             return None
 
         moves = np.vstack([np.zeros((1, 2)), candidates])     # staying put first
-        # for each move, each track: is a detection within 0.15 of its diagonal once moved
+        # for each move, each track: how far the nearest detection lies once moved, in diagonals
         gaps = dets[None, None, :, :] - (tracks[None, :, None, :] + moves[:, None, None, :])
-        near = np.hypot(gaps[..., 0], gaps[..., 1]).min(axis=2) <= 0.15 * sizes[None, :]
+        off = np.hypot(gaps[..., 0], gaps[..., 1]).min(axis=2) / sizes[None, :]
+        near = off <= 0.15
         counts = near.sum(axis=1)
+        misfit = (off * near).sum(axis=1) / np.maximum(counts, 1)  # how far off the tracks it fits lie
         best = int(np.argmax(counts[1:])) + 1
-        if counts[best] < 2 or counts[best] <= counts[0] or counts[0] * 2 >= len(self._tracks):
+        if counts[best] < 2 or counts[best] <= counts[0]:
+            return None
+        if counts[0] and misfit[best] * 2 > misfit[0]:
             return None
         return float(moves[best][0]), float(moves[best][1])
 
