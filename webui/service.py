@@ -586,8 +586,7 @@ class DealerService:
                 # a card laid where another lay (the next trick's, a card swapped or put back) may go
                 # on with its track: the tap holds for the card that was read so, not for whatever
                 # takes its place (_corrections_in_force)
-                read = next((c.get("card") for c in [c for cards in zones.values() for c in cards] + list(unassigned)
-                             if str(c.get("track_id")) == track), None)
+                read = next((c.get("card") for c in _cards_seen(snap) if str(c.get("track_id")) == track), None)
                 s.setdefault("corrected_readings", {})[track] = read
             s["pending"] = None
             self._save()
@@ -622,12 +621,9 @@ class DealerService:
         """The trick zone's cards as the page shows them, the dealer's corrections applied."""
         zones, _, _ = table_zones(snap)
         out = []
-        readings = s.get("corrected_readings") or {}
+        fixes = _corrections_in_force(snap, s)  # (not for another card now on the tapped card's track)
         for pos, c in enumerate(zones.get(TRICK_ZONE, []), start=1):
-            track = str(c.get("track_id"))
-            fix = s["corrections"].get(track)
-            if fix and track in readings and readings[track] != c.get("card"):
-                fix = None  # another card now on the tapped card's track
+            fix = fixes.get(str(c.get("track_id")))
             out.append({"track_id": c.get("track_id"), "card": fix or c.get("card"), "face": c.get("face"),
                         "recognised": c.get("card"), "confidence": c.get("confidence"),
                         "uncertain": bool(c.get("uncertain")) and not fix, "corrected": bool(fix),
@@ -1145,14 +1141,18 @@ def not_settled(result: Mapping[str, Any]) -> str | None:
             f"is empty" if step else "the sets are tied and the round waits for a redraw")
 
 
+def _cards_seen(snap: Mapping[str, Any] | None) -> list[dict]:
+    """Every card the live table shows, in a zone or outside every zone."""
+    zones, _, unassigned = table_zones(snap)
+    return [c for cards in zones.values() for c in cards] + list(unassigned)
+
+
 def _corrections_in_force(snap: Mapping[str, Any] | None, s: Mapping[str, Any]) -> dict[str, str]:
     """The dealer's corrections that still hold: one whose track the camera now reads as another card
     than it read when the dealer tapped it (a card swapped, or put back in its place) is for a card no
     longer there, and the card there is shown as read (amber where in doubt) until tapped again."""
     readings = s.get("corrected_readings") or {}
-    zones, _, unassigned = table_zones(snap)
-    now = {str(c.get("track_id")): c.get("card") for c in [c for cards in zones.values() for c in cards]
-           + list(unassigned)}
+    now = {str(c.get("track_id")): c.get("card") for c in _cards_seen(snap)}
     # (the camera reading now the card the dealer named agrees with the tap: it holds)
     return {t: card for t, card in s["corrections"].items()
             if not (t in readings and t in now and now[t] not in (readings[t], card))}
