@@ -193,6 +193,23 @@ def test_camera_vanishing_sets_status_and_recovers_thread_keeps_running():
         assert live._thread.is_alive()
 
 
+def test_while_the_camera_is_away_the_video_shows_the_last_picture_dimmed_and_unmarked():
+    # it kept the last picture with its cards outlined green and named: a frozen table that looked live
+    row = [det("pine-crane", 100, 50)]
+    frames = [numbered_frame(i) for i in range(20)] + ["gone"] * 2000
+    live = LiveTable(ListSource(frames, period=0.01), ScriptedDetector([row] * 2000), BATTA)
+    live.grabber.retry_s = live.grabber.max_retry_s = 0.01
+    with live:
+        wait_for(live, lambda s: faces(s, "saki") == ["pine-crane"])
+        image = cv2.imdecode(np.frombuffer(live.jpeg(), np.uint8), cv2.IMREAD_COLOR)
+        assert image[100, 99, 1] > 150                              # outlined while live
+        wait_for(live, lambda s: s["status"]["camera"] != "ok")
+        image = cv2.imdecode(np.frombuffer(live.jpeg(), np.uint8), cv2.IMREAD_COLOR)
+    assert image.shape == (360, 640, 3)
+    assert (np.abs(image[60:140, 80:180].astype(int) - 20) < 12).all()   # dimmed, no outline
+    assert (image[150:200, 40:600] > 150).any()                     # and a line says it is old
+
+
 def test_after_the_camera_was_away_the_table_is_live_only_once_fresh_frames_are_read():
     # the first good frame made it "live" before it was read: the cards of before the outage were
     # shown sure and could be settled while the deal on the table had changed

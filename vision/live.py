@@ -188,6 +188,21 @@ def _describe(frame) -> str:
     return f"{frame.dtype}, {'x'.join(str(n) for n in frame.shape)}"
 
 
+CAMERA_AWAY = {"lost": "The camera is lost", "reconnecting": "Reconnecting to the camera"}
+
+
+def _stale_picture(frame: np.ndarray, what: str) -> np.ndarray:
+    """The last picture read, dimmed, with a line saying it is not the table now."""
+    out = (frame.astype(np.uint16) * 2 // 5).astype(np.uint8)
+    scale = max(0.5, frame.shape[0] / 900.0)
+    text = f"{what}: this picture is old"
+    (tw, th), _ = cv2.getTextSize(text, cv2.FONT_HERSHEY_SIMPLEX, scale, 2)
+    x, y = max(4, (frame.shape[1] - tw) // 2), frame.shape[0] // 2
+    cv2.rectangle(out, (x - 8, y - th - 10), (x + tw + 8, y + 10), (0, 0, 0), -1)
+    cv2.putText(out, text, (x, y), cv2.FONT_HERSHEY_SIMPLEX, scale, (220, 220, 220), 2, cv2.LINE_AA)
+    return out
+
+
 def _placeholder(message: str, size=(1280, 720)) -> np.ndarray:
     img = np.full((size[1], size[0], 3), 40, np.uint8)
     cv2.putText(img, message, (40, size[1] // 2), cv2.FONT_HERSHEY_SIMPLEX, 1.2, (220, 220, 220), 2,
@@ -309,19 +324,25 @@ class LiveTable:
             frame, index = self._frame, self._frame_serial
             zones = list(self._assigner.zones or ())
             cached = self._jpeg
-        if cached is not None and cached[0] == index and frame is not None:
+            camera = self.grabber.status().camera
+        key = (index, camera)
+        if cached is not None and cached[0] == key and frame is not None:
             return cached[1]
         if frame is None:
             image = _placeholder("waiting for the camera...")
-        elif _showable(frame):
-            image = annotate(frame, cards, zones)
-        else:  # a frame the detector refused too (the status says why): the page still gets a picture
+        elif not _showable(frame):  # a frame the detector refused too (the status says why): still a picture
             image = _placeholder(f"this camera picture cannot be shown ({_describe(frame)})")
+        elif camera != "ok":
+            # the last picture is of a table that may have changed since: shown dimmed, its cards
+            # neither outlined nor named, and said to be old (it looked like a live, frozen table)
+            image = _stale_picture(frame, CAMERA_AWAY.get(camera, "The camera is away"))
+        else:
+            image = annotate(frame, cards, zones)
         ok, buf = cv2.imencode(".jpg", image, [cv2.IMWRITE_JPEG_QUALITY, self.jpeg_quality])
         data = buf.tobytes() if ok else b""
         if frame is not None:
             with self._cond:
-                self._jpeg = (index, data)
+                self._jpeg = (key, data)
         return data
 
     def set_layout(self, layout: list[ZoneSpec], zones: list[TableZone] | None = None) -> None:

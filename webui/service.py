@@ -28,6 +28,7 @@ from dealer.games.otoroku import evaluate, may_choose_bettors
 from dealer.games.row_games import check_wager_limits
 from dealer.games.kakeya import TRICKS, rensho_of
 from dealer.western import SUITS, is_western_card, nearest_western_ids
+from vision.live import CAMERA_AWAY
 from webui.tricks import (KAKEYA, TRICK_ZONE, TrickWatch, active_players, check_trick_cards, live_layout,
                           order_trick, play_order, replay_tricks, ring_of, round_document)
 from webui.round_builder import (CARRY_GAMES, NO_BETS, ROW_GAMES, BuiltRound, ZoneView, RoundBuilder, revealed_scores, bet_targets, card_label, layout_setup, table_zones,
@@ -1163,8 +1164,7 @@ def banner(status: Mapping[str, Any]) -> str | None:
     error = status.get("error")
     if camera == "ok" and not error:
         return None
-    what = {"lost": "The camera is lost", "reconnecting": "Reconnecting to the camera"}.get(
-        camera, "The table cannot be read")
+    what = CAMERA_AWAY.get(camera, "The table cannot be read")
     return f"{what}: {error}" if error else what
 
 
