@@ -365,6 +365,20 @@ def test_a_camera_knock_keeps_each_card_on_its_own_track(face, knock):
     assert {c.quad[0][0] + knock: c.track_id for c in after} == ids
 
 
+@pytest.mark.parametrize("knock", [60, 75, 150, 200])
+def test_a_camera_knock_of_more_than_half_a_card_keeps_each_card_its_track_and_face(knock):
+    # moved more than half a diagonal (57 px), the true move was no move within the gate: each track
+    # took its neighbour, backs silently, and for a frame each card showed its neighbour's face, sure
+    faces = ["pine-crane", "plum-warbler", "cherry-curtain", "back", "maple-deer"]
+    tracker = CardTracker()
+    row = lambda shift: [det(f, x=100 + 70 * k + shift, y=300) for k, f in enumerate(faces)]
+    for _ in range(5):
+        before = {c.quad[0][0]: (c.track_id, c.face) for c in tracker.update(row(0))}
+    for _ in range(6):
+        after = {c.quad[0][0] - knock: (c.track_id, c.face, c.uncertain) for c in tracker.update(row(knock))}
+        assert after == {x: (t, f, False) for x, (t, f) in before.items()}
+
+
 def test_a_camera_knock_as_cards_leave_the_table_keeps_the_others_on_their_tracks():
     # two Kabu-Tsukuri rows of three; the picture moves 52 px as two cards are picked up
     tracker = CardTracker()

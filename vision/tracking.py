@@ -22,6 +22,10 @@ import numpy as np
 
 from vision.types import Detection, TableCard
 
+# how far (in card diagonals) a knocked camera may have moved the picture for the tracks to follow it:
+# further, the cards are taken for new ones (each enters again, its correction gone, never swapped)
+KNOCK_REACH = 2.0
+
 
 def _size(quad) -> float:
     """The card's diagonal: the yardstick for 'near' that works at any zoom."""
@@ -90,7 +94,8 @@ class CardTracker:
         """
         track_of = self._greedy(detections, (0.0, 0.0))
         if len(track_of) < min(len(self._tracks), len(detections)):
-            shift = self._common_shift(detections)
+            left = sorted(set(range(len(self._tracks))) - set(track_of.values()))
+            shift = self._common_shift(detections, left)
             if shift is not None:
                 shifted = self._greedy(detections, shift)
                 if len(shifted) > len(track_of):
@@ -120,9 +125,11 @@ class CardTracker:
             track_of[di] = ti
         return track_of
 
-    def _common_shift(self, detections: list[Detection]) -> tuple[float, float] | None:
+    def _common_shift(self, detections: list[Detection], unmatched: list[int] = ()) -> tuple[float, float] | None:
         """The move that brings the most tracks onto a detection (each within 0.15 of its diagonal),
-        among the moves from a track to a detection within the gate; None unless it brings at least
+        among the moves from a track to a detection within the gate, and from a track left
+        ``unmatched`` to one within KNOCK_REACH of its diagonals (a knock of more than half a diagonal
+        is no move within the gate: each track took its neighbour); None unless it brings at least
         two, more than staying put does, and, where staying put also leaves tracks on cards, brings
         them closer (a knocked row lies exactly where the move puts it, while the cards that did not
         move lie exactly where they were: one card hidden and another laid beside a row is no knock,
@@ -133,7 +140,9 @@ class CardTracker:
         sizes = np.array([_size(t.quad) for t in self._tracks])
         dets = np.array([_centre(d.quad) for d in detections])
         moves = dets[None, :, :] - tracks[:, None, :]            # track x detection x 2
-        within = np.hypot(moves[..., 0], moves[..., 1]) <= self.match_distance * sizes[:, None]
+        reach = np.full(len(tracks), self.match_distance)
+        reach[list(unmatched)] = max(self.match_distance, KNOCK_REACH)
+        within = np.hypot(moves[..., 0], moves[..., 1]) <= (reach * sizes)[:, None]
         candidates = np.unique(np.round(moves[within], 1), axis=0)
         if len(candidates) == 0:
             return None
@@ -145,7 +154,10 @@ class CardTracker:
         near = off <= 0.15
         counts = near.sum(axis=1)
         misfit = (off * near).sum(axis=1) / np.maximum(counts, 1)  # how far off the tracks it fits lie
-        best = int(np.argmax(counts[1:])) + 1
+        # of the moves that fit as many, the shortest: a move of a whole row's gap further fits as
+        # many once cards have left the ends of the rows
+        length = np.hypot(moves[:, 0], moves[:, 1])
+        best = int(np.lexsort((length[1:], -counts[1:]))[0]) + 1
         if counts[best] < 2 or counts[best] <= counts[0]:
             return None
         if counts[0] and misfit[best] * 2 > misfit[0]:
