@@ -88,6 +88,18 @@ def test_an_image_claiming_more_pixels_than_can_be_decoded_is_named(two_card_ima
     assert main(["recognise", str(huge), str(two_card_image)]) == 2
     captured = capsys.readouterr()
     assert f"{huge}: not a readable image" in captured.err and "Traceback" not in captured.err
+
+
+@pytest.mark.skipif(not hasattr(__import__("os"), "mkfifo"), reason="named pipes are a POSIX thing")
+def test_a_pipe_or_a_device_is_refused_by_name_not_waited_on(two_card_image, tmp_path, capsys):
+    # a named pipe was read for ever, silently; /dev/zero was said to be "empty"
+    import os
+    pipe = tmp_path / "camera.png"
+    os.mkfifo(pipe)
+    assert main(["recognise", str(pipe), "/dev/zero", str(two_card_image)]) == 2
+    captured = capsys.readouterr()
+    assert f"{pipe}: not a regular file" in captured.err and "/dev/zero: not a regular file" in captured.err
+    assert "2 cards" in captured.out
     assert "2 cards" in captured.out
 
 
@@ -263,6 +275,13 @@ def test_an_image_named_in_bytes_that_are_not_utf8_is_read_and_its_name_shown_es
     assert main(["recognise", name]) == 0
     out.flush()
     assert f"{tmp_path}/deck\\xff.png: 2 cards" in out.buffer.getvalue().decode("utf-8")
+    # and in JSON as the same escaped text: a lone surrogate there is refused by strict parsers
+    out = io.TextIOWrapper(io.BytesIO(), encoding="utf-8", errors="strict")
+    monkeypatch.setattr(sys, "stdout", out)
+    assert main(["recognise", "--json", name]) == 0
+    out.flush()
+    line = out.buffer.getvalue().decode("utf-8")
+    assert "\\ud" not in line and json.loads(line)["image"] == f"{tmp_path}/deck\\xff.png"
 
 
 def test_recognise_with_its_output_closed_says_so_in_one_line(two_card_image, capsys, monkeypatch):

@@ -74,6 +74,8 @@ def read_image(path: str) -> np.ndarray:
         raise ValueError(f"{path}: no such file")
     if p.is_dir():
         raise ValueError(f"{path}: is a folder, not an image")
+    if not p.is_file():  # a pipe would be waited on for ever, a device read as what it gives
+        raise ValueError(f"{path}: not a regular file (a pipe or a device?), not an image")
     data = np.fromfile(str(p), dtype=np.uint8)
     if data.size == 0:
         raise ValueError(f"{path}: the file is empty")
@@ -107,12 +109,13 @@ def recognise(args) -> int:
             status = 2
             continue
         ms = (time.perf_counter() - t0) * 1e3
+        # a name that is not UTF-8 (an old camera's) is shown with its odd bytes escaped, not a crash
+        # (nor, in JSON, a lone surrogate that strict parsers refuse)
+        shown = path.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
         if args.json:
-            print(json.dumps({"image": path, "cards": [d.to_json() for d in detections], "ms": round(ms, 1)}),
+            print(json.dumps({"image": shown, "cards": [d.to_json() for d in detections], "ms": round(ms, 1)}),
                   flush=True)
         else:
-            # a name that is not UTF-8 (an old camera's) is shown with its odd bytes escaped, not a crash
-            shown = path.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
             print(f"{shown}: {len(detections)} card{'s' if len(detections) != 1 else ''} ({ms:.0f} ms)")
             for d in detections:
                 flag = "  UNCERTAIN" if d.uncertain else ""
