@@ -865,6 +865,25 @@ def test_two_servers_on_one_ledger_record_a_settlement_once(app, live, ledger_pa
     assert other.get("/api/state").get_json()["pending"] is None  # it took the session as stored
 
 
+def test_a_settle_refused_on_another_server_leaves_no_picture_with_this_ones_round(app, live, ledger_path):
+    # the refused server's picture was kept as the settlement's, and recorded with the other's round
+    d = Dealer(app)
+    d.post("/api/session", SESSION)
+    other_live = FakeLiveTable()
+    other = Dealer(create_app({"LIVE": other_live, "LEDGER": str(ledger_path), "PIN": PIN, "TESTING": True}))
+    d.post("/api/bets", {"player": "Aki", "on": "saki", "amount": 10})  # the other server is behind
+    table = {"saki": SAKI, "ato": [(4, "wisteria-cuckoo"), (5, "iris-bridge"), (6, "clover-boar")]}
+    live.show(table)
+    other_live.show(table)
+    live.jpeg = lambda: b"\xff\xd8this table\xff\xd9"
+    other_live.jpeg = lambda: b"\xff\xd8the other picture\xff\xd9"
+    pending = d.post("/api/settle").get_json()
+    assert other.post("/api/settle").status_code == 400  # changed meanwhile
+    assert d.post("/api/confirm", {"pending": pending["id"]}).status_code == 200
+    ledger = Ledger(ledger_path)
+    assert ledger.snapshot(ledger.rounds()[0].id) == b"\xff\xd8this table\xff\xd9"
+
+
 def test_two_servers_on_one_ledger_do_not_write_over_each_others_bets(app, live, ledger_path):
     # each wrote its own session over the other's: a bet of 100 taken on one was gone from the books
     a = Dealer(app)

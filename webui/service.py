@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import base64
 import copy
+import json
 import logging
 import re
 import secrets
@@ -868,11 +869,14 @@ class DealerService:
                 jpeg = self.live.jpeg() or b""
             except Exception:  # no picture is no reason to refuse the round
                 jpeg = b""
-            # kept with the session, so a restart between settle and confirm keeps the picture too
-            self.ledger.set_meta("pending_jpeg", base64.b64encode(jpeg).decode())
             s["pending"] = {"id": secrets.token_hex(6), "round": built.round, "result": result,
                             "cards": list(built.cards)}
             self._save()
+            # kept with the session, so a restart between settle and confirm keeps the picture too;
+            # written only once the settlement is (a settle refused, another server's, left its own
+            # picture to be recorded with this one's round) and named by it
+            self.ledger.set_meta("pending_jpeg", json.dumps({"pending": s["pending"]["id"],
+                                                             "jpeg": base64.b64encode(jpeg).decode()}))
             return s["pending"]
 
     def confirm(self, pending_id: Any) -> int:
@@ -905,7 +909,7 @@ class DealerService:
                              dealers=pending["result"].get("next_dealers") or s.get("dealers"))
                 after["leader"] = default_leader(after)
                 self.trick_watch = None
-            jpeg = base64.b64decode(self.ledger.get_meta("pending_jpeg") or "") or None
+            jpeg = _pending_picture(self.ledger.get_meta("pending_jpeg"), pending["id"])
             try:
                 round_id = self.ledger.record_round(
                     round_=pending["round"], result=pending["result"],
@@ -1157,6 +1161,20 @@ def _corrections_in_force(snap: Mapping[str, Any] | None, s: Mapping[str, Any]) 
     # (the camera reading now the card the dealer named agrees with the tap: it holds)
     return {t: card for t, card in s["corrections"].items()
             if not (t in readings and t in now and now[t] not in (readings[t], card))}
+
+
+def _pending_picture(stored: str | None, pending_id: str) -> bytes | None:
+    """The picture kept for the settlement ``pending_id`` (None where the one kept is another's)."""
+    try:
+        kept = json.loads(stored or "null")
+    except ValueError:  # kept bare by an earlier version, before it was named
+        kept = {"pending": pending_id, "jpeg": stored}
+    if not isinstance(kept, dict) or kept.get("pending") != pending_id:
+        return None
+    try:
+        return base64.b64decode(kept.get("jpeg") or "", validate=True) or None
+    except (ValueError, TypeError):
+        return None
 
 
 def banner(status: Mapping[str, Any]) -> str | None:
