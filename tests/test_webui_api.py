@@ -854,6 +854,16 @@ def test_a_settlement_waiting_says_when_the_table_no_longer_matches_it(app, live
     assert Ledger(ledger_path).round_count() == 1
 
 
+def test_settle_is_refused_while_a_settlement_waits(app, live, ledger_path):
+    # the page offered no Settle, but the API took one and replaced the settlement shown
+    d, pending = a_round_settled(app, live)
+    r = d.post("/api/settle")
+    assert r.status_code == 400 and "a settlement is waiting" in r.get_json()["error"]
+    assert d.get("/api/state").get_json()["pending"]["id"] == pending["id"]
+    assert d.post("/api/confirm", {"pending": pending["id"]}).status_code == 200
+    assert Ledger(ledger_path).round_count() == 1
+
+
 def test_two_servers_on_one_ledger_record_a_settlement_once(app, live, ledger_path):
     # each confirmed the same settlement from its own memory of the session: two rounds booked
     d, pending = a_round_settled(app, live)

@@ -854,6 +854,9 @@ class DealerService:
         """Freeze the table as it is now and settle it; the result waits for the dealer's confirm."""
         with self._lock:
             s = self._require_session()
+            if s.get("pending"):  # (replaced, the page showing it was refused its Confirm)
+                raise InputError("a settlement is waiting: Confirm it, or Cancel it to settle the table "
+                                 "as it is now")
             snap = self._snapshot()
             built = self.build(snap)
             if not built.ready:
