@@ -52,12 +52,20 @@ def equalise_round(round_) -> dict:
     option: the Batta Maki family and Shoniban)."""
     from dealer.games import RoundError, game_and_house, to_json_amount
     from dealer.games.common import parse_bets
+    from dealer.games.row_games import check_pot_can_carry, check_wager_limits, may_carry, parse_carry, stakes_by_player
 
     game, house = game_and_house(round_)
     if "equalise" not in house or game.bet_targets is None:
         raise RoundError(f"{game.name} does not equalise bets")
     sides = tuple(game.bet_targets(round_))
-    eq = equalise(parse_bets(round_, sides), sides, dealer_tops_up=house["equalise"] == "dealer_tops_up")
+    bets = parse_bets(round_, sides)
+    # the bets the round will be refused for once its cards are shown are refused now, before the
+    # dealer stakes on them: a player on both sides, a stake outside the house's limits
+    stakes = stakes_by_player(bets)
+    check_wager_limits(stakes, house)
+    eq = equalise(bets, sides, dealer_tops_up=house["equalise"] == "dealer_tops_up")
+    if may_carry(house):
+        check_pot_can_carry(parse_carry(round_), stakes, eq.dealer_adds)
     if eq.equal:
         message = "the bets are equal"
     elif eq.dealer_adds:

@@ -306,6 +306,23 @@ def test_carry_over_tie_puts_every_stake_in_the_pot():
     assert r["carry"] == 200 and r["carry_in"] == 0
 
 
+@pytest.mark.parametrize("house, refused", [({"tie_rule": "carry_over"}, True), ({"tie_rule": "redraw"}, True),
+                                            ({"tie_rule": "card_points", "tie_fallback": "carry_over"}, True),
+                                            ({"tie_rule": "push"}, False)])
+def test_a_pot_a_tie_could_not_carry_on_is_refused_whatever_the_cards(house, refused):
+    # one bet of 6e11 and the dealer's top-up carried 1.2e12, which the next round refused as its
+    # 'carry': the whole pot was stranded
+    big = [("a", "saki", 6 * 10**11)]
+    for saki, ato in ((NINE, LOW), (LOW, ["pine-chaff-1", "plum-chaff-1", "cherry-chaff-1"])):
+        doc = round_("batta-maki", saki, ato, big, house)
+        if refused:
+            with pytest.raises(RoundError, match="a tie would carry a pot of 1200000000000 .*above the largest"):
+                settle_round(doc)
+        else:
+            settle_round(doc)
+    settle_round(round_("batta-maki", NINE, LOW, [("a", "saki", 5 * 10**11)], house))  # 1e12 fits
+
+
 @pytest.mark.parametrize("bets, winner_cards, nets", [
     # equal bets, saki wins and takes the whole pot: 100 + 30
     ([("a", "saki", 100), ("b", "ato", 100)], "saki", {"a": 130, "b": -100, "dealer": 0}),

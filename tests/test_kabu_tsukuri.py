@@ -84,7 +84,17 @@ def test_carry_in_joins_the_first_pot():
     assert sum(out["net"].values()) + out["carry"] == out["carry_in"]
 
 
-def test_fractional_ante():
+def test_an_ante_whose_three_tied_rows_could_not_carry_on_is_refused():
+    # an ante of 3e11 with two players carried 1.8e12 out of a hand of three ties: refused as the
+    # next hand's 'carry', the pot was stranded
+    with pytest.raises(RoundError, match="three tied rows would carry a pot of 1800000000000"):
+        settle_round({**GOOD, "bet": 3 * 10**11})
+    with pytest.raises(RoundError, match="three tied rows would carry a pot of 1000000000001"):
+        settle_round({**GOOD, "bet": 10**11, "carry": 4 * 10**11 + 1})
+    assert settle_round({**GOOD, "bet": 10**11, "carry": 4 * 10**11})["carry_in"] == 4 * 10**11
+
+
+
     out = settle_round({**GOOD, "bet": 2.5})
     assert out["net"] == {"ann": 2.5, "bob": -2.5}
 

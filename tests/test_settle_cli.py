@@ -63,6 +63,23 @@ def test_equalise_messages(capsys, monkeypatch, round_, message):
     assert code == 0 and json.loads(out)["message"] == message
 
 
+@pytest.mark.parametrize("round_, message", [
+    ({"game": "batta-maki", "bets": [{"player": "ann", "on": "saki", "amount": 50},
+                                     {"player": "ann", "on": "ato", "amount": 50}]},
+     "player 'ann' bets on both 'saki' and 'ato'; a player may bet on one side only"),
+    ({"game": "batta-maki", "house": {"min_bet": 5, "max_bet": 10},
+      "bets": [{"player": "ann", "on": "saki", "amount": 500}, {"player": "bob", "on": "ato", "amount": 5}]},
+     "player 'ann' stakes 500 on 'saki', above the house's max_bet 10"),
+    ({"game": "atosaki", "house": {"tie_rule": "carry_over"},
+      "bets": [{"player": "ann", "on": "saki", "amount": 6e11}]}, "a tie would carry a pot of 1200000000000"),
+])
+def test_equalise_refuses_the_bets_the_round_would_be_refused_for(capsys, monkeypatch, round_, message):
+    # it told the dealer to add 495 chips, or that a player on both sides was "equal": the round was
+    # refused only once its cards were shown
+    code, out, err = run(capsys, "--equalise", "-", stdin=json.dumps(round_), monkeypatch=monkeypatch)
+    assert code == 2 and out == "" and err.startswith(f"hanadealer settle: {message}")
+
+
 BAD = [
     # id, stdin text, start of the one stderr line
     ("not JSON", "{game: batta-maki}", "standard input is not valid JSON: Expecting property name"),

@@ -934,7 +934,42 @@ def test_stakes_a_tied_round_could_not_carry_are_refused_when_the_bet_is_taken(a
     assert d.post("/api/bets", {"player": "Ben", "on": "ato", "amount": 4e11}).status_code == 201
 
 
-def test_a_player_bets_on_one_side_only(app):
+@pytest.mark.parametrize("tie_rule", ["carry_over", "push"])
+def test_the_dealers_top_up_counts_in_the_pot_a_tie_would_carry(app, tie_rule):
+    # a bet of 6e11 passed (1e12 at most), but with the dealer's top-up a tie carried 1.2e12 into
+    # the next round, which refused it: the pot was stranded (where a tie pushes, nothing is carried)
+    d = Dealer(app)
+    d.post("/api/session", dict(SESSION, house={"tie_rule": tie_rule}))
+    r = d.post("/api/bets", {"player": "Aki", "on": "saki", "amount": 6e11})
+    if tie_rule == "push":
+        assert r.status_code == 201
+        return
+    assert r.status_code == 400 and "(with the dealer's top-up) would come to 1200000000000" in r.get_json()["error"]
+    assert d.post("/api/bets", {"player": "Aki", "on": "saki", "amount": 5e11}).status_code == 201
+
+
+def test_a_kabu_tsukuri_ante_whose_tied_hand_could_not_carry_on_is_refused(app):
+    d = Dealer(app)
+    session = {"game": "kabu-tsukuri", "players": [{"name": "Aki"}, {"name": "Ben"}]}
+    r = d.post("/api/session", dict(session, ante=3e11))
+    assert r.status_code == 400 and "three tied rows would carry a pot of 1800000000000" in r.get_json()["error"]
+    assert d.post("/api/session", dict(session, ante=1e11)).status_code == 200
+
+
+def test_a_bet_with_more_decimals_than_are_counted_is_refused_not_rounded(app):
+    # 0.9999996 was taken as 1 at a table minimum of 1, and 2.0000004 booked as 2, without a word
+    d = Dealer(app)
+    d.post("/api/session", dict(SESSION, limits={"min_bet": 1}))
+    for amount in (0.9999996, 2.0000004):
+        r = d.post("/api/bets", {"player": "Aki", "on": "saki", "amount": amount})
+        assert r.status_code == 400 and "amounts are counted to 6 decimals" in r.get_json()["error"]
+    assert d.get("/api/state").get_json()["session"]["bets"] == []
+    assert d.post("/api/bets", {"player": "Aki", "on": "saki", "amount": 2.000001}).status_code == 201
+    r = d.post("/api/session", dict(SESSION, limits={"min_bet": 0.0000001}))
+    assert r.status_code == 400 and "min bet is 1e-07" in r.get_json()["error"]
+
+
+
     d = Dealer(app)
     d.post("/api/session", SESSION)
     assert d.post("/api/bets", {"player": "Aki", "on": "saki", "amount": 100}).status_code == 201

@@ -20,13 +20,13 @@ from importlib import metadata
 from typing import Any, Callable, Mapping
 
 from dealer.cards import BACK, get_card, is_card, nearest_ids
-from dealer.games import (MAX_AMOUNT, RoundError, did_you_mean, get_game, parse_amount, parse_carried_pot, settle_round,
+from dealer.games import (AMOUNT_DECIMALS, MAX_AMOUNT, RoundError, did_you_mean, get_game, parse_amount, parse_carried_pot, settle_round,
                           to_json_amount)
 from dealer.ledger import Ledger, LedgerError, SessionChanged, SessionUnreadable, SettlementGone
 from dealer.games.common import check_fee_rate_applies
 from dealer.games.kakeya import pairs_of
 from dealer.games.otoroku import evaluate, may_choose_bettors
-from dealer.games.row_games import check_wager_limits
+from dealer.games.row_games import check_wager_limits, may_carry
 from dealer.games.kakeya import TRICKS, rensho_of
 from dealer.western import SUITS, is_western_card, nearest_western_ids
 from vision.live import CAMERA_AWAY
@@ -236,6 +236,11 @@ class DealerService:
             raise InputError(str(exc)) from None
         with self._lock:
             self._carry_on(self.session, session, data)
+            if game.name == "kabu-tsukuri":  # three tied rows carry every ante out of the hand
+                pot = _pot(session) + _exact(session["ante"]) * len(names) * 3
+                if pot > MAX_AMOUNT:
+                    raise InputError(f"three tied rows would carry a pot of {to_json_amount(pot)}, above the "
+                                     f"largest a hand can carry ({MAX_AMOUNT}): the ante is too large")
             self.session = session
             self.trick_watch = None
             self._apply_layout()
@@ -346,7 +351,7 @@ class DealerService:
     @staticmethod
     def _amount(value: Any, what: str):
         try:
-            return to_json_amount(parse_amount(value, what))
+            return to_json_amount(parse_entered_amount(value, what))
         except RoundError as exc:
             raise InputError(str(exc)) from None
 
@@ -394,7 +399,7 @@ class DealerService:
         for key in ("min_bet", "max_bet"):
             if raw.get(key) not in (None, ""):
                 try:
-                    out[key] = to_json_amount(parse_amount(raw[key], key.replace("_", " ")))
+                    out[key] = to_json_amount(parse_entered_amount(raw[key], key.replace("_", " ")))
                 except RoundError as exc:
                     raise InputError(str(exc)) from None
         if "min_bet" in out and "max_bet" in out and out["min_bet"] > out["max_bet"]:
@@ -428,7 +433,7 @@ class DealerService:
             if data.get("amount") in (None, ""):
                 raise InputError("enter the bet's amount (a positive number of chips)")
             try:
-                amount = parse_amount(data.get("amount"), "the bet amount")
+                amount = parse_entered_amount(data.get("amount"), "the bet amount")
             except RoundError as exc:
                 raise InputError(str(exc)) from None
             limits = s.get("limits") or {}
@@ -446,10 +451,17 @@ class DealerService:
             # a tie carries every stake into the next round's pot, which must still be an amount the
             # engine takes: over MAX_AMOUNT it refused every later round of the session
             carry = _pot(s)
-            staked = amount + sum(_exact(b["amount"]) for b in s["bets"]) + carry
+            totals: dict[Any, Fraction] = {}
+            for b_on, b_amount in [(b["on"], _exact(b["amount"])) for b in s["bets"]] + [(on, amount)]:
+                totals[b_on] = totals.get(b_on, Fraction(0)) + b_amount
+            staked = sum(totals.values(), Fraction(0)) + carry
+            house = game.resolve_house(s.get("house"))
+            if may_carry(house) and house.get("equalise") == "dealer_tops_up" and len(targets) == 2:
+                # the dealer's top-up goes into a tied round's pot too
+                staked += abs(totals.get(targets[0], 0) - totals.get(targets[1], 0))
             if staked > MAX_AMOUNT:
-                raise InputError(f"the stakes on the table would come to {to_json_amount(staked)}, above the "
-                                 f"largest pot a round can carry ({MAX_AMOUNT})")
+                raise InputError(f"the stakes on the table (with the dealer's top-up) would come to "
+                                 f"{to_json_amount(staked)}, above the largest pot a round can carry ({MAX_AMOUNT})")
             self._check_house_limits(game, s, player, on, amount)
             bet = {"id": secrets.token_hex(4), "player": player, "on": on,
                    "amount": to_json_amount(amount)}
@@ -1286,6 +1298,16 @@ def _pot(s: Mapping[str, Any]) -> Fraction:
     if not s.get("carry"):
         return Fraction(0)
     return parse_carried_pot(s.get("carry_exact") or s["carry"], "the carried pot")
+
+
+def parse_entered_amount(value: Any, what: str) -> Fraction:
+    """An amount the dealer entered, as parse_amount reads it, but with more decimals than are counted
+    refused, not rounded: a bet of 0.9999996 was taken as 1, at a table minimum of 1."""
+    amount = parse_amount(value, what)
+    entered = Fraction(repr(value)) if isinstance(value, float) else Fraction(value)
+    if entered != amount:
+        raise RoundError(f"{what} is {value!r}: amounts are counted to {AMOUNT_DECIMALS} decimals")
+    return amount
 
 
 def _exact(amount: int | float) -> Fraction:

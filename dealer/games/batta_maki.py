@@ -16,8 +16,8 @@ from dealer.cards import Card, all_cards, get_card
 from dealer.equalise import Equalisation, equalise
 from dealer.games import Game, HouseOption, RoundError, ZoneSpec, exact_amounts, to_json_amount
 from dealer.games.common import FEE_RATE_OPTION, check_fee_rate_applies, parse_bets, percent_fee
-from dealer.games.row_games import (WAGER_LIMIT_OPTIONS, Settlement, amounts, check_wager_limits,
-                                    parse_carry, parse_rows, players_json, refuse_fields,
+from dealer.games.row_games import (WAGER_LIMIT_OPTIONS, Settlement, amounts, check_pot_can_carry,
+                                    check_wager_limits, may_carry, parse_carry, parse_rows, players_json, refuse_fields,
                                     settle_carry_over, settle_dealer_takes_all, settle_pot, settle_push,
                                     stakes_by_player)
 
@@ -210,6 +210,8 @@ def play_family(game: "FamilyGame", round_: Mapping[str, Any], house: Mapping[st
     scores = {side: score_row(rows[side], game.value, house["card_points_table"]) for side in SIDES}
     eq = equalise(bets, SIDES, dealer_tops_up=house["equalise"] == "dealer_tops_up")
     check_equalised(eq, house)
+    if may_carry(house):
+        check_pot_can_carry(carry_in, stakes, eq.dealer_adds)
     outcome = decide(scores, house, game.value, redraws, deck_exhausted)
 
     if outcome.winner is not None:

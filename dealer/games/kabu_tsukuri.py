@@ -21,7 +21,7 @@ from fractions import Fraction
 from typing import Any, Mapping
 
 from dealer.cards import all_cards, get_card
-from dealer.games import (Game, HouseOption, RoundError, ZoneSpec, exact_amounts, parse_amount, parse_carried_pot,
+from dealer.games import (MAX_AMOUNT, Game, HouseOption, RoundError, ZoneSpec, exact_amounts, parse_amount, parse_carried_pot,
                           to_json_amount)
 from dealer.games.common import check_card, check_deck_usage, check_names, require
 from dealer.kabu import KabuHand, classify, ones_digit
@@ -137,6 +137,12 @@ def settle(round_: Mapping[str, Any], house: Mapping[str, Any]) -> dict:
     carry_in = Fraction(0)
     if carry is not None and not (type(carry) in (int, float) and carry == 0):  # 0: nothing carried in
         carry_in = parse_carried_pot(carry, "'carry' (the pot carried in)")
+    # three tied rows carry every ante out of the hand: a pot the next hand must still take (above
+    # MAX_AMOUNT it was refused there, and the pot was stranded)
+    most = carry_in + ante * len(players) * ROWS_PER_PLAYER
+    if most > MAX_AMOUNT:
+        raise RoundError(f"three tied rows would carry a pot of {to_json_amount(most)} (the pot carried in and "
+                         f"every ante), above the largest amount {MAX_AMOUNT}: the ante is too large")
 
     net = {p: Fraction(0) for p in players}
     pot = carry_in

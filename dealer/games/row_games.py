@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any, Iterable, Mapping
 
-from dealer.games import HouseOption, RoundError, ZoneSpec, parse_amount, parse_carried_pot, to_json_amount
+from dealer.games import MAX_AMOUNT, HouseOption, RoundError, ZoneSpec, parse_amount, parse_carried_pot, to_json_amount
 from dealer.games.common import Bet, amount_or_null, check_deck_usage, check_hanafuda_card, require
 
 DEALER = "dealer"
@@ -110,6 +110,22 @@ def parse_carry(round_: Mapping[str, Any]) -> Fraction:
     if "carry" not in round_ or round_["carry"] == 0 and not isinstance(round_["carry"], bool):
         return Fraction(0)
     return parse_carried_pot(round_["carry"], "'carry' (the pot carried in)")
+
+
+def may_carry(house: Mapping[str, Any]) -> bool:
+    """Whether a tie can carry the pot into the next round under these house rules (carry_over, or a
+    redraw that the deck runs out on, §10 A4; a tie-break that ends in carry_over)."""
+    return "carry_over" in (house.get("tie_rule"), house.get("tie_fallback")) or house.get("tie_rule") == "redraw"
+
+
+def check_pot_can_carry(carry_in: Fraction, stakes: Mapping[str, tuple[str, Fraction]],
+                        dealer_adds: Fraction) -> None:
+    """The pot a tie would carry (what came in, every stake, the dealer's top-up) must be an amount the
+    next round takes: above MAX_AMOUNT it was refused there, and the pot was stranded."""
+    pot = carry_in + sum((a for _s, a in stakes.values()), Fraction(0)) + dealer_adds
+    if pot > MAX_AMOUNT:
+        raise RoundError(f"a tie would carry a pot of {to_json_amount(pot)} (the pot carried in, every stake "
+                         f"and the dealer's top-up), above the largest amount {MAX_AMOUNT}: the stakes are too large")
 
 
 # --- settlement ------------------------------------------------------------------------------
