@@ -122,6 +122,10 @@ def test_western_deck_without_kings():
         settle_round({**r, "rows": {**r["rows"], "ann": [["TS", "QH", "QD"]] + r["rows"]["ann"][1:]}})
     with pytest.raises(RoundError, match="unknown card 'pine-crane'"):
         settle_round({**r, "rows": {**r["rows"], "ann": [["pine-crane", "QH", "QD"]] + r["rows"]["ann"][1:]}})
+    # western cards with the house's deck left at hanafuda: said, with the option that takes them
+    with pytest.raises(RoundError, match="unknown card 'QS' in ann's row 1; it is a western card, and this round "
+                                         "is played with hanafuda cards .*house option deck 'western'"):
+        settle_round({**r, "house": {}})
 
 
 def test_game_definition():

@@ -41,6 +41,9 @@ def check_card(card: Any, where: str, kind: str = "hanafuda") -> str:
         if is_card(card):
             return card
         near, naming = nearest_ids(card), ""
+        if is_western_card(card):  # (said as a bare "unknown card 'AS'")
+            naming = ("; it is a western card, and this round is played with hanafuda cards (Kabu-Tsukuri and "
+                      "Otoroku take western ones with the house option deck 'western')")
     hint = f" (did you mean {', '.join(near)}?)" if near else ""
     raise RoundError(f"unknown card {card!r} in {where}{hint}{naming}")
 
