@@ -149,7 +149,8 @@ def _draw_face(card: Card, scale: float) -> np.ndarray:
              (FRAME_MM, 87 - FRAME_MM)]
     cv.poly(inner, STOCK)
     variant = int(card.id.rsplit("-", 1)[1]) if card.type == "chaff" and card.id[-1].isdigit() else 0
-    rng = np.random.default_rng(card.fudawiki_id)
+    # each card's own strokes: seeded by its month and its place in the month (10 * month + place)
+    rng = np.random.default_rng(10 * card.month + [c.id for c in all_cards() if c.month == card.month].index(card.id))
     _MONTH_DRAW[card.suit](cv, card, rng, variant)
     _ELEMENT_DRAW.get(card.id, _no_element)(cv, card, rng)
     if card.type == "ribbon":

@@ -1,7 +1,8 @@
 """The 48 hanafuda cards: the one card vocabulary of the project.
 
-The table in ``cards.csv`` beside this module is the project's own copy of the deck reference
-(ids, months, types, point values). Every stage (rule engine, vision labels, JSON, UI) names
+The table in ``cards.csv`` beside this module is the project's own table of the deck (ids, months,
+types, point values), with the same ids and values as the shared deck reference (a test checks it
+against ../shared/cards.csv where that is present). Every stage (rule engine, vision labels, JSON, UI) names
 cards by its ``id`` column.
 """
 from __future__ import annotations
@@ -40,7 +41,6 @@ class Card:
     std_points: int
     honbana_points: int | None  # None: the card is removed from the 45-card (Nagoya) deck
     nagoya_month: int
-    fudawiki_id: int
 
     @property
     def in_nagoya_deck(self) -> bool:
@@ -62,7 +62,6 @@ def all_cards() -> tuple[Card, ...]:
                 std_points=int(row["std_points"]),
                 honbana_points=int(row["honbana_points"]) if row["honbana_points"] else None,
                 nagoya_month=int(row["nagoya_month"]),
-                fudawiki_id=int(row["fudawiki_id"]),
             )
             for row in csv.DictReader(f)
         )

@@ -33,3 +33,18 @@ def test_unknown_card_suggests_nearest():
         get_card("pine-cran")
     assert "pine-crane" in str(err.value)
     assert "unknown card 'pine-cran'" in str(err.value)
+
+
+def test_the_projects_card_table_agrees_with_the_shared_deck_reference(shared):
+    # the project's own table (it runs without ../shared) must name and value every card as the
+    # reference does: ids are the one card vocabulary of rules, vision labels, JSON and UI
+    import csv
+    with (shared / "cards.csv").open(newline="", encoding="utf-8") as f:
+        reference = {row["id"]: row for row in csv.DictReader(f)}
+    assert [c.id for c in all_cards()] == list(reference)
+    for card in all_cards():
+        row = reference[card.id]
+        assert (card.month, card.suit, card.type, card.ribbon or "", card.face, card.std_points,
+                "" if card.honbana_points is None else card.honbana_points, card.nagoya_month) == (
+            int(row["month"]), row["suit"], row["type"], row["ribbon"], row["face"], int(row["std_points"]),
+            int(row["honbana_points"]) if row["honbana_points"] else "", int(row["nagoya_month"])), card.id
