@@ -23,7 +23,7 @@ def test_every_game_has_an_example():
 
 
 @pytest.mark.parametrize("example", CASES, ids=[p.stem for p in CASES])
-def test_results_have_the_keys_issue_2_names(example):
+def test_results_have_the_keys_the_requirements_name(example):
     """winner, scores, net everywhere; carry for Kabu-Tsukuri and the Atosaki family's carry-over."""
     round_ = json.loads(example.read_text())
     out = settle_round(round_)

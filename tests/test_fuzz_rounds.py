@@ -1,5 +1,5 @@
 """Any malformed round of any of the ten games is refused with a RoundError (one clear line), never
-another exception (issue 2: "never a traceback"). The rounds are the documented examples with one
+another exception (the requirements: "never a traceback"). The rounds are the documented examples with one
 value anywhere inside replaced by arbitrary JSON (nulls, lists where objects are expected, nested
 garbage, huge and tiny numbers), with an optional field or a house option of any game added, or the
 whole document replaced. A round that is still accepted must give plain JSON with the required keys

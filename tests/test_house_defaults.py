@@ -1,13 +1,13 @@
 """Every game's house options and their defaults, written out from RULES.md (§10, §3.7, §4.4, §11) and
-issue 2 ("defaults are the base rules without a house fee ... Batta Maki ties push, Atosaki ties
-card_points, and otherwise §10"), not read back from the code. Also: every value issue 2 names for an
-option is accepted, and a value it does not name is refused."""
+the engine's requirements ("defaults are the base rules without a house fee ... Batta Maki ties push, Atosaki ties
+card_points, and otherwise §10"), not read back from the code. Also: every value they name for an
+option is accepted, and a value they do not name is refused."""
 import pytest
 
 from dealer.games import GAME_NAMES, RoundError, get_game
 
 NO_LIMITS = {"min_bet": None, "max_bet": None}               # §3.1: wager limits are unattested
-FAMILY_FEE = {"fee_model": "none", "fee_rate": 0.1}           # issue 2: no house fee by default; §3.1 rate 10%
+FAMILY_FEE = {"fee_model": "none", "fee_rate": 0.1}           # the requirements: no house fee by default; §3.1 rate 10%
 # §3.1 "the dealer puts his own stake on the lighter side"; §10 A5: the dealer tops up in Atosaki too
 TOPS_UP = {"equalise": "dealer_tops_up"}
 
@@ -15,7 +15,7 @@ DEFAULTS = {
     # §10 A1: tie push; §3.2 card points are the Hana-awase 20/10/5/1
     "batta-maki": {"deck_count": 1, **FAMILY_FEE, "tie_rule": "push", "tie_fallback": "push",
                    "card_points_table": "standard", **TOPS_UP, **NO_LIMITS},
-    # issue 2: Atosaki ties card_points; §10 A5 fee none
+    # the requirements: Atosaki ties card_points; §10 A5 fee none
     "atosaki": {**FAMILY_FEE, "tie_rule": "card_points", "tie_fallback": "push", "card_points_table": "standard",
                 **TOPS_UP, **NO_LIMITS},
     # §3.3: identical to Atosaki
@@ -35,7 +35,7 @@ DEFAULTS = {
                 "teyaku_tie": "push"},
     # §10 K1: the §5.2 3-card list; §6 the 48-card deck; §10 K3 the dealer rotates counter-clockwise
     "kabu-tsukuri": {"ranking": "extended", "deck": "hanafuda", "next_dealer": "rotate_ccw"},
-    # issue 2: profit 5; §7.1 max 4 cards; §10 E1 fixed stake per card
+    # the requirements: profit 5; §7.1 max 4 cards; §10 E1 fixed stake per card
     "echobo": {"profit": 5, "max_cards": 4, "bet_mode": "fixed_per_card", "bet_size": None, "bet_limit": None,
                "deck_count": 1},
     # §8 spades trumps by default; §10 KT3 Rensho; §10 KT1 aces dealt
@@ -54,7 +54,7 @@ def test_defaults(game):
 
 
 FAMILY = ("batta-maki", "atosaki", "koikoi-atosaki", "mutsu-wari")
-# (games, option, values issue 2 names (all accepted), values refused)
+# (games, option, values the requirements name (all accepted), values refused)
 VALUES = [
     (FAMILY, "fee_model", ["none", "percent", "buta_han"], ["fixed", "", None, 0]),
     (("shoniban", "otoroku"), "fee_model", ["none", "percent"], ["buta_han"]),

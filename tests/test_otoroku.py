@@ -284,7 +284,7 @@ BAD = [
     (changed(house={"teyaku_multipliers": "yes"}), "house option 'teyaku_multipliers' cannot be 'yes'"),
     (changed(house={"fee_model": "buta_han"}), "house option 'fee_model' cannot be 'buta_han'"),
     (changed(house={"fee_rate": 1.5}), "house option 'fee_rate' cannot be 1.5"),
-    # issue 2: an option is never silently ignored; a rate without the percent model would charge nothing
+    # the requirements: an option is never silently ignored; a rate without the percent model would charge nothing
     (changed(house={"fee_rate": 0.2}), "house option 'fee_rate' needs fee_model 'percent'"),
     (changed(house={"tie_rule": "push"}), "unknown house option 'tie_rule' for otoroku"),
     # §4.4 names the rule with its default alone: another way of settling a buta dealer is refused

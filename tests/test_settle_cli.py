@@ -197,8 +197,8 @@ def _kakeya_off_suit():
     return doc
 
 
-# issue 2's list of bad input, each through the command: status 2, one line on stderr, nothing on stdout
-ISSUE_BAD_INPUT = [
+# the requirements' list of bad input, each through the command: status 2, one line on stderr, nothing on stdout
+REQUIRED_BAD_INPUT = [
     ("unknown card", _doc("hankan", rows={**_doc("hankan")["rows"], "oto-e": ["willow-ribon", "pine-crane",
                                                                               "cherry-curtain"]}),
      "unknown card 'willow-ribon' in row 'oto-e' (card 1) (did you mean willow-ribbon"),
@@ -221,8 +221,8 @@ ISSUE_BAD_INPUT = [
 ]
 
 
-@pytest.mark.parametrize("round_, message", [c[1:] for c in ISSUE_BAD_INPUT], ids=[c[0] for c in ISSUE_BAD_INPUT])
-def test_every_kind_of_bad_input_of_issue_2(capsys, monkeypatch, round_, message):
+@pytest.mark.parametrize("round_, message", [c[1:] for c in REQUIRED_BAD_INPUT], ids=[c[0] for c in REQUIRED_BAD_INPUT])
+def test_every_kind_of_bad_input_the_requirements_list(capsys, monkeypatch, round_, message):
     code, out, err = run(capsys, "-", stdin=json.dumps(round_), monkeypatch=monkeypatch)
     assert (code, out) == (2, "")
     assert err.startswith("hanadealer settle: " + message), err
