@@ -1,0 +1,29 @@
+# Sourced by demo.sh and test.sh: make .venv with Python 3.11 or later, and install the project into
+# it with the extras asked for. The install is skipped where this pyproject.toml was installed with
+# them already, so a second start needs no package index.
+PYTHON=${PYTHON:-python3}
+new_enough='import sys; sys.exit(sys.version_info < (3, 11))'
+
+ensure_venv() {  # EXTRAS: "" or e.g. "test,train"
+    local extras=$1 spec=. stamp
+    [ -n "$extras" ] && spec=".[$extras]"
+    if [ -e .venv ] && ! .venv/bin/python -c "$new_enough" 2>/dev/null; then
+        # a first try with another Python left it: every later try failed the same way
+        echo "note: .venv/ is not a working Python 3.11 or later: making it again" >&2
+        rm -rf .venv
+    fi
+    if [ ! -e .venv ]; then
+        if ! "$PYTHON" -c "$new_enough" 2>/dev/null; then
+            echo "error: '$PYTHON' is not Python 3.11 or later; run it as PYTHON=python3.11 bash $0" >&2
+            exit 2
+        fi
+        "$PYTHON" -m venv .venv
+    fi
+    stamp=$(sha256sum pyproject.toml | cut -d' ' -f1)
+    # installed with these extras, or (for none) with any
+    if grep -qx "$stamp $extras" .venv/.installed 2>/dev/null || { [ -z "$extras" ] && grep -q "^$stamp " .venv/.installed 2>/dev/null; }; then
+        return 0
+    fi
+    .venv/bin/python -m pip install -q --disable-pip-version-check -e "$spec"
+    echo "$stamp $extras" >>.venv/.installed
+}
