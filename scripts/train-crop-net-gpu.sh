@@ -10,12 +10,14 @@
 # cardface.onnx, the checkpoint and the logs go; MINUTES of training (default 7); PEAK_LR (default
 # 1e-3); DEVICE (default cuda). Calibrate the result afterwards (models/MODEL.md, "Retrain").
 set -euo pipefail
+# SHARED and OUT as the caller named them (relative to the folder it was run from)
+mkdir -p "$2"
+shared=$(cd "$1" && pwd) out=$(cd "$2" && pwd)
 cd "$(dirname "$0")/.."
-shared=$1 out=$2 minutes=${3:-7} lr=${4:-1e-3} device=${5:-cuda}
+minutes=${3:-7} lr=${4:-1e-3} device=${5:-cuda}
 PYTHON=${PYTHON:-python3}
 work=var/train-gpu
-mkdir -p "$work/logs" "$out"
-out=$(cd "$out" && pwd)
+mkdir -p "$work/logs"
 cores=$(nproc)
 # a third of the cores render throughout (half the first kind of crops, half the detector's quads),
 # the rest cut batches; for the first seconds the rest render too, so the trainer starts on many scenes

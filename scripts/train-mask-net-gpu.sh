@@ -10,12 +10,14 @@
 # PEAK_LR (default 1e-3); DEVICE (default cuda); BATCH (default 128). Calibrate the result afterwards
 # (models/MODEL.md, "Retrain": the size first, then the threshold).
 set -euo pipefail
+# SHARED and OUT as the caller named them (relative to the folder it was run from)
+mkdir -p "$2"
+shared=$(cd "$1" && pwd) out=$(cd "$2" && pwd)
 cd "$(dirname "$0")/.."
-shared=$1 out=$2 minutes=${3:-6} lr=${4:-1e-3} device=${5:-cuda} batch=${6:-128}
+minutes=${3:-6} lr=${4:-1e-3} device=${5:-cuda} batch=${6:-128}
 PYTHON=${PYTHON:-python3}
 work=var/train-gpu-mask
-mkdir -p "$work/logs" "$out"
-out=$(cd "$out" && pwd)
+mkdir -p "$work/logs"
 cores=$(nproc)
 # the trainer and its workers take a third of the cores; the rest render throughout, and for the first
 # seconds the workers' cores render too, so the trainer starts on many scenes
