@@ -147,6 +147,18 @@ def test_wrong_pins_lock_out_for_a_while(app):
     assert r.status_code == 429 and "wait" in r.get_json()["error"]
 
 
+def test_a_misspelt_login_field_is_named_not_counted_as_a_wrong_pin(app):
+    # {"PIN": ...} was checked as an empty PIN: five of them locked the dealer out
+    anon = Dealer(app, login=False)
+    for _ in range(6):
+        r = anon.post("/api/login", {"PIN": PIN})
+        assert r.status_code == 400 and "unknown field 'PIN' in a login; its fields are: pin" in r.get_json()["error"]
+    assert anon.post("/api/login", {"pin": PIN, "remember": True}).status_code == 400
+    assert anon.post("/api/login", {"pin": PIN}).status_code == 200
+    assert anon.post("/api/logout", {"all": True}).status_code == 400
+    assert anon.post("/api/logout", {}).status_code == 200
+
+
 def test_wrong_pins_sent_at_once_lock_out_too(app):
     # every one of 40 guesses sent at once was checked, none locked out
     from concurrent.futures import ThreadPoolExecutor
@@ -442,6 +454,22 @@ def test_a_damaged_zones_file_is_said_and_the_zones_can_be_drawn_again(app, live
     r = d.post("/api/zones", {"zones": [{"name": "saki", "points": square},
                                         {"name": "ato", "points": [[10, 200], [300, 200], [300, 320], [10, 320]]}]})
     assert r.status_code == 200 and "error" not in d.get("/api/zones").get_json()
+
+
+def test_zone_fields_that_are_not_read_are_refused(app, live, ledger_path):
+    # "polygon" beside "points" was dropped without a word, and unknown fields passed
+    pytest.importorskip("vision.zones", reason="vision.zones is not available")
+    d = Dealer(app)
+    d.post("/api/session", SESSION)
+    square = [[10, 10], [300, 10], [300, 120], [10, 120]]
+    for body, said in [({"zones": [{"name": "saki", "points": square, "polygon": square}]}, "not both"),
+                       ({"zones": [{"name": "saki", "points": square, "labl": "x"}]}, "unknown field 'labl' in zone 1"),
+                       ({"zones": [{"name": "saki", "points": square}], "game": "hankan"},
+                        "unknown field 'game' in the zones")]:
+        r = d.post("/api/zones", body)
+        assert r.status_code == 400 and said in r.get_json()["error"], r.get_json()
+    assert not (ledger_path.parent / "zones-batta-maki.json").exists()
+    assert d.post("/api/zones", {"zones": [{"name": "saki", "polygon": square}]}).status_code == 200
 
 
 def test_zones_that_cannot_be_saved_are_said_not_a_500(app, live, ledger_path):

@@ -343,6 +343,7 @@ def auth():
 @api.post("/pin")
 def set_pin():
     data = _json_body()
+    only_fields(data, ("pin",), "the PIN")
     pin = _check_pin_format(str(data.get("pin", "")) if isinstance(data, dict) else "")
     if not _ext()["ledger"].set_meta_once("pin_hash", generate_password_hash(pin)):
         return jsonify(error="the PIN is already set"), 409
@@ -353,6 +354,8 @@ def set_pin():
 @api.post("/login")
 def login():
     data = _json_body()
+    # a misspelt field ("PIN") was checked as an empty PIN: five of them locked the dealer out
+    only_fields(data, ("pin",), "a login")
     pin = str(data.get("pin", "")) if isinstance(data, dict) else ""
     # one PIN checked at a time: guesses sent at once all passed the lockout's check before the
     # slow hash had counted any of them
@@ -374,6 +377,8 @@ def login():
 
 @api.post("/logout")
 def logout():
+    if request.is_json:
+        only_fields(_json_body(), (), "a logout")
     session.pop("dealer", None)
     return jsonify(ok=True)
 
@@ -513,6 +518,7 @@ def save_zones():
     if not s.session:
         raise InputError("choose the game first: zones belong to its layout")
     data = _json_body()
+    only_fields(data, ("zones",), "the zones")
     raw = data.get("zones") if isinstance(data, dict) else None
     if not isinstance(raw, list):
         raise InputError("send {'zones': [{'name': ..., 'points': [[x, y], ...]}, ...]}")
@@ -521,6 +527,10 @@ def save_zones():
     for i, z in enumerate(raw, start=1):
         if not isinstance(z, dict) or z.get("name") not in names:
             raise InputError(f"zone {i}: the name must be one of {', '.join(names)}")
+        # (a field not read was passed over: "polygon" beside "points" was dropped without a word)
+        only_fields(z, ("name", "points", "polygon"), f"zone {i}")
+        if "points" in z and "polygon" in z:
+            raise InputError(f"zone {i}: give its corners once, as 'points' (or 'polygon'), not both")
         items.append({"name": z["name"], "polygon": z.get("points", z.get("polygon"))})
     try:
         zones = zones_from_json(items)
