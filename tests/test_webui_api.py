@@ -1135,6 +1135,13 @@ def test_the_history_shows_chips_and_the_pairs_stones_apart(live, ledger_path):
     '{"game": "batta-maki", "players": [{"name": "Aki"}], "bets": [], "house": [1]}',
     '{"game": "batta-maki", "players": [{"name": "Aki"}], "bets": [], "corrections": 3}',
     '{"game": "no-such-game", "players": [{"name": "Aki"}], "bets": []}',
+    # an error on every page load: a house rule renamed since, seats, a settlement with no id, a pot
+    '{"game": "batta-maki", "players": [{"name": "Aki"}], "bets": [], "house": {"tie_rule": "nonsense"}}',
+    '{"game": "otoroku", "players": [{"name": "Aki"}, {"name": "Ben"}], "bets": [], "seats": 5, "share": 1}',
+    '{"game": "batta-maki", "players": [{"name": "Aki"}], "bets": [], "pending": {"round": {}}}',
+    '{"game": "batta-maki", "players": [{"name": "Aki"}], "bets": [], "carry": "abc"}',
+    '{"game": "batta-maki", "players": [{"name": "Aki"}], "bets": [], "carry": -5}',
+    '{"game": "batta-maki", "players": [{"name": "Aki"}], "bets": [], "limits": {"min_bet": "x"}}',
 ])
 def test_an_open_session_that_cannot_be_read_is_set_aside_not_lost(live, ledger_path, stored):
     # a damaged session record ended the server's start in a traceback

@@ -1068,8 +1068,35 @@ def _stored_session_problem(session: Mapping[str, Any]) -> str | None:
     for key in ("house", "corrections", "corrected_readings", "limits"):
         if session.get(key) is not None and not isinstance(session[key], Mapping):
             return f"its {key} is not an object"
-    if session.get("pending") is not None and not isinstance(session["pending"], Mapping):
+    pending = session.get("pending")
+    if pending is not None and not (isinstance(pending, Mapping) and isinstance(pending.get("id"), str)
+                                    and isinstance(pending.get("round"), Mapping)
+                                    and isinstance(pending.get("result"), Mapping)
+                                    and isinstance(pending.get("cards"), list)):
         return "its settlement waiting is not one"
+    # (each of these made every page load an error: a house rule renamed since, a seat list damaged)
+    try:
+        get_game(session["game"]).resolve_house(session.get("house") or {})
+    except RoundError as exc:
+        return f"its house rules are not the game's ({exc})"
+    if session.get("seats") is not None and not (isinstance(session["seats"], list)
+                                                 and all(isinstance(x, str) for x in session["seats"])):
+        return "its seats are not a list of players"
+    for key in ("share", "ante"):
+        if session.get(key) is not None:
+            try:
+                _exact(session[key])
+            except (RoundError, TypeError):
+                return f"its {key} is not an amount ({session[key]!r})"
+    for key, value in (session.get("limits") or {}).items():
+        try:
+            _exact(value)
+        except (RoundError, TypeError):
+            return f"its limit {key} is not an amount ({value!r})"
+    try:
+        _pot(session)
+    except (RoundError, TypeError):
+        return f"its carried pot is not an amount ({session.get('carry')!r})"
     return None
 
 
