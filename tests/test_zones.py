@@ -334,3 +334,36 @@ def test_a_row_takes_an_earlier_zone_only_when_most_of_its_cards_were_there():
     state = assigner.assign(mixed + oto)
     assert ids(state.zones["oto-e"]) == [8, 9]
     assert ids(state.zones["shi-e"]) == [4, 7, 10] and state.zones["naka-e"] == ()
+
+
+def turned_card(tid, x, y, degrees, centre=(640, 360), w=60, h=97):
+    """A card laid at (x, y) (its centre) on a table the camera sees turned by ``degrees``."""
+    import math
+    t = math.radians(degrees)
+    c, s = math.cos(t), math.sin(t)
+    turn = lambda px, py: (centre[0] + (px - centre[0]) * c - (py - centre[1]) * s,
+                           centre[1] + (px - centre[0]) * s + (py - centre[1]) * c)
+    quad = tuple(turn(x + dx, y + dy) for dx, dy in ((-w / 2, -h / 2), (w / 2, -h / 2), (w / 2, h / 2), (-w / 2, h / 2)))
+    return TableCard(track_id=tid, card="pine-crane", face="pine-crane", quad=quad, confidence=0.9, uncertain=False)
+
+
+@pytest.mark.parametrize("degrees", [-35, -20, -8, 0, 8, 15, 20, 35])
+@pytest.mark.parametrize("per_row", [4, 6])
+def test_rows_seen_by_a_camera_turned_a_little_stay_apart_and_in_order(degrees, per_row):
+    # at 20 degrees two rows of 4 (15 for rows of 6) came out as one interleaved row
+    layout = [ZoneSpec("saki", per_row, "Saki", "先"), ZoneSpec("ato", per_row, "Ato", "後")]
+    cards = [turned_card(10 * r + k, 640 + 75 * (k - (per_row - 1) / 2), 295 + 130 * r, degrees)
+             for r in range(2) for k in range(per_row)]
+    state = ZoneAssigner(layout).assign(cards[::-1])
+    assert {n: ids(c) for n, c in state.zones.items()} == {"saki": list(range(per_row)),
+                                                          "ato": [10 + k for k in range(per_row)]}
+
+
+@pytest.mark.parametrize("degrees", [-25, 25])
+def test_player_columns_seen_by_a_camera_turned_a_little_go_player_by_player(degrees):
+    layout = [ZoneSpec(f"{p}-{r}", 3, "", "", group=p) for p in "AB" for r in (1, 2, 3)]
+    cards = [turned_card(10 * p + 3 * r + k, 380 + 480 * p + 70 * (k - 1), 200 + 130 * r, degrees)
+             for p in range(2) for r in range(3) for k in range(3)]
+    state = ZoneAssigner(layout).assign(cards)
+    assert [ids(state.zones[z.name]) for z in layout] == [[10 * p + 3 * r + k for k in range(3)]
+                                                           for p in range(2) for r in range(3)]

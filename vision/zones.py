@@ -196,6 +196,29 @@ def _card_extent(card: TableCard) -> tuple[float, float]:
     return (min(a, b), max(a, b))
 
 
+def _table_tilt(cards: list[TableCard]) -> float:
+    """How far (radians, -45 to 45 degrees) the cards' sides are turned from the picture's axes: the
+    mean of their directions taken modulo 90 degrees (a card lying across, or upside down, counts
+    alike); 0 where that is under 3 degrees, or where the cards do not agree on it."""
+    turns = []
+    for card in cards:
+        (x0, y0), (x1, y1) = card.quad[0], card.quad[1]
+        turns.append(np.exp(4j * math.atan2(y1 - y0, x1 - x0)))
+    mean = complex(np.mean(turns))
+    if abs(mean) < 0.5:  # (no common direction: leave the picture's)
+        return 0.0
+    tilt = math.atan2(mean.imag, mean.real) / 4
+    return tilt if abs(tilt) >= math.radians(3) else 0.0
+
+
+def _untilted(points: list[tuple[float, float]], tilt: float) -> list[tuple[float, float]]:
+    """The points turned back by ``tilt`` about the origin (distances kept)."""
+    if not tilt:
+        return points
+    c, s = math.cos(tilt), math.sin(tilt)
+    return [(x * c + y * s, -x * s + y * c) for x, y in points]
+
+
 def _split(values: list[float], gap: float) -> list[list[int]]:
     """Indices grouped where sorted values are more than ``gap`` apart."""
     order = sorted(range(len(values)), key=lambda i: values[i])
@@ -288,7 +311,9 @@ class ZoneAssigner:
             return {name: sorted(cards, key=lambda c: (_centre(c)[1], _centre(c)[0]))}, []
         short = float(np.median([_card_extent(c)[0] for c in cards]))
         long_ = float(np.median([_card_extent(c)[1] for c in cards]))
-        centres = [_centre(c) for c in cards]
+        # read in the table's own directions: a camera turned a little (or the rows laid askew) made
+        # a tilted row's centres chain into the next row's, and two rows became one
+        centres = _untilted([_centre(c) for c in cards], _table_tilt(cards))
         # rows: cards whose centres are within half a card height of the neighbour are one row
         rows = _split([y for _, y in centres], 0.5 * long_)
         segments = []
