@@ -271,6 +271,30 @@ def test_a_trick_undone_while_on_the_table_waits_for_the_dealers_tap(app, live):
     assert [t["cards"] for t in state["tricks"]["recorded"]] == [["QH", "3H", "AD", "5H"]]
 
 
+def test_two_undos_leave_the_trick_still_on_the_table_unread(app, live):
+    # the second undo let the trick lying in the middle (undone first) be read straight back in, in
+    # the place of the trick before it and with that one's players: the hand settled for the wrong pair
+    d = aki_leads(app)
+    lay_trick(d, live, ["QH", "3H", "AH", "5H"], PLAYERS, 11)
+    lay_trick(d, live, ["2S", "KS", "9S", "4S"], ["Cho", "Dan", "Aki", "Ben"], 21)
+    state = lay_one_by_one(d, live, ["7C", "8C", "9C", "JC"], first_track=31)
+    assert state["tricks"]["count"] == 3
+    assert d.post("/api/tricks/undo").get_json()["trick"] == 3
+    d.get("/api/state")
+    assert d.post("/api/tricks/undo").get_json()["trick"] == 2
+    for _ in range(2):
+        assert d.get("/api/state").get_json()["tricks"]["count"] == 1
+    # the dealer enters the second trick by hand: it goes second, the one on the table still waits
+    assert d.post("/api/tricks", {"cards": ["2S", "KS", "9S", "4S"]}).status_code == 201
+    state = d.get("/api/state").get_json()
+    assert [t["cards"] for t in state["tricks"]["recorded"]] == [["QH", "3H", "AH", "5H"], ["2S", "KS", "9S", "4S"]]
+    # entered by hand as well, it is the third, and is not read in again from the table
+    assert d.post("/api/tricks", {"cards": ["7C", "8C", "9C", "JC"]}).status_code == 201
+    for _ in range(2):
+        state = d.get("/api/state").get_json()
+        assert [t["cards"] for t in state["tricks"]["recorded"]][1:] == [["2S", "KS", "9S", "4S"], ["7C", "8C", "9C", "JC"]]
+
+
 def test_a_tap_holds_for_the_card_tapped_not_for_the_next_one_on_its_track(app, live):
     # Cho's card of trick 2, laid where his card of trick 1 lay, went on with its track and showed
     # the correction made to trick 1's card

@@ -690,9 +690,11 @@ class DealerService:
                 ids = [c["card"] for c in trick]
                 played = {c for t in s["tricks"] for c in t["cards"]}
                 twice = sorted({c for c in ids if ids.count(c) > 1})
-                if set(ids) == set(s.get("undone_trick") or ()):
-                    # the trick just undone, still on the table: read again only once a card of it is
-                    # corrected (a tap), or it is gathered (and entered by hand)
+                if any(set(ids) == set(u) for u in _undone_tricks(s)):
+                    # a trick just undone, still on the table: read again only once a card of it is
+                    # corrected (a tap), or it is gathered (and entered by hand); every trick undone
+                    # since the last one read (undone twice, the one still lying there was recorded at
+                    # once in the place of the one before it, with that one's players)
                     self.trick_watch.forget()
                 elif twice:  # a misread: a trick is one card from each player, each card once in the pack
                     said = f"the trick on the table ({' '.join(ids)}) shows {', '.join(twice)} twice{MISREAD_HINT}"
@@ -794,7 +796,7 @@ class DealerService:
             if self.trick_watch is not None:
                 self.trick_watch.forget()
             # (not read straight back in while it lies there as it was read)
-            s["undone_trick"] = list(removed["cards"])
+            s["undone_trick"] = _undone_tricks(s) + [list(removed["cards"])]
             s["trick_warning"] = None
             s["pending"] = None
             self._save()
@@ -1047,6 +1049,14 @@ class DealerService:
         _, _, unassigned = table_zones(snap)
         view["unassigned"] = len(unassigned)
         return view
+
+
+def _undone_tricks(s: Mapping[str, Any]) -> list[list[str]]:
+    """The tricks undone since the last trick read (kept as one trick's cards by earlier versions)."""
+    undone = s.get("undone_trick") or []
+    if undone and all(isinstance(c, str) for c in undone):
+        return [list(undone)]
+    return [list(u) for u in undone if isinstance(u, list)]
 
 
 def _stored_session_problem(session: Mapping[str, Any]) -> str | None:
