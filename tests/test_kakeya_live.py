@@ -137,6 +137,20 @@ def test_a_trick_gathered_while_the_camera_was_away_is_reported_when_the_next_is
     assert watch.observe(later)[1] is None
 
 
+def test_cards_of_the_trick_read_given_new_tracks_as_it_is_gathered_are_no_trick_missed():
+    # a hand passing over two of them as they were gathered counted them as cards of an unread trick:
+    # the warning stayed through the hand, and Settle was refused
+    watch = TrickWatch(4)
+    cards = [western(1, "QH"), western(2, "3H"), western(3, "AH"), western(4, "5S")]
+    assert watch.observe(cards)[0] is not None
+    assert watch.observe([western(1, "QH"), western(9, "3H"), western(10, "AH"), western(4, "5S")]) == (None, None)
+    assert watch.observe([western(9, "3H")]) == (None, None)
+    assert watch.observe([]) == (None, None)
+    # cards never read, as many, still are
+    watch.observe([western(11, "2C"), western(12, "7C")])
+    assert "enter it by hand" in watch.observe([])[1]
+
+
 def test_after_an_undo_the_trick_on_the_table_is_read_again():
     watch = TrickWatch(4)
     cards = [western(1, "QH"), western(2, "3H"), western(3, "AH"), western(4, "5S")]

@@ -253,7 +253,10 @@ class TrickWatch:
             self._unread = set()
             self._doubtful = set()
             return None, (MISSED_TRICK if missed else None)
-        self._unread |= set(tracks - self._read_tracks)
+        # (a card of the trick read last on a new track, a hand passed over it as it was gathered, is
+        # that card again, not a card of a trick missed: two of them raised the warning for good)
+        read_cards = {card for _, card in self._read_tracks}
+        self._unread |= {(t, card) for t, card in tracks - self._read_tracks if card not in read_cards}
         self._doubtful |= {(c.get("track_id"), c.get("card")) for c in cards if c.get("uncertain")}
         if len(cards) != self.size or tracks & self._read_tracks:
             return None, None
