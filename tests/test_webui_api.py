@@ -710,6 +710,30 @@ def test_otoroku_a_bust_bettor_not_chosen_still_pays_and_one_thrown_in_unseen_do
     assert d.get("/api/balances").get_json()["Aki"] == -10
 
 
+@pytest.mark.parametrize("choose", [True, False])
+def test_otoroku_a_bust_hand_read_then_discarded_still_pays_its_share(app, live, ledger_path, choose):
+    # discarded as RULES.md 4.1 says, its zone empty: with a choice taken it was a hand thrown in
+    # unseen and paid nothing; without one the round could not be settled
+    d = Dealer(app)
+    d.post("/api/session", {"game": "otoroku", "players": [{"name": n} for n in ("Aki", "Ben", "Cy")], "share": 100})
+    live.show({"Aki": [(1, "maple-deer"), (2, "clover-boar")]})                 # 10 + 7: bust
+    d.get("/api/state")
+    ben, dealer = [(3, "pine-crane"), (4, "chrysanthemum-sake")], [(7, "maple-blue"), (8, "cherry-curtain")]
+    cy = [(5, "iris-bridge"), (6, "peony-butterflies")]
+    live.show({"Ben": ben, "Cy": cy, "dealer": dealer})                         # Aki's hand discarded
+    if choose:
+        assert d.post("/api/chosen", {"chosen": ["Ben"]}).status_code == 200
+        live.show({"Ben": ben, "Cy": {"cards": [], "face_down": 2}, "dealer": dealer})
+    state = d.get("/api/state").get_json()
+    aki = next(z for z in state["zones"] if z["name"] == "Aki")
+    assert [c["card"] for c in aki["cards"]] == ["maple-deer", "clover-boar"] and all(c["discarded"] for c in aki["cards"])
+    pending = d.post("/api/settle").get_json()
+    assert pending["result"]["net"]["Aki"] == -100 and pending["result"]["results"]["Aki"] == "buta"
+    assert d.post("/api/confirm", {"pending": pending["id"]}).status_code == 200
+    # the next round starts with no bust remembered
+    assert all(not z["cards"] for z in d.get("/api/state").get_json()["zones"] if z["name"] == "Aki")
+
+
 def test_a_card_face_up_outside_every_zone_holds_the_round_back(app, live):
     # a bettor's third card laid a little apart fell outside his hand's zone: the hand was settled
     # as two cards, and the page only said, in grey, that a card lay outside the zones

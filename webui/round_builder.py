@@ -137,9 +137,14 @@ class RoundBuilder:
                 if fix:
                     used[fix] += 1
         for z in layout:
-            needed = zone_needed(game, z, setup, seen.get(z.name), down.get(z.name, 0), corrections)
+            here = seen.get(z.name) or []
+            if not here and not down.get(z.name) and game.name == "otoroku" and z.name in (setup.get("busts") or {}):
+                # a bust hand read surely, then discarded as the rules say: it still pays its share
+                here = [{"track_id": None, "card": cid, "face": _face_of(cid), "confidence": None,
+                         "uncertain": False, "discarded": True} for cid in setup["busts"][z.name]]
+            needed = zone_needed(game, z, setup, here, down.get(z.name, 0), corrections)
             out = []
-            for pos, c in enumerate(seen.get(z.name, []), start=1):
+            for pos, c in enumerate(here, start=1):
                 fix = corrections.get(str(c.get("track_id")))
                 if fix:  # what the camera read, as if the card's own fix did not hold that copy
                     used[fix] -= 1
@@ -152,7 +157,7 @@ class RoundBuilder:
                 item = {"track_id": c.get("track_id"), "card": card, "face": c.get("face"),
                         "recognised": recognised, "confidence": c.get("confidence"),
                         "uncertain": bool(c.get("uncertain")) and not fix, "corrected": bool(fix),
-                        "position": pos}
+                        "position": pos, **({"discarded": True} if c.get("discarded") else {})}
                 if z.name in redraw_rows and pos > z.cards:
                     # a card laid after a full row is one drawn onto it to break a tie, in order
                     item["redraw"] = pos - z.cards
@@ -245,6 +250,13 @@ def zone_needed(game: Game, z: ZoneSpec | ZoneView, setup: Mapping[str, Any] | N
     if game.name == "otoroku" and chosen is not None:
         return z.name == "dealer" or z.name in chosen or _shown_face_up(cards, face_down, corrections or {})
     return True
+
+
+def _face_of(card_id: str) -> str | None:
+    try:
+        return get_card(card_id).face
+    except UnknownCardError:
+        return card_id if is_western_card(card_id) else None
 
 
 def _recognised_id(c: Mapping[str, Any], deck: Counter, used: Counter) -> str | None:

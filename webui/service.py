@@ -320,6 +320,8 @@ class DealerService:
                 new["deck_exhausted"] = True
             if old.get("chosen") is not None and new.get("seats"):
                 new["chosen"] = [x for x in new["seats"] if x in old["chosen"]]
+            if old.get("busts") and new.get("seats"):  # (a bust hand discarded still pays its share)
+                new["busts"] = {k: v for k, v in old["busts"].items() if k in new["seats"]}
 
     @staticmethod
     def _check_kakeya(data: Mapping[str, Any], names: list[str]) -> dict:
@@ -673,6 +675,10 @@ class DealerService:
             if s and s.get("settled_cards") and not s.get("settled_gone"):
                 self._note_settled_cards_gone(s, self._snapshot() if snap is None else snap)
                 s = self.session  # (a save refused put back the session as recorded)
+            if s and s.get("game") == "otoroku" and not s.get("pending") and not _stale_table(
+                    snap := self._snapshot() if snap is None else snap):
+                self._note_busts(s, snap)
+                return
             if not s or s.get("game") != KAKEYA or s.get("pending") or len(s["tricks"]) >= TRICKS:
                 return
             snap = self._snapshot() if snap is None else snap
@@ -726,6 +732,28 @@ class DealerService:
                 changed = True
             if changed:
                 self._save()
+
+    def _note_busts(self, s: dict, snap: Mapping[str, Any]) -> None:
+        """Otoroku: a bettor's hand read whole and surely as buta is kept, so that it pays its share
+        once discarded as the rules say (RULES.md §4.1): with its zone empty it was a hand thrown in
+        unseen, and paid nothing, or the round could not be settled."""
+        house = self._game().resolve_house(s.get("house"))
+        seats = s.get("seats") or [p["name"] for p in s["players"]]
+        busts = dict(s.get("busts") or {})
+        for zone in self.builder.build(snap, self._game(), s, s["bets"], _corrections_in_force(snap, s)).zones:
+            if zone.name == "dealer" or not zone.cards or not _read_surely(zone) \
+                    or any(c.get("discarded") for c in zone.cards):
+                continue
+            cards = [c["card"] for c in zone.cards]
+            try:
+                hand = evaluate(cards, "last" if zone.name == seats[-1] else "bettor", house)
+            except (RoundError, KeyError, ValueError):  # not an Otoroku hand: the page names the problem
+                continue
+            if hand.buta and busts.get(zone.name) != cards:
+                busts[zone.name] = cards
+        if busts != (s.get("busts") or {}):
+            s["busts"] = busts
+            self._save()
 
     def set_leader(self, data: Mapping[str, Any]) -> str:
         """Who leads the first trick (the non-dealing pair leads it)."""
@@ -906,7 +934,7 @@ class DealerService:
                 raise InputError('a confirmation names the settlement shown: {"pending": its id}')
             if pending_id != pending["id"]:
                 raise InputError("the settlement changed since it was shown: check it and confirm again")
-            after = dict(s, bets=[], corrections={}, corrected_readings={}, pending=None, chosen=None,
+            after = dict(s, bets=[], corrections={}, corrected_readings={}, pending=None, chosen=None, busts={},
                          deck_exhausted=False)
             # the cards settled: the same cards still on the table are not settled again
             after["settled_tracks"] = sorted(_settled_keys(pending["cards"]))
@@ -1075,7 +1103,7 @@ def _stored_session_problem(session: Mapping[str, Any]) -> str | None:
         if not (isinstance(b, Mapping) and isinstance(b.get("player"), str) and "on" in b
                 and isinstance(b.get("amount"), (int, float)) and not isinstance(b.get("amount"), bool)):
             return f"a bet in it is not one ({b!r})"
-    for key in ("house", "corrections", "corrected_readings", "limits"):
+    for key in ("house", "corrections", "corrected_readings", "limits", "busts"):
         if session.get(key) is not None and not isinstance(session[key], Mapping):
             return f"its {key} is not an object"
     pending = session.get("pending")

@@ -57,14 +57,15 @@ function renderZones(s) {
   const box = document.getElementById("zones");
   if (!changed(box, [scores, s.zones.map((z) => [z.name, z.label_en, z.label_ja, z.face_down, z.expected, z.scored,
     z.complete, z.group, z.cards.map((c) => [c.track_id, c.card, c.face, c.label, c.uncertain, c.corrected, c.redraw,
-      c.position, Math.round((c.confidence || 0) * 100)])])])) return;
+      c.position, c.discarded, Math.round((c.confidence || 0) * 100)])])])) return;
   box.replaceChildren(...s.zones.map((z) => {
-    const cards = z.cards.map((c) => el("button", {
-      class: "card" + (c.uncertain ? " uncertain" : "") + (c.corrected ? " corrected" : ""),
-      type: "button", "data-track": c.track_id, title: c.card || c.face,
-      onclick: () => openCorrect(z, c)},
+    // (an Otoroku hand read bust and discarded: no longer on the table, so nothing to tap)
+    const cards = z.cards.map((c) => el("button", Object.assign({
+      class: "card" + (c.uncertain ? " uncertain" : "") + (c.corrected ? " corrected" : "") + (c.discarded ? " discarded" : ""),
+      type: "button", "data-track": c.track_id, title: c.card || c.face},
+      c.discarded ? {disabled: ""} : {onclick: () => openCorrect(z, c)}),
       el("span", {class: "card-name"}, c.label),
-      el("span", {class: "card-conf"}, c.corrected ? "corrected" : (c.uncertain ? "unsure: tap" : Math.round((c.confidence || 0) * 100) + "%")),
+      el("span", {class: "card-conf"}, c.discarded ? "bust, discarded" : c.corrected ? "corrected" : (c.uncertain ? "unsure: tap" : Math.round((c.confidence || 0) * 100) + "%")),
       c.redraw ? el("span", {class: "card-redraw"}, `redraw ${c.redraw}`) : ""));
     for (let i = 0; i < z.face_down; i++) cards.push(el("span", {class: "card down"}, "face down"));
     const dealt = z.cards.filter((c) => !c.redraw).length;
