@@ -94,7 +94,7 @@ def test_an_ante_whose_three_tied_rows_could_not_carry_on_is_refused():
     assert settle_round({**GOOD, "bet": 10**11, "carry": 4 * 10**11})["carry_in"] == 4 * 10**11
 
 
-
+def test_fractional_ante():
     out = settle_round({**GOOD, "bet": 2.5})
     assert out["net"] == {"ann": 2.5, "bob": -2.5}
 

@@ -1021,7 +1021,7 @@ def test_a_bet_with_more_decimals_than_are_counted_is_refused_not_rounded(app):
     assert r.status_code == 400 and "min bet is 1e-07" in r.get_json()["error"]
 
 
-
+def test_a_player_bets_on_one_side_only(app):
     d = Dealer(app)
     d.post("/api/session", SESSION)
     assert d.post("/api/bets", {"player": "Aki", "on": "saki", "amount": 100}).status_code == 201
