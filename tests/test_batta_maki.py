@@ -308,7 +308,9 @@ def test_carry_over_tie_puts_every_stake_in_the_pot():
 
 @pytest.mark.parametrize("house, refused", [({"tie_rule": "carry_over"}, True), ({"tie_rule": "redraw"}, True),
                                             ({"tie_rule": "card_points", "tie_fallback": "carry_over"}, True),
-                                            ({"tie_rule": "push"}, False)])
+                                            ({"tie_rule": "push"}, False),
+                                            ({"tie_rule": "push", "tie_fallback": "carry_over"}, False),
+                                            ({"tie_rule": "dealer_takes_all", "tie_fallback": "carry_over"}, False)])
 def test_a_pot_a_tie_could_not_carry_on_is_refused_whatever_the_cards(house, refused):
     # one bet of 6e11 and the dealer's top-up carried 1.2e12, which the next round refused as its
     # 'carry': the whole pot was stranded

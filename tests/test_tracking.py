@@ -379,6 +379,25 @@ def test_a_camera_knock_of_more_than_half_a_card_keeps_each_card_its_track_and_f
         assert after == {x: (t, f, False) for x, (t, f) in before.items()}
 
 
+@pytest.mark.parametrize("jitter", [0, 2])
+def test_a_card_moved_from_one_end_of_a_row_to_the_other_is_no_camera_knock(jitter):
+    # the move of one card along the row fitted every track, staying put all but one: each card took
+    # its neighbour's track and face, sure, a face-down one too
+    faces = ["pine-crane", "plum-warbler", "cherry-curtain", "back", "maple-deer"]
+    tracker = CardTracker()
+    for _ in range(5):
+        before = {c.quad[0][0]: (c.track_id, c.face) for c in tracker.update(
+            [det(f, x=100 + 70 * k, y=300) for k, f in enumerate(faces)])}
+    moved = faces[1:] + ["wisteria-cuckoo"]
+    for i in range(4):
+        wobble = jitter if i % 2 else -jitter
+        after = tracker.update([det(f, x=170 + 70 * k + wobble * (k % 2), y=300) for k, f in enumerate(moved)])
+        # each card by its place before the wobble: the four that stayed keep track and face
+        stayed = {x: (c.track_id, c.face) for c in after
+                  for x in [round((c.quad[0][0] - 170) / 70) * 70 + 170] if x in (170, 240, 310, 380)}
+        assert stayed == {x: before[x] for x in (170, 240, 310, 380)}, i
+
+
 def test_a_camera_knock_as_cards_leave_the_table_keeps_the_others_on_their_tracks():
     # two Kabu-Tsukuri rows of three; the picture moves 52 px as two cards are picked up
     tracker = CardTracker()

@@ -160,7 +160,9 @@ class CardTracker:
         best = int(np.lexsort((length[1:], -counts[1:]))[0]) + 1
         if counts[best] < 2 or counts[best] <= counts[0]:
             return None
-        if counts[0] and misfit[best] * 2 > misfit[0]:
+        # (not even where both fit exactly: a card taken from one end of a row and one laid at the
+        # other fit a move of one card along as well as staying put does)
+        if counts[0] and misfit[best] * 2 >= misfit[0]:
             return None
         return float(moves[best][0]), float(moves[best][1])
 

@@ -115,7 +115,10 @@ def parse_carry(round_: Mapping[str, Any]) -> Fraction:
 def may_carry(house: Mapping[str, Any]) -> bool:
     """Whether a tie can carry the pot into the next round under these house rules (carry_over, or a
     redraw that the deck runs out on, §10 A4; a tie-break that ends in carry_over)."""
-    return "carry_over" in (house.get("tie_rule"), house.get("tie_fallback")) or house.get("tie_rule") == "redraw"
+    rule = house.get("tie_rule")
+    # (the fallback is only that of a tie-break by card points or totals: under push it is never used)
+    return rule in ("carry_over", "redraw") or (rule in ("card_points", "raw_total")
+                                                and house.get("tie_fallback") == "carry_over")
 
 
 def check_pot_can_carry(carry_in: Fraction, stakes: Mapping[str, tuple[str, Fraction]],
