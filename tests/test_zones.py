@@ -367,3 +367,18 @@ def test_player_columns_seen_by_a_camera_turned_a_little_go_player_by_player(deg
     state = ZoneAssigner(layout).assign(cards)
     assert [ids(state.zones[z.name]) for z in layout] == [[10 * p + 3 * r + k for k in range(3)]
                                                            for p in range(2) for r in range(3)]
+
+
+def test_one_card_laid_crooked_among_a_few_does_not_turn_the_table():
+    # two hands of one card, the second laid 25 degrees crooked: the table was taken as turned by 12.5
+    # degrees, and the two players' hands changed places for the round
+    from dealer.games import get_game
+    layout = list(get_game("otoroku").layout({"seats": ["A", "B", "C"]}))
+    crooked = turned_card(2, 650, 400, 25, centre=(650, 400))
+    frames = [[card(1, 220, 352), crooked],
+              [card(1, 220, 352), card(2, 620, 352), card(5, 290, 352), card(6, 690, 352)],
+              [card(1, 220, 352), card(2, 620, 352), card(5, 290, 352), card(6, 690, 352),
+               card(3, 1020, 352), turned_card(7, 1120, 400, 25, centre=(1120, 400))]]
+    assigner = ZoneAssigner(layout)
+    got = [{n: ids(c) for n, c in assigner.assign(f).zones.items() if c} for f in frames]
+    assert got == [{"A": [1], "B": [2]}, {"A": [1, 5], "B": [2, 6]}, {"A": [1, 5], "B": [2, 6], "C": [3, 7]}]

@@ -197,17 +197,24 @@ def _card_extent(card: TableCard) -> tuple[float, float]:
 
 
 def _table_tilt(cards: list[TableCard]) -> float:
-    """How far (radians, -45 to 45 degrees) the cards' sides are turned from the picture's axes: the
-    mean of their directions taken modulo 90 degrees (a card lying across, or upside down, counts
-    alike); 0 where that is under 3 degrees, or where the cards do not agree on it."""
+    """How far (radians, -45 to 45 degrees) the cards' sides are turned from the picture's axes, taken
+    modulo 90 degrees (a card lying across, or upside down, counts alike): the direction that most
+    cards lie along, within 6 degrees. 0 where that is under 3 degrees, where fewer than 4 cards lie,
+    or where fewer than three in four agree on it (one card laid crooked among a few turned the
+    whole table, and two players' hands changed places)."""
+    if len(cards) < 4:
+        return 0.0
     turns = []
     for card in cards:
         (x0, y0), (x1, y1) = card.quad[0], card.quad[1]
-        turns.append(np.exp(4j * math.atan2(y1 - y0, x1 - x0)))
-    mean = complex(np.mean(turns))
-    if abs(mean) < 0.5:  # (no common direction: leave the picture's)
+        turns.append(4 * math.atan2(y1 - y0, x1 - x0))  # (times 4: a quarter turn is no turn)
+    turns = np.array(turns)
+    apart = np.abs(np.angle(np.exp(1j * (turns[:, None] - turns[None, :]))))  # card x card
+    agree = apart <= 4 * math.radians(6)
+    best = int(np.argmax(agree.sum(axis=1)))
+    if agree[best].sum() * 4 < len(cards) * 3:
         return 0.0
-    tilt = math.atan2(mean.imag, mean.real) / 4
+    tilt = float(np.angle(np.mean(np.exp(1j * turns[agree[best]])))) / 4
     return tilt if abs(tilt) >= math.radians(3) else 0.0
 
 
