@@ -19,7 +19,8 @@ ensure_venv() {  # EXTRAS: "" or e.g. "test,train"
         fi
         "$PYTHON" -m venv .venv
     fi
-    stamp=$(sha256sum pyproject.toml | cut -d' ' -f1)
+    # (hashed by the Python at hand: sha256sum is not on every system)
+    stamp=$(.venv/bin/python -c 'import hashlib; print(hashlib.sha256(open("pyproject.toml", "rb").read()).hexdigest())')
     # installed with these extras, or (for none) with any
     if grep -qx "$stamp $extras" .venv/.installed 2>/dev/null || { [ -z "$extras" ] && grep -q "^$stamp " .venv/.installed 2>/dev/null; }; then
         return 0
