@@ -605,6 +605,9 @@ def test_confirm_and_remove_stay_in_place_while_the_table_changes(tmp_path):
         remove = page.wait_for_selector("#bet-list li button", timeout=10000)
         page.click("#settle-btn")
         confirm = page.wait_for_selector("#confirm-btn", timeout=10000)
+        # while it waits the bets cannot change (a bet then voided it unseen): said, and held
+        page.wait_for_function("document.getElementById('bet-add').disabled", timeout=10000)
+        assert remove.is_disabled() and "A settlement is waiting" in page.inner_text("#no-bets")
         live.show({"saki": saki})  # the dealer gathers the Ato row: a new state
         page.wait_for_function("document.querySelectorAll('#zones .card').length === 3", timeout=10000)
         assert confirm.evaluate("(e) => e.isConnected") and remove.evaluate("(e) => e.isConnected")
@@ -617,6 +620,7 @@ def test_confirm_and_remove_stay_in_place_while_the_table_changes(tmp_path):
         page.mouse.up()
         page.wait_for_selector("#message:has-text('recorded')", timeout=10000)
         assert len(Ledger(tmp_path / "ledger.sqlite").rounds()) == 1
+        page.wait_for_function("!document.getElementById('bet-add').disabled", timeout=10000)
         assert errors == [], errors
 
 

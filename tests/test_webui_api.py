@@ -119,15 +119,27 @@ def test_full_round_through_the_api_ends_in_the_right_ledger(app, live, ledger_p
     assert "Aki" in d.get("/history").get_data(as_text=True)
 
 
-def test_a_changed_bet_voids_the_settlement_shown(app, live):
+def test_bets_cannot_change_while_a_settlement_waits(app, live, ledger_path):
+    # a bet taken then (the next round's, the cards gathered) voided the settlement without a word:
+    # the round could not be settled again, and its bets went on to the next deal
     d = Dealer(app)
     d.post("/api/session", SESSION)
-    d.post("/api/bets", {"player": "Aki", "on": "saki", "amount": 100})
+    bet = d.post("/api/bets", {"player": "Aki", "on": "saki", "amount": 100}).get_json()
     live.show({"saki": SAKI, "ato": ATO[:2] + [(6, "susuki-moon")]})
     pending = d.post("/api/settle").get_json()
-    d.post("/api/bets", {"player": "Ben", "on": "ato", "amount": 50})
-    r = d.post("/api/confirm", {"pending": pending["id"]})
-    assert r.status_code == 400 and "settle the round first" in r.get_json()["error"]
+    live.show({})  # gathered
+    for r in (d.post("/api/bets", {"player": "Ben", "on": "ato", "amount": 50}),
+              d.post(f"/api/bets/{bet['id']}/remove")):
+        assert r.status_code == 400 and "a settlement is waiting" in r.get_json()["error"]
+    assert d.get("/api/state").get_json()["pending"]["id"] == pending["id"]
+    assert d.post("/api/confirm", {"pending": pending["id"]}).status_code == 200
+    assert Ledger(ledger_path).round_count() == 1
+    # cancelled, the bets may change (and the round is settled again)
+    bet = d.post("/api/bets", {"player": "Aki", "on": "saki", "amount": 10}).get_json()
+    live.show({"saki": SAKI, "ato": [(4, "wisteria-cuckoo"), (5, "iris-bridge"), (7, "clover-boar")]})
+    assert d.post("/api/settle").status_code == 200
+    assert d.post("/api/settle/cancel").status_code == 200
+    assert d.post(f"/api/bets/{bet['id']}/remove").status_code == 200
 
 
 def test_writes_need_the_pin(app):

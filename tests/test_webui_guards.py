@@ -19,13 +19,15 @@ def _refused_as_stale(d, pending):
 
 # --- a settlement shown is voided by every change to what it settled ---------------------------
 
-def test_a_removed_bet_voids_the_settlement_shown(app, live):
+def test_a_bet_removed_after_a_cancel_voids_the_settlement_shown(app, live):
     d = Dealer(app)
     d.post("/api/session", SESSION)
     d.post("/api/bets", {"player": "Aki", "on": "saki", "amount": 100})
     ben = d.post("/api/bets", {"player": "Ben", "on": "ato", "amount": 50}).get_json()
     live.show({"saki": SAKI, "ato": ATO[:2] + [(6, "susuki-moon")]})
     pending = d.post("/api/settle").get_json()
+    assert d.post(f"/api/bets/{ben['id']}/remove").status_code == 400  # while it waits: refused
+    assert d.post("/api/settle/cancel").status_code == 200
     assert d.post(f"/api/bets/{ben['id']}/remove").status_code == 200
     _refused_as_stale(d, pending)
     assert Ledger(app.config["LEDGER"]).rounds() == []

@@ -416,6 +416,7 @@ class DealerService:
             game = self._game()
             if game.name in NO_BETS:
                 raise InputError(NO_BETS[game.name])
+            _no_bet_changes_while_settling(s)
             if not isinstance(data, Mapping):
                 raise InputError("a bet is an object with player, on and amount")
             player = data.get("player")
@@ -523,6 +524,7 @@ class DealerService:
     def remove_bet(self, bet_id: str) -> None:
         with self._lock:
             s = self._require_session()
+            _no_bet_changes_while_settling(s)
             before = len(s["bets"])
             s["bets"] = [b for b in s["bets"] if b["id"] != bet_id]
             if len(s["bets"]) == before:
@@ -1077,6 +1079,14 @@ class DealerService:
         _, _, unassigned = table_zones(snap)
         view["unassigned"] = len(unassigned)
         return view
+
+
+def _no_bet_changes_while_settling(s: Mapping[str, Any]) -> None:
+    """A bet taken or removed while a settlement waits voided it without a word: the cards gathered
+    meanwhile, the round could not be settled again, and its bets went on to the next deal."""
+    if s.get("pending"):
+        raise InputError("a settlement is waiting: Confirm it (it settles the bets as they stand), or Cancel it "
+                         "to change the bets")
 
 
 def _undone_tricks(s: Mapping[str, Any]) -> list[list[str]]:

@@ -147,7 +147,11 @@ function renderBets(s) {
     }
   }
   document.getElementById("bet-form").hidden = Boolean(sess && sess.no_bets);
-  document.getElementById("no-bets").textContent = (sess && sess.no_bets) || "";
+  // (a bet changed while a settlement waits would change what it settles: Confirm or Cancel first)
+  const waiting = Boolean(s.pending);
+  document.getElementById("bet-add").disabled = waiting;
+  document.getElementById("no-bets").textContent = (sess && sess.no_bets) ||
+    (waiting ? "A settlement is waiting: confirm it, or cancel it to change the bets." : "");
   const carryIn = document.getElementById("carry-in");
   carryIn.hidden = !(sess && sess.carry);
   carryIn.textContent = !(sess && sess.carry) ? "" : `Pot carried in from the last tie: ${sess.carry} ` +
@@ -159,6 +163,7 @@ function renderBets(s) {
   if (changed(list, [sess ? sess.bets : [], colours, labels])) list.replaceChildren(...(sess ? sess.bets : []).map((b) =>
     el("li", {class: "bet"}, el("span", {class: "chip chip-" + colours[b.player]}), `${b.player}: ${b.amount} on ${labels[String(b.on)] || b.on}`,
       el("button", {type: "button", class: "small", onclick: () => api(`/api/bets/${b.id}/remove`, {}).catch(() => {})}, "Remove"))));
+  list.querySelectorAll("button").forEach((b) => { b.disabled = waiting; });  // (kept in place, not drawn anew)
   const adv = s.advice;
   document.getElementById("advice").textContent = !adv ? "" :
     (adv.dealer_adds ? `Equalise: the dealer adds ${adv.dealer_adds} on ${labels[adv.dealer_side] || adv.dealer_side}` :
