@@ -443,6 +443,8 @@ def test_pages_use_no_outside_assets(app):
         assert "http://" not in html and "https://" not in html and "//cdn" not in html
         assets |= set(re.findall(r'(?:src|href)="(/static/[^"]+)"', html))
     assert {"/static/app.css", "/static/common.js", "/static/table.js", "/static/settings.js"} <= assets
+    # the page's icon is the app's own (without one, every page asked for /favicon.ico: a 404 each time)
+    assert "/static/icon.png" in assets and c.get("/static/icon.png").mimetype == "image/png"
     for asset in assets:
         body = c.get(asset).get_data(as_text=True)
         assert "http://" not in body and "https://" not in body, asset
