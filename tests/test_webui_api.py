@@ -446,8 +446,8 @@ def test_pages_use_no_outside_assets(app):
     # the page's icon is the app's own (without one, every page asked for /favicon.ico: a 404 each time)
     assert "/static/icon.png" in assets and c.get("/static/icon.png").mimetype == "image/png"
     for asset in assets:
-        body = c.get(asset).get_data(as_text=True)
-        assert "http://" not in body and "https://" not in body, asset
+        body = c.get(asset).get_data()
+        assert b"http://" not in body and b"https://" not in body, asset
 
 
 def test_unknown_api_route_is_a_json_error(app):
