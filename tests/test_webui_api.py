@@ -1143,9 +1143,27 @@ def test_the_history_names_each_games_winner_readably(live, ledger_path):
     app = create_app({"LIVE": live, "LEDGER": str(ledger_path), "PIN": PIN, "TESTING": True})
     page = html.unescape(app.test_client().get("/history").get_data(as_text=True))
     for text in ("<td>ann: ann · bob: dealer · cat: —</td>", "<td>row 1: bob · row 2: cat · row 3: tie</td>",
-                 "<td>ann + cat</td>", "<td>month 3</td>", "<td>saki</td>"):
+                 "<td>ann + cat</td>", "<td>month 3</td>", "<td>Saki 先</td>"):
         assert text in page, text
     assert "{'ann'" not in page and "['bob'" not in page
+
+
+def test_the_history_names_games_rows_and_cards_as_the_table_page_does(live, ledger_path):
+    # it showed 'batta-maki', 'saki: susuki-moon' and 'saki' where the table page says 'Saki 先'
+    import html
+    ledger = Ledger(ledger_path)
+    ledger.record_round(round_={"game": "batta-maki"}, result={"net": {"ann": 1, "dealer": -1}, "winner": "ato"},
+                        rule_version="x", cards=[{"zone": "saki", "card": "susuki-moon"},
+                                                 {"zone": "ato", "card": "plum-chaff-1", "recognised": "pine-chaff-1",
+                                                  "corrected": True}])
+    ledger.record_round(round_={"game": "kabu-tsukuri"}, result={"net": {"ann": 1, "bob": -1}, "winner": ["ann"]},
+                        rule_version="x", cards=[{"zone": "ann/2", "card": "pine-crane"}])
+    app = create_app({"LIVE": live, "LEDGER": str(ledger_path), "PIN": PIN, "TESTING": True})
+    page = html.unescape(app.test_client().get("/history").get_data(as_text=True))
+    for text in ("<td>Batta Maki バッタまき</td>", "Saki 先: Susuki moon 芒", "<td>Ato 後</td>",
+                 "Ato 後: Plum chaff 1 梅 (read as Pine chaff 1 松, corrected)", "<td>Kabu-Tsukuri かぶ作り</td>",
+                 "ann row 2: Pine crane 松"):
+        assert text in page, text
 
 
 def test_the_history_shows_chips_and_the_pairs_stones_apart(live, ledger_path):

@@ -14,6 +14,7 @@ zones are saved), ``VIDEO_FPS``.
 """
 from __future__ import annotations
 
+import functools
 import hmac
 import json
 import logging
@@ -33,7 +34,7 @@ from dealer.cards import all_cards
 from dealer.games import GAME_NAMES, RoundError, get_game
 from dealer.ledger import Ledger, LedgerError
 from dealer.western import all_western_cards
-from webui.round_builder import NO_BETS, SUIT_JA, card_label
+from webui.round_builder import NO_BETS, SUIT_JA, card_label, zone_title
 from webui.service import CHIP_COLOURS, DealerService, InputError, only_fields
 
 pages = Blueprint("pages", __name__)
@@ -81,6 +82,9 @@ def create_app(config: dict | None = None) -> Flask:
     app.register_error_handler(Exception, _unexpected)
     app.add_template_filter(signed)
     app.add_template_filter(winner_text)
+    app.add_template_filter(game_title)
+    app.add_template_filter(zone_text)
+    app.add_template_filter(card_label, "card_text")
     if app.config.get("WATCH_TABLE", not app.testing):
         # Kakeya's tricks are read off the table as they are played, whether or not a page is open
         app.extensions["hanadealer"]["watcher"].ensure_started()
@@ -120,6 +124,38 @@ def signed(amount) -> str:
     return "0" if text in ("+0", "-0") else text
 
 
+def game_title(game: str) -> str:
+    """'batta-maki' -> 'Batta Maki バッタまき' (the name a game is recorded by, where it is no more)."""
+    try:
+        g = get_game(game)
+    except (RoundError, KeyError, ValueError, TypeError):
+        return str(game)
+    return f"{g.title_en} {g.title_ja}"
+
+
+@functools.cache
+def _fixed_zone_titles(game: str) -> dict[str, str]:
+    """The zones a game names alike at every table (Saki, Ato, Naka-e, the dealer's hand...): their
+    titles, as the table page shows them; the players' own zones are named by the players."""
+    names = ["player-one", "player-two"]
+    try:
+        zones = get_game(game).layout({"players": names, "seats": names})
+    except (RoundError, KeyError, ValueError, TypeError):
+        return {}
+    return {z.name: zone_title(z) for z in zones if not any(n in z.name for n in names)}
+
+
+def zone_text(zone, game: str = "") -> str:
+    """A zone of a recorded round as the table page named it ('saki' -> 'Saki 先'; 'Aki/2' -> 'Aki row 2')."""
+    zone = str(zone)
+    if zone in _fixed_zone_titles(game):
+        return _fixed_zone_titles(game)[zone]
+    if game == "kabu-tsukuri" and "/" in zone:
+        player, row = zone.rsplit("/", 1)
+        return f"{player} row {row}"
+    return zone
+
+
 def winner_text(winner, game: str = "") -> str:
     """A round's winner as the history shows it: a pair of partners (Kakeya), each row's winner
     (Kabu-Tsukuri), each seat's contest (Otoroku: its winner, or a dash where the hand was not played
@@ -134,7 +170,7 @@ def winner_text(winner, game: str = "") -> str:
         return " · ".join(f"row {i}: {w}" for i, w in enumerate(winner, 1))
     if game == "echobo":
         return f"month {winner}"
-    return str(winner)
+    return zone_text(winner, game)
 
 
 def _err(e, default):
