@@ -435,6 +435,37 @@ def test_the_page_reconnects_after_an_answer_that_was_no_stream_and_starts_the_v
         assert errors == [], errors
 
 
+def test_while_the_server_is_out_of_reach_the_page_is_dimmed_and_its_buttons_held(tmp_path):
+    """The last winner and amounts stayed as if live, and Settle stayed offered, with only the banner
+    saying contact was lost."""
+    import json
+    shown = {"saki": [(1, "pine-crane"), (2, "plum-chaff-1"), (3, "cherry-curtain")],
+             "ato": [(4, "wisteria-cuckoo"), (5, "iris-bridge"), (6, "clover-boar")]}
+    session = {"game": "batta-maki", "players": [{"name": "Aki"}, {"name": "Ben"}]}
+    with page_on_a_fake_table(tmp_path, session, shown) as (page, errors, service, _):
+        page.wait_for_function("!document.getElementById('settle-btn').disabled", timeout=10000)
+        state = json.dumps(service.view())
+        calls = []
+
+        def one_state_then_gone(route):  # the stream ends after one state; then no stream at all
+            calls.append(1)
+            if len(calls) == 1:
+                route.fulfill(status=200, headers={"Content-Type": "text/event-stream"},
+                              body=f"retry: 200\nid: 1\nevent: state\ndata: {state}\n\n")
+            else:
+                route.fulfill(status=502, body="bad gateway")
+        page.route("**/events", one_state_then_gone)
+        page.reload()
+        page.wait_for_selector("body.offline", timeout=15000)
+        assert page.is_disabled("#settle-btn") and page.is_disabled("#bet-add")
+        assert page.locator("#banner").inner_text().startswith("Lost contact with the server")
+        page.unroute("**/events")
+        page.wait_for_function("!document.body.classList.contains('offline')", timeout=15000)
+        page.wait_for_function("!document.getElementById('settle-btn').disabled", timeout=10000)
+        assert not page.is_disabled("#bet-add")
+        assert errors == [], errors
+
+
 def test_a_bet_with_no_session_says_so(tmp_path):
     """The button did nothing and said nothing (a script error before any request)."""
     with browser_on_a_new_app(tmp_path) as (browser, url):

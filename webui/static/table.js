@@ -347,11 +347,23 @@ document.getElementById("settle-btn").addEventListener("click", () => api("/api/
 
 let lostContact = false;
 
+// While the server is out of reach the page shows what it last knew, dimmed, with its buttons held:
+// the winner and amounts of minutes ago looked like the table now, and Settle stayed offered
+function holdWhileOffline(off) {
+  document.body.classList.toggle("offline", off);
+  document.querySelectorAll(".round button, .round input, .bets button, .bets input, .bets select, .settle button")
+    .forEach((b) => {
+      if (off && !b.dataset.held) { b.dataset.held = b.disabled ? "was" : "yes"; b.disabled = true; }
+      else if (!off && b.dataset.held) { b.disabled = b.dataset.held === "was"; delete b.dataset.held; }
+    });
+}
+
 function connect() {
   const source = new EventSource("/events");
   source.addEventListener("state", (ev) => render(JSON.parse(ev.data)));
   source.onerror = () => {
     lostContact = true;
+    holdWhileOffline(true);
     const banner = document.getElementById("banner");
     banner.hidden = false;
     banner.textContent = "Lost contact with the server: reconnecting…";
@@ -368,6 +380,7 @@ function connect() {
       video.src = video.src.split("?")[0] + "?t=" + Date.now();
       lostContact = false;
     }
+    holdWhileOffline(false);
     if (STATE) render(STATE);
   };
 }
