@@ -695,6 +695,9 @@ def test_settings_enter_in_a_field_does_not_start_the_session_and_no_limit_is_an
         page.wait_for_selector("input[data-option=max_bet]", timeout=10000)
         assert page.input_value("input[data-option=max_bet]") == ""
         assert page.get_attribute("input[data-option=max_bet]", "placeholder") == "none"
+        # what each house rule does is shown beside it (it was a tooltip, which a tablet never shows)
+        doc = page.locator("label.house-option:has(input[data-option=max_bet]) .option-doc")
+        assert doc.is_visible() and "each player's whole stake in the round at most this" in doc.inner_text()
         page.click("#add-player")
         page.locator("#players .player-name").last.fill("Cho")
         page.locator("#players .player-name").last.press("Enter")

@@ -78,8 +78,8 @@ def stakes_by_player(bets: list[Bet]) -> dict[str, tuple[str, Fraction]]:
 # Wager limits are unattested (RULES.md §3.1): a house rule, off by default. They bound each player's
 # total stake in the round.
 WAGER_LIMIT_OPTIONS = (
-    HouseOption("min_bet", None, check=amount_or_null, doc="null (no minimum) or a positive number"),
-    HouseOption("max_bet", None, check=amount_or_null, doc="null (no maximum) or a positive number"),
+    HouseOption("min_bet", None, check=amount_or_null, doc="each player's whole stake in the round at least this: null (no minimum) or a positive number"),
+    HouseOption("max_bet", None, check=amount_or_null, doc="each player's whole stake in the round at most this: null (no maximum) or a positive number"),
 )
 
 

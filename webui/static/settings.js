@@ -20,7 +20,9 @@ function renderHouse() {
       input = el("input", {"data-option": o.name, value: value === null ? "" : JSON.stringify(value),
         placeholder: o.default === null ? "none" : "default " + JSON.stringify(o.default)});
     }
-    return el("label", {title: o.doc || ""}, o.name, " ", input);
+    // (what the option does, shown: a tablet shows no tooltip)
+    return el("label", {class: "house-option"}, el("span", {class: "option-name"}, o.name), " ", input,
+      o.doc ? el("small", {class: "muted option-doc"}, o.doc) : "");
   }));
   document.querySelectorAll(".otoroku-only").forEach((n) => { n.hidden = gameSelect.value !== "otoroku"; });
   document.querySelectorAll(".kabu-only").forEach((n) => { n.hidden = gameSelect.value !== "kabu-tsukuri"; });
