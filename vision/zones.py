@@ -198,10 +198,11 @@ def _card_extent(card: TableCard) -> tuple[float, float]:
 
 def _table_tilt(cards: list[TableCard]) -> float:
     """How far (radians, -45 to 45 degrees) the cards' sides are turned from the picture's axes, taken
-    modulo 90 degrees (a card lying across, or upside down, counts alike): the direction that most
-    cards lie along, within 6 degrees. 0 where that is under 3 degrees, where fewer than 4 cards lie,
-    or where fewer than three in four agree on it (one card laid crooked among a few turned the
-    whole table, and two players' hands changed places)."""
+    modulo 90 degrees (a card lying across, or upside down, counts alike): the mean direction of the
+    cards that lie within 10 degrees of the card most others lie near (cards laid by hand are a few
+    degrees askew). 0 where that is under 3 degrees, where fewer than 4 cards lie, or where fewer
+    than two in three agree on it (one card laid crooked among a few turned the whole table, and two
+    players' hands changed places)."""
     if len(cards) < 4:
         return 0.0
     turns = []
@@ -210,9 +211,9 @@ def _table_tilt(cards: list[TableCard]) -> float:
         turns.append(4 * math.atan2(y1 - y0, x1 - x0))  # (times 4: a quarter turn is no turn)
     turns = np.array(turns)
     apart = np.abs(np.angle(np.exp(1j * (turns[:, None] - turns[None, :]))))  # card x card
-    agree = apart <= 4 * math.radians(6)
+    agree = apart <= 4 * math.radians(10)
     best = int(np.argmax(agree.sum(axis=1)))
-    if agree[best].sum() * 4 < len(cards) * 3:
+    if agree[best].sum() * 3 < len(cards) * 2:
         return 0.0
     tilt = float(np.angle(np.mean(np.exp(1j * turns[agree[best]])))) / 4
     return tilt if abs(tilt) >= math.radians(3) else 0.0
