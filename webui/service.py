@@ -320,8 +320,12 @@ class DealerService:
                 new["deck_exhausted"] = True
             if old.get("chosen") is not None and new.get("seats"):
                 new["chosen"] = [x for x in new["seats"] if x in old["chosen"]]
-            if old.get("busts") and new.get("seats"):  # (a bust hand discarded still pays its share)
-                new["busts"] = {k: v for k, v in old["busts"].items() if k in new["seats"]}
+            if old.get("busts") and new.get("seats"):
+                # a bust hand discarded still pays its share, if it is still bust in its seat's role
+                # (a bettor at 16 who became the last bettor, for whom 16 is no bust, won with it)
+                house = get_game(new["game"]).resolve_house(new.get("house"))
+                new["busts"] = {k: v for k, v in old["busts"].items() if k in new["seats"]
+                                and _is_bust(v, "last" if k == new["seats"][-1] else "bettor", house)}
 
     @staticmethod
     def _check_kakeya(data: Mapping[str, Any], names: list[str]) -> dict:
@@ -742,17 +746,25 @@ class DealerService:
         house = self._game().resolve_house(s.get("house"))
         seats = s.get("seats") or [p["name"] for p in s["players"]]
         busts = dict(s.get("busts") or {})
+        # the cards of the round just recorded, still lying: not this round's (a bust of that round
+        # was remembered again at once, and charged in the next)
+        settled = set(s.get("settled_cards") or ()) if not s.get("settled_gone") else set()
         for zone in self.builder.build(snap, self._game(), s, s["bets"], _corrections_in_force(snap, s)).zones:
             if zone.name == "dealer" or not zone.cards or not _read_surely(zone) \
-                    or any(c.get("discarded") for c in zone.cards):
+                    or any(c.get("discarded") for c in zone.cards) \
+                    or any(f"{zone.name}:{c['card']}" in settled for c in zone.cards):
                 continue
             cards = [c["card"] for c in zone.cards]
             try:
                 hand = evaluate(cards, "last" if zone.name == seats[-1] else "bettor", house)
             except (RoundError, KeyError, ValueError):  # not an Otoroku hand: the page names the problem
                 continue
-            if hand.buta and busts.get(zone.name) != cards:
+            if hand.buta:
                 busts[zone.name] = cards
+            else:
+                # read again, or corrected by the dealer, the hand is no bust: nor is it remembered as
+                # one (a misread seen surely once, or a card passing through the zone, was charged)
+                busts.pop(zone.name, None)
         if busts != (s.get("busts") or {}):
             s["busts"] = busts
             self._save()
@@ -1079,6 +1091,13 @@ class DealerService:
         _, _, unassigned = table_zones(snap)
         view["unassigned"] = len(unassigned)
         return view
+
+
+def _is_bust(cards: list[str], role: str, house: Mapping[str, Any]) -> bool:
+    try:
+        return evaluate(cards, role, house).buta
+    except (RoundError, KeyError, ValueError, TypeError):
+        return False
 
 
 def _no_bet_changes_while_settling(s: Mapping[str, Any]) -> None:
