@@ -106,17 +106,19 @@ def _deck(args) -> int:
 
 
 def write_print_sheets(keys, out: Path, dpi: int) -> list[Path]:
-    """A4 pages at ``dpi`` with the cards at their real size (54 x 87 mm), 9 to a page, with cut marks.
+    """A4 pages at ``dpi`` with the cards at a real hanafuda card's size (54 mm tall, about 33.5 mm
+    wide; they were printed at 54 x 87 mm, the drawing's units, half again as large as a real card),
+    20 to a page, with cut marks; each PNG says its resolution, so it prints at that size at 100%.
     The backs are printed once each at the end, for gluing behind faces."""
     import cv2
     import numpy as np
     from datasets import deck
     px = dpi / 25.4
     page_w, page_h = int(round(A4_MM[0] * px)), int(round(A4_MM[1] * px))
-    card_h = int(round(deck.CARD_MM[1] * px))
+    card_h = int(round(deck.PRINT_HEIGHT_MM * px))
     card_w = deck.card_width(card_h)
     gap = int(round(4 * px))
-    cols, rows = 3, 3
+    cols, rows = 5, 4
     x0 = (page_w - cols * card_w - (cols - 1) * gap) // 2
     y0 = (page_h - rows * card_h - (rows - 1) * gap) // 2
     paths = []
@@ -133,21 +135,38 @@ def write_print_sheets(keys, out: Path, dpi: int) -> list[Path]:
         cv2.putText(sheet, f"hanadealer demo deck  page {page}  print at 100% on A4", (x0, page_h - int(8 * px)),
                     cv2.FONT_HERSHEY_SIMPLEX, dpi / 300, (120, 120, 120), max(1, dpi // 150), cv2.LINE_AA)
         path = out / f"print-a4-{page}.png"
-        write_png(path, sheet)
+        write_png(path, sheet, dpi=dpi)
         paths.append(path)
     return paths
 
 
-def write_png(path: Path, image) -> None:
-    """Write ``image`` as a PNG; OSError naming the file when it was not written (a full disk, a
-    folder of that name, no permission: cv2.imwrite says so only by its answer)."""
+def write_png(path: Path, image, dpi: int | None = None) -> None:
+    """Write ``image`` as a PNG (saying its resolution, ``dpi``, where given); OSError naming the file
+    when it was not written (a full disk, a folder of that name, no permission)."""
     import cv2
     try:
-        written = cv2.imwrite(str(path), image)
+        ok, buf = cv2.imencode(".png", image)
     except cv2.error as exc:
         raise OSError(f"{path}: could not be written ({str(exc).strip().splitlines()[-1]})") from None
-    if not written:
-        raise OSError(f"{path}: could not be written (a full disk, a folder of that name, or no permission)")
+    if not ok:
+        raise OSError(f"{path}: could not be written (the picture cannot be a PNG)")
+    data = buf.tobytes() if dpi is None else png_with_dpi(buf.tobytes(), dpi)
+    try:
+        Path(path).write_bytes(data)
+    except OSError as exc:
+        raise OSError(f"{path}: could not be written ({exc.strerror or exc})") from None
+
+
+def png_with_dpi(png: bytes, dpi: int) -> bytes:
+    """The PNG with a pHYs chunk saying ``dpi`` (in pixels a metre), just after its header: printed at
+    100%, a page is then its real size (without it a program guesses, often 72 or 96 dpi)."""
+    import struct
+    import zlib
+    per_metre = int(round(dpi / 0.0254))
+    body = b"pHYs" + struct.pack(">IIB", per_metre, per_metre, 1)
+    chunk = struct.pack(">I", 9) + body + struct.pack(">I", zlib.crc32(body) & 0xFFFFFFFF)
+    end_of_header = 8 + 8 + 13 + 4  # signature, IHDR's length and type, its 13 bytes, its CRC
+    return png[:end_of_header] + chunk + png[end_of_header:]
 
 
 def _config_from(args):

@@ -15,7 +15,10 @@ import numpy as np
 
 from dealer.cards import Card, all_cards, get_card, UnknownCardError
 
-CARD_MM = (54.0, 87.0)          # width, height of a real card
+# the drawing's own units (its proportions: the frame, the art's layout, and the scenes' spacing
+# are laid out in them); a real hanafuda card is smaller, about 33 x 54 mm: PRINT_HEIGHT_MM
+CARD_MM = (54.0, 87.0)          # width, height
+PRINT_HEIGHT_MM = 54.0          # a real hanafuda card's height, as the A4 sheets print it
 FRAME_MM = 3.4                   # the black frame: the back's colour folded over the face
 BACKS = ("back-black", "back-red")
 BACK_COLOURS = {"back-black": (24, 22, 22), "back-red": (28, 24, 120)}  # BGR

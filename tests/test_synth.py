@@ -330,9 +330,21 @@ def test_deck_command_writes_cards_and_print_sheets(tmp_path):
         img = cv2.imread(str(tmp_path / f"{k}.png"))
         assert img.shape == (87, 54, 3)
     sheets = sorted(tmp_path.glob("print-a4-*.png"))
-    assert len(sheets) == 6
+    assert len(sheets) == 3  # 20 cards a page
     page = cv2.imread(str(sheets[0]))
     assert page.shape[:2] == (round(297 / 25.4 * 100), round(210 / 25.4 * 100))
+    # a real hanafuda card's size, 54 mm tall (they were 87 mm: half again as large): the first card's
+    # black frame, down the middle of its column
+    import numpy as np
+    brightest = page.max(axis=2)
+    first_x = int(np.flatnonzero(brightest.min(axis=0) < 60)[0])  # the first card's left edge
+    rows = np.flatnonzero(brightest[:, first_x + 2] < 60)           # down its frame
+    run_end = rows[np.flatnonzero(np.diff(rows) > 1)[0]] if (np.diff(rows) > 1).any() else rows[-1]
+    tall_mm = (run_end - rows[0] + 1) / 100 * 25.4
+    assert abs(tall_mm - 54) < 1.0, tall_mm
+    # and the page says its resolution, so printing at 100% gives that size
+    data = sheets[0].read_bytes()
+    assert data[37:41] == b"pHYs" and int.from_bytes(data[41:45], "big") == round(100 / 0.0254)
 
 
 @pytest.mark.parametrize("fmt", ["native", "coco", "yolo"])
