@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
+import re
 import sys
 import time
 from pathlib import Path
@@ -186,6 +186,8 @@ def _check_shared_for(args) -> None:
     """Refuse, before any scene, the options whose art is in ../shared where it is absent: found only
     when a scene first asked for it, the run failed part way or not at all, by the seed and count."""
     from datasets.shared import shared_dir
+    if getattr(args, "shared", None) is not None or os.environ.get("HANADEALER_SHARED"):
+        shared_dir(args.shared)  # a folder named is the one meant, used or not: a typo is said (FileNotFoundError)
     surfaces = {s.strip() for s in (args.surfaces or "").split(",")}
     needs = [what for what, asked in (("--foreign-cards (western and kabufuda card art)", args.foreign_cards),
                                       ("the ukiyoe surface (the prints of ../shared/backgrounds)", "ukiyoe" in surfaces))
@@ -195,15 +197,22 @@ def _check_shared_for(args) -> None:
                                 f"folder (../shared, HANADEALER_SHARED or --shared), which is not present")
 
 
+MAX_SCENES = 1_000_000  # scenes one run renders at most
 RUN_FOLDERS = ("images", "labels", "crops")
 RUN_FILES = ("dataset.json", "annotations.json", "data.yaml")
+# the files a run writes in its folders (scene NNNNNN's picture, labels and crops, the crops' table):
+# only these are removed by --overwrite (a whole folder went, with a user's own files in it)
+RUN_FILE_NAMES = {"images": re.compile(r"[0-9]{6}\.jpg"), "labels": re.compile(r"[0-9]{6}\.(json|txt)"),
+                  "crops": re.compile(r"[0-9]{6}_[0-9]{2,}\.png|labels\.csv")}
 
 
 def _clear_earlier_run(out: Path, overwrite: bool) -> None:
     """Scenes of an earlier run in ``out`` are refused, or with ``overwrite`` removed first: written
     over, a smaller run left the earlier run's other images, its crops and its annotations.json,
     which no longer matched the images (a training job read them together)."""
-    found = [name for name in RUN_FOLDERS if (out / name).is_dir() and any((out / name).iterdir())]
+    written = {name: [f for f in (out / name).iterdir() if RUN_FILE_NAMES[name].fullmatch(f.name) and f.is_file()]
+               for name in RUN_FOLDERS if (out / name).is_dir()}
+    found = [name for name in RUN_FOLDERS if written.get(name)]
     found += [name for name in RUN_FILES if (out / name).is_file()]
     if not found:
         return
@@ -212,7 +221,10 @@ def _clear_earlier_run(out: Path, overwrite: bool) -> None:
                          f"empty folder, or give --overwrite to replace them")
     for name in found:
         if name in RUN_FOLDERS:
-            shutil.rmtree(out / name)
+            for f in written[name]:
+                f.unlink()
+            if not any((out / name).iterdir()):  # (left only where something of the user's is in it)
+                (out / name).rmdir()
         else:
             (out / name).unlink()
 
@@ -222,8 +234,8 @@ def _synth(args) -> int:
     from datasets.export import generate
     from datasets.scenes import SceneError
     try:
-        if args.count < 1:
-            raise ValueError(f"--count must be at least 1, not {args.count}")
+        if not 1 <= args.count <= MAX_SCENES:  # (a billion filled the memory before a scene was drawn)
+            raise ValueError(f"--count must be from 1 to {MAX_SCENES:,}, not {args.count}")
         if args.workers < 1 or args.workers > 64:
             raise ValueError(f"--workers must be from 1 to 64, not {args.workers}")
         config = _config_from(args)
@@ -261,11 +273,14 @@ def _bench(args) -> int:
     from datasets.export import _WORKER_STATE
     from datasets.scenes import SceneConfig, SceneError
     try:
-        if args.count < 1:
-            raise ValueError(f"--count must be at least 1, not {args.count}")
+        if not 1 <= args.count <= MAX_SCENES:  # (a billion filled the memory before a scene was drawn)
+            raise ValueError(f"--count must be from 1 to {MAX_SCENES:,}, not {args.count}")
         config = SceneConfig(size=_size(args.size), max_cards=args.max_cards)
+        if args.shared is not None or os.environ.get("HANADEALER_SHARED"):
+            from datasets.shared import shared_dir
+            shared_dir(args.shared)  # (named, it is meant: a typo was passed over for the demo art)
         arts = [load_art(args.art, shared=args.shared)]
-    except (ArtError, SceneError, ValueError) as exc:
+    except (ArtError, SceneError, ValueError, FileNotFoundError) as exc:
         return _fail("bench-synth", str(exc))
     from datasets.scenes import warm_caches
     if args.workers == 1:

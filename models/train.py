@@ -24,6 +24,8 @@ from pathlib import Path
 
 import numpy as np
 
+from hanadealer.args import SEED, number, whole
+
 ROOT = Path(__file__).resolve().parent.parent
 WORK = ROOT / "var" / "train"
 MODELS = ROOT / "models"
@@ -640,28 +642,28 @@ def collect_scene_outcomes(models: Path, scenes: int, seed: int, shared=None, ma
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(prog="python -m models.train", description=__doc__.splitlines()[0])
     p.add_argument("--step", choices=["all", "data", "mask", "detector-crops", "crops", "calibrate"], default="all")
-    p.add_argument("--mask-minutes", type=float, default=30)
-    p.add_argument("--crop-minutes", type=float, default=30)
-    p.add_argument("--mask-lr", type=float, default=3e-3, help="peak learning rate of the mask net (lower to fine-tune)")
+    p.add_argument("--mask-minutes", type=number(0, above=True), default=30)
+    p.add_argument("--crop-minutes", type=number(0, above=True), default=30)
+    p.add_argument("--mask-lr", type=number(0, above=True), default=3e-3, help="peak learning rate of the mask net (lower to fine-tune)")
     p.add_argument("--mask-rim-weight", type=float, default=0.0,
                    help="extra loss weight on the cards' rims in the mask net's interior map (default 0)")
     p.add_argument("--mask-centres", action=argparse.BooleanOptionalAction, default=True,
                    help="mask net: learn the centre map as a third output, as the shipped net does (default; "
                         "resumes a two-output checkpoint with its head grown)")
-    p.add_argument("--crop-lr", type=float, default=3e-3, help="peak learning rate of the crop net (lower to fine-tune)")
+    p.add_argument("--crop-lr", type=number(0, above=True), default=3e-3, help="peak learning rate of the crop net (lower to fine-tune)")
     p.add_argument("--style-shift", type=float, default=0.5,
                    help="share of training crops shown in other colours (models.data.art_style_shift)")
-    p.add_argument("--shards", type=int, default=30, help="training data shards to render (default 30)")
-    p.add_argument("--detector-shards", type=int, default=60,
+    p.add_argument("--shards", type=whole(1), default=30, help="training data shards to render (default 30)")
+    p.add_argument("--detector-shards", type=whole(1), default=60,
                    help="shards of the detector's own quads to render (default 60)")
-    p.add_argument("--per-shard", type=int, default=100, help="scenes per shard (default 100)")
+    p.add_argument("--per-shard", type=whole(1), default=100, help="scenes per shard (default 100)")
     p.add_argument("--val-scenes", type=int, default=4800,
                    help="validation scenes the threshold is chosen on (a fifth of them for the size); on "
                         "4,800 (about 19,900 answers) the rule allows 6 confident mistakes, so no single "
                         "answer sets the threshold (on 2,400 it allowed 3, and one answer moved it from "
                         "0.970 to 0.986)")
-    p.add_argument("--seed", type=int, default=1)
-    p.add_argument("--threads", type=int, default=2)
+    p.add_argument("--seed", type=SEED, default=1)
+    p.add_argument("--threads", type=whole(1, 256), default=2)
     p.add_argument("--work", type=Path, default=WORK)
     p.add_argument("--out", type=Path, default=MODELS)
     p.add_argument("--shared", default=None, help="the shared data folder (default: ../shared)")
@@ -676,9 +678,9 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--crop-workers", type=int, default=0,
                    help="processes that make the crop net's batches (default 0: the trainer itself; on a "
                         "GPU several, or it waits on them)")
-    p.add_argument("--mask-workers", type=int, default=0,
+    p.add_argument("--mask-workers", type=whole(0, 256), default=0,
                    help="processes that cut the mask net's batches (default 0: the trainer; a few on a GPU)")
-    p.add_argument("--input-long-side", type=int, default=448,
+    p.add_argument("--input-long-side", type=whole(64, 4096), default=448,
                    help="calibrate: the long side the frame is scaled to for the mask net (default 448, "
                         "as the shipped models)")
     p.add_argument("--threshold-only", action="store_true",
@@ -716,6 +718,15 @@ def main(argv: list[str] | None = None) -> int:
         missing = [str(f) for f in (mask_exported, crops_exported) if not f.is_file()]
         if missing:
             p.error(f"--from-exported: no exported net at {', '.join(missing)}")
+    if a.step in ("all", "data", "detector-crops", "calibrate"):
+        # the art and backgrounds these steps render from, said before any work (a traceback came after)
+        from datasets.shared import shared_dir
+        try:
+            if shared_dir(a.shared) is None:
+                p.error("no shared data folder (../shared beside the project, HANADEALER_SHARED or --shared): "
+                        "training renders its scenes from its card art")
+        except FileNotFoundError as exc:
+            p.error(str(exc))
     a.work.mkdir(parents=True, exist_ok=True)
     a.out.mkdir(parents=True, exist_ok=True)
     if a.step in ("all", "data"):

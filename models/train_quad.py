@@ -33,6 +33,8 @@ from pathlib import Path
 
 import numpy as np
 
+from hanadealer.args import SEED, number, whole
+
 ROOT = Path(__file__).resolve().parent.parent
 WORK = ROOT / "var" / "quad"
 MODELS = ROOT / "models"
@@ -240,17 +242,17 @@ def export(model, out: Path) -> None:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m models.train_quad", description=__doc__.splitlines()[0])
     parser.add_argument("--step", choices=("all", "data", "train"), default="all")
-    parser.add_argument("--seeds", type=int, nargs="+", default=list(SEEDS),
+    parser.add_argument("--seeds", type=SEED, nargs="+", default=list(SEEDS),
                         help="training seeds, one shard of samples each (default 201 202)")
-    parser.add_argument("--scenes", type=int, default=4000, help="scenes a seed (default 4000)")
-    parser.add_argument("--minutes", type=float, default=30.0, help="training time (default 30)")
+    parser.add_argument("--scenes", type=whole(1), default=4000, help="scenes a seed (default 4000)")
+    parser.add_argument("--minutes", type=number(0, above=True), default=30.0, help="training time (default 30)")
     parser.add_argument("--quads", choices=QUAD_SOURCES, default="proposals",
                         help="whose quads the data step cuts: the detector's with the edge proposals "
                              "(proposals, the default) or the mask net's own, as the refit stage gets them (mask)")
     parser.add_argument("--init", default=None,
                         help="an exported quad net to train on from (e.g. models/cardquad.onnx; default: a new net)")
-    parser.add_argument("--peak-lr", type=float, default=2e-3, help="the peak learning rate (default 2e-3)")
-    parser.add_argument("--threads", type=int, default=2)
+    parser.add_argument("--peak-lr", type=number(0, above=True), default=2e-3, help="the peak learning rate (default 2e-3)")
+    parser.add_argument("--threads", type=whole(1, 256), default=2)
     parser.add_argument("--shared", default=None, help="the shared data folder (default: ../shared if present)")
     parser.add_argument("--out", default=str(MODELS), help="where cardquad.onnx goes (default models/)")
     args = parser.parse_args(argv)
@@ -258,7 +260,16 @@ def main(argv: list[str] | None = None) -> int:
     if init is not None and not init.is_file():  # before the samples, which take minutes
         parser.error(f"--init: no exported quad net at {init}")
     from datasets.shared import shared_dir
-    shared = shared_dir(args.shared)
+    from datasets.splits import check_training_seed
+    for seed in args.seeds:  # every seed before the first one's samples (minutes each)
+        try:
+            check_training_seed(seed)
+        except ValueError as exc:
+            parser.error(f"--seeds {seed}: {exc}")
+    try:
+        shared = shared_dir(args.shared)
+    except FileNotFoundError as exc:
+        parser.error(str(exc))
     shards = [load_or_make(seed, args.scenes, shared, args.quads) for seed in args.seeds]
     if args.step == "data":
         return 0

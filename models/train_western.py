@@ -25,6 +25,8 @@ from pathlib import Path
 
 import numpy as np
 
+from hanadealer.args import number, whole
+
 ROOT = Path(__file__).resolve().parent.parent
 WORK = ROOT / "var" / "western"
 MODELS = ROOT / "models"
@@ -213,10 +215,10 @@ def calibrate(val: dict, out: Path, val_scenes: int, shared=None, max_wrong_rate
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m models.train_western", description=__doc__.splitlines()[0])
     parser.add_argument("--step", choices=("all", "data", "train", "calibrate"), default="all")
-    parser.add_argument("--scenes", type=int, default=1500, help="training scenes (default 1500)")
-    parser.add_argument("--val-scenes", type=int, default=120, help="validation scenes (default 120)")
-    parser.add_argument("--minutes", type=float, default=15.0, help="training time (default 15)")
-    parser.add_argument("--threads", type=int, default=1)
+    parser.add_argument("--scenes", type=whole(1), default=1500, help="training scenes (default 1500)")
+    parser.add_argument("--val-scenes", type=whole(1), default=120, help="validation scenes (default 120)")
+    parser.add_argument("--minutes", type=number(0, above=True), default=15.0, help="training time (default 15)")
+    parser.add_argument("--threads", type=whole(1, 256), default=1)
     parser.add_argument("--shared", default=None, help="the shared data folder (default: ../shared if present)")
     parser.add_argument("--out", default=str(MODELS), help="where the model and settings go (default models/)")
     args = parser.parse_args(argv)
@@ -226,7 +228,10 @@ def main(argv: list[str] | None = None) -> int:
         print("training needs PyTorch: pip install -e '.[train]'", file=sys.stderr)
         return 2
     from datasets.shared import shared_dir
-    shared = shared_dir(args.shared)
+    try:
+        shared = shared_dir(args.shared)
+    except FileNotFoundError as exc:
+        parser.error(str(exc))
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     log(f"art: demo{' + cardart-western from ' + str(shared) if shared else ' only (no shared folder)'}")

@@ -425,6 +425,17 @@ def test_a_shared_folder_named_by_the_environment_that_is_not_there_is_an_error(
         shared_dir()
     assert main(["synth", "--art", "demo", "--count", "1", "--out", str(tmp_path / "out"), "--foreign-cards"]) == 2
     assert "no shared data folder at" in capsys.readouterr().err
+    # named, it is meant even where the demo art needs none of it (a typo was passed over)
+    assert main(["synth", "--art", "demo", "--count", "1", "--out", str(tmp_path / "out")]) == 2
+    assert "no shared data folder at" in capsys.readouterr().err
+    assert main(["bench-synth", "--count", "1", "--workers", "1"]) == 2
+    assert "no shared data folder at" in capsys.readouterr().err
+    monkeypatch.delenv("HANADEALER_SHARED")
+    assert main(["synth", "--art", "demo", "--count", "1", "--out", str(tmp_path / "out"),
+                 "--shared", str(tmp_path / "typo")]) == 2
+    assert "no shared data folder at" in capsys.readouterr().err
+    r = _cli("synth", "--art", "demo", "--count", "2000000", "--out", str(tmp_path / "out"))
+    assert r.returncode == 2 and "--count must be from 1 to 1,000,000, not 2000000" in r.stderr
     (tmp_path / "here").mkdir()
     (tmp_path / "here" / "cards.csv").write_text("id\n")
     monkeypatch.setenv("HANADEALER_SHARED", str(tmp_path / "here"))
@@ -438,15 +449,18 @@ def test_synth_into_a_folder_of_an_earlier_run_is_refused_unless_it_is_to_replac
              "--format", "coco", "--crops")
     assert _cli(*first).returncode == 0
     (tmp_path / "notes.txt").write_text("mine")
+    (tmp_path / "images" / "holiday").mkdir()  # the user's own, in a folder the run writes to
+    (tmp_path / "images" / "holiday" / "photo.txt").write_text("mine too")
     again = ("synth", "--art", "demo", "--count", "1", "--out", str(tmp_path), "--size", "320x180", "--seed", "5")
     r = _cli(*again)
     assert r.returncode == 2 and "holds the scenes of an earlier run (images, labels, crops, dataset.json, " \
         "annotations.json): choose an empty folder, or give --overwrite" in r.stderr, r.stderr
-    assert len(list((tmp_path / "images").iterdir())) == 3  # nothing touched
+    assert len(list((tmp_path / "images").glob("*.jpg"))) == 3  # nothing touched
     assert _cli(*again, "--overwrite").returncode == 0
-    assert [p.name for p in (tmp_path / "images").iterdir()] == ["000000.jpg"]
+    assert sorted(p.name for p in (tmp_path / "images").iterdir()) == ["000000.jpg", "holiday"]
     assert not (tmp_path / "annotations.json").exists() and not (tmp_path / "crops").exists()
     assert (tmp_path / "notes.txt").read_text() == "mine"
+    assert (tmp_path / "images" / "holiday" / "photo.txt").read_text() == "mine too"  # (it was removed)
     r = _cli("deck", "--out", "")
     assert r.returncode == 2 and "--out must name a folder, not an empty string" in r.stderr
 
