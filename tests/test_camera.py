@@ -125,6 +125,45 @@ def test_image_folder_skips_a_corrupt_file_naming_it(tmp_path):
     assert source.read()[0, 0, 0] == 30
 
 
+def test_image_folder_holds_each_picture_for_frames_each_frames(tmp_path):
+    # shown for one frame each, no card lasted the frames the tracker asks before it shows one:
+    # `serve --images` never showed a card
+    cv2.imwrite(str(tmp_path / "a.png"), frame(10))
+    (tmp_path / "b.jpg").write_bytes(b"this is not a jpeg")
+    cv2.imwrite(str(tmp_path / "c.png"), frame(30))
+    source = ImageFolderSource(tmp_path, realtime=False, frames_each=3)
+    assert [source.read()[0, 0, 0] for _ in range(3)] == [10, 10, 10]
+    with pytest.raises(FrameSkipped, match="'b.jpg'"):
+        source.read()
+    assert [source.read()[0, 0, 0] for _ in range(4)] == [30, 30, 30, 10]
+    held = camera.open_source(images=str(tmp_path))
+    assert held.frames_each == camera.IMAGE_FPS * camera.IMAGE_SECONDS >= 20
+
+
+def test_cards_of_a_picture_of_a_folder_reach_the_table(tmp_path):
+    from dealer.games import ZoneSpec
+    from vision.live import LiveTable
+    from vision.types import Detection
+    cv2.imwrite(str(tmp_path / "a.png"), frame(10))  # a picture with a card on it
+    cv2.imwrite(str(tmp_path / "b.png"), frame(30))  # and one of the table bare
+
+    class OneCard:
+        def detect(self, image):
+            quad = ((10, 5), (30, 5), (30, 37), (10, 37))
+            return [Detection(card="pine-crane", face="pine-crane", quad=quad, confidence=0.99)] \
+                if image[0, 0, 0] == 10 else []
+    source = ImageFolderSource(tmp_path, fps=200, frames_each=10)
+    live = LiveTable(source, OneCard(), [ZoneSpec("saki", 3, "Saki", "先"), ZoneSpec("ato", 3, "Ato", "後")])
+    with live:
+        deadline = time.monotonic() + 10
+        while time.monotonic() < deadline:
+            cards = [c["card"] for z in live.snapshot()["zones"] for c in z["cards"]]
+            if cards:
+                break
+            time.sleep(0.02)
+    assert cards == ["pine-crane"]
+
+
 def test_image_folder_errors(tmp_path):
     with pytest.raises(CameraError, match="does not exist"):
         ImageFolderSource(tmp_path / "nope")

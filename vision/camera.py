@@ -194,15 +194,19 @@ class VideoFileSource:
         self._cap.release()
 
 
+IMAGE_FPS, IMAGE_SECONDS = 10, 3  # serve --images: each picture as 3 seconds of frames at 10 a second
+
+
 class ImageFolderSource:
-    """The images of a folder in name order, each shown for 1/``fps`` s, looping by default.
+    """The images of a folder in name order, each given as ``frames_each`` frames of 1/``fps`` s,
+    looping by default.
 
     A file that cannot be decoded raises ``FrameSkipped`` naming it once; the next ``read`` goes
     on with the next image, and the file is left out from then on.
     """
 
     def __init__(self, directory: str | Path, fps: float = 2.0, loop: bool = True,
-                 realtime: bool = True):
+                 realtime: bool = True, frames_each: int = 1):
         self.directory = Path(directory)
         if not self.directory.is_dir():
             raise CameraError(f"image folder {str(self.directory)!r} " +
@@ -230,9 +234,15 @@ class ImageFolderSource:
         self._pos = 0
         self._bad: set[Path] = set()
         self._pacer = FramePacer(fps if realtime else None)
+        self.frames_each = max(1, int(frames_each))
+        self._held: tuple[np.ndarray, int] | None = None  # (the picture, frames of it still to give)
 
     def read(self) -> np.ndarray:
         self._pacer.wait()
+        if self._held is not None and self._held[1] > 0:
+            frame, left = self._held
+            self._held = (frame, left - 1)
+            return frame.copy()
         while True:
             if self._pos >= len(self.files):
                 if not self.loop:
@@ -248,7 +258,8 @@ class ImageFolderSource:
             if frame is None or frame.size == 0:
                 self._bad.add(path)
                 raise FrameSkipped(f"image {path.name!r} cannot be decoded (corrupt or not an image); skipped")
-            return frame
+            self._held = (frame, self.frames_each - 1)
+            return frame.copy() if self.frames_each > 1 else frame
 
     def close(self) -> None:
         pass
@@ -345,7 +356,9 @@ def open_source(camera: int | None = None, video: str | Path | None = None,
     if video is not None:
         return turned(VideoFileSource(video))
     if images is not None:
-        return turned(ImageFolderSource(images))
+        # each picture held for a few seconds as a camera would give it: shown for one frame, no card
+        # lasted the frames the tracker asks before it shows one, and the page stayed empty
+        return turned(ImageFolderSource(images, fps=IMAGE_FPS, frames_each=IMAGE_FPS * IMAGE_SECONDS))
     from vision.demo_table import DemoTable  # imported here: the demo pulls in the deck renderer
     if demo:
         return DemoTable(game=game, seed=seed)
