@@ -328,6 +328,11 @@ def test_camera_failure_shows_a_banner(app, live):
     live.show({}, status={"camera": "lost", "error": "camera 0 unplugged"})
     state = d.get("/api/state").get_json()
     assert state["banner"] == "The camera is lost: camera 0 unplugged"
+    # a notice while the table is read all the same is no "the table cannot be read"
+    live.show({}, status={"camera": "ok", "error": "image 'b.jpg' cannot be decoded; skipped", "table": "live"})
+    assert d.get("/api/state").get_json()["banner"] == "Note: image 'b.jpg' cannot be decoded; skipped"
+    live.show({}, status={"camera": "ok", "error": "card recognition failed: boom", "table": "stale"})
+    assert d.get("/api/state").get_json()["banner"] == "The table cannot be read: card recognition failed: boom"
 
 
 def test_no_round_is_settled_on_the_cards_seen_last_while_the_camera_is_away(app, live):

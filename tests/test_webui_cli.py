@@ -259,6 +259,43 @@ def test_a_source_that_gives_no_frame_is_refused_in_one_line_without_opencvs_own
     assert "hanadealer settle: error: unrecognized arguments: --bogus" in r.stderr
 
 
+def test_serve_with_a_data_folder_that_cannot_be_made_names_it(capsys, tmp_path):
+    # a bare "[Errno 20] Not a directory" named no folder the dealer typed
+    (tmp_path / "afile").write_text("x")
+    assert main(["serve", "--demo", "--data", str(tmp_path / "afile" / "sub")]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err == (f"hanadealer: the data folder {tmp_path / 'afile' / 'sub'} cannot be made (Not a directory; "
+                   f"--data, or $HANADEALER_DATA)")
+
+
+def test_a_damaged_video_is_said_in_our_one_line_only(capfd, tmp_path):
+    # the demuxer printed its own line first, with a raw byte in it
+    cv2 = pytest.importorskip("cv2")
+    import numpy as np
+    path = tmp_path / "table.avi"
+    writer = cv2.VideoWriter(str(path), cv2.VideoWriter_fourcc(*"MJPG"), 10, (160, 120))
+    for i in range(20):
+        writer.write(np.full((120, 160, 3), i * 10, np.uint8))
+    writer.release()
+    path.write_bytes(path.read_bytes()[:2000])
+    assert main(["serve", "--video", str(path), "--port", "0", "--data", str(tmp_path / "d")]) == 2
+    err = capfd.readouterr().err
+    assert err.strip().count("\n") == 0 and err.startswith(f"hanadealer: video file '{path}'"), err
+
+
+def test_the_address_a_tablet_takes_is_said_for_a_server_on_every_address(monkeypatch):
+    # "the page is at http://0.0.0.0:5000/", which no tablet opens
+    import socket
+    from webui.cli import network_address
+    assert network_address("0.0.0.0") not in ("0.0.0.0", "")
+
+    class NoRoute(socket.socket):
+        def connect(self, address):
+            raise OSError("network is unreachable")
+    monkeypatch.setattr(socket, "socket", NoRoute)
+    assert network_address("0.0.0.0") == socket.gethostname()
+
+
 @pytest.mark.parametrize("host, url", [("127.0.0.1", "http://127.0.0.1:5000/"), ("::1", "http://[::1]:5000/"),
                                        ("0.0.0.0", "http://0.0.0.0:5000/"), ("::", "http://[::]:5000/")])
 def test_the_page_address_printed_is_one_a_browser_takes(host, url):

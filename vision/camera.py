@@ -152,7 +152,9 @@ class VideoFileSource:
                 # a device or a pipe: a webcam's node is opened by its number (--camera N)
                 "is not a regular file (a webcam is opened with --camera N)" if self.path.exists() else
                 "does not exist"))
-        with _quiet_opencv():  # (a file that is no video is said once, below, not by FFmpeg too)
+        # (a file that is no video is said once, below, not by FFmpeg too, nor by a demuxer's own
+        # line on the process's stderr: a damaged AVI printed one, with a raw byte in it)
+        with _quiet_opencv(), stderr_silenced():
             self._cap = cv2.VideoCapture(str(self.path))
             opened = self._cap.isOpened()
             # the first frame read now: OpenCV "opens" a text file named .png as an image sequence,

@@ -181,6 +181,10 @@ def serve(args: argparse.Namespace) -> int:
         return _fail(f"the data folder {data_dir} is a file, not a folder (--data, or $HANADEALER_DATA)")
     try:
         data_dir.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:  # (a bare "[Errno 20] Not a directory" named no folder the dealer typed)
+        return _fail(f"the data folder {data_dir} cannot be made ({exc.strerror or exc}; --data, or "
+                     f"$HANADEALER_DATA)")
+    try:
         live, app = build_live_app(source, detector, args.game, _players(args.players, args.game), data_dir,
                                    pin=os.environ.get("HANADEALER_PIN"))
     except (LedgerError, InputError, OSError) as exc:
@@ -204,6 +208,9 @@ def serve(args: argparse.Namespace) -> int:
     live.start()
     print(f"hanadealer: the dealer's page is at {page_url(args.host, server.server_port)} "
           f"(ledger {data_dir / 'ledger.sqlite'}); Ctrl-C stops", file=sys.stderr)
+    if args.host in ("0.0.0.0", "::", ""):  # (no browser opens that address: where a tablet finds it)
+        print(f"hanadealer: from a tablet on the network: {page_url(network_address(args.host), server.server_port)}",
+              file=sys.stderr)
     _stop_on_sigterm()
     try:
         server.serve_forever()
@@ -216,6 +223,19 @@ def serve(args: argparse.Namespace) -> int:
             server.server_close()
             live.stop()
     return 0
+
+
+def network_address(host: str) -> str:
+    """This machine's address on the network (for a server listening on every address): the one its
+    route out leaves from (nothing is sent), else its name."""
+    import socket
+    family, probe = (socket.AF_INET6, "2001:db8::1") if ":" in host else (socket.AF_INET, "192.0.2.1")
+    try:
+        with socket.socket(family, socket.SOCK_DGRAM) as s:
+            s.connect((probe, 9))
+            return s.getsockname()[0]
+    except OSError:
+        return socket.gethostname()
 
 
 def page_url(host: str, port: int) -> str:

@@ -1291,6 +1291,10 @@ def banner(status: Mapping[str, Any]) -> str | None:
     error = status.get("error")
     if camera == "ok" and not error:
         return None
+    if camera == "ok" and status.get("table") == "live":
+        # a notice while the table is read all the same (an image of the folder skipped): "the table
+        # cannot be read" said over a table that could be settled
+        return f"Note: {error}"
     what = CAMERA_AWAY.get(camera, "The table cannot be read")
     return f"{what}: {error}" if error else what
 
