@@ -100,12 +100,26 @@ def test_one_command_runs_every_step_in_order(tmp_path, monkeypatch):
     calls = []
     for name in ("write_shards", "train_mask", "train_crops", "calibrate", "write_detector_crops"):
         monkeypatch.setattr(train, name, lambda *a, _name=name, **k: calls.append(_name))
-    assert train.main(["--work", str(tmp_path / "work"), "--out", str(tmp_path / "out")]) == 0
+    shared = tmp_path / "shared"  # (the steps that render ask for a shared folder before any work)
+    shared.mkdir()
+    (shared / "cards.csv").write_text("id\n")
+    where = ["--work", str(tmp_path / "work"), "--out", str(tmp_path / "out"), "--shared", str(shared)]
+    assert train.main(where) == 0
     assert calls == ["write_shards", "train_mask", "train_crops", "calibrate", "write_detector_crops",
                      "train_crops", "calibrate"]
     calls.clear()
-    assert train.main(["--step", "detector-crops", "--work", str(tmp_path / "work"), "--out", str(tmp_path / "out")]) == 0
+    assert train.main(["--step", "detector-crops"] + where) == 0
     assert calls == ["write_detector_crops"]
+
+
+def test_the_steps_that_render_say_when_there_is_no_shared_folder(tmp_path, monkeypatch, capsys):
+    import datasets.shared
+    import models.train as train
+    monkeypatch.setattr(datasets.shared, "shared_dir", lambda override=None: None)
+    with pytest.raises(SystemExit) as stop:
+        train.main(["--step", "data", "--work", str(tmp_path / "w"), "--out", str(tmp_path / "o")])
+    assert stop.value.code == 2 and not (tmp_path / "w").exists()
+    assert "no shared data folder (../shared beside the project, HANADEALER_SHARED or --shared)" in capsys.readouterr().err
 
 
 def test_a_style_shift_outside_0_to_1_is_refused(tmp_path, capsys):

@@ -793,6 +793,21 @@ def test_otoroku_a_hand_once_read_as_bust_then_seen_as_no_bust_is_not_charged(ap
     assert pending["result"]["results"]["Aki"] == "not_chosen" and pending["result"]["net"]["Aki"] == 0
 
 
+def test_otoroku_a_bust_thrown_in_a_card_at_a_time_is_still_the_bust(app, live):
+    # its first two cards alone (1 + 5) read as no bust: the bust was forgotten as it was discarded
+    d = Dealer(app)
+    d.post("/api/session", {"game": "otoroku", "players": [{"name": n} for n in ("Aki", "Ben", "Cy")], "share": 100})
+    bust = [(1, "pine-crane"), (2, "iris-bridge"), (3, "maple-deer")]          # 1 + 5 + 10: 16, bust
+    for shown in (bust, bust[:2], bust[:1], []):
+        live.show({"Aki": shown})
+        d.get("/api/state")
+    live.show({"Ben": [(4, "pine-chaff-1"), (5, "chrysanthemum-sake")], "Cy": [(9, "iris-chaff-1"), (10, "peony-butterflies")],
+               "dealer": [(7, "maple-blue"), (8, "cherry-curtain")]})
+    pending = d.post("/api/settle").get_json()
+    assert pending["round"]["hands"]["Aki"] == ["pine-crane", "iris-bridge", "maple-deer"]
+    assert pending["result"]["net"]["Aki"] == -100
+
+
 def test_otoroku_a_bust_kept_through_a_change_of_seats_only_while_still_bust_in_its_seat(app, live):
     # a bettor's 16 (bust) became the last bettor's 16 (no bust) when a player left: it won a share
     d = Dealer(app)

@@ -14,6 +14,7 @@ import logging
 import re
 import secrets
 import threading
+from collections import Counter
 from dataclasses import replace
 from fractions import Fraction
 from importlib import metadata
@@ -761,9 +762,11 @@ class DealerService:
                 continue
             if hand.buta:
                 busts[zone.name] = cards
-            else:
+            elif not Counter(cards) <= Counter(busts.get(zone.name) or ()):
                 # read again, or corrected by the dealer, the hand is no bust: nor is it remembered as
-                # one (a misread seen surely once, or a card passing through the zone, was charged)
+                # one (a misread seen surely once, or a card passing through the zone, was charged);
+                # but some of the bust's own cards, as it is thrown in a card at a time or a card is
+                # hidden a moment, are that bust still
                 busts.pop(zone.name, None)
         if busts != (s.get("busts") or {}):
             s["busts"] = busts
