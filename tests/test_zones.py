@@ -400,3 +400,18 @@ def test_rows_of_cards_laid_a_few_degrees_askew_by_hand_on_a_turned_table_stay_a
                  for r in range(2) for k in range(4)]
         state = ZoneAssigner(layout).assign(cards[::-1])
         assert {n: ids(c) for n, c in state.zones.items()} == {"saki": [0, 1, 2, 3], "ato": [10, 11, 12, 13]}
+
+
+def test_hands_laid_crooked_on_a_straight_table_keep_their_players():
+    # their sides gave a turn of 10 degrees, and read so, A's and C's hands changed places
+    from dealer.games import get_game
+    layout = list(get_game("otoroku").layout({"seats": ["A", "B", "C"]}))
+    hands = [("A", 250, 200, 10, 2), ("B", 640, 200, 3, 2), ("C", 1030, 200, 15, 3), ("dealer", 640, 520, -5, 3)]
+    cards, want, tid = [], {}, 0
+    for name, cx, cy, skew, n in hands:
+        for k in range(n):
+            cards.append(turned_card(tid, cx + 70 * (k - (n - 1) / 2), cy, 0, askew=skew))
+            want.setdefault(name, []).append(tid)
+            tid += 1
+    state = ZoneAssigner(layout).assign(cards)
+    assert {n: ids(c) for n, c in state.zones.items()} == want

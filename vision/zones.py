@@ -219,6 +219,14 @@ def _table_tilt(cards: list[TableCard]) -> float:
     return tilt if abs(tilt) >= math.radians(3) else 0.0
 
 
+def _row_spread(points: list[tuple[float, float]], gap: float) -> float:
+    """How far, on average, the points lie off their rows (rows split as _automatic splits them):
+    squared distance across the row from its mean line."""
+    ys = [y for _, y in points]
+    rows = _split(ys, gap)
+    return sum(float(np.var([ys[i] for i in row])) * len(row) for row in rows) / max(len(points), 1)
+
+
 def _untilted(points: list[tuple[float, float]], tilt: float) -> list[tuple[float, float]]:
     """The points turned back by ``tilt`` about the origin (distances kept)."""
     if not tilt:
@@ -320,8 +328,15 @@ class ZoneAssigner:
         short = float(np.median([_card_extent(c)[0] for c in cards]))
         long_ = float(np.median([_card_extent(c)[1] for c in cards]))
         # read in the table's own directions: a camera turned a little (or the rows laid askew) made
-        # a tilted row's centres chain into the next row's, and two rows became one
-        centres = _untilted([_centre(c) for c in cards], _table_tilt(cards))
+        # a tilted row's centres chain into the next row's, and two rows became one. The turn the
+        # cards' sides give is taken only where the rows lie straighter so (hands laid crooked on a
+        # straight table gave one too, and two players' hands changed places)
+        centres = [_centre(c) for c in cards]
+        tilt = _table_tilt(cards)
+        if tilt:
+            turned = _untilted(centres, tilt)
+            if _row_spread(turned, 0.5 * long_) < _row_spread(centres, 0.5 * long_):
+                centres = turned
         # rows: cards whose centres are within half a card height of the neighbour are one row
         rows = _split([y for _, y in centres], 0.5 * long_)
         segments = []
