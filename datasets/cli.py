@@ -212,6 +212,13 @@ def _clear_earlier_run(out: Path, overwrite: bool) -> None:
     which no longer matched the images (a training job read them together)."""
     written = {name: [f for f in (out / name).iterdir() if RUN_FILE_NAMES[name].fullmatch(f.name) and f.is_file()]
                for name in RUN_FOLDERS if (out / name).is_dir()}
+    # something else in a folder a run writes to is refused, --overwrite or not: the scenes would be
+    # mixed with it (a training job reads the folder whole), and it was removed with them
+    foreign = sorted(f"{name}/{f.name}" for name in written for f in (out / name).iterdir()
+                     if f not in written[name])
+    if foreign:
+        raise ValueError(f"--out {out}: {foreign[0]}{f' (and {len(foreign) - 1} more)' if len(foreign) > 1 else ''} "
+                         f"is not of a synth run: choose a folder whose images/, labels/ and crops/ hold only scenes")
     found = [name for name in RUN_FOLDERS if written.get(name)]
     found += [name for name in RUN_FILES if (out / name).is_file()]
     if not found:
@@ -223,8 +230,7 @@ def _clear_earlier_run(out: Path, overwrite: bool) -> None:
         if name in RUN_FOLDERS:
             for f in written[name]:
                 f.unlink()
-            if not any((out / name).iterdir()):  # (left only where something of the user's is in it)
-                (out / name).rmdir()
+            (out / name).rmdir()
         else:
             (out / name).unlink()
 

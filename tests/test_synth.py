@@ -449,18 +449,25 @@ def test_synth_into_a_folder_of_an_earlier_run_is_refused_unless_it_is_to_replac
              "--format", "coco", "--crops")
     assert _cli(*first).returncode == 0
     (tmp_path / "notes.txt").write_text("mine")
-    (tmp_path / "images" / "holiday").mkdir()  # the user's own, in a folder the run writes to
-    (tmp_path / "images" / "holiday" / "photo.txt").write_text("mine too")
     again = ("synth", "--art", "demo", "--count", "1", "--out", str(tmp_path), "--size", "320x180", "--seed", "5")
     r = _cli(*again)
     assert r.returncode == 2 and "holds the scenes of an earlier run (images, labels, crops, dataset.json, " \
         "annotations.json): choose an empty folder, or give --overwrite" in r.stderr, r.stderr
     assert len(list((tmp_path / "images").glob("*.jpg"))) == 3  # nothing touched
+    # something of the user's in a folder a run writes to: refused, --overwrite or not (it was removed
+    # with the scenes; left, the scenes would be mixed with it)
+    (tmp_path / "images" / "holiday").mkdir()
+    (tmp_path / "images" / "holiday" / "photo.txt").write_text("mine too")
+    r = _cli(*again, "--overwrite")
+    assert r.returncode == 2 and "images/holiday is not of a synth run" in r.stderr, r.stderr
+    assert (tmp_path / "images" / "holiday" / "photo.txt").read_text() == "mine too"
+    assert len(list((tmp_path / "images").glob("*.jpg"))) == 3
+    (tmp_path / "images" / "holiday" / "photo.txt").unlink()
+    (tmp_path / "images" / "holiday").rmdir()
     assert _cli(*again, "--overwrite").returncode == 0
-    assert sorted(p.name for p in (tmp_path / "images").iterdir()) == ["000000.jpg", "holiday"]
+    assert sorted(p.name for p in (tmp_path / "images").iterdir()) == ["000000.jpg"]
     assert not (tmp_path / "annotations.json").exists() and not (tmp_path / "crops").exists()
     assert (tmp_path / "notes.txt").read_text() == "mine"
-    assert (tmp_path / "images" / "holiday" / "photo.txt").read_text() == "mine too"  # (it was removed)
     r = _cli("deck", "--out", "")
     assert r.returncode == 2 and "--out must name a folder, not an empty string" in r.stderr
 
