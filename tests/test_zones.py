@@ -415,3 +415,21 @@ def test_hands_laid_crooked_on_a_straight_table_keep_their_players():
             tid += 1
     state = ZoneAssigner(layout).assign(cards)
     assert {n: ids(c) for n, c in state.zones.items()} == want
+
+
+@pytest.mark.parametrize("degrees", [-15, -10, 10, 15])
+def test_hands_side_by_side_seen_by_a_turned_camera_keep_their_players(degrees):
+    # compared by how far cards lay off a level line, the hands read one by one won over the long
+    # row they make read level, and A's and C's hands changed places
+    import random
+    from dealer.games import get_game
+    layout = list(get_game("otoroku").layout({"seats": ["A", "B", "C"]}))
+    rnd = random.Random(3)
+    for _ in range(25):
+        cards, want, tid = [], {}, 0
+        for name, cx, cy in (("A", 250, 200), ("B", 640, 200), ("C", 1030, 200), ("dealer", 640, 520)):
+            for k in range(2):
+                cards.append(turned_card(tid, cx + 70 * (k - 0.5), cy, degrees, askew=rnd.uniform(-3, 3)))
+                want.setdefault(name, []).append(tid)
+                tid += 1
+        assert {n: ids(c) for n, c in ZoneAssigner(layout).assign(cards).zones.items()} == want

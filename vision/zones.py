@@ -219,12 +219,23 @@ def _table_tilt(cards: list[TableCard]) -> float:
     return tilt if abs(tilt) >= math.radians(3) else 0.0
 
 
-def _row_spread(points: list[tuple[float, float]], gap: float) -> float:
-    """How far, on average, the points lie off their rows (rows split as _automatic splits them):
-    squared distance across the row from its mean line."""
+def _row_slope(points: list[tuple[float, float]], gap: float) -> float:
+    """How steeply, on average, the rows run (rows split as _automatic splits them; each row's
+    least-squares slope, weighted by its cards): read in the table's directions, a row runs level.
+    (Measured by the slope, not by how far cards lie off a level line: a long row read a little off
+    level lay further off it than each hand read on its own, and two players' hands changed places.)"""
     ys = [y for _, y in points]
-    rows = _split(ys, gap)
-    return sum(float(np.var([ys[i] for i in row])) * len(row) for row in rows) / max(len(points), 1)
+    total = weight = 0.0
+    for row in _split(ys, gap):
+        if len(row) < 2:
+            continue
+        xs = np.array([points[i][0] for i in row])
+        if np.ptp(xs) < 1e-6:
+            continue
+        slope = np.polyfit(xs, np.array([ys[i] for i in row]), 1)[0]
+        total += abs(float(slope)) * len(row)
+        weight += len(row)
+    return total / weight if weight else 0.0
 
 
 def _untilted(points: list[tuple[float, float]], tilt: float) -> list[tuple[float, float]]:
@@ -329,13 +340,13 @@ class ZoneAssigner:
         long_ = float(np.median([_card_extent(c)[1] for c in cards]))
         # read in the table's own directions: a camera turned a little (or the rows laid askew) made
         # a tilted row's centres chain into the next row's, and two rows became one. The turn the
-        # cards' sides give is taken only where the rows lie straighter so (hands laid crooked on a
+        # cards' sides give is taken only where the rows run more level so (hands laid crooked on a
         # straight table gave one too, and two players' hands changed places)
         centres = [_centre(c) for c in cards]
         tilt = _table_tilt(cards)
         if tilt:
             turned = _untilted(centres, tilt)
-            if _row_spread(turned, 0.5 * long_) < _row_spread(centres, 0.5 * long_):
+            if _row_slope(turned, 0.5 * long_) < _row_slope(centres, 0.5 * long_):
                 centres = turned
         # rows: cards whose centres are within half a card height of the neighbour are one row
         rows = _split([y for _, y in centres], 0.5 * long_)
