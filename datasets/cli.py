@@ -215,7 +215,7 @@ def _clear_earlier_run(out: Path, overwrite: bool) -> None:
     # something else in a folder a run writes to is refused, --overwrite or not: the scenes would be
     # mixed with it (a training job reads the folder whole), and it was removed with them
     foreign = sorted(f"{name}/{f.name}" for name in written for f in (out / name).iterdir()
-                     if f not in written[name])
+                     if f not in written[name] and not f.name.startswith("."))  # (.DS_Store: a file manager's)
     if foreign:
         raise ValueError(f"--out {out}: {foreign[0]}{f' (and {len(foreign) - 1} more)' if len(foreign) > 1 else ''} "
                          f"is not of a synth run: choose a folder whose images/, labels/ and crops/ hold only scenes")
@@ -230,7 +230,8 @@ def _clear_earlier_run(out: Path, overwrite: bool) -> None:
         if name in RUN_FOLDERS:
             for f in written[name]:
                 f.unlink()
-            (out / name).rmdir()
+            if not any((out / name).iterdir()):  # (a hidden file of a file manager's stays, and its folder)
+                (out / name).rmdir()
         else:
             (out / name).unlink()
 

@@ -466,6 +466,21 @@ def test_while_the_server_is_out_of_reach_the_page_is_dimmed_and_its_buttons_hel
         assert errors == [], errors
 
 
+def test_an_otoroku_bust_discarded_is_shown_and_a_tap_forgets_it(tmp_path):
+    """A hand read bust and discarded stays in its zone, marked; the dealer may take it back."""
+    session = {"game": "otoroku", "players": [{"name": n} for n in ("Aki", "Ben", "Cy")], "share": 100}
+    with page_on_a_fake_table(tmp_path, session, {"Aki": [(1, "maple-deer"), (2, "clover-boar")]}) as (page, errors, service, live):
+        page.wait_for_selector("#zones [data-zone='Aki'] .card", timeout=10000)
+        live.show({})
+        card = page.wait_for_selector("#zones [data-zone='Aki'] .card.discarded", timeout=10000)
+        assert "bust, discarded" in card.inner_text()
+        page.once("dialog", lambda dialog: dialog.accept())
+        card.click()
+        page.wait_for_function("!document.querySelector(\"#zones [data-zone='Aki'] .card\")", timeout=10000)
+        assert not service.session.get("busts")
+        assert errors == [], errors
+
+
 def test_a_bet_with_no_session_says_so(tmp_path):
     """The button did nothing and said nothing (a script error before any request)."""
     with browser_on_a_new_app(tmp_path) as (browser, url):

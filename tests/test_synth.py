@@ -456,6 +456,7 @@ def test_synth_into_a_folder_of_an_earlier_run_is_refused_unless_it_is_to_replac
     assert len(list((tmp_path / "images").glob("*.jpg"))) == 3  # nothing touched
     # something of the user's in a folder a run writes to: refused, --overwrite or not (it was removed
     # with the scenes; left, the scenes would be mixed with it)
+    (tmp_path / "images" / ".DS_Store").write_text("a file manager's: passed over")
     (tmp_path / "images" / "holiday").mkdir()
     (tmp_path / "images" / "holiday" / "photo.txt").write_text("mine too")
     r = _cli(*again, "--overwrite")
@@ -465,7 +466,7 @@ def test_synth_into_a_folder_of_an_earlier_run_is_refused_unless_it_is_to_replac
     (tmp_path / "images" / "holiday" / "photo.txt").unlink()
     (tmp_path / "images" / "holiday").rmdir()
     assert _cli(*again, "--overwrite").returncode == 0
-    assert sorted(p.name for p in (tmp_path / "images").iterdir()) == ["000000.jpg"]
+    assert sorted(p.name for p in (tmp_path / "images").iterdir()) == [".DS_Store", "000000.jpg"]
     assert not (tmp_path / "annotations.json").exists() and not (tmp_path / "crops").exists()
     assert (tmp_path / "notes.txt").read_text() == "mine"
     r = _cli("deck", "--out", "")

@@ -808,6 +808,27 @@ def test_otoroku_a_bust_thrown_in_a_card_at_a_time_is_still_the_bust(app, live):
     assert pending["result"]["net"]["Aki"] == -100
 
 
+def test_otoroku_a_bust_remembered_is_the_dealers_to_forget(app, live):
+    # a card passing over a hand was read with it as a bust: by the states alone that is no different
+    # from a card drawn, so the dealer takes it back
+    d = Dealer(app)
+    d.post("/api/session", {"game": "otoroku", "players": [{"name": n} for n in ("Aki", "Ben", "Cy")], "share": 100})
+    live.show({"Aki": [(1, "maple-deer"), (2, "pine-chaff-1"), (3, "iris-bridge")]})   # 10 + 1 + 5: read bust
+    d.get("/api/state")
+    live.show({"Aki": [(1, "maple-deer"), (2, "pine-chaff-1")]})                      # the card passed on
+    d.get("/api/state")
+    live.show({})
+    zones = d.get("/api/state").get_json()["zones"]
+    assert [c["card"] for c in next(z for z in zones if z["name"] == "Aki")["cards"]] == \
+        ["maple-deer", "pine-chaff-1", "iris-bridge"]
+    for body, said in (({"seat": "Ben"}, "no bust is remembered for 'Ben'"), ({"seats": "Aki"}, "unknown field 'seats'")):
+        r = d.post("/api/busts/forget", body)
+        assert r.status_code == 400 and said in r.get_json()["error"], r.get_json()
+    assert d.post("/api/busts/forget", {"seat": "Aki"}).status_code == 200
+    zones = d.get("/api/state").get_json()["zones"]
+    assert next(z for z in zones if z["name"] == "Aki")["cards"] == []
+
+
 def test_otoroku_a_bust_kept_through_a_change_of_seats_only_while_still_bust_in_its_seat(app, live):
     # a bettor's 16 (bust) became the last bettor's 16 (no bust) when a player left: it won a share
     d = Dealer(app)

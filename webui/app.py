@@ -435,6 +435,13 @@ def remove_bet(bet_id: str):
     return jsonify(ok=True)
 
 
+@api.post("/busts/forget")
+def forget_bust():
+    """Otoroku: {"seat": name}: the bust remembered for that seat taken back by the dealer."""
+    _service().forget_bust(_json_body())
+    return jsonify(ok=True)
+
+
 @api.post("/chosen")
 def choose():
     """Otoroku: {"chosen": [seats]} the bettors the dealer shows down with, or {"chosen": null}: all."""

@@ -567,6 +567,22 @@ class DealerService:
             self._save()
             return chosen
 
+    def forget_bust(self, data: Mapping[str, Any]) -> None:
+        """Otoroku: the bust remembered for a seat is the dealer's to take back (a card passing over
+        the hand, read with it as a bust, is not told from a card drawn by the states alone)."""
+        only_fields(data, ("seat",), "the bust to forget")
+        with self._lock:
+            s = self._require_session()
+            if s["game"] != "otoroku":
+                raise InputError("only Otoroku remembers a bust hand discarded")
+            seat = data.get("seat") if isinstance(data, Mapping) else None
+            if not isinstance(seat, str) or seat not in (s.get("busts") or {}):
+                raise InputError(f"no bust is remembered for {seat!r}")
+            if s.get("pending"):
+                raise InputError("a settlement is waiting: Cancel it first (it settles the bust as it stands)")
+            s["busts"] = {k: v for k, v in s["busts"].items() if k != seat}
+            self._save()
+
     # --- corrections -----------------------------------------------------------------------------
     def correct(self, data: Mapping[str, Any]) -> dict:
         only_fields(data, ("track_id", "card"), "a correction")

@@ -59,13 +59,13 @@ function renderZones(s) {
     z.complete, z.group, z.cards.map((c) => [c.track_id, c.card, c.face, c.label, c.uncertain, c.corrected, c.redraw,
       c.position, c.discarded, Math.round((c.confidence || 0) * 100)])])])) return;
   box.replaceChildren(...s.zones.map((z) => {
-    // (an Otoroku hand read bust and discarded: no longer on the table, so nothing to tap)
-    const cards = z.cards.map((c) => el("button", Object.assign({
+    // (an Otoroku hand read bust and discarded: no longer on the table; a tap takes the bust back)
+    const cards = z.cards.map((c) => el("button", {
       class: "card" + (c.uncertain ? " uncertain" : "") + (c.corrected ? " corrected" : "") + (c.discarded ? " discarded" : ""),
-      type: "button", "data-track": c.track_id, title: c.card || c.face},
-      c.discarded ? {disabled: ""} : {onclick: () => openCorrect(z, c)}),
+      type: "button", "data-track": c.track_id, title: c.card || c.face,
+      onclick: c.discarded ? () => forgetBust(z) : () => openCorrect(z, c)},
       el("span", {class: "card-name"}, c.label),
-      el("span", {class: "card-conf"}, c.discarded ? "bust, discarded" : c.corrected ? "corrected" : (c.uncertain ? "unsure: tap" : Math.round((c.confidence || 0) * 100) + "%")),
+      el("span", {class: "card-conf"}, c.discarded ? "bust, discarded: tap to forget" : c.corrected ? "corrected" : (c.uncertain ? "unsure: tap" : Math.round((c.confidence || 0) * 100) + "%")),
       c.redraw ? el("span", {class: "card-redraw"}, `redraw ${c.redraw}`) : ""));
     for (let i = 0; i < z.face_down; i++) cards.push(el("span", {class: "card down"}, "face down"));
     const dealt = z.cards.filter((c) => !c.redraw).length;
@@ -307,6 +307,13 @@ async function confirmRound() {
     const r = await api("/api/confirm", {pending: STATE.pending.id});
     showMessage(`Round ${r.round} recorded.`);
   } catch (e) { /* shown */ }
+}
+
+function forgetBust(zone) {
+  // a bust the dealer knows was none (a card passing over the hand was read with it) is his to take back
+  const cards = zone.cards.map((c) => c.label).join(", ");
+  if (!window.confirm(`${zone.label_en}: forget the bust (${cards})? The hand then pays nothing unless it is shown again.`)) return;
+  api("/api/busts/forget", {seat: zone.name}).catch(() => {});
 }
 
 function openCorrect(zone, card) {
