@@ -10,20 +10,8 @@
 # cardface.onnx, the checkpoint and the logs go; MINUTES of training (default 7); PEAK_LR (default
 # 1e-3); DEVICE (default cuda). Calibrate the result afterwards (models/MODEL.md, "Retrain").
 set -euo pipefail
-if [ $# -lt 2 ]; then
-    sed -n '/^#   scripts/p' "$0" | sed 's/^#   /usage: /' >&2
-    exit 2
-fi
-# SHARED and OUT as the caller named them (relative to the folder it was run from); a SHARED that is
-# not there is said, never passed over for another shared folder
-if [ ! -f "$1/cards.csv" ]; then
-    echo "error: no shared data folder at $1 (it must hold cards.csv)" >&2
-    exit 2
-fi
-shared=$(cd "$1" && pwd)
-mkdir -p "$2"
-out=$(cd "$2" && pwd)
-cd "$(dirname "$0")/.."
+. "$(dirname "$0")/gpu-args.sh"
+read_shared_and_out "$0" "$@"
 minutes=${3:-7} lr=${4:-1e-3} device=${5:-cuda}
 PYTHON=${PYTHON:-python3}
 work=var/train-gpu

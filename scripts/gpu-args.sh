@@ -1,0 +1,20 @@
+# Sourced by the GPU training scripts: their first two arguments, SHARED and OUT, as the caller named
+# them (relative to the folder it was run from), set as $shared and $out; then the checkout is the
+# working folder. Too few arguments show the script's usage; a SHARED that is not there is said,
+# never passed over for another shared folder.
+read_shared_and_out() {  # SCRIPT ARGS...
+    local script=$1
+    shift
+    if [ $# -lt 2 ]; then
+        sed -n '/^#   scripts/p' "$script" | sed 's/^#   /usage: /' >&2
+        exit 2
+    fi
+    if [ ! -f "$1/cards.csv" ]; then
+        echo "error: no shared data folder at $1 (it must hold cards.csv)" >&2
+        exit 2
+    fi
+    shared=$(cd "$1" && pwd)
+    mkdir -p "$2"
+    out=$(cd "$2" && pwd)
+    cd "$(dirname "$script")/.."
+}
