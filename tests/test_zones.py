@@ -433,3 +433,16 @@ def test_hands_side_by_side_seen_by_a_turned_camera_keep_their_players(degrees):
                 want.setdefault(name, []).append(tid)
                 tid += 1
         assert {n: ids(c) for n, c in ZoneAssigner(layout).assign(cards).zones.items()} == want
+
+
+@pytest.mark.parametrize("degrees", [-30, 25, 30])
+def test_two_short_rows_seen_by_a_well_turned_camera_stay_two(degrees):
+    # judged by how level the rows ran alone, the two rows run together fitted a level line, and
+    # every card went to Saki
+    import random
+    rnd = random.Random(11)
+    for _ in range(40):
+        cards = [turned_card(10 * r + k, 640 + 75 * (k - 1) + rnd.gauss(0, 3), 295 + 130 * r + rnd.gauss(0, 3),
+                             degrees, askew=rnd.uniform(-3, 3)) for r in range(2) for k in range(3)]
+        state = ZoneAssigner(BATTA).assign(cards)
+        assert {n: ids(c) for n, c in state.zones.items()} == {"saki": [0, 1, 2], "ato": [10, 11, 12]}

@@ -219,21 +219,26 @@ def _table_tilt(cards: list[TableCard]) -> float:
     return tilt if abs(tilt) >= math.radians(3) else 0.0
 
 
-def _row_slope(points: list[tuple[float, float]], gap: float) -> float:
-    """How steeply, on average, the rows run (rows split as _automatic splits them; each row's
-    least-squares slope, weighted by its cards): read in the table's directions, a row runs level.
-    (Measured by the slope, not by how far cards lie off a level line: a long row read a little off
-    level lay further off it than each hand read on its own, and two players' hands changed places.)"""
+def _row_fit(points: list[tuple[float, float]], gap: float, long_side: float) -> float:
+    """How badly the points make level rows (rows split as _automatic splits them): for each row of
+    two cards or more, its least-squares line's slope plus how far its cards lie off that line (in
+    card lengths), weighted by its cards. Read in the table's directions, a row runs level and its
+    cards lie on its line; two rows run together lie far off any one line. (By how far cards lay off a
+    level line alone, a long row read a little off level lost to each hand read on its own, and two
+    players' hands changed places; by the slope alone, two rows run together fitted a level line.)"""
     ys = [y for _, y in points]
     total = weight = 0.0
     for row in _split(ys, gap):
         if len(row) < 2:
             continue
         xs = np.array([points[i][0] for i in row])
+        yr = np.array([ys[i] for i in row])
         if np.ptp(xs) < 1e-6:
-            continue
-        slope = np.polyfit(xs, np.array([ys[i] for i in row]), 1)[0]
-        total += abs(float(slope)) * len(row)
+            slope, off = 0.0, yr - yr.mean()
+        else:
+            slope, intercept = np.polyfit(xs, yr, 1)
+            off = yr - (slope * xs + intercept)
+        total += (abs(float(slope)) + float(np.sqrt(np.mean(off ** 2))) / long_side) * len(row)
         weight += len(row)
     return total / weight if weight else 0.0
 
@@ -340,13 +345,13 @@ class ZoneAssigner:
         long_ = float(np.median([_card_extent(c)[1] for c in cards]))
         # read in the table's own directions: a camera turned a little (or the rows laid askew) made
         # a tilted row's centres chain into the next row's, and two rows became one. The turn the
-        # cards' sides give is taken only where the rows run more level so (hands laid crooked on a
-        # straight table gave one too, and two players' hands changed places)
+        # cards' sides give is taken only where the rows it gives are level and straight (hands laid
+        # crooked on a straight table gave one too, and two players' hands changed places)
         centres = [_centre(c) for c in cards]
         tilt = _table_tilt(cards)
         if tilt:
             turned = _untilted(centres, tilt)
-            if _row_slope(turned, 0.5 * long_) < _row_slope(centres, 0.5 * long_):
+            if _row_fit(turned, 0.5 * long_, long_) < _row_fit(centres, 0.5 * long_, long_):
                 centres = turned
         # rows: cards whose centres are within half a card height of the neighbour are one row
         rows = _split([y for _, y in centres], 0.5 * long_)

@@ -312,7 +312,8 @@ async function confirmRound() {
 function forgetBust(zone) {
   // a bust the dealer knows was none (a card passing over the hand was read with it) is his to take back
   const cards = zone.cards.map((c) => c.label).join(", ");
-  if (!window.confirm(`${zone.label_en}: forget the bust (${cards})? The hand then pays nothing unless it is shown again.`)) return;
+  if (!window.confirm(`${zone.label_en}: forget the bust (${cards})? The hand is then read from the table again ` +
+    "(with its zone empty, the round waits for it, unless the dealer chose bettors without it).")) return;
   api("/api/busts/forget", {seat: zone.name}).catch(() => {});
 }
 
