@@ -1407,6 +1407,27 @@ def test_a_redraw_that_runs_out_of_deck_carries_the_pot_into_the_next_round(app,
     assert sum(Ledger(ledger_path).balances().values()) == 0  # every chip of the pot came back out
 
 
+def test_a_deck_said_run_out_does_not_outlive_the_tie_rule_of_redraws(app, live):
+    # kept when the tie rule changed, the flag refused every round ("deck_exhausted does not apply
+    # here"), and the page could not clear it
+    d = Dealer(app)
+    d.post("/api/session", REDRAW_SESSION)
+    assert d.post("/api/round/deck-exhausted", {"exhausted": True}).status_code == 200
+    assert d.post("/api/session", dict(SESSION, house={"tie_rule": "carry_over"})).status_code == 200
+    d.post("/api/bets", {"player": "Aki", "on": "saki", "amount": 10})
+    live.show({"saki": SAKI, "ato": [(4, "wisteria-cuckoo"), (5, "iris-bridge"), (6, "clover-boar")]})
+    r = d.post("/api/settle")
+    assert r.status_code == 200, r.get_json()
+    # a flag left in a stored session is not the round's, and can be cleared
+    d.post("/api/settle/cancel")
+    app.extensions["hanadealer"]["service"].session["deck_exhausted"] = True
+    assert d.post("/api/settle").status_code == 200
+    d.post("/api/settle/cancel")
+    assert d.post("/api/round/deck-exhausted", {"exhausted": False}).get_json() == {"exhausted": False}
+    r = d.post("/api/round/deck-exhausted", {"exhausted": True})
+    assert r.status_code == 400 and "matters only when ties are redrawn" in r.get_json()["error"]
+
+
 def test_a_new_session_keeps_what_the_table_holds_or_says_why_it_cannot_start(app, live, ledger_path):
     # the Settings page starts a new session for any change (a player more, a house rule): a pot
     # carried from a tie vanished with the old one, with the stakes already taken in the ledger

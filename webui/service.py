@@ -317,7 +317,9 @@ class DealerService:
             # seats still there, and a deck said to have run out
             new["corrections"] = dict(old.get("corrections") or {})
             new["corrected_readings"] = dict(old.get("corrected_readings") or {})
-            if old.get("deck_exhausted"):
+            if old.get("deck_exhausted") and get_game(new["game"]).resolve_house(new.get("house")).get("tie_rule") == "redraw":
+                # (kept only while ties are still redrawn: under another tie rule the flag refused
+                # every round, and the page offered no way to clear it)
                 new["deck_exhausted"] = True
             if old.get("chosen") is not None and new.get("seats"):
                 new["chosen"] = [x for x in new["seats"] if x in old["chosen"]]
@@ -638,7 +640,9 @@ class DealerService:
             s = self._require_session()
             game = self._game()
             house = game.resolve_house(s.get("house"))
-            if not tie_redraw_rows(game.layout(layout_setup(s)), house):
+            if not tie_redraw_rows(game.layout(layout_setup(s)), house) and not (
+                    isinstance(data, Mapping) and data.get("exhausted") is False and s.get("deck_exhausted")):
+                # (clearing a flag left from a tie rule no longer played is always taken)
                 raise InputError(f"the deck running out matters only when ties are redrawn; "
                                  f"{s['game']} here breaks ties by {house.get('tie_rule', 'its own rules')!r}")
             value = data.get("exhausted") if isinstance(data, Mapping) else None
