@@ -24,7 +24,9 @@ from dealer.cards import BACK, get_card, is_card, nearest_ids
 from dealer.games import (AMOUNT_DECIMALS, MAX_AMOUNT, RoundError, did_you_mean, get_game, parse_amount, parse_carried_pot, settle_round,
                           to_json_amount)
 from dealer.ledger import Ledger, LedgerError, SessionChanged, SessionUnreadable, SettlementGone
-from dealer.games.common import check_fee_rate_applies
+from dealer.equalise import equalise
+from dealer.games.common import Bet, check_fee_rate_applies
+from dealer.games.kabu_tsukuri import check_ante_can_carry
 from dealer.games.kakeya import pairs_of
 from dealer.games.otoroku import evaluate, may_choose_bettors
 from dealer.games.row_games import check_wager_limits, may_carry
@@ -237,11 +239,11 @@ class DealerService:
             raise InputError(str(exc)) from None
         with self._lock:
             self._carry_on(self.session, session, data)
-            if game.name == "kabu-tsukuri":  # three tied rows carry every ante out of the hand
-                pot = _pot(session) + _exact(session["ante"]) * len(names) * 3
-                if pot > MAX_AMOUNT:
-                    raise InputError(f"three tied rows would carry a pot of {to_json_amount(pot)}, above the "
-                                     f"largest a hand can carry ({MAX_AMOUNT}): the ante is too large")
+            if game.name == "kabu-tsukuri":  # (said now, not once the hand is dealt and shown)
+                try:
+                    check_ante_can_carry(_exact(session["ante"]), len(names), _pot(session))
+                except RoundError as exc:
+                    raise InputError(str(exc)) from None
             self.session = session
             self.trick_watch = None
             self._apply_layout()
@@ -461,14 +463,12 @@ class DealerService:
             # a tie carries every stake into the next round's pot, which must still be an amount the
             # engine takes: over MAX_AMOUNT it refused every later round of the session
             carry = _pot(s)
-            totals: dict[Any, Fraction] = {}
-            for b_on, b_amount in [(b["on"], _exact(b["amount"])) for b in s["bets"]] + [(on, amount)]:
-                totals[b_on] = totals.get(b_on, Fraction(0)) + b_amount
-            staked = sum(totals.values(), Fraction(0)) + carry
+            bets = [Bet(b["player"], b["on"], _exact(b["amount"])) for b in s["bets"]] + [Bet(player, on, amount)]
+            staked = sum((b.amount for b in bets), Fraction(0)) + carry
             house = game.resolve_house(s.get("house"))
             if may_carry(house) and house.get("equalise") == "dealer_tops_up" and len(targets) == 2:
-                # the dealer's top-up goes into a tied round's pot too
-                staked += abs(totals.get(targets[0], 0) - totals.get(targets[1], 0))
+                # the dealer's top-up goes into a tied round's pot too (as the engine equalises)
+                staked += equalise(bets, tuple(targets)).dealer_adds
             if staked > MAX_AMOUNT:
                 raise InputError(f"the stakes on the table (with the dealer's top-up) would come to "
                                  f"{to_json_amount(staked)}, above the largest pot a round can carry ({MAX_AMOUNT})")
@@ -776,11 +776,7 @@ class DealerService:
                     or any(f"{zone.name}:{c['card']}" in settled for c in zone.cards):
                 continue
             cards = [c["card"] for c in zone.cards]
-            try:
-                hand = evaluate(cards, "last" if zone.name == seats[-1] else "bettor", house)
-            except (RoundError, KeyError, ValueError):  # not an Otoroku hand: the page names the problem
-                continue
-            if hand.buta:
+            if _is_bust(cards, "last" if zone.name == seats[-1] else "bettor", house):
                 busts[zone.name] = cards
             elif not Counter(cards) <= Counter(busts.get(zone.name) or ()):
                 # read again, or corrected by the dealer, the hand is no bust: nor is it remembered as
@@ -1117,6 +1113,8 @@ class DealerService:
 
 
 def _is_bust(cards: list[str], role: str, house: Mapping[str, Any]) -> bool:
+    """Whether an Otoroku hand is buta in its seat's role (not, where it is no Otoroku hand: the page
+    names that problem)."""
     try:
         return evaluate(cards, role, house).buta
     except (RoundError, KeyError, ValueError, TypeError):

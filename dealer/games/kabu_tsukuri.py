@@ -124,6 +124,15 @@ def next_dealer(players: list[str], dealer: str, rule: str = "rotate_ccw") -> st
     return players[(players.index(dealer) + step) % len(players)]
 
 
+def check_ante_can_carry(ante: Fraction, players: int, carry_in: Fraction = Fraction(0)) -> None:
+    """Three tied rows carry every ante out of the hand: a pot the next hand must still take (above
+    MAX_AMOUNT it was refused there, and the pot was stranded)."""
+    most = carry_in + ante * players * ROWS_PER_PLAYER
+    if most > MAX_AMOUNT:
+        raise RoundError(f"three tied rows would carry a pot of {to_json_amount(most)} (the pot carried in and "
+                         f"every ante), above the largest amount {MAX_AMOUNT}: the ante is too large")
+
+
 def settle(round_: Mapping[str, Any], house: Mapping[str, Any]) -> dict:
     if round_.get("bets") not in (None, []):
         raise RoundError("kabu-tsukuri takes the ante as 'bet' (every player antes it on each row), not 'bets'")
@@ -137,12 +146,7 @@ def settle(round_: Mapping[str, Any], house: Mapping[str, Any]) -> dict:
     carry_in = Fraction(0)
     if carry is not None and not (type(carry) in (int, float) and carry == 0):  # 0: nothing carried in
         carry_in = parse_carried_pot(carry, "'carry' (the pot carried in)")
-    # three tied rows carry every ante out of the hand: a pot the next hand must still take (above
-    # MAX_AMOUNT it was refused there, and the pot was stranded)
-    most = carry_in + ante * len(players) * ROWS_PER_PLAYER
-    if most > MAX_AMOUNT:
-        raise RoundError(f"three tied rows would carry a pot of {to_json_amount(most)} (the pot carried in and "
-                         f"every ante), above the largest amount {MAX_AMOUNT}: the ante is too large")
+    check_ante_can_carry(ante, len(players), carry_in)
 
     net = {p: Fraction(0) for p in players}
     pot = carry_in
