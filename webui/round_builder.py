@@ -325,7 +325,8 @@ def build_round_document(game: Game, setup: Mapping[str, Any], bets: list[dict],
         drawn = {z.name: [c["card"] for c in z.cards if c.get("redraw")] for z in zones}
         if any(drawn.values()):
             doc["redraws"] = [dict(zip(drawn, pair)) for pair in zip(*drawn.values())]
-        if setup.get("deck_exhausted") and game.resolve_house(setup.get("house")).get("tie_rule") == "redraw":
+        if setup.get("deck_exhausted") and tie_redraw_rows(game.layout(layout_setup(setup)),
+                                                           game.resolve_house(setup.get("house"))):
             doc["deck_exhausted"] = True  # (a flag left from a tie rule no longer played is not the round's)
     if game.name in CARRY_GAMES and setup.get("carry"):
         # exactly, where a JSON number could not hold the pot (the engine's carry_exact)

@@ -640,9 +640,7 @@ class DealerService:
             s = self._require_session()
             game = self._game()
             house = game.resolve_house(s.get("house"))
-            if not tie_redraw_rows(game.layout(layout_setup(s)), house) and not (
-                    isinstance(data, Mapping) and data.get("exhausted") is False and s.get("deck_exhausted")):
-                # (clearing a flag left from a tie rule no longer played is always taken)
+            if not tie_redraw_rows(game.layout(layout_setup(s)), house):
                 raise InputError(f"the deck running out matters only when ties are redrawn; "
                                  f"{s['game']} here breaks ties by {house.get('tie_rule', 'its own rules')!r}")
             value = data.get("exhausted") if isinstance(data, Mapping) else None
