@@ -11,6 +11,7 @@ from pathlib import Path
 from hanadealer.args import SEED, whole
 
 A4_MM = (210.0, 297.0)
+MAX_SCENES = 1_000_000  # scenes one run renders at most (a billion filled the memory before a scene was drawn)
 
 
 def register(subparsers) -> None:
@@ -23,7 +24,8 @@ def register(subparsers) -> None:
     p = subparsers.add_parser("synth", help="render labelled synthetic table scenes")
     p.add_argument("--art", nargs="+", required=True, metavar="SET",
                    help="art set(s): demo, or a folder name of ../shared/cardart")
-    p.add_argument("--count", type=int, required=True, help="number of scenes")
+    p.add_argument("--count", type=whole(1, MAX_SCENES), required=True,
+                   help=f"number of scenes, 1 to {MAX_SCENES:,}")
     p.add_argument("--out", required=True, help="output folder")
     p.add_argument("--seed", type=SEED, default=0, help="the same seed gives the same scenes (default 0)")
     p.add_argument("--format", dest="fmt", default="native", choices=["native", "coco", "yolo"],
@@ -46,7 +48,7 @@ def register(subparsers) -> None:
 
     p = subparsers.add_parser("bench-synth", help="measure scene rendering speed (prints JSON)")
     p.add_argument("--art", default="demo", help="art set (default demo)")
-    p.add_argument("--count", type=int, default=200, help="scenes to render (default 200)")
+    p.add_argument("--count", type=whole(1, MAX_SCENES), default=200, help="scenes to render (default 200)")
     p.add_argument("--workers", type=whole(1, 64), default=2, help="processes, 1 to 64 (default 2)")
     p.add_argument("--size", default="1280x720")
     p.add_argument("--max-cards", type=int, default=9)
@@ -182,12 +184,19 @@ def _config_from(args):
     return clean_config(**kwargs) if args.clean else SceneConfig(**kwargs)
 
 
+def check_named_shared(shared) -> None:
+    """A shared folder named (by option or HANADEALER_SHARED) is the one meant, whether the run uses it
+    or not: FileNotFoundError where it is not there (a typo was passed over for the demo art)."""
+    from datasets.shared import shared_dir
+    if shared is not None or os.environ.get("HANADEALER_SHARED"):
+        shared_dir(shared)
+
+
 def _check_shared_for(args) -> None:
     """Refuse, before any scene, the options whose art is in ../shared where it is absent: found only
     when a scene first asked for it, the run failed part way or not at all, by the seed and count."""
     from datasets.shared import shared_dir
-    if getattr(args, "shared", None) is not None or os.environ.get("HANADEALER_SHARED"):
-        shared_dir(args.shared)  # a folder named is the one meant, used or not: a typo is said (FileNotFoundError)
+    check_named_shared(args.shared)
     surfaces = {s.strip() for s in (args.surfaces or "").split(",")}
     needs = [what for what, asked in (("--foreign-cards (western and kabufuda card art)", args.foreign_cards),
                                       ("the ukiyoe surface (the prints of ../shared/backgrounds)", "ukiyoe" in surfaces))
@@ -197,7 +206,6 @@ def _check_shared_for(args) -> None:
                                 f"folder (../shared, HANADEALER_SHARED or --shared), which is not present")
 
 
-MAX_SCENES = 1_000_000  # scenes one run renders at most
 RUN_FOLDERS = ("images", "labels", "crops")
 RUN_FILES = ("dataset.json", "annotations.json", "data.yaml")
 # the files a run writes in its folders (scene NNNNNN's picture, labels and crops, the crops' table):
@@ -241,8 +249,6 @@ def _synth(args) -> int:
     from datasets.export import generate
     from datasets.scenes import SceneError
     try:
-        if not 1 <= args.count <= MAX_SCENES:  # (a billion filled the memory before a scene was drawn)
-            raise ValueError(f"--count must be from 1 to {MAX_SCENES:,}, not {args.count}")
         if args.workers < 1 or args.workers > 64:
             raise ValueError(f"--workers must be from 1 to 64, not {args.workers}")
         config = _config_from(args)
@@ -280,12 +286,8 @@ def _bench(args) -> int:
     from datasets.export import _WORKER_STATE
     from datasets.scenes import SceneConfig, SceneError
     try:
-        if not 1 <= args.count <= MAX_SCENES:  # (a billion filled the memory before a scene was drawn)
-            raise ValueError(f"--count must be from 1 to {MAX_SCENES:,}, not {args.count}")
         config = SceneConfig(size=_size(args.size), max_cards=args.max_cards)
-        if args.shared is not None or os.environ.get("HANADEALER_SHARED"):
-            from datasets.shared import shared_dir
-            shared_dir(args.shared)  # (named, it is meant: a typo was passed over for the demo art)
+        check_named_shared(args.shared)
         arts = [load_art(args.art, shared=args.shared)]
     except (ArtError, SceneError, ValueError, FileNotFoundError) as exc:
         return _fail("bench-synth", str(exc))
