@@ -3,16 +3,17 @@
 # while the trainer, fed by worker processes that cut the batches and draw the centre maps, trains
 # the mask net on from the shipped one. Rendering is done on the CPU; the GPU would wait on one process.
 #
-#   scripts/train-mask-net-gpu.sh SHARED OUT [MINUTES] [PEAK_LR] [DEVICE] [BATCH]
+#   scripts/train-mask-net-gpu.sh SHARED OUT [MINUTES] [PEAK_LR] [DEVICE] [BATCH] [FIRST_SEED]
 #
 # SHARED: the shared data folder (its cards.csv, cardart/, backgrounds/ and the foreign decks); OUT:
 # where the trained cardmask.onnx, the checkpoint and the logs go; MINUTES of training (default 6);
-# PEAK_LR (default 1e-3); DEVICE (default cuda); BATCH (default 128). Calibrate the result afterwards
+# PEAK_LR (default 1e-3); DEVICE (default cuda); BATCH (default 128); FIRST_SEED of the renderers
+# (default 1100; a later round takes new ones, so its scenes are new). Calibrate the result afterwards
 # (models/MODEL.md, "Retrain": the size first, then the threshold).
 set -euo pipefail
 . "$(dirname "$0")/gpu-args.sh"
 read_shared_and_out "$0" "$@"
-minutes=${3:-6} lr=${4:-1e-3} device=${5:-cuda} batch=${6:-128}
+minutes=${3:-6} lr=${4:-1e-3} device=${5:-cuda} batch=${6:-128} seed=${7:-1100}
 PYTHON=${PYTHON:-python3}
 work=var/train-gpu-mask
 mkdir -p "$work/logs"
@@ -29,9 +30,11 @@ render() {  # SEED SHARDS PER_SHARD: one renderer in the background, its log in 
         --work "$work" --out models --shared "$shared" >"$work/logs/render-$1.log" 2>&1 &
     pids+=($!)
 }
-# seeds of this round: 1100 and up (training seeds, apart from the validation seeds 777, 778 and 999)
-for i in $(seq 0 $(( steady - 1 ))); do render $(( 1100 + i )) 1000 50; done
-for i in $(seq 0 $(( workers ))); do render $(( 1150 + i )) 4 50; done  # about 25 seconds each
+# seeds of this round: FIRST_SEED and up, steady renderers first, then those of the first seconds from
+# FIRST_SEED + 50 (training seeds: below 1,000,000 and off the validation seeds 777, 778 and 999,
+# which the trainer refuses)
+for i in $(seq 0 $(( steady - 1 ))); do render $(( seed + i )) 1000 50; done
+for i in $(seq 0 $(( workers ))); do render $(( seed + 50 + i )) 4 50; done  # about 25 seconds each
 sleep 30
 "$PYTHON" -m models.train --step mask --from-exported --fresh --device "$device" --mask-minutes "$minutes" \
     --mask-lr "$lr" --mask-batch "$batch" --mask-workers "$workers" --threads 2 --work "$work" --out "$out" \
