@@ -406,7 +406,7 @@ def test_hands_laid_crooked_on_a_straight_table_keep_their_players():
     # their sides gave a turn of 10 degrees, and read so, A's and C's hands changed places
     from dealer.games import get_game
     layout = list(get_game("otoroku").layout({"seats": ["A", "B", "C"]}))
-    hands = [("A", 250, 200, 10, 2), ("B", 640, 200, 3, 2), ("C", 1030, 200, 15, 3), ("dealer", 640, 520, -5, 3)]
+    hands = [("dealer", 640, 200, -5, 3), ("A", 250, 520, 10, 2), ("B", 640, 520, 3, 2), ("C", 1030, 520, 15, 3)]
     cards, want, tid = [], {}, 0
     for name, cx, cy, skew, n in hands:
         for k in range(n):
@@ -427,7 +427,7 @@ def test_hands_side_by_side_seen_by_a_turned_camera_keep_their_players(degrees):
     rnd = random.Random(3)
     for _ in range(25):
         cards, want, tid = [], {}, 0
-        for name, cx, cy in (("A", 250, 200), ("B", 640, 200), ("C", 1030, 200), ("dealer", 640, 520)):
+        for name, cx, cy in (("dealer", 640, 200), ("A", 250, 520), ("B", 640, 520), ("C", 1030, 520)):
             for k in range(2):
                 cards.append(turned_card(tid, cx + 70 * (k - 0.5), cy, degrees, askew=rnd.uniform(-3, 3)))
                 want.setdefault(name, []).append(tid)
@@ -446,3 +446,44 @@ def test_two_short_rows_seen_by_a_well_turned_camera_stay_two(degrees):
                              degrees, askew=rnd.uniform(-3, 3)) for r in range(2) for k in range(3)]
         state = ZoneAssigner(BATTA).assign(cards)
         assert {n: ids(c) for n, c in state.zones.items()} == {"saki": [0, 1, 2], "ato": [10, 11, 12]}
+
+
+def test_otoroku_the_dealers_hand_at_the_top_is_his_and_the_bettors_read_in_turn_order():
+    """Camera as documented, the dealer's side at the top: his hand lies in front of him, the bettors
+    sit across the table, the first at the dealer's right (the picture's left). Read like text, his
+    hand was the first bettor's, every hand moved one seat and the last bettor's was settled as his."""
+    from dealer.games import get_game
+    layout = list(get_game("otoroku").layout({"seats": ["A", "B", "C"]}))
+    cards = [card(1, 600, 100), card(2, 670, 100),                       # the dealer's hand
+             card(3, 200, 500), card(4, 270, 500), card(5, 600, 500),    # A and B
+             card(6, 670, 500), card(7, 1000, 500), card(8, 1070, 500)]  # B's second card, C
+    state = ZoneAssigner(layout).assign(cards)
+    assert {n: ids(c) for n, c in state.zones.items()} == {"A": [3, 4], "B": [5, 6], "C": [7, 8],
+                                                           "dealer": [1, 2]}
+
+
+def test_echobo_a_bet_laid_before_the_dealers_card_never_takes_the_dealers_place():
+    """The bettors lay their cards before the dealer's comes out: the first card seen took the
+    dealer's place and kept it when a player sat the round out, so a losing bet was paid 5 times."""
+    from dealer.games import get_game
+    layout = list(get_game("echobo").layout({"players": ["A", "B"],
+                                             "bets": [{"player": p, "on": 1, "amount": 1} for p in "AB"]}))
+    assigner = ZoneAssigner(layout)
+    state = assigner.assign([card(1, 200, 500)])                          # A's bet, alone
+    assert {n: ids(c) for n, c in state.zones.items()} == {"dealer": [], "A": [1], "B": []}
+    state = assigner.assign([card(1, 200, 500), card(2, 600, 100)])      # the dealer's card shown
+    assert {n: ids(c) for n, c in state.zones.items()} == {"dealer": [2], "A": [1], "B": []}
+
+
+def test_the_dealers_hand_stays_his_when_the_players_pick_theirs_up_first():
+    from dealer.games import get_game
+    layout = list(get_game("otoroku").layout({"seats": ["A", "B"]}))
+    assigner = ZoneAssigner(layout)
+    dealer = [card(1, 600, 100), card(2, 670, 100)]
+    state = assigner.assign(dealer + [card(3, 200, 500), card(4, 900, 500)])
+    assert {n: ids(c) for n, c in state.zones.items()} == {"A": [3], "B": [4], "dealer": [1, 2]}
+    state = assigner.assign(dealer)
+    assert {n: ids(c) for n, c in state.zones.items()} == {"A": [], "B": [], "dealer": [1, 2]}
+    # a hand seen alone that was never below the players' is no one's but the first player's
+    state = ZoneAssigner(layout).assign(dealer)
+    assert {n: ids(c) for n, c in state.zones.items()} == {"A": [1, 2], "B": [], "dealer": []}

@@ -186,7 +186,7 @@ class DemoTable:
         return np.clip(img, 0, 255).astype(np.uint8)
 
     def _plan_slots(self) -> dict[str, list[_Slot]]:
-        """Where each zone's cards go on the flat table: rows, player columns or a grid of hands."""
+        """Where each zone's cards go on the flat table: rows, player columns, the players across from the dealer's place, or a grid of hands."""
         w, h = self.width, self.height
         zones = self.layout
         if self.western:
@@ -207,8 +207,19 @@ class DemoTable:
         else:
             half = math.ceil(len(zones) / 2)
             columns = [zones[:half], zones[half:]]  # filled row by row below
-        n_rows = max(len(c) for c in columns)
-        n_cols = len(columns)
+        if any(z.dealer_side for z in zones):
+            # the dealer's own place (Otoroku's hand, Echobo's card) alone in the top row, in the
+            # middle, where the dealer sits; the players across the table from him, in one row in
+            # turn order (counter-clockwise from the dealer's right: left to right as the camera sees)
+            players = [z for z in zones if not z.dealer_side]
+            placement = {z.name: (0, 0) for z in zones if z.dealer_side}
+            placement.update({z.name: (i, 1) for i, z in enumerate(players)})
+        elif by_player_columns(zones) or len(columns) == 1:
+            placement = {z.name: (ci, ri) for ci, col in enumerate(columns) for ri, z in enumerate(col)}
+        else:  # grid of hands, row-major so the zone order reads top to bottom, left to right
+            placement = {z.name: (i % 2, i // 2) for i, z in enumerate(zones)}
+        n_cols = max(ci for ci, _ in placement.values()) + 1
+        n_rows = max(ri for _, ri in placement.values()) + 1
         # card height limited by rows (1.3 card heights per row) and columns (cards 1.2 widths
         # apart, 2.4 card widths between zones side by side)
         by_height = 0.85 * h / (1.3 * n_rows)
@@ -219,16 +230,12 @@ class DemoTable:
         x0 = (w - n_cols * col_w) / 2.0
         y0 = (h - n_rows * 1.3 * card_h) / 2.0
         slots: dict[str, list[_Slot]] = {}
-        if by_player_columns(zones) or n_cols == 1:
-            placement = {z.name: (ci, ri) for ci, col in enumerate(columns) for ri, z in enumerate(col)}
-        else:  # grid of hands, row-major so the zone order reads top to bottom, left to right
-            placement = {z.name: (i % 2, i // 2) for i, z in enumerate(zones)}
         for zone in zones:
             ci, ri = placement[zone.name]
             n = zone.cards or 4
             cy = y0 + (ri + 0.5) * 1.3 * card_h
             cx0 = x0 + ci * col_w + 1.2 * card_w + card_w / 2.0
-            if n_cols == 1:  # centre a single column's rows
+            if n_cols == 1 or zone.dealer_side:  # centre a single column's rows, and the dealer's place
                 cx0 = w / 2.0 - (n - 1) * 0.6 * card_w
             slots[zone.name] = [_Slot(zone.name, k, (cx0 + k * 1.2 * card_w, cy), card_h)
                                 for k in range(n)]
@@ -252,7 +259,9 @@ class DemoTable:
         f = self.fps
         t = self.frame_index + 1
         dealt: list[tuple[_Slot, str, bool]] = []
-        for zone in self.layout:
+        # the dealer's own place last: the players' cards lie before his is shown (Echobo's card comes
+        # out from under the kamishita once the bets are laid; Otoroku's dealer deals himself last)
+        for zone in sorted(self.layout, key=lambda z: z.dealer_side):
             n = zone.cards if zone.cards is not None else int(self._rng.integers(2, 5))
             cards = self._draw_cards(n)
             for slot, card in zip(self._slots[zone.name], cards):

@@ -377,15 +377,31 @@ class ZoneAssigner:
         # would have put Saki's name on the bottom row for the whole round.
         zone_of_segment: dict[int, str] = {}
         taken: set[str] = set()
-        for k in (order if len(segments) != len(self.layout) else ()):
+        # The dealer's own place is where the dealer sits (the top of the picture), whenever the players'
+        # cards lie below it; never the first row seen: a bettor's card laid before the dealer's came
+        # out took the dealer's place and kept it, and the first hand read as text was the dealer's.
+        # With every card in one row, none is the dealer's (the players' cards are laid first) but
+        # the dealer's own, while they lie (the players' were picked up first).
+        def home_of(k):
             homes = [self._home[cards[i].track_id] for i in segments[k] if cards[i].track_id in self._home]
-            if homes:
-                best = max(set(homes), key=homes.count)
-                if best not in taken and homes.count(best) * 2 > len(homes):
-                    zone_of_segment[k] = best
-                    taken.add(best)
+            best = max(set(homes), key=homes.count) if homes else None
+            return best if homes and homes.count(best) * 2 > len(homes) else None
+
+        dealer_zone = next((spec.name for spec in self.layout if spec.dealer_side), None)
+        if dealer_zone is not None:
+            taken.add(dealer_zone)
+            top = next((k for k in order if self._row_of(k, rows, segments) == 0), None) if len(rows) > 1 \
+                else next((k for k in order if home_of(k) == dealer_zone), None)
+            if top is not None:
+                zone_of_segment[top] = dealer_zone
+        others = [k for k in order if k not in zone_of_segment]
+        for k in (others if len(others) != len(self.layout) - len(taken) else ()):
+            best = home_of(k)
+            if best is not None and best not in taken:
+                zone_of_segment[k] = best
+                taken.add(best)
         free = [spec.name for spec in self.layout if spec.name not in taken]
-        for k in order:
+        for k in others:
             if k not in zone_of_segment and free:
                 zone_of_segment[k] = free.pop(0)
         zones: dict[str, list[TableCard]] = {}

@@ -68,6 +68,9 @@ class ZoneSpec:
     label_ja: str
     scored: bool = True       # False for rows that are shown but do not take part (Hankan's Shi-e)
     group: str | None = None  # e.g. the Kabu-Tsukuri player a row belongs to
+    # True for the dealer's own place (Otoroku's dealer's hand, Echobo's dealer's card): it lies in
+    # front of the dealer, across the table from the players, whatever order its cards came in
+    dealer_side: bool = False
 
 
 @dataclass(frozen=True)

@@ -69,7 +69,7 @@ def _bettors(setup: Mapping[str, Any]) -> list[str]:
 
 
 def layout(setup: Mapping[str, Any]) -> list[ZoneSpec]:
-    zones = [ZoneSpec("dealer", 1, "Dealer's card (under the kamishita)", "親の札")]
+    zones = [ZoneSpec("dealer", 1, "Dealer's card (under the kamishita)", "親の札", dealer_side=True)]
     for p in _bettors(setup):
         zones.append(ZoneSpec(p, None, f"{p}: cards bet on", f"{p}の張り札", group=p))
     return zones

@@ -188,7 +188,7 @@ def layout(setup: Mapping[str, Any]) -> list[ZoneSpec]:
         zones.append(ZoneSpec(seat, None,
                               f"{seat}'s hand" + (" (last bettor)" if last else ""),
                               f"{seat}の手札" + ("（尾）" if last else ""), group=seat))
-    zones.append(ZoneSpec(DEALER, None, "Dealer's hand", "親の手札", group=DEALER))
+    zones.append(ZoneSpec(DEALER, None, "Dealer's hand", "親の手札", group=DEALER, dealer_side=True))
     return zones
 
 
