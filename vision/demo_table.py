@@ -186,7 +186,8 @@ class DemoTable:
         return np.clip(img, 0, 255).astype(np.uint8)
 
     def _plan_slots(self) -> dict[str, list[_Slot]]:
-        """Where each zone's cards go on the flat table: rows, player columns, the players across from the dealer's place, or a grid of hands."""
+        """Where each zone's cards go on the flat table: rows, player columns, the players' row across
+        from the dealer's place, or a grid of hands."""
         w, h = self.width, self.height
         zones = self.layout
         if self.western:
