@@ -40,7 +40,7 @@ def register(subparsers) -> None:
     p.add_argument("--foreign-cards", action="store_true",
                    help="also lay western and kabufuda cards about (needs ../shared; labelled as distractors)")
     p.add_argument("--workers", type=int, default=1, help="processes to render with (default 1)")
-    p.add_argument("--shared", default=None, help="the shared data folder (default ../shared)")
+    p.add_argument("--shared", default=None, help="the shared data folder (default: $HANADEALER_SHARED, else ../shared)")
     p.add_argument("--overwrite", action="store_true",
                    help="replace the scenes of an earlier run in --out (its images, labels, crops and "
                         "dataset files; nothing else there is touched)")

@@ -666,7 +666,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--threads", type=whole(1, 256), default=2)
     p.add_argument("--work", type=Path, default=WORK)
     p.add_argument("--out", type=Path, default=MODELS)
-    p.add_argument("--shared", default=None, help="the shared data folder (default: ../shared)")
+    p.add_argument("--shared", default=None, help="the shared data folder (default: $HANADEALER_SHARED, else ../shared)")
     p.add_argument("--fresh", action="store_true", help="do not resume from checkpoints")
     p.add_argument("--from-exported", nargs="?", type=Path, const=MODELS, default=None, metavar="DIR",
                    help="a net with no checkpoint to resume starts from its ONNX file in DIR (default: the "

@@ -253,7 +253,7 @@ def main(argv: list[str] | None = None) -> int:
                         help="an exported quad net to train on from (e.g. models/cardquad.onnx; default: a new net)")
     parser.add_argument("--peak-lr", type=number(0, above=True), default=2e-3, help="the peak learning rate (default 2e-3)")
     parser.add_argument("--threads", type=whole(1, 256), default=2)
-    parser.add_argument("--shared", default=None, help="the shared data folder (default: ../shared if present)")
+    parser.add_argument("--shared", default=None, help="the shared data folder (default: $HANADEALER_SHARED, else ../shared)")
     parser.add_argument("--out", default=str(MODELS), help="where cardquad.onnx goes (default models/)")
     args = parser.parse_args(argv)
     init = Path(args.init) if args.init else None

@@ -219,7 +219,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--val-scenes", type=whole(1), default=120, help="validation scenes (default 120)")
     parser.add_argument("--minutes", type=number(0, above=True), default=15.0, help="training time (default 15)")
     parser.add_argument("--threads", type=whole(1, 256), default=1)
-    parser.add_argument("--shared", default=None, help="the shared data folder (default: ../shared if present)")
+    parser.add_argument("--shared", default=None, help="the shared data folder (default: $HANADEALER_SHARED, else ../shared)")
     parser.add_argument("--out", default=str(MODELS), help="where the model and settings go (default models/)")
     args = parser.parse_args(argv)
     try:

@@ -7,9 +7,10 @@ new_enough='import sys; sys.exit(sys.version_info < (3, 11))'
 ensure_venv() {  # EXTRAS: "" or e.g. "test,train"
     local extras=$1 spec=. stamp
     [ -n "$extras" ] && spec=".[$extras]"
-    if [ -e .venv ] && ! .venv/bin/python -c "$new_enough" 2>/dev/null; then
-        # a first try with another Python left it: every later try failed the same way
-        echo "note: .venv/ is not a working Python 3.11 or later: making it again" >&2
+    if [ -e .venv ] && ! { .venv/bin/python -c "$new_enough" && .venv/bin/python -m pip --version; } >/dev/null 2>&1; then
+        # a first try with another Python, or one without its venv module, left it (a Python without
+        # pip): every later try failed the same way
+        echo "note: .venv/ is not a working Python 3.11 or later with pip: making it again" >&2
         rm -rf .venv
     fi
     if [ ! -e .venv ]; then
@@ -17,7 +18,12 @@ ensure_venv() {  # EXTRAS: "" or e.g. "test,train"
             echo "error: '$PYTHON' is not Python 3.11 or later; run it as PYTHON=python3.11 bash $0" >&2
             exit 2
         fi
-        "$PYTHON" -m venv .venv
+        if ! "$PYTHON" -m venv .venv; then
+            rm -rf .venv
+            echo "error: '$PYTHON' cannot make a virtual environment (on Debian or Ubuntu, install its venv" \
+                 "module: apt-get install python3.11-venv)" >&2
+            exit 2
+        fi
     fi
     # (hashed by the Python at hand: sha256sum is not on every system)
     stamp=$(.venv/bin/python -c 'import hashlib; print(hashlib.sha256(open("pyproject.toml", "rb").read()).hexdigest())')

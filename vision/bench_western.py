@@ -122,7 +122,7 @@ def register(subparsers) -> None:
     only.add_argument("--no-accuracy", action="store_true", help="timing only")
     only.add_argument("--no-speed", action="store_true", help="accuracy only")
     b.add_argument("--models", default=None, help="folder with westernface.onnx and western.json")
-    b.add_argument("--shared", default=None, help="the shared data folder (default: ../shared)")
+    b.add_argument("--shared", default=None, help="the shared data folder (default: $HANADEALER_SHARED, else ../shared)")
     b.add_argument("--threads", type=whole(1, 64), default=2, help="onnxruntime threads (default 2)")
     b.set_defaults(func=bench)
 

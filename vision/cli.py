@@ -37,7 +37,7 @@ def register(subparsers) -> None:
     only.add_argument("--no-speed", action="store_true", help="accuracy only")
     b.add_argument("--markdown", action="store_true", help="print the headline figures as Markdown tables too")
     b.add_argument("--models", default=None)
-    b.add_argument("--shared", default=None, help="the shared data folder (default: ../shared)")
+    b.add_argument("--shared", default=None, help="the shared data folder (default: $HANADEALER_SHARED, else ../shared)")
     b.add_argument("--threads", type=whole(1, 64), default=2, help="onnxruntime threads (default 2)")
     b.add_argument("--proposals", action=argparse.BooleanOptionalAction, default=None,
                    help="snap the mask net's quads to the frame's edges and add outlines near them "

@@ -37,7 +37,8 @@ def register(subparsers) -> None:
                         "from his seat (a camera mounted facing him: 180; default 0)")
     p.add_argument("--game", default="batta-maki", help="game of a new session (default batta-maki)")
     p.add_argument("--players", default=None,
-                   help="comma-separated players of a new session (default: the demo's A,B,C)")
+                   help="comma-separated players of a new session (default: the demo's A,B,C; A,B,C,D for "
+                        "kakeya-toranpu)")
     p.add_argument("--host", default="127.0.0.1",
                    help="address to listen on (default 127.0.0.1: this machine only; "
                         "0.0.0.0 lets a tablet on the network connect)")

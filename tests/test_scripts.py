@@ -1,0 +1,58 @@
+"""The scripts: the virtual environment that demo.sh and test.sh make, and the GPU training scripts'
+arguments (their usage when too few are given, a SHARED folder that is not there refused by name,
+never passed over for another shared folder)."""
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+SCRIPTS = Path(__file__).resolve().parent.parent / "scripts"
+
+
+def run_script(name, *args):
+    return subprocess.run(["bash", str(SCRIPTS / name), *args], capture_output=True, text=True, timeout=30)
+
+
+@pytest.mark.parametrize("name, arguments", [
+    ("train-crop-net-gpu.sh", "SHARED OUT [MINUTES] [PEAK_LR] [DEVICE]"),
+    ("train-mask-net-gpu.sh", "SHARED OUT [MINUTES] [PEAK_LR] [DEVICE] [BATCH] [FIRST_SEED]"),
+])
+def test_too_few_arguments_show_the_usage(name, arguments):
+    done = run_script(name, "only-one")
+    assert done.returncode == 2
+    assert done.stderr.strip() == f"usage: scripts/{name} {arguments}"
+
+
+@pytest.mark.parametrize("name", ["train-crop-net-gpu.sh", "train-mask-net-gpu.sh"])
+def test_a_shared_folder_without_cards_is_refused_by_name(name, tmp_path):
+    missing = tmp_path / "no-such-shared"
+    done = run_script(name, str(missing), str(tmp_path / "out"))
+    assert done.returncode == 2
+    assert f"no shared data folder at {missing}" in done.stderr
+    assert not (tmp_path / "out").exists()
+
+
+def fake_python(path, refuses):
+    """A Python that runs the real one, except for ``-m <refuses>``, which fails as a Python without
+    that module does."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(f'#!/bin/sh\n[ "$1 $2" = "-m {refuses}" ] && {{ echo "No module named {refuses}" >&2; exit 1; }}\n'
+                    f'exec {sys.executable} "$@"\n', encoding="utf-8")
+    path.chmod(0o755)
+    return path
+
+
+def test_a_venv_without_pip_is_made_again_and_a_python_without_venv_is_said(tmp_path):
+    """A first try on a Python without its venv module left a .venv without pip, and every later
+    start failed on it with "No module named pip"."""
+    (tmp_path / "pyproject.toml").write_text("[project]\nname = 'x'\n", encoding="utf-8")
+    fake_python(tmp_path / ".venv" / "bin" / "python", "pip")
+    python = fake_python(tmp_path / "bin" / "python3", "venv")
+    done = subprocess.run(["bash", "-c", f'. "{SCRIPTS / "venv.sh"}"; ensure_venv ""'], cwd=tmp_path,
+                          env={**os.environ, "PYTHON": str(python)}, capture_output=True, text=True, timeout=60)
+    assert done.returncode == 2
+    assert "note: .venv/ is not a working Python 3.11 or later with pip: making it again" in done.stderr
+    assert "cannot make a virtual environment" in done.stderr and "python3.11-venv" in done.stderr
+    assert not (tmp_path / ".venv").exists()
