@@ -107,7 +107,10 @@ def _fraction(value: Any) -> Fraction:
         raise ValueError(f"amount must be a finite number, not {value!r}")
     # A float is the decimal its JSON shows (0.1 is 1/10), as the rule engine reads amounts; rounding it
     # to a nearby fraction booked 999999.999999 as 999991999999/999992.
-    return Fraction(repr(value)) if isinstance(value, float) else Fraction(value)
+    try:
+        return Fraction(repr(value)) if isinstance(value, float) else Fraction(value)
+    except ZeroDivisionError:  # ("1/0" is no amount: said as the others are, not as a traceback)
+        raise ValueError(f"amount must be a number, not {value!r}") from None
 
 
 def _text_cell(text: str) -> str:
@@ -217,7 +220,13 @@ class Ledger:
         raw = self.get_meta("session")
         stamp = datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%S")
         with closing(self._connect()) as db, db:
-            db.execute("INSERT INTO meta(key, value) VALUES (?, ?)", (f"session-set-aside-{stamp}", raw or ""))
+            # (one set aside in the same second, or by a second server starting on the same ledger, is
+            # kept too: the same key refused the start with a database error)
+            key, n = f"session-set-aside-{stamp}", 1
+            while db.execute("SELECT 1 FROM meta WHERE key = ?", (key,)).fetchone():
+                n += 1
+                key = f"session-set-aside-{stamp}-{n}"
+            db.execute("INSERT INTO meta(key, value) VALUES (?, ?)", (key, raw or ""))
             db.execute("DELETE FROM meta WHERE key = 'session'")
 
     # --- rounds ----------------------------------------------------------------------------------
@@ -366,13 +375,23 @@ class Ledger:
         """An amount as the ledger stores it; one that is not (a damaged file) named, not a traceback."""
         try:
             return Fraction(amount)
-        except (TypeError, ValueError):
+        except (TypeError, ValueError, ZeroDivisionError):
             raise LedgerError(f"the ledger {self.path} is damaged: round {round_id} books {amount!r}, "
                               f"which is not an amount") from None
 
     def _record(self, r) -> RoundRecord:
         try:
-            return RoundRecord(r[0], r[1], r[2], r[3], json.loads(r[4]), json.loads(r[5]),
-                               json.loads(r[6]), bool(r[7]))
+            round_, result, cards = json.loads(r[4]), json.loads(r[5]), json.loads(r[6])
         except (TypeError, ValueError) as exc:
             raise LedgerError(f"the ledger {self.path} is damaged: round {r[0]} cannot be read ({exc})") from None
+        # (a round, a result or cards of another shape failed later, in the history page or the
+        # export, as an internal error)
+        shapes = (("round", round_, dict), ("result", result, dict), ("cards", cards, list),
+                  ("result's net", result.get("net") if isinstance(result, dict) else {}, dict))
+        wrong = [(what, value) for what, value, kind in shapes if not isinstance(value, kind)] + \
+            [("card", c) for c in (cards if isinstance(cards, list) else ()) if not isinstance(c, dict)]
+        if wrong:
+            what, value = wrong[0]
+            raise LedgerError(f"the ledger {self.path} is damaged: round {r[0]} cannot be read (its {what} is "
+                              f"{json.dumps(value)[:60]})")
+        return RoundRecord(r[0], r[1], r[2], r[3], round_, result, cards, bool(r[7]))

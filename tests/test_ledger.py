@@ -2,11 +2,14 @@
 import csv
 import io
 import os
+import re
 import subprocess
 import sys
 import textwrap
 from fractions import Fraction
 from pathlib import Path
+
+import pytest
 
 from dealer.ledger import Ledger
 
@@ -260,6 +263,68 @@ def test_a_damaged_row_is_named_not_a_traceback(tmp_path):
     for read in (led.balances, led.export_csv, led.iter_entries):
         with pytest.raises(LedgerError, match="round 1 books 'abc', which is not an amount"):
             read()
+
+
+@pytest.mark.parametrize("column, value, said", [
+    ("result_json", "null", "its result is null"),
+    ("result_json", '{"winner": "saki"}', "its result's net is null"),
+    ("round_json", "[]", "its round is []"),
+    ("cards_json", '{"a": 1}', 'its cards is {"a": 1}'),
+    ("cards_json", "[3]", "its card is 3"),
+])
+def test_a_round_of_another_shape_is_named_as_damaged(tmp_path, column, value, said):
+    # JSON that reads but is not a round's (a result of null, cards that are no list) made the
+    # history page and the export fail as an internal error
+    import sqlite3
+
+    from dealer.ledger import LedgerError
+    led = Ledger(tmp_path / "l.sqlite")
+    r, res = _round(1)
+    led.record_round(round_=r, result=res, rule_version="x")
+    with sqlite3.connect(led.path) as db:
+        db.execute(f"UPDATE rounds SET {column} = ? WHERE id = 1", (value,))
+    for read in (led.rounds, led.export_csv, lambda: led.get_round(1)):
+        with pytest.raises(LedgerError, match=f"is damaged: round 1 cannot be read \\({re.escape(said)}\\)"):
+            read()
+
+
+def test_an_amount_dividing_by_zero_is_named_as_damaged_or_refused(tmp_path):
+    import sqlite3
+
+    from dealer.ledger import LedgerError
+    led = Ledger(tmp_path / "l.sqlite")
+    r, res = _round(1)
+    with pytest.raises(ValueError, match="amount must be a number, not '1/0'"):  # (a ZeroDivisionError)
+        led.record_round(round_=r, result={**res, "net": {"Aki": "1/0", "dealer": 0}}, rule_version="x")
+    assert led.rounds() == []
+    led.record_round(round_=r, result=res, rule_version="x")
+    with sqlite3.connect(led.path) as db:
+        db.execute("UPDATE entries SET amount = '1/0' WHERE round_id = 1 AND player = 'Aki'")
+    for read in (led.balances, led.export_csv, led.iter_entries):
+        with pytest.raises(LedgerError, match="round 1 books '1/0', which is not an amount"):
+            read()
+
+
+def test_a_session_set_aside_twice_in_one_second_keeps_both(tmp_path, monkeypatch):
+    # the second got the first's key: "UNIQUE constraint failed", and the server would not start
+    import sqlite3
+    from datetime import datetime, timezone
+
+    import dealer.ledger
+
+    class SameSecond(datetime):
+        @classmethod
+        def now(cls, tz=None):
+            return datetime(2026, 11, 27, 9, 0, 0, tzinfo=timezone.utc)
+    monkeypatch.setattr(dealer.ledger, "datetime", SameSecond)
+    led = Ledger(tmp_path / "l.sqlite")
+    for stored in ("{damaged", "{damaged again", "[3]"):
+        led.set_meta("session", stored)
+        led.set_session_aside()
+    with sqlite3.connect(led.path) as db:
+        kept = db.execute("SELECT key, value FROM meta WHERE key LIKE 'session-set-aside-%' ORDER BY rowid").fetchall()
+    assert [v for _, v in kept] == ["{damaged", "{damaged again", "[3]"]
+    assert len({k for k, _ in kept}) == 3 and led.get_meta("session") is None
 
 
 def test_an_export_of_a_file_that_is_no_ledger_is_a_ledger_error(tmp_path):

@@ -1193,6 +1193,51 @@ def test_otoroku_seats_must_be_the_players_names(app):
     assert r.status_code == 400 and "seats must list the players" in r.get_json()["error"]
 
 
+def test_a_name_typed_with_combining_accents_is_the_same_player(app):
+    # "José" and "ガク" typed with combining marks were refused as no letters, in a message that
+    # showed a name looking valid; the two spellings would have been two players in the balances
+    import unicodedata
+    d = Dealer(app)
+    decomposed = [unicodedata.normalize("NFD", n) for n in ("José", "ガク")]
+    assert decomposed != ["José", "ガク"]
+    r = d.post("/api/session", {"game": "otoroku", "players": [{"name": n} for n in decomposed],
+                                "seats": decomposed[::-1]})
+    assert r.status_code == 200, r.get_json()
+    session = d.get("/api/state").get_json()["session"]
+    assert [p["name"] for p in session["players"]] == ["José", "ガク"] and session["seats"] == ["ガク", "José"]
+    r = d.post("/api/session", {"game": "batta-maki", "players": [{"name": n} for n in decomposed]})
+    assert r.status_code == 200
+    assert d.post("/api/bets", {"player": decomposed[0], "on": "saki", "amount": 5}).status_code == 201
+    assert d.get("/api/state").get_json()["session"]["bets"][0]["player"] == "José"
+
+
+def test_the_csv_export_opens_with_its_names_in_a_spreadsheet(app, live, ledger_path):
+    # without a byte-order mark a spreadsheet read 太郎 and Zoë in the machine's own code page
+    d = Dealer(app)
+    d.post("/api/session", {"game": "batta-maki", "players": [{"name": "太郎"}, {"name": "Zoë"}]})
+    d.post("/api/bets", {"player": "太郎", "on": "saki", "amount": 10})
+    live.show({"saki": SAKI, "ato": [(4, "wisteria-cuckoo"), (5, "iris-bridge"), (6, "clover-boar")]})
+    pending = d.post("/api/settle").get_json()
+    assert d.post("/api/confirm", {"pending": pending["id"]}).status_code == 200, pending
+    data = d.get("/export.csv").data
+    assert data.startswith(b"\xef\xbb\xbfround,")
+    assert "太郎" in data.decode("utf-8-sig")
+
+
+def test_a_damaged_round_is_named_on_the_history_and_the_export_not_an_internal_error(live, ledger_path):
+    import sqlite3
+    ledger = Ledger(ledger_path)
+    ledger.record_round(round_={"game": "batta-maki"}, result={"net": {"Aki": 1, "dealer": -1},
+                                                               "winner": "saki"}, rule_version="x")
+    with sqlite3.connect(ledger_path) as db:
+        db.execute("UPDATE rounds SET result_json = 'null'")
+    app = create_app({"LIVE": live, "LEDGER": str(ledger_path), "PIN": PIN, "TESTING": True})
+    for url in ("/history", "/export.csv"):
+        r = app.test_client().get(url)
+        assert r.status_code == 503, (url, r.status_code)
+        assert "is damaged: round 1 cannot be read (its result is null)" in r.get_data(as_text=True), url
+
+
 def test_app_without_a_table_shows_why(tmp_path):
     app = create_app({"LEDGER": str(tmp_path / "l.sqlite"), "TESTING": True})
     state = app.test_client().get("/api/state").get_json()

@@ -336,7 +336,9 @@ def settings():
 
 @pages.get("/export.csv")
 def export_csv():
-    return Response(_ext()["ledger"].export_csv(), mimetype="text/csv",
+    # with a byte-order mark: a spreadsheet opening the file read its names (太郎, Zoë) in the
+    # machine's own code page without one
+    return Response("\ufeff" + _ext()["ledger"].export_csv(), mimetype="text/csv",
                     headers={"Content-Disposition": "attachment; filename=hanadealer-ledger.csv"})
 
 

@@ -14,6 +14,7 @@ import logging
 import re
 import secrets
 import threading
+import unicodedata
 from collections import Counter
 from dataclasses import replace
 from fractions import Fraction
@@ -43,6 +44,12 @@ log = logging.getLogger(__name__)
 CHIP_COLOURS = ("red", "blue", "green", "black", "white", "yellow", "purple", "orange")
 MAX_PLAYERS = 12
 NAME_RE = re.compile(r"^[\w .'-]{1,24}$")
+
+
+def _name_form(value: Any) -> Any:
+    """A name in one Unicode form (NFC): 'José' typed with a combining accent is the same player as
+    'José' typed with its own letter (and the accent alone was refused as no letter)."""
+    return unicodedata.normalize("NFC", value) if isinstance(value, str) else value
 
 # the end of the warning about a trick read with a card twice (cleared once that trick is read right)
 MISREAD_HINT = ": tap the card misread, or enter the trick by hand"
@@ -211,6 +218,7 @@ class DealerService:
                    "limits": self._check_limits({} if data.get("limits") is None else data["limits"])}
         if game.name == "otoroku":
             seats = data.get("seats") or names
+            seats = [_name_form(x) for x in seats] if isinstance(seats, list) else seats
             if not isinstance(seats, list) or not all(isinstance(x, str) for x in seats) \
                     or len(set(seats)) != len(seats):
                 raise InputError("seats must list the players, each once, in turn order")
@@ -222,7 +230,7 @@ class DealerService:
             session["share"] = self._amount(data.get("share", 1), "the share")
         if game.name == "kabu-tsukuri":
             session["ante"] = self._amount(data.get("ante", 1), "the ante")
-            dealer = data.get("dealer")
+            dealer = _name_form(data.get("dealer"))
             if dealer not in (None, ""):  # who deals: the next dealer follows the house rule next_dealer
                 if not isinstance(dealer, str) or dealer not in names:
                     raise InputError(f"the dealer must be one of the players ({', '.join(names)}), not {dealer!r}")
@@ -346,6 +354,7 @@ class DealerService:
                                  f"not {trump!r}")
             out["trump"] = trump
         dealers = data.get("dealers")
+        dealers = [_name_form(x) for x in dealers] if isinstance(dealers, list) else dealers
         if dealers in (None, [], ""):
             if len(names) == 6:
                 raise InputError("with six players name the dealing pair (it sits out this hand)")
@@ -379,7 +388,7 @@ class DealerService:
                 raise InputError(f"player {i} must have a name and a chip colour")
             if not isinstance(p.get("name", ""), str):  # (a null name became a player called "None")
                 raise InputError(f"player {i}: a name is text (got {p.get('name')!r})")
-            name = p.get("name", "").strip()
+            name = _name_form(p.get("name", "")).strip()
             if not NAME_RE.match(name):
                 raise InputError(f"player {i}: a name is 1-24 letters, digits, spaces or .'- (got {name!r})")
             if name.lower() == "dealer":
@@ -428,7 +437,7 @@ class DealerService:
             _no_bet_changes_while_settling(s)
             if not isinstance(data, Mapping):
                 raise InputError("a bet is an object with player, on and amount")
-            player = data.get("player")
+            player = _name_form(data.get("player"))
             names = [p["name"] for p in s["players"]]
             if player not in names:
                 raise InputError(f"unknown player {player!r} (players: {', '.join(names)})")
