@@ -433,3 +433,52 @@ def test_a_card_hidden_and_another_laid_beside_a_row_in_one_frame_is_no_camera_k
     for _ in range(4):
         after = {c.quad[0][0]: c.track_id for c in tracker.update([det("back", x=x) for x in row + [350]])}
     assert {x: after[x] for x in row} == before
+
+
+def test_a_card_hidden_long_enough_to_leave_comes_back_as_itself():
+    """The dealer's hand passing over a card hid it for leave_frames: it came back under a new id,
+    and the dealer's correction of it (kept by id) no longer applied, so the round settled on the
+    misreading. Back in its place with the same face, it is the same card."""
+    tracker = CardTracker(enter_frames=3, leave_frames=3, return_frames=50)
+    for _ in range(3):
+        cards = tracker.update([det("pine-crane"), det("maple-deer", x=300)])
+    first = {c.face: c.track_id for c in cards}
+    for _ in range(5):  # the hand over pine-crane
+        cards = tracker.update([det("maple-deer", x=300)])
+    assert [c.face for c in cards] == ["maple-deer"]
+    for _ in range(3):
+        cards = tracker.update([det("pine-crane", x=102), det("maple-deer", x=300)])
+    assert {c.face: c.track_id for c in cards} == first
+
+
+def test_another_face_in_a_place_a_card_left_or_a_card_back_too_late_is_a_new_card():
+    tracker = CardTracker(enter_frames=3, leave_frames=3, return_frames=20)
+    for _ in range(3):
+        cards = tracker.update([det("pine-crane")])
+    old = cards[0].track_id
+    for _ in range(3):
+        tracker.update([])
+    for _ in range(3):
+        other = tracker.update([det("plum-chaff-1")])  # another card laid where it lay
+    assert other[0].track_id != old
+    for _ in range(3):
+        tracker.update([])
+    for _ in range(3):
+        again = tracker.update([det("pine-crane", x=104)])  # the first card back: itself again
+    assert again[0].track_id == old
+    for _ in range(3):
+        tracker.update([])
+    for _ in range(21):
+        tracker.update([])
+    for _ in range(3):
+        late = tracker.update([det("pine-crane")])  # back after return_frames: a new card
+    assert late[0].track_id not in (old, other[0].track_id)
+    moved = CardTracker(enter_frames=3, leave_frames=3)
+    for _ in range(3):
+        cards = moved.update([det("pine-crane")])
+    old = cards[0].track_id
+    for _ in range(3):
+        moved.update([])
+    for _ in range(3):
+        away = moved.update([det("pine-crane", x=200)])  # laid elsewhere: not known as the same
+    assert away[0].track_id != old

@@ -9,7 +9,10 @@ saw it. The face shown changes only when another face leads it by ``switch_margi
 two readings that alternate frame by frame cannot make the page alternate; a face-down card turned
 face up shows its face once it has been seen face up in ``enter_frames`` frames (the common,
 expected change). A card whose vote is split (its face has less than ``split_share`` of the window)
-or whose smoothed confidence is low is reported ``uncertain``.
+or whose smoothed confidence is low is reported ``uncertain``. A card that comes back where a card
+left less than ``return_frames`` frames before, showing the same face, is that card again: it takes
+its track id back (a dealer's hand passing over a card hid it long enough to leave, and the dealer's
+correction of it, kept by its id, was lost).
 """
 from __future__ import annotations
 
@@ -61,7 +64,7 @@ class CardTracker:
     def __init__(self, enter_frames: int = 3, leave_frames: int = 3, vote_window: int = 7,
                  match_distance: float = 0.5, uncertain_below: float = 0.6,
                  split_share: float = 0.8, switch_margin: int = 2, duplicate_distance: float = 0.15,
-                 doubt_share: float = 1 / 3):
+                 doubt_share: float = 1 / 3, return_frames: int = 50):
         if enter_frames < 1 or leave_frames < 1:
             raise ValueError("enter_frames and leave_frames must be at least 1")
         if vote_window < enter_frames:
@@ -75,11 +78,15 @@ class CardTracker:
         self.doubt_share = doubt_share        # this share of its readings flagged puts a card in doubt
         self.switch_margin = max(1, switch_margin)
         self.duplicate_distance = duplicate_distance  # in card diagonals
+        self.return_frames = return_frames    # how long a card that left may come back as itself
         self._tracks: list[_Track] = []
+        self._gone: list[tuple[int, _Track]] = []  # (the frame it left in, the card that left)
+        self._frame = 0
         self._ids = itertools.count(1)
 
     def reset(self) -> None:
         self._tracks = []
+        self._gone = []
 
     # -- matching ------------------------------------------------------------------------------
     def _match(self, detections: list[Detection]) -> tuple[dict[int, int], list[int]]:
@@ -242,8 +249,10 @@ class CardTracker:
 
     # -- the one method ------------------------------------------------------------------------
     def update(self, detections: list[Detection]) -> list[TableCard]:
+        self._frame += 1
         track_of, unmatched = self._match(detections)
         matched_tracks = set(track_of.values())
+        entered = []
         for di, ti in track_of.items():
             det, track = detections[di], self._tracks[ti]
             track.quad = det.quad
@@ -252,6 +261,7 @@ class CardTracker:
                 track.hits += 1
                 if track.hits >= self.enter_frames:
                     track.confirmed = True
+                    entered.append(track)
             track.votes.append(_vote_of(det))
             while len(track.votes) > self.vote_window:
                 track.votes.popleft()
@@ -265,8 +275,10 @@ class CardTracker:
                     if track.hits <= 0:
                         continue
                 elif track.misses >= self.leave_frames:
+                    self._gone.append((self._frame, track))
                     continue
             survivors.append(track)
+        self._gone = [(f, t) for f, t in self._gone if self._frame - f <= self.return_frames]
         for di in unmatched:
             det = detections[di]
             if self._duplicate(det, survivors):
@@ -276,8 +288,26 @@ class CardTracker:
             track.votes.append(_vote_of(det))
             self._vote(track)
             survivors.append(track)
+            if track.confirmed:
+                entered.append(track)
+        for track in entered:
+            self._take_back_id(track)
         self._tracks = survivors
         return [self._table_card(t) for t in self._tracks if t.confirmed]
+
+    def _take_back_id(self, track: _Track) -> None:
+        """A card entering where a card left lately, showing the face it showed, is that card back
+        (hidden by the dealer's hand long enough to leave): it takes back that card's track id, and
+        with it the dealer's correction and the round it was settled in. Another face there is
+        another card: it keeps its new id."""
+        cx, cy = track.centre()
+        near = [(math.hypot(cx - gx, cy - gy) / _size(gone.quad), k)
+                for k, (_, gone) in enumerate(self._gone) if gone.face == track.face
+                for gx, gy in [gone.centre()]]
+        near = [(d, k) for d, k in near if d <= self.duplicate_distance]
+        if near:
+            _, gone = self._gone.pop(min(near)[1])
+            track.track_id = gone.track_id
 
 
 def _vote_of(det: Detection) -> tuple[str, str | None, float, bool, bool]:
