@@ -487,3 +487,25 @@ def test_the_dealers_hand_stays_his_when_the_players_pick_theirs_up_first():
     # a hand seen alone that was never below the players' is no one's but the first player's
     state = ZoneAssigner(layout).assign(dealer)
     assert {n: ids(c) for n, c in state.zones.items()} == {"A": [1, 2], "B": [], "dealer": []}
+
+
+def test_kabu_tsukuri_rows_keep_their_zones_while_the_dealers_arm_hides_part_of_a_column():
+    """B's first two rows with only their right card in sight and the third with its right card
+    hidden: told apart by their middles they were two players' columns, and B's rows changed
+    places (row 3's cards shown as row 1's), face up and sure."""
+    from dealer.games import get_game
+    layout = list(get_game("kabu-tsukuri").layout({"players": ["A", "B", "C"], "rows": {p: [[], [], []] for p in "ABC"}}))
+    assert len(layout) == 9
+    cards, row_of = [], {}
+    for p, x0 in (("A", 100), ("B", 500), ("C", 900)):
+        for r, y in enumerate((100, 200, 300), 1):
+            for k in range(3):
+                tid = len(cards) + 1
+                cards.append(card(tid, x0 + 70 * k, y))
+                row_of[tid] = f"{p}/{r}"
+    assigner = ZoneAssigner(layout)
+    want = {z.name: [t for t in sorted(row_of) if row_of[t] == z.name] for z in layout}
+    assert {n: ids(c) for n, c in assigner.assign(cards).zones.items()} == want
+    hidden = {10, 11, 13, 14, 18}  # B/1's and B/2's first two cards, B/3's last
+    state = assigner.assign([c for c in cards if c.track_id not in hidden])
+    assert {n: ids(c) for n, c in state.zones.items()} == {n: [t for t in v if t not in hidden] for n, v in want.items()}

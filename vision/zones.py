@@ -365,8 +365,18 @@ class ZoneAssigner:
         seg_centre = [(float(np.mean([centres[i][0] for i in s])), float(np.mean([centres[i][1] for i in s])))
                       for s in segments]
         if self.grouped:
-            # columns of players left to right, each player's rows top to bottom
-            columns = _split([c[0] for c in seg_centre], 1.5 * short)
+            # columns of players left to right, each player's rows top to bottom. A column is rows
+            # whose spans (first card to last) lie within 1.5 cards of each other: told apart by their
+            # middles, a row with its right card hidden (the dealer's arm) and one with only its right
+            # card in sight were two players' columns, and the player's rows changed places
+            spans = {k: (min(centres[i][0] for i in s), max(centres[i][0] for i in s)) for k, s in enumerate(segments)}
+            columns: list[list[int]] = []
+            reach = -math.inf  # the right end of the column so far
+            for k in sorted(spans, key=lambda k: spans[k][0]):
+                if spans[k][0] - reach > 1.5 * short:
+                    columns.append([])
+                columns[-1].append(k)
+                reach = max(reach, spans[k][1])
             order = [s for col in columns for s in sorted(col, key=lambda k: seg_centre[k][1])]
         else:
             order = sorted(range(len(segments)), key=lambda k: (self._row_of(k, rows, segments), seg_centre[k][0]))
