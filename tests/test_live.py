@@ -250,6 +250,10 @@ def test_a_camera_that_hangs_turns_the_table_stale():
         stale = wait_for(live, lambda s: s["status"]["table"] == "stale" and s["status"]["error"], timeout=10)
         assert "no picture of the table read for over 0.3 s" in stale["status"]["error"]
         assert faces(stale, "saki") == ["pine-crane"]  # the cards seen last stay, marked stale
+        # and the video shows the last picture as old, as for a camera away (it stayed green and named)
+        image = cv2.imdecode(np.frombuffer(live.jpeg(), np.uint8), cv2.IMREAD_COLOR)
+    assert (np.abs(image[60:140, 80:180].astype(int) - 20) < 12).all()   # dimmed, no outline
+    assert (image[150:200, 40:600] > 150).any()                     # and a line says it is old
 
 
 def test_a_picture_of_another_size_than_the_zones_were_drawn_on_is_said_and_not_settled():

@@ -437,6 +437,28 @@ def test_mjpeg_serves_frames(app):
     resp.close()
 
 
+def test_mjpeg_sends_a_picture_that_stands_still_again_so_a_closed_page_is_noticed(live, ledger_path):
+    # the camera away (the same picture each time): nothing was written, so a page closed meanwhile
+    # was never noticed and its thread lived on; with no table the stream held its thread for good
+    import threading
+
+    from webfakes import JPEG
+    still = JPEG + b"still"
+    live.jpeg = lambda: still
+    app = create_app({"LIVE": live, "LEDGER": str(ledger_path), "PIN": PIN, "TESTING": True,
+                      "VIDEO_FPS": 100.0, "VIDEO_RESEND_S": 0.05})
+    resp = app.test_client().get("/video.mjpg", buffered=False)
+    chunks, parts = iter(resp.response), []
+    reader = threading.Thread(target=lambda: parts.extend(next(chunks) for _ in range(3)), daemon=True)
+    reader.start()
+    reader.join(timeout=5)
+    assert len(parts) == 3 and all(p.endswith(still + b"\r\n") for p in parts)
+    resp.close()
+    bare = create_app({"LEDGER": str(ledger_path.parent / "other.sqlite"), "TESTING": True})
+    r = bare.test_client().get("/video.mjpg")
+    assert r.status_code == 503 and "no table source" in r.get_data(as_text=True)
+
+
 def test_pages_use_no_outside_assets(app):
     import re
     c = app.test_client()

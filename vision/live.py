@@ -325,7 +325,11 @@ class LiveTable:
             zones = list(self._assigner.zones or ())
             cached = self._jpeg
             camera = self.grabber.status().camera
-        key = (index, camera)
+            # a camera or a recognition that hangs (no frame read for stall_s) shows the last
+            # picture as old too: drawn live, green and named, it looked like the table now
+            stalled = (self._thread is not None and self._thread.is_alive()
+                       and time.monotonic() - self._last_read > self.stall_s)
+        key = (index, camera, stalled)
         if cached is not None and cached[0] == key and frame is not None:
             return cached[1]
         if frame is None:
@@ -336,6 +340,8 @@ class LiveTable:
             # the last picture is of a table that may have changed since: shown dimmed, its cards
             # neither outlined nor named, and said to be old (it looked like a live, frozen table)
             image = _stale_picture(frame, CAMERA_AWAY.get(camera, "The camera is away"))
+        elif stalled:
+            image = _stale_picture(frame, "No picture read for a while")
         else:
             image = annotate(frame, cards, zones)
         ok, buf = cv2.imencode(".jpg", image, [cv2.IMWRITE_JPEG_QUALITY, self.jpeg_quality])

@@ -50,7 +50,7 @@ log = logging.getLogger(__name__)
 def create_app(config: dict | None = None) -> Flask:
     app = Flask(__name__)
     app.config.update(LEDGER="hanadealer-ledger.sqlite", LIVE=None, PIN=None, ZONES_DIR=None,
-                      VIDEO_FPS=10.0, SSE_KEEPALIVE_S=15.0)
+                      VIDEO_FPS=10.0, VIDEO_RESEND_S=1.0, SSE_KEEPALIVE_S=15.0)
     app.config.update(config or {})
     live = app.config["LIVE"]
     if live is None:  # e.g. `flask --app webui.app run`: the page works, the banner says why no table
@@ -677,17 +677,22 @@ def frame():
 @stream.get("/video.mjpg")
 def video():
     live = _ext()["live"]
+    if isinstance(live, NoTable):  # (a stream that never sent a picture held its thread for good)
+        abort(503, "no camera image: no table source")
     period = 1.0 / max(float(current_app.config["VIDEO_FPS"]), 0.5)
+    resend = float(current_app.config["VIDEO_RESEND_S"])
 
     def gen():
-        last = None
+        last, sent = None, 0.0
         while True:
             try:
                 data = live.jpeg()
             except Exception:
                 data = None
-            if data and data is not last:
-                last = data
+            # the same picture is sent again each second: written nothing while the picture stood
+            # still (the camera away), a closed page went unnoticed and kept its thread
+            if data and (data is not last or time.monotonic() - sent >= resend):
+                last, sent = data, time.monotonic()
                 yield (b"--frame\r\nContent-Type: image/jpeg\r\nContent-Length: " +
                        str(len(data)).encode() + b"\r\n\r\n" + data + b"\r\n")
             time.sleep(period)
