@@ -525,3 +525,28 @@ def test_a_picture_that_cannot_be_shown_gives_a_placeholder_not_an_error(frame, 
     image = cv2.imdecode(np.frombuffer(live.jpeg(), np.uint8), cv2.IMREAD_COLOR)
     assert image is not None and image.shape == (720, 1280, 3)
     assert int(image.max()) > 150  # the placeholder's words on its grey
+
+
+def test_another_deck_forgets_the_cards_read_and_the_table_is_stale_until_read_again():
+    # after a switch to Kakeya, a card read as hanafuda stayed in the trick, sure, the table live
+    class ByDeck(ScriptedDetector):
+        kind = "hanafuda"
+
+        def use(self, kind, decks=1):
+            self.kind = kind
+
+        def detect(self, frame):
+            return [det("pine-crane" if self.kind == "hanafuda" else "QH", 100, 50)]
+    trick = [ZoneSpec("trick", 4, "Trick", "場")]
+    live = LiveTable(ListSource([]), ByDeck([]), trick)
+    for i in range(3):
+        snap = live.process(numbered_frame(i))
+    assert faces(snap, "trick") == ["pine-crane"] and snap["status"]["table"] == "live"
+    live.set_card_kind("hanafuda")  # the same deck: nothing forgotten
+    assert faces(live.snapshot(), "trick") == ["pine-crane"]
+    live.set_card_kind("western")
+    snap = live.snapshot()
+    assert faces(snap, "trick") == [] and snap["status"]["table"] == "stale"
+    seen = [live.process(numbered_frame(i)) for i in range(4)]
+    assert all("pine-crane" not in faces(s, "trick") for s in seen)
+    assert faces(seen[-1], "trick") == ["QH"] and seen[-1]["status"]["table"] == "live"

@@ -247,6 +247,8 @@ class LiveTable:
         self._thread: threading.Thread | None = None
         self._frame: np.ndarray | None = None
         self._cards: list[TableCard] = []
+        self._card_kind = "hanafuda"  # the deck the detector reads (set_card_kind)
+        self._forget_cards = False    # the cards read are of another deck: the tracker starts afresh
         self._frame_serial = 0  # +1 whenever _frame or _cards change: the key of the JPEG cache
         self._jpeg: tuple[int, bytes] | None = None  # (serial, encoded)
         self._detector_error: str | None = None
@@ -390,7 +392,18 @@ class LiveTable:
 
     def set_card_kind(self, kind: str, decks: int = 1) -> None:
         """The deck in play ("hanafuda" or "western") and how many of them are mixed (a house rule of
-        some games): the detector reads that deck from now on."""
+        some games): the detector reads that deck from now on. Another deck than before forgets the
+        cards read (they were read as the other deck's: a hanafuda card was shown sure in Kakeya's
+        trick) and the table is stale until fresh frames are read."""
+        with self._cond:
+            if kind != self._card_kind:
+                self._card_kind = kind
+                self._forget_cards = True
+                self._cards = []
+                self._fresh_needed = self._fresh_after_outage
+                self._frame_serial += 1
+                self._publish(self._assigner.assign([], self._snapshot["frame_index"]),
+                              self._snapshot["frame_index"], force=True)
         use = getattr(self.detector, "use", None)
         if use is not None:
             use(kind, decks)
@@ -486,6 +499,11 @@ class LiveTable:
                     break
 
     def _track(self, frame: np.ndarray, frame_index: int, detections) -> dict:
+        with self._cond:
+            forget, self._forget_cards = self._forget_cards, False
+        if forget:  # (in this thread: the tracker is this thread's; the frame may be read as the old deck)
+            self.tracker.reset()
+            detections = []
         cards = self.tracker.update(detections)
         with self._cond:
             if self._assigner.zones:
