@@ -44,13 +44,17 @@ from __future__ import annotations
 
 import copy
 import logging
+import math
 import threading
 import time
+from collections import Counter
+from dataclasses import replace
 from typing import Callable, Iterable, Mapping
 
 import cv2
 import numpy as np
 
+from dealer.cards import UnknownCardError, cards_of_face
 from dealer.games import ZoneSpec
 from vision.camera import FrameGrabber, FrameSource, RotatedSource
 from vision.tracking import CardTracker
@@ -210,6 +214,27 @@ def _placeholder(message: str, size=(1280, 720)) -> np.ndarray:
     return img
 
 
+def _held_too_often(cards: list[TableCard], kind: str, decks: int) -> list[TableCard]:
+    """The table's cards, those of a face shown sure more often than the decks hold cards of it
+    marked uncertain: they cannot all be right (a card misread as another while that one was out of
+    sight, both green on the page; the detector flags a face read too often only within a frame),
+    and which is wrong only the dealer can say. Backs and faces of no deck known have no limit."""
+    counts = Counter(c.face for c in cards if not c.uncertain and c.face is not None)
+    too_often = {face for face, n in counts.items() if n > _copies_in_play(face, kind, decks)}
+    return [replace(c, uncertain=True) if c.face in too_often else c for c in cards] if too_often else cards
+
+
+def _copies_in_play(face: str, kind: str, decks: int) -> float:
+    if face.startswith("back") or face == "none":
+        return math.inf
+    if kind == "western":  # (a western card's face is its id: one of each a deck)
+        return decks
+    try:
+        return decks * len(cards_of_face(face))
+    except UnknownCardError:
+        return math.inf
+
+
 class LiveTable:
     """The live table state, kept up to date in the background; see the module docstring."""
 
@@ -248,6 +273,7 @@ class LiveTable:
         self._frame: np.ndarray | None = None
         self._cards: list[TableCard] = []
         self._card_kind = "hanafuda"  # the deck the detector reads (set_card_kind)
+        self._decks = 1               # ...and how many of it are mixed
         self._forget_cards = False    # the cards read are of another deck: the tracker starts afresh
         self._frame_serial = 0  # +1 whenever _frame or _cards change: the key of the JPEG cache
         self._jpeg: tuple[int, bytes] | None = None  # (serial, encoded)
@@ -396,6 +422,7 @@ class LiveTable:
         cards read (they were read as the other deck's: a hanafuda card was shown sure in Kakeya's
         trick) and the table is stale until fresh frames are read."""
         with self._cond:
+            self._decks = decks_in_play(decks)
             if kind != self._card_kind:
                 self._card_kind = kind
                 self._forget_cards = True
@@ -506,6 +533,7 @@ class LiveTable:
             detections = []
         cards = self.tracker.update(detections)
         with self._cond:
+            cards = _held_too_often(cards, self._card_kind, self._decks)
             if self._assigner.zones:
                 size = (int(frame.shape[1]), int(frame.shape[0]))
                 self._zones_size = self._zones_size or size
