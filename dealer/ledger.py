@@ -21,7 +21,9 @@ from dataclasses import dataclass
 from datetime import datetime, timezone
 from fractions import Fraction
 from pathlib import Path
-from typing import Any, Callable, Mapping
+from typing import Any, Callable, Iterable, Mapping
+
+from dealer.pot import BOOKING_TEXT
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (
@@ -113,6 +115,43 @@ def _fraction(value: Any) -> Fraction:
         raise ValueError(f"amount must be a number, not {value!r}") from None
 
 
+def _booked_amounts(result: Mapping[str, Any]) -> dict[str, Fraction]:
+    """A result's per-player amounts as they are booked: ``net``, or exactly ``net_exact``."""
+    net = result.get("net")
+    if not isinstance(net, Mapping) or not net:
+        raise ValueError("the result has no 'net' amounts to record")
+    amounts = {str(p): _fraction(a) for p, a in net.items()}
+    exact = result.get("net_exact")
+    if exact is not None:
+        if not isinstance(exact, Mapping) or set(map(str, exact)) != set(amounts):
+            raise ValueError("the result's 'net_exact' does not name the players of its 'net'")
+        exact_amounts = {str(p): _fraction(a) for p, a in exact.items()}
+        # the JSON number is the exact amount to 6 decimals, as a float: as near as a float can be
+        off = [p for p, a in exact_amounts.items()
+               if not math.isclose(float(a), float(amounts[p]), rel_tol=1e-12, abs_tol=1e-6)]
+        if off:
+            raise ValueError(f"the result's 'net_exact' and 'net' disagree for {', '.join(off)}")
+        amounts = exact_amounts
+    return amounts
+
+
+def _insert_round(db, when: str, round_: Mapping[str, Any], result: Mapping[str, Any], rule_version: str,
+                  cards: list | None, snapshot_jpeg: bytes | None, amounts: Mapping[str, Fraction],
+                  between: Callable[[], None] | None = None) -> int:
+    cur = db.execute(
+        "INSERT INTO rounds(time, game, rule_version, round_json, result_json, cards_json,"
+        " snapshot_jpeg) VALUES (?, ?, ?, ?, ?, ?, ?)",
+        (when, str(round_.get("game", "")), rule_version, json.dumps(round_, sort_keys=True),
+         json.dumps(result, sort_keys=True), json.dumps(cards or []),
+         sqlite3.Binary(snapshot_jpeg) if snapshot_jpeg else None))
+    round_id = cur.lastrowid
+    if between is not None:  # tests: interrupt between the two halves of the write
+        between()
+    db.executemany("INSERT INTO entries(round_id, player, amount) VALUES (?, ?, ?)",
+                   [(round_id, p, str(a)) for p, a in amounts.items()])
+    return round_id
+
+
 def _text_cell(text: str) -> str:
     """A name as a spreadsheet cell: one starting like a formula (a player "-A1") is read as the
     formula by a spreadsheet, so it is kept as text with a leading apostrophe."""
@@ -180,23 +219,32 @@ class Ledger:
             return cur.rowcount == 1
 
     @_said_as_ledger_error("write to")
-    def save_session(self, session: Mapping[str, Any] | None, expected: Any = ...) -> None:
+    def save_session(self, session: Mapping[str, Any] | None, expected: Any = ...,
+                     bookings: Iterable[tuple[Mapping[str, Any], Mapping[str, Any], str]] = ()) -> None:
         """The open session (game, house, players, pending bets...), or None when there is none.
 
         ``expected``: the session the writer last read or wrote (None: none). Given, the session is
         written only if the stored one is still that, checked in the same transaction: else
-        SessionChanged, and nothing is written."""
+        SessionChanged, and nothing is written. ``bookings``: amounts booked by the change that are
+        no round played (``(round, result, rule_version)``, recorded as rounds are: a pot given up,
+        returned to its stakers; a pot named when a session started), in the same transaction, so
+        the session never shows a pot gone while the books still hold it, or the other way round."""
         value = json.dumps(session, sort_keys=True)
-        if expected is ...:
+        checked = [(round_, result, rule_version, _booked_amounts(result)) for round_, result, rule_version in bookings]
+        if expected is ... and not checked:
             self.set_meta("session", value)
             return
+        when = datetime.now(timezone.utc).isoformat(timespec="seconds")
         with closing(self._connect()) as db, db:
             db.execute("BEGIN IMMEDIATE")  # no other writer between the check and the write
-            row = db.execute("SELECT value FROM meta WHERE key = 'session'").fetchone()
-            stored = row[0] if row and row[0] else "null"
-            if stored != json.dumps(expected, sort_keys=True):
-                raise SessionChanged("the session was changed meanwhile by another page or server on this "
-                                     "ledger")
+            if expected is not ...:
+                row = db.execute("SELECT value FROM meta WHERE key = 'session'").fetchone()
+                stored = row[0] if row and row[0] else "null"
+                if stored != json.dumps(expected, sort_keys=True):
+                    raise SessionChanged("the session was changed meanwhile by another page or server on this "
+                                         "ledger")
+            for round_, result, rule_version, amounts in checked:
+                _insert_round(db, when, round_, result, rule_version, [], None, amounts)
             db.execute("INSERT INTO meta(key, value) VALUES ('session', ?) "
                        "ON CONFLICT(key) DO UPDATE SET value = excluded.value", (value,))
 
@@ -242,21 +290,7 @@ class Ledger:
         ``pending_id``: the settlement the stored session must still wait on, checked in the same
         transaction (SettlementGone otherwise): two servers on one ledger cannot both record it.
         Returns the round id."""
-        net = result.get("net")
-        if not isinstance(net, Mapping) or not net:
-            raise ValueError("the result has no 'net' amounts to record")
-        amounts = {str(p): _fraction(a) for p, a in net.items()}
-        exact = result.get("net_exact")
-        if exact is not None:
-            if not isinstance(exact, Mapping) or set(map(str, exact)) != set(amounts):
-                raise ValueError("the result's 'net_exact' does not name the players of its 'net'")
-            exact_amounts = {str(p): _fraction(a) for p, a in exact.items()}
-            # the JSON number is the exact amount to 6 decimals, as a float: as near as a float can be
-            off = [p for p, a in exact_amounts.items()
-                   if not math.isclose(float(a), float(amounts[p]), rel_tol=1e-12, abs_tol=1e-6)]
-            if off:
-                raise ValueError(f"the result's 'net_exact' and 'net' disagree for {', '.join(off)}")
-            amounts = exact_amounts
+        amounts = _booked_amounts(result)
         when = time or datetime.now(timezone.utc).isoformat(timespec="seconds")
         with closing(self._connect()) as db, db:
             if pending_id is not None:
@@ -269,17 +303,8 @@ class Ledger:
                 if waiting != pending_id:
                     raise SettlementGone("this settlement is no longer waiting: it was recorded or replaced "
                                          "(by another page or server on this ledger)")
-            cur = db.execute(
-                "INSERT INTO rounds(time, game, rule_version, round_json, result_json, cards_json,"
-                " snapshot_jpeg) VALUES (?, ?, ?, ?, ?, ?, ?)",
-                (when, str(round_.get("game", "")), rule_version, json.dumps(round_, sort_keys=True),
-                 json.dumps(result, sort_keys=True), json.dumps(cards or []),
-                 sqlite3.Binary(snapshot_jpeg) if snapshot_jpeg else None))
-            round_id = cur.lastrowid
-            if _between is not None:  # tests: interrupt between the two halves of the write
-                _between()
-            db.executemany("INSERT INTO entries(round_id, player, amount) VALUES (?, ?, ?)",
-                           [(round_id, p, str(a)) for p, a in amounts.items()])
+            round_id = _insert_round(db, when, round_, result, rule_version, cards, snapshot_jpeg, amounts,
+                                     _between)
             if session is not None:
                 db.execute("INSERT INTO meta(key, value) VALUES ('session', ?) "
                            "ON CONFLICT(key) DO UPDATE SET value = excluded.value",
@@ -354,7 +379,8 @@ class Ledger:
                               f"{c.get('card')}" for c in rec.cards if c.get("corrected"))
             for player, amount in booked.get(rec.id, []):
                 w.writerow([rec.id, rec.time, rec.game, rec.rule_version,
-                            _text_cell(_winner_cell(rec.result.get("winner"))),
+                            _text_cell(BOOKING_TEXT.get(rec.round.get("pot"))
+                                       or _winner_cell(rec.result.get("winner"))),
                             _text_cell(player), _number(amount), str(amount), _text_cell(fixes)])
         return out.getvalue()
 

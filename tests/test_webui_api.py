@@ -1537,6 +1537,48 @@ def test_a_new_session_keeps_what_the_table_holds_or_says_why_it_cannot_start(ap
     assert d.get("/api/state").get_json()["session"]["carry"] == 0
 
 
+def test_a_pot_given_up_goes_back_to_those_who_put_it_in_and_the_books_add_up(app, live, ledger_path):
+    # given up, the pot left the books with nobody's name on it: the balances summed to -200 for good
+    d = Dealer(app)
+    tied_again(d, live)
+    d.post("/api/round/deck-exhausted", {"exhausted": True})
+    pending = d.post("/api/settle").get_json()
+    d.post("/api/confirm", {"pending": pending["id"]})
+    ledger = Ledger(ledger_path)
+    assert ledger.balances() == {"Aki": -100, "Ben": -60, "dealer": -40}  # the pot of 200 on the table
+    assert app.extensions["hanadealer"]["service"].session["carry_from"] == {"Aki": "100", "Ben": "60", "dealer": "40"}
+    # played on in the same game with a player more: still theirs, nothing booked
+    more = dict(REDRAW_SESSION, players=REDRAW_SESSION["players"] + [{"name": "Cho"}])
+    assert d.post("/api/session", more).status_code == 200
+    assert ledger.round_count() == 1
+    assert d.post("/api/session", dict(more, game="hankan", house={}, drop_carry=True)).status_code == 200
+    assert ledger.balances() == {"Aki": 0, "Ben": 0, "dealer": 0}
+    booked = ledger.rounds()[0]
+    assert booked.round == {"game": "batta-maki", "pot": "given up"} and booked.result["carry_in"] == 200
+    assert "pot given up: returned to those who put it in" in d.get("/history").get_data(as_text=True)
+    assert "pot given up: returned to those who put it in" in d.get("/export.csv").get_data(as_text=True)
+
+
+def test_a_pot_named_for_a_new_session_is_booked_as_the_dealers_and_won_the_books_add_up(app, live, ledger_path):
+    # named when the session started, the pot was paid out by the round that took it and came from
+    # nowhere on the books: the balances summed to +100
+    d = Dealer(app)
+    assert d.post("/api/session", dict(SESSION, house={"tie_rule": "carry_over"}, carry=100)).status_code == 200
+    ledger = Ledger(ledger_path)
+    assert ledger.balances() == {"dealer": -100}
+    assert ledger.rounds()[0].round == {"game": "batta-maki", "pot": "named"}
+    d.post("/api/bets", {"player": "Aki", "on": "saki", "amount": 10})
+    live.show({"saki": SAKI, "ato": [(4, "wisteria-cuckoo"), (5, "iris-bridge"), (6, "susuki-moon")]})  # Ato wins
+    pending = d.post("/api/settle").get_json()
+    assert pending["result"]["carry_in"] == 100, pending
+    d.post("/api/confirm", {"pending": pending["id"]})
+    assert sum(ledger.balances().values()) == 0
+    # a pot named and given up unplayed goes back to the dealer
+    assert d.post("/api/session", dict(SESSION, house={"tie_rule": "carry_over"}, carry=30)).status_code == 200
+    assert d.post("/api/session", dict(SESSION, game="hankan", house={}, drop_carry=True)).status_code == 200
+    assert sum(ledger.balances().values()) == 0
+
+
 def test_decimal_amounts_are_compared_as_the_decimals_they_are(app):
     # Fraction(0.1) is not a tenth: a bet of 0.1 was refused as below a minimum of 0.1, and bets of
     # 0.1 and 0.2 against 0.3 left the dealer "adding" 5.55e-17

@@ -33,6 +33,7 @@ from werkzeug.security import check_password_hash, generate_password_hash
 from dealer.cards import all_cards
 from dealer.games import GAME_NAMES, RoundError, get_game
 from dealer.ledger import Ledger, LedgerError
+from dealer.pot import BOOKING_TEXT
 from dealer.western import all_western_cards
 from webui.round_builder import NO_BETS, SUIT_JA, card_label, zone_title
 from webui.service import CHIP_COLOURS, DealerService, InputError, only_fields
@@ -82,6 +83,7 @@ def create_app(config: dict | None = None) -> Flask:
     app.register_error_handler(Exception, _unexpected)
     app.add_template_filter(signed)
     app.add_template_filter(winner_text)
+    app.add_template_filter(pot_text)
     app.add_template_filter(game_title)
     app.add_template_filter(zone_text)
     app.add_template_filter(card_label, "card_text")
@@ -154,6 +156,11 @@ def zone_text(zone, game: str = "") -> str:
         player, row = zone.rsplit("/", 1)
         return f"{player} row {row}"
     return zone
+
+
+def pot_text(what) -> str:
+    """A booking of a pot that is no round played, as the history says it (a pot given up, named)."""
+    return BOOKING_TEXT.get(what, f"pot {what}")
 
 
 def winner_text(winner, game: str = "") -> str:

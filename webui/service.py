@@ -22,9 +22,10 @@ from importlib import metadata
 from typing import Any, Callable, Mapping
 
 from dealer.cards import BACK, get_card, is_card, nearest_ids
-from dealer.games import (AMOUNT_DECIMALS, MAX_AMOUNT, RoundError, did_you_mean, get_game, parse_amount, parse_carried_pot, settle_round,
-                          to_json_amount)
+from dealer.games import (AMOUNT_DECIMALS, MAX_AMOUNT, RoundError, did_you_mean, exact_amounts, get_game, parse_amount,
+                          parse_carried_pot, settle_round, to_json_amount)
 from dealer.ledger import Ledger, LedgerError, SessionChanged, SessionUnreadable, SettlementGone
+from dealer.pot import DEALER, GIVEN_UP, NAMED, pot_stakers
 from dealer.equalise import equalise
 from dealer.games.common import Bet, check_fee_rate_applies
 from dealer.games.kabu_tsukuri import check_ante_can_carry
@@ -134,13 +135,14 @@ class DealerService:
         return None
 
     # --- helpers ---------------------------------------------------------------------------------
-    def _save(self) -> None:
-        """Record the session as changed in memory. A change the ledger refuses is undone: kept, a bet
-        refused with "cannot write to the ledger" was booked with the next round that could be."""
+    def _save(self, bookings=()) -> None:
+        """Record the session as changed in memory (with ``bookings`` it makes: a pot given up or
+        named). A change the ledger refuses is undone: kept, a bet refused with "cannot write to the
+        ledger" was booked with the next round that could be."""
         try:
             # only over the session as this server last read or wrote it: two servers on one ledger
             # each wrote its own over the other's, and a bet taken on one was gone from the books
-            self.ledger.save_session(self.session, expected=self._recorded)
+            self.ledger.save_session(self.session, expected=self._recorded, bookings=bookings)
         except SessionChanged as exc:
             self.session = self._stored_session()  # the one stored, shown as it is now
             self._recorded = copy.deepcopy(self.session)
@@ -252,11 +254,12 @@ class DealerService:
                     check_ante_can_carry(_exact(session["ante"]), len(names), _pot(session))
                 except RoundError as exc:
                     raise InputError(str(exc)) from None
+            bookings = _pot_bookings(self.session, session, data)
             self.session = session
             self.trick_watch = None
             self._apply_layout()
             try:
-                self._save()
+                self._save(bookings)
             except BaseException:  # the session before is back: so are its zones
                 self._apply_layout()
                 raise
@@ -286,6 +289,7 @@ class DealerService:
                 # the pot of the last tie is played for in the next round (named again or not), exactly
                 new["carry"] = carry
                 new["carry_exact"] = old.get("carry_exact")
+                new["carry_from"] = _stakers_json(_stakers(old))
             if named is None and not same:
                 raise InputError(f"the pot of {carry} carried over from the last tie is still to be played for in "
                                  f"{old['game']}: play a round of it first, or start {new['game']} giving the "
@@ -986,6 +990,9 @@ class DealerService:
                 after["carry"] = pending["result"].get("carry", 0) or 0
                 # (and exactly, where a JSON number cannot hold the pot: the next round is played for it)
                 after["carry_exact"] = pending["result"].get("carry_exact") if after["carry"] else None
+                # (and who put it in: a pot given up goes back to them)
+                after["carry_from"] = _stakers_json(pot_stakers(pending["result"], _stakers(s))) \
+                    if after["carry"] else None
             if s["game"] == "kabu-tsukuri" and pending["result"].get("next_dealer"):
                 after["dealer"] = pending["result"]["next_dealer"]  # (house rule next_dealer)
             if s["game"] == KAKEYA:  # a new hand: the losing pair deals (§8)
@@ -1144,6 +1151,50 @@ def _undone_tricks(s: Mapping[str, Any]) -> list[list[str]]:
     return [list(u) for u in undone if isinstance(u, list)]
 
 
+def _stakers(s: Mapping[str, Any]) -> dict[str, Fraction]:
+    """Who put the session's carried pot in (``carry_from``) and how much each; a pot whose stakers
+    are not known (named when the session started, or kept before they were) is the dealer's."""
+    pot = _pot(s)
+    if not pot:
+        return {}
+    kept = s.get("carry_from")
+    try:
+        shares = {str(p): Fraction(a) for p, a in kept.items()} if isinstance(kept, Mapping) else {}
+    except (TypeError, ValueError, ZeroDivisionError):
+        shares = {}
+    return shares if shares and sum(shares.values()) == pot and min(shares.values()) > 0 else {DEALER: pot}
+
+
+def _stakers_json(stakers: Mapping[str, Fraction]) -> dict[str, str]:
+    return {p: str(a) for p, a in stakers.items()}
+
+
+def _pot_bookings(old: Mapping[str, Any] | None, new: dict, data: Mapping[str, Any]) -> list:
+    """What a new session books of a carried pot (``(round, result, rule_version)`` each, recorded
+    with it): the pot of the old session given up (``drop_carry``) returned to those who put it in
+    (it was taken off the books with nobody's name on it, and the balances no longer added up), and
+    a pot named for the new one, put on the table by the dealer (paid out by the round that takes it,
+    it came from nowhere on the books). A pot played on in the same game books nothing."""
+    bookings = []
+    if old and old.get("carry") and data.get("drop_carry"):
+        back = _stakers(old)
+        bookings.append(_pot_booking(old["game"], GIVEN_UP, back, _pot(old), Fraction(0)))
+    if new.get("carry") and new.get("carry_from") is None:
+        pot = _pot(new)
+        new["carry_from"] = _stakers_json({DEALER: pot})
+        bookings.append(_pot_booking(new["game"], NAMED, {DEALER: -pot}, Fraction(0), pot))
+    return bookings
+
+
+def _pot_booking(game: str, what: str, amounts: Mapping[str, Fraction], carry_in: Fraction, carry: Fraction):
+    result = {"net": {p: to_json_amount(a) for p, a in amounts.items()}, "winner": None,
+              "carry_in": to_json_amount(carry_in), "carry": to_json_amount(carry)}
+    exact = exact_amounts(amounts)
+    if exact is not None:
+        result["net_exact"] = exact
+    return {"game": game, "pot": what}, result, rule_version(game)
+
+
 def _stored_session_problem(session: Mapping[str, Any]) -> str | None:
     """Why a session read back from the ledger cannot be the open one (damaged inside: a bet that is
     not one made every page answer 500, and the way out, a new session, too), or None."""
@@ -1160,7 +1211,7 @@ def _stored_session_problem(session: Mapping[str, Any]) -> str | None:
         if not (isinstance(b, Mapping) and isinstance(b.get("player"), str) and "on" in b
                 and isinstance(b.get("amount"), (int, float)) and not isinstance(b.get("amount"), bool)):
             return f"a bet in it is not one ({b!r})"
-    for key in ("house", "corrections", "corrected_readings", "limits", "busts"):
+    for key in ("house", "corrections", "corrected_readings", "limits", "busts", "carry_from"):
         if session.get(key) is not None and not isinstance(session[key], Mapping):
             return f"its {key} is not an object"
     pending = session.get("pending")

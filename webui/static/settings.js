@@ -98,10 +98,10 @@ document.getElementById("session-form").addEventListener("submit", async (ev) =>
     setTimeout(() => { location.href = "/"; }, 500);
   } catch (e) {
     // another game while a tie's pot is still to be played for: only on the dealer's word
-    if (String(e.message).includes("giving the pot up") && window.confirm(e.message + "\n\nGive the pot up?")) {
+    if (String(e.message).includes("giving the pot up") && window.confirm(e.message + "\n\nGive the pot up? It is booked back to those who put it in.")) {
       try {
         await api("/api/session", Object.assign(body, {drop_carry: true}));
-        showMessage("Session started; the carried pot was given up.");
+        showMessage("Session started; the carried pot was given up and booked back to those who put it in.");
         setTimeout(() => { location.href = "/"; }, 500);
       } catch (e2) { /* shown */ }
     }

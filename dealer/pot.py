@@ -1,0 +1,76 @@
+"""Who put in a pot carried over from a tie, so that a pot given up goes back to them.
+
+A tie carries its pot to the next round (the tie rule ``carry_over``, Atosaki's deck run out,
+Kabu-Tsukuri's drawn rows): the stakes are booked lost by those who staked them and are won by the
+round that takes the pot. A pot given up instead (the dealer changes game) was taken off the books
+with nobody's name on it, and the balances no longer added up. Its stakers are kept with the pot,
+round by round, and it is returned to them, each what they put in.
+"""
+from __future__ import annotations
+
+from fractions import Fraction
+from typing import Any, Mapping
+
+# the bank: it holds a pot whose stakers are not known (one named when a session started)
+DEALER = "dealer"
+# the bookings of a pot that are no round played, as the ledger keeps them (the round's "pot"), and
+# as the history and the export say them
+GIVEN_UP, NAMED = "given up", "named"
+BOOKING_TEXT = {GIVEN_UP: "pot given up: returned to those who put it in",
+                NAMED: "pot put on the table by the dealer"}
+
+
+def exact(value: Any) -> Fraction:
+    """An amount of a result or a session as a Fraction: a JSON number as the decimal it shows."""
+    if isinstance(value, bool) or not isinstance(value, (int, float, str, Fraction)):
+        raise ValueError(f"not an amount: {value!r}")
+    return Fraction(repr(value)) if isinstance(value, float) else Fraction(value)
+
+
+def carried(result: Mapping[str, Any]) -> Fraction:
+    """The pot a settled round carries to the next (0 where it carries none)."""
+    return exact(result.get("carry_exact") or result.get("carry") or 0)
+
+
+def pot_stakers(result: Mapping[str, Any], stakers_in: Mapping[str, Fraction]) -> dict[str, Fraction]:
+    """Who put the pot that ``result`` carries to the next round in, and how much each (summing to
+    it), from the stakers of the pot the round was played for (``stakers_in``, summing to the
+    result's ``carry_in``; else that pot is taken as the dealer's):
+
+    - a round that carries nothing: nobody;
+    - Kabu-Tsukuri (its rows, each with its pot and winner, played in order): each player's ante of
+      the rows drawn at the end of the hand, and the pot carried in where no row of the hand was won;
+    - a row game (a tie carries every stake): the pot carried in, and every stake lost into it.
+
+    A pot whose parts do not add up to it (no result of these shapes) is kept whole as the dealer's,
+    to be handed back by him."""
+    carry = carried(result)
+    if carry == 0:
+        return {}
+    carry_in = exact(result.get("carry_in") or 0)
+    shares = {str(p): Fraction(a) for p, a in stakers_in.items() if a}
+    if sum(shares.values(), Fraction(0)) != carry_in:
+        shares = {DEALER: carry_in} if carry_in else {}
+    rows = result.get("rounds")
+    if isinstance(rows, list) and rows and all(isinstance(r, Mapping) and "pot" in r for r in rows):
+        players = [str(p) for p in result.get("net") or ()]
+        pot_in = carry_in
+        for row in rows:
+            pot = exact(row["pot"])
+            ante = (pot - pot_in) / len(players) if players else Fraction(0)
+            for p in players:
+                shares[p] = shares.get(p, Fraction(0)) + ante
+            if row.get("winner") == "tie":
+                pot_in = pot
+            else:  # won: the pot is paid out, and the next row's starts from nothing
+                shares, pot_in = {}, Fraction(0)
+    else:
+        net = result.get("net_exact") or result.get("net") or {}
+        for p, amount in net.items():
+            lost = -exact(amount)
+            if lost > 0:
+                shares[str(p)] = shares.get(str(p), Fraction(0)) + lost
+    shares = {p: a for p, a in shares.items() if a}
+    if sum(shares.values(), Fraction(0)) != carry or any(a < 0 for a in shares.values()):
+        return {DEALER: carry}
+    return shares
