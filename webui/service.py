@@ -47,10 +47,16 @@ MAX_PLAYERS = 12
 NAME_RE = re.compile(r"^[\w .'-]{1,24}$")
 
 
-def _name_form(value: Any) -> Any:
-    """A name in one Unicode form (NFC): 'José' typed with a combining accent is the same player as
-    'José' typed with its own letter (and the accent alone was refused as no letter)."""
-    return unicodedata.normalize("NFC", value) if isinstance(value, str) else value
+def _is_name(name: str) -> bool:
+    """1-24 letters, digits, spaces or .'- (counted as the letters written), a letter with its
+    accent typed apart (a combining mark: 'José' typed as e and ´) too, as NAME_RE takes it typed
+    as one. Kept as typed: made one form (NFC), a name stored before no longer matched itself, and
+    some names changed letters (神 became another code point)."""
+    if NAME_RE.match(name):
+        return True
+    return (1 <= len(unicodedata.normalize("NFC", name)) <= 24
+            and all(ch.isalnum() or ch in " .'-_" or (i > 0 and unicodedata.category(ch).startswith("M"))
+                    for i, ch in enumerate(name)))
 
 # the end of the warning about a trick read with a card twice (cleared once that trick is read right)
 MISREAD_HINT = ": tap the card misread, or enter the trick by hand"
@@ -220,7 +226,6 @@ class DealerService:
                    "limits": self._check_limits({} if data.get("limits") is None else data["limits"])}
         if game.name == "otoroku":
             seats = data.get("seats") or names
-            seats = [_name_form(x) for x in seats] if isinstance(seats, list) else seats
             if not isinstance(seats, list) or not all(isinstance(x, str) for x in seats) \
                     or len(set(seats)) != len(seats):
                 raise InputError("seats must list the players, each once, in turn order")
@@ -232,7 +237,7 @@ class DealerService:
             session["share"] = self._amount(data.get("share", 1), "the share")
         if game.name == "kabu-tsukuri":
             session["ante"] = self._amount(data.get("ante", 1), "the ante")
-            dealer = _name_form(data.get("dealer"))
+            dealer = data.get("dealer")
             if dealer not in (None, ""):  # who deals: the next dealer follows the house rule next_dealer
                 if not isinstance(dealer, str) or dealer not in names:
                     raise InputError(f"the dealer must be one of the players ({', '.join(names)}), not {dealer!r}")
@@ -358,7 +363,6 @@ class DealerService:
                                  f"not {trump!r}")
             out["trump"] = trump
         dealers = data.get("dealers")
-        dealers = [_name_form(x) for x in dealers] if isinstance(dealers, list) else dealers
         if dealers in (None, [], ""):
             if len(names) == 6:
                 raise InputError("with six players name the dealing pair (it sits out this hand)")
@@ -392,16 +396,17 @@ class DealerService:
                 raise InputError(f"player {i} must have a name and a chip colour")
             if not isinstance(p.get("name", ""), str):  # (a null name became a player called "None")
                 raise InputError(f"player {i}: a name is text (got {p.get('name')!r})")
-            name = _name_form(p.get("name", "")).strip()
-            if not NAME_RE.match(name):
+            name = p.get("name", "").strip()
+            if not _is_name(name):
                 raise InputError(f"player {i}: a name is 1-24 letters, digits, spaces or .'- (got {name!r})")
             if name.lower() == "dealer":
                 raise InputError(f"player {i}: 'dealer' is the bank, not a player name")
             if name.lower() == "tie":  # a row won by "Tie" read as a drawn row on the page
                 raise InputError(f"player {i}: 'tie' says a drawn round, not a player name")
-            if name in seen:
+            # (one name typed in two ways, its accent apart and not, looks the same: one player)
+            if unicodedata.normalize("NFC", name) in seen:
                 raise InputError(f"player {name!r} is listed twice")
-            seen.add(name)
+            seen.add(unicodedata.normalize("NFC", name))
             colour = p.get("colour")
             if colour in (None, ""):  # (false or 0 was given a colour too, as if none were named)
                 colour = CHIP_COLOURS[(i - 1) % len(CHIP_COLOURS)]
@@ -441,7 +446,7 @@ class DealerService:
             _no_bet_changes_while_settling(s)
             if not isinstance(data, Mapping):
                 raise InputError("a bet is an object with player, on and amount")
-            player = _name_form(data.get("player"))
+            player = data.get("player")
             names = [p["name"] for p in s["players"]]
             if player not in names:
                 raise InputError(f"unknown player {player!r} (players: {', '.join(names)})")
