@@ -95,11 +95,17 @@ class RoundRecord:
     result: dict
     cards: list
     has_snapshot: bool
+    # why the round as stored is not one (a result of null, cards that are no list): said where it is
+    # shown, the other rounds still listed; None for a sound round
+    damage: str | None = None
 
     def to_json(self) -> dict:
-        return {"id": self.id, "time": self.time, "game": self.game, "rule_version": self.rule_version,
-                "round": self.round, "result": self.result, "cards": self.cards,
-                "has_snapshot": self.has_snapshot}
+        out = {"id": self.id, "time": self.time, "game": self.game, "rule_version": self.rule_version,
+               "round": self.round, "result": self.result, "cards": self.cards,
+               "has_snapshot": self.has_snapshot}
+        if self.damage:
+            out["damage"] = self.damage
+        return out
 
 
 def _fraction(value: Any) -> Fraction:
@@ -265,11 +271,14 @@ class Ledger:
     @_said_as_ledger_error("write to")
     def set_session_aside(self) -> None:
         """Keep an unreadable open session under another key (nothing is thrown away) and open none."""
-        raw = self.get_meta("session")
         stamp = datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%S")
         with closing(self._connect()) as db, db:
             # (one set aside in the same second, or by a second server starting on the same ledger, is
-            # kept too: the same key refused the start with a database error)
+            # kept too: the same key refused the start with a database error; no other writer
+            # between the look and the write, and what is kept is what is taken away)
+            db.execute("BEGIN IMMEDIATE")
+            row = db.execute("SELECT value FROM meta WHERE key = 'session'").fetchone()
+            raw = row[0] if row else None
             key, n = f"session-set-aside-{stamp}", 1
             while db.execute("SELECT 1 FROM meta WHERE key = ?", (key,)).fetchone():
                 n += 1
@@ -375,6 +384,8 @@ class Ledger:
         for rid, player, amount in self.iter_entries():
             booked.setdefault(rid, []).append((player, amount))
         for rec in reversed(self.rounds()):
+            if rec.damage:  # (an export without it would not add up to the balances)
+                raise LedgerError(f"the ledger {self.path} is damaged: round {rec.id} {rec.damage}")
             fixes = "; ".join(f"{c.get('zone')}#{c.get('position')}: {c.get('recognised')} -> "
                               f"{c.get('card')}" for c in rec.cards if c.get("corrected"))
             for player, amount in booked.get(rec.id, []):
@@ -411,13 +422,13 @@ class Ledger:
         except (TypeError, ValueError) as exc:
             raise LedgerError(f"the ledger {self.path} is damaged: round {r[0]} cannot be read ({exc})") from None
         # (a round, a result or cards of another shape failed later, in the history page or the
-        # export, as an internal error)
+        # export, as an internal error: it is marked, said on the history, refused by the export)
         shapes = (("round", round_, dict), ("result", result, dict), ("cards", cards, list),
                   ("result's net", result.get("net") if isinstance(result, dict) else {}, dict))
         wrong = [(what, value) for what, value, kind in shapes if not isinstance(value, kind)] + \
             [("card", c) for c in (cards if isinstance(cards, list) else ()) if not isinstance(c, dict)]
+        damage = None
         if wrong:
             what, value = wrong[0]
-            raise LedgerError(f"the ledger {self.path} is damaged: round {r[0]} cannot be read (its {what} is "
-                              f"{json.dumps(value)[:60]})")
-        return RoundRecord(r[0], r[1], r[2], r[3], round_, result, cards, bool(r[7]))
+            damage = f"cannot be read (its {what} is {json.dumps(value)[:60]})"
+        return RoundRecord(r[0], r[1], r[2], r[3], round_, result, cards, bool(r[7]), damage)

@@ -14,6 +14,8 @@ read_shared_and_out() {  # SCRIPT ARGS...
         exit 2
     fi
     shared=$(cd "$1" && pwd)
+    # the script's own checks of its other arguments, where it has them, before OUT is made
+    if declare -F check_arguments >/dev/null; then check_arguments "$@"; fi
     mkdir -p "$2"
     out=$(cd "$2" && pwd)
     cd "$(dirname "$script")/.."

@@ -8,10 +8,20 @@
 # SHARED: the shared data folder (its cards.csv, cardart/, backgrounds/ and the foreign decks); OUT:
 # where the trained cardmask.onnx, the checkpoint and the logs go; MINUTES of training (default 6);
 # PEAK_LR (default 1e-3); DEVICE (default cuda); BATCH (default 128); FIRST_SEED of the renderers
-# (default 1100; a later round takes new ones, so its scenes are new). Calibrate the result afterwards
-# (models/MODEL.md, "Retrain": the size first, then the threshold).
+# (default 1100: a round takes FIRST_SEED to FIRST_SEED + 99, so a later one starts 100 higher to
+# render new scenes; the scenes of an earlier round in var/train-gpu-mask/scenes are trained on too).
+# Calibrate the result afterwards (models/MODEL.md, "Retrain": the size first, then the threshold).
 set -euo pipefail
 . "$(dirname "$0")/gpu-args.sh"
+check_arguments() {  # SHARED OUT [MINUTES] [PEAK_LR] [DEVICE] [BATCH] [FIRST_SEED]
+    # each seed of the round and its + 100, as the trainer checks them: a renderer refused its seed
+    # only in its own log, in the background, and the round trained on fewer scenes
+    (cd "$(dirname "$0")/.." && "${PYTHON:-python3}" -c 'import sys; from datasets.splits import check_training_seed as c
+try:
+    [c(int(sys.argv[1]) + i) for i in range(200)]
+except ValueError as e:
+    sys.exit(f"error: FIRST_SEED {sys.argv[1]!r}: {e}")' "${7:-1100}") || exit 2
+}
 read_shared_and_out "$0" "$@"
 minutes=${3:-6} lr=${4:-1e-3} device=${5:-cuda} batch=${6:-128} seed=${7:-1100}
 PYTHON=${PYTHON:-python3}
@@ -31,8 +41,7 @@ render() {  # SEED SHARDS PER_SHARD: one renderer in the background, its log in 
     pids+=($!)
 }
 # seeds of this round: FIRST_SEED and up, steady renderers first, then those of the first seconds from
-# FIRST_SEED + 50 (training seeds: below 1,000,000 and off the validation seeds 777, 778 and 999,
-# which the trainer refuses)
+# FIRST_SEED + 50 (training seeds, checked above)
 for i in $(seq 0 $(( steady - 1 ))); do render $(( seed + i )) 1000 50; done
 for i in $(seq 0 $(( workers ))); do render $(( seed + 50 + i )) 4 50; done  # about 25 seconds each
 sleep 30

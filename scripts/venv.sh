@@ -19,9 +19,9 @@ ensure_venv() {  # EXTRAS: "" or e.g. "test,train"
             exit 2
         fi
         if ! "$PYTHON" -m venv .venv; then
-            rm -rf .venv
+            rm -rf .venv  # (a half-made one, without pip, failed every later start)
             echo "error: '$PYTHON' cannot make a virtual environment (on Debian or Ubuntu, install its venv" \
-                 "module: apt-get install python3.11-venv)" >&2
+                 "module: apt-get install $("$PYTHON" -c 'import sys; print("python3.%d-venv" % sys.version_info[1])'))" >&2
             exit 2
         fi
     fi

@@ -36,9 +36,11 @@ def test_a_shared_folder_without_cards_is_refused_by_name(name, tmp_path):
 
 def fake_python(path, refuses):
     """A Python that runs the real one, except for ``-m <refuses>``, which fails as a Python without
-    that module does."""
+    that module does (``-m venv`` after making half a virtual environment, as Debian's does)."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(f'#!/bin/sh\n[ "$1 $2" = "-m {refuses}" ] && {{ echo "No module named {refuses}" >&2; exit 1; }}\n'
+    path.write_text(f'#!/bin/sh\nif [ "$1 $2" = "-m {refuses}" ]; then\n'
+                    f'  [ "$2" = venv ] && mkdir -p "$3/bin" && touch "$3/bin/python"\n'
+                    f'  echo "No module named {refuses}" >&2; exit 1\nfi\n'
                     f'exec {sys.executable} "$@"\n', encoding="utf-8")
     path.chmod(0o755)
     return path
@@ -54,5 +56,18 @@ def test_a_venv_without_pip_is_made_again_and_a_python_without_venv_is_said(tmp_
                           env={**os.environ, "PYTHON": str(python)}, capture_output=True, text=True, timeout=60)
     assert done.returncode == 2
     assert "note: .venv/ is not a working Python 3.11 or later with pip: making it again" in done.stderr
-    assert "cannot make a virtual environment" in done.stderr and "python3.11-venv" in done.stderr
-    assert not (tmp_path / ".venv").exists()
+    version = f"python3.{sys.version_info[1]}-venv"
+    assert "cannot make a virtual environment" in done.stderr and version in done.stderr
+    assert not (tmp_path / ".venv").exists()  # (the half-made one gone: the next start makes it again)
+
+
+def test_a_first_seed_the_trainer_would_refuse_is_refused_before_anything_is_made(tmp_path):
+    # a renderer refused its seed only in its own log, in the background, and the round trained on less
+    out = tmp_path / "out"
+    (tmp_path / "cards.csv").write_text("id\n", encoding="utf-8")  # (a shared folder, as far as the script looks)
+    done = subprocess.run(["bash", str(SCRIPTS / "train-mask-net-gpu.sh"), str(tmp_path), str(out), "1", "1e-3",
+                           "cpu", "8", "700"], capture_output=True, text=True, timeout=60,
+                          env={**os.environ, "PYTHON": sys.executable})
+    assert done.returncode == 2
+    assert "error: FIRST_SEED '700': training seed 777 is one of the validation seeds" in done.stderr
+    assert not out.exists()

@@ -1251,15 +1251,21 @@ def test_the_csv_export_opens_with_its_names_in_a_spreadsheet(app, live, ledger_
 def test_a_damaged_round_is_named_on_the_history_and_the_export_not_an_internal_error(live, ledger_path):
     import sqlite3
     ledger = Ledger(ledger_path)
-    ledger.record_round(round_={"game": "batta-maki"}, result={"net": {"Aki": 1, "dealer": -1},
-                                                               "winner": "saki"}, rule_version="x")
+    for n in (1, 2):
+        ledger.record_round(round_={"game": "batta-maki"}, result={"net": {"Aki": n, "dealer": -n},
+                                                                   "winner": "saki"}, rule_version="x")
     with sqlite3.connect(ledger_path) as db:
-        db.execute("UPDATE rounds SET result_json = 'null'")
+        db.execute("UPDATE rounds SET result_json = 'null' WHERE id = 1")
     app = create_app({"LIVE": live, "LEDGER": str(ledger_path), "PIN": PIN, "TESTING": True})
-    for url in ("/history", "/export.csv"):
-        r = app.test_client().get(url)
-        assert r.status_code == 503, (url, r.status_code)
-        assert "is damaged: round 1 cannot be read (its result is null)" in r.get_data(as_text=True), url
+    c = app.test_client()
+    page = c.get("/history")
+    assert page.status_code == 200
+    text = page.get_data(as_text=True)
+    assert "This round cannot be read from the ledger: it cannot be read (its result is null)" in text
+    assert "Aki +2" in " ".join(text.split()).replace("<div>", "").replace("</div>", " ")  # round 2 still shown
+    r = c.get("/export.csv")
+    assert r.status_code == 503 and "is damaged: round 1 cannot be read (its result is null)" in r.get_data(as_text=True)
+    assert [x.get("damage") for x in c.get("/api/rounds").get_json()] == [None, "cannot be read (its result is null)"]
 
 
 def test_app_without_a_table_shows_why(tmp_path):
