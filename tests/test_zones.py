@@ -509,3 +509,18 @@ def test_kabu_tsukuri_rows_keep_their_zones_while_the_dealers_arm_hides_part_of_
     hidden = {10, 11, 13, 14, 18}  # B/1's and B/2's first two cards, B/3's last
     state = assigner.assign([c for c in cards if c.track_id not in hidden])
     assert {n: ids(c) for n, c in state.zones.items()} == {n: [t for t in v if t not in hidden] for n, v in want.items()}
+
+
+def test_a_hand_laid_a_little_lower_is_no_dealers_place():
+    # during the deal (the dealer deals himself last) a bettor's hand 0.6 of a card lower made two rows,
+    # and the top one, A's hand, was taken for the dealer's and kept the name once straightened
+    from dealer.games import get_game
+    layout = list(get_game("otoroku").layout({"seats": ["A", "B", "C"]}))
+    assigner = ZoneAssigner(layout)
+    hands = [card(1, 200, 500), card(2, 270, 500), card(3, 600, 560), card(4, 670, 560),
+             card(5, 1000, 560), card(6, 1070, 560)]
+    state = assigner.assign(hands)
+    assert {n: ids(c) for n, c in state.zones.items()} == {"A": [1, 2], "B": [3, 4], "C": [5, 6], "dealer": []}
+    straight = [card(c.track_id, c.quad[0][0], 500) for c in hands]
+    state = assigner.assign(straight + [card(7, 600, 100), card(8, 670, 100)])  # and the dealer's own
+    assert {n: ids(c) for n, c in state.zones.items()} == {"A": [1, 2], "B": [3, 4], "C": [5, 6], "dealer": [7, 8]}

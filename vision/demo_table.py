@@ -210,11 +210,12 @@ class DemoTable:
             columns = [zones[:half], zones[half:]]  # filled row by row below
         if any(z.dealer_side for z in zones):
             # the dealer's own place (Otoroku's hand, Echobo's card) alone in the top row, in the
-            # middle, where the dealer sits; the players across the table from him, in one row in
-            # turn order (counter-clockwise from the dealer's right: left to right as the camera sees)
+            # middle, where the dealer sits; the players across the table from him (a row's room
+            # between), in one row in turn order (counter-clockwise from the dealer's right: left to
+            # right as the camera sees)
             players = [z for z in zones if not z.dealer_side]
             placement = {z.name: (0, 0) for z in zones if z.dealer_side}
-            placement.update({z.name: (i, 1) for i, z in enumerate(players)})
+            placement.update({z.name: (i, 2) for i, z in enumerate(players)})
         elif by_player_columns(zones) or len(columns) == 1:
             placement = {z.name: (ci, ri) for ci, col in enumerate(columns) for ri, z in enumerate(col)}
         else:  # grid of hands, row-major so the zone order reads top to bottom, left to right

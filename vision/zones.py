@@ -20,6 +20,10 @@ import numpy as np
 from dealer.games import ZoneSpec
 from vision.types import TableCard, TableState
 
+# the dealer's row lies across the table from the players': its cards' centres this many card lengths
+# or more above the next row's (a card's length of table between them)
+DEALER_ROW_APART = 2.0
+
 
 class ZoneError(ValueError):
     """Bad zone input (file or drawn polygon); the message names the problem."""
@@ -387,11 +391,12 @@ class ZoneAssigner:
         # would have put Saki's name on the bottom row for the whole round.
         zone_of_segment: dict[int, str] = {}
         taken: set[str] = set()
-        # The dealer's own place is where the dealer sits (the top of the picture), whenever the players'
-        # cards lie below it; never the first row seen: a bettor's card laid before the dealer's came
-        # out took the dealer's place and kept it, and the first hand read as text was the dealer's.
-        # With every card in one row, none is the dealer's (the players' cards are laid first) but
-        # the dealer's own, while they lie (the players' were picked up first).
+        # The dealer's own place is where the dealer sits (the top of the picture), across the table from
+        # the players: the top row, where it lies a card's length or more above the next (a hand laid a
+        # little lower is no other side of the table); never the first row seen: a bettor's card laid
+        # before the dealer's came out took the dealer's place and kept it, and the first hand read as
+        # text was the dealer's. Without such a row, none is the dealer's (the players' cards are laid
+        # first) but the dealer's own, while they lie (the players' were picked up first).
         def home_of(k):
             homes = [self._home[cards[i].track_id] for i in segments[k] if cards[i].track_id in self._home]
             best = max(set(homes), key=homes.count) if homes else None
@@ -400,7 +405,9 @@ class ZoneAssigner:
         dealer_zone = next((spec.name for spec in self.layout if spec.dealer_side), None)
         if dealer_zone is not None:
             taken.add(dealer_zone)
-            top = next((k for k in order if self._row_of(k, rows, segments) == 0), None) if len(rows) > 1 \
+            across = len(rows) > 1 and (min(centres[i][1] for i in rows[1]) - max(centres[i][1] for i in rows[0])
+                                        >= DEALER_ROW_APART * long_)
+            top = next((k for k in order if self._row_of(k, rows, segments) == 0), None) if across \
                 else next((k for k in order if home_of(k) == dealer_zone), None)
             if top is not None:
                 zone_of_segment[top] = dealer_zone
