@@ -9,10 +9,11 @@ saw it. The face shown changes only when another face leads it by ``switch_margi
 two readings that alternate frame by frame cannot make the page alternate; a face-down card turned
 face up shows its face once it has been seen face up in ``enter_frames`` frames (the common,
 expected change). A card whose vote is split (its face has less than ``split_share`` of the window)
-or whose smoothed confidence is low is reported ``uncertain``. A card that comes back where a card
-left less than ``return_frames`` frames before, showing the same face, is that card again: it takes
-its track id back (a dealer's hand passing over a card hid it long enough to leave, and the dealer's
-correction of it, kept by its id, was lost).
+or whose smoothed confidence is low is reported ``uncertain``. A card that comes back exactly where a
+card left less than ``return_frames`` frames before (its corners within ``return_distance`` of the
+card's diagonal of the corners it had: unmoved, unturned), showing the same face, is that card again:
+it takes its track id back (a dealer's hand passing over a card hid it long enough to leave, and the
+dealer's correction of it, kept by its id, was lost).
 """
 from __future__ import annotations
 
@@ -64,7 +65,7 @@ class CardTracker:
     def __init__(self, enter_frames: int = 3, leave_frames: int = 3, vote_window: int = 7,
                  match_distance: float = 0.5, uncertain_below: float = 0.6,
                  split_share: float = 0.8, switch_margin: int = 2, duplicate_distance: float = 0.15,
-                 doubt_share: float = 1 / 3, return_frames: int = 50):
+                 doubt_share: float = 1 / 3, return_frames: int = 30, return_distance: float = 0.05):
         if enter_frames < 1 or leave_frames < 1:
             raise ValueError("enter_frames and leave_frames must be at least 1")
         if vote_window < enter_frames:
@@ -78,7 +79,8 @@ class CardTracker:
         self.doubt_share = doubt_share        # this share of its readings flagged puts a card in doubt
         self.switch_margin = max(1, switch_margin)
         self.duplicate_distance = duplicate_distance  # in card diagonals
-        self.return_frames = return_frames    # how long a card that left may come back as itself
+        self.return_frames = return_frames    # how long a card that left may come back as itself...
+        self.return_distance = return_distance  # ...and how near its corners must be, in diagonals
         self._tracks: list[_Track] = []
         self._gone: list[tuple[int, _Track]] = []  # (the frame it left in, the card that left)
         self._frame = 0
@@ -296,18 +298,26 @@ class CardTracker:
         return [self._table_card(t) for t in self._tracks if t.confirmed]
 
     def _take_back_id(self, track: _Track) -> None:
-        """A card entering where a card left lately, showing the face it showed, is that card back
-        (hidden by the dealer's hand long enough to leave): it takes back that card's track id, and
-        with it the dealer's correction and the round it was settled in. Another face there is
-        another card: it keeps its new id."""
-        cx, cy = track.centre()
-        near = [(math.hypot(cx - gx, cy - gy) / _size(gone.quad), k)
-                for k, (_, gone) in enumerate(self._gone) if gone.face == track.face
-                for gx, gy in [gone.centre()]]
-        near = [(d, k) for d, k in near if d <= self.duplicate_distance]
+        """A card entering exactly where a card left lately (each corner within return_distance of
+        the card's diagonal of one of its corners: not moved, not turned), showing the face it
+        showed, is that card back (hidden by the dealer's hand long enough to leave): it takes back
+        that card's track id, and with it the dealer's correction and the round it was settled in.
+        Another face there is another card, and so is a card laid in its place by a hand, which
+        lies a few millimetres or degrees off (a whole card's gate, 0.15, gave the correction of a
+        card picked up to the card of its misread face laid in the same spot)."""
+        near = [(_corner_offset(track.quad, gone.quad), k)
+                for k, (_, gone) in enumerate(self._gone) if gone.face == track.face]
+        near = [(d, k) for d, k in near if d <= self.return_distance]
         if near:
             _, gone = self._gone.pop(min(near)[1])
             track.track_id = gone.track_id
+
+
+def _corner_offset(quad, other) -> float:
+    """How far the corners of ``quad`` lie from those of ``other`` (each from the nearest), at most,
+    in ``other``'s diagonals."""
+    worst = max(min(math.hypot(x - ox, y - oy) for ox, oy in other) for x, y in quad)
+    return worst / _size(other)
 
 
 def _vote_of(det: Detection) -> tuple[str, str | None, float, bool, bool]:
