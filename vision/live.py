@@ -421,21 +421,25 @@ class LiveTable:
         some games): the detector reads that deck from now on. Another deck than before forgets the
         cards read (they were read as the other deck's: a hanafuda card was shown sure in Kakeya's
         trick) and the table is stale until fresh frames are read."""
-        with self._cond:
-            self._decks = decks_in_play(decks)
-            if kind != self._card_kind:
-                self._card_kind = kind
-                self._forget_cards = True
-                self._cards = []
-                self._fresh_needed = self._fresh_after_outage
-                self._frame_serial += 1
-                self._publish(self._assigner.assign([], self._snapshot["frame_index"]),
-                              self._snapshot["frame_index"], force=True)
+        decks = decks_in_play(decks)
+        # the detector first: a frame read between the forgetting and the switch was the old deck's
         use = getattr(self.detector, "use", None)
         if use is not None:
             use(kind, decks)
         elif hasattr(self.detector, "decks"):  # one detector (a CardDetector) for every game
             self.detector.decks = decks
+        with self._cond:
+            self._decks = decks
+            if kind != self._card_kind:
+                self._card_kind = kind
+                self._forget_cards = True
+                self._cards = []
+                # (the frame whose reading is thrown away counts for nothing: after it, as many as a
+                # card needs to enter, so the table is live with its cards, not empty)
+                self._fresh_needed = self._fresh_after_outage + 1
+                self._frame_serial += 1
+                self._publish(self._assigner.assign([], self._snapshot["frame_index"]),
+                              self._snapshot["frame_index"], force=True)
 
     # -- the processing thread -----------------------------------------------------------------
     def _status(self) -> dict:
