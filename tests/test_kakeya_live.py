@@ -591,3 +591,16 @@ def test_the_tricks_of_a_hand_survive_a_restart(live, tmp_path):
     state = again.get("/api/state").get_json()
     assert [t["cards"] for t in state["tricks"]["recorded"]] == [["2S", "KS", "4S", "9S"], ["3H", "QH", "5H", "AH"]]
     assert state["tricks"]["recorded"][1]["players"][0] == "Ben"  # Ben took the first trick with the king
+
+
+def test_saving_settings_keeps_the_leader_the_dealer_chose(app):
+    # the leader went back to the default (Aki): the page hides the choice once a trick is read, so
+    # the tricks went to the wrong players with no way to put it right
+    d = Dealer(app)
+    d.post("/api/session", SESSION)
+    assert d.post("/api/tricks/leader", {"player": "Cho"}).get_json() == {"leader": "Cho"}
+    assert d.post("/api/session", dict(SESSION, trump="H")).status_code == 200
+    assert d.get("/api/state").get_json()["tricks"]["leader"] == "Cho"
+    # a leader that no longer may lead (now of the dealing pair) is not kept
+    assert d.post("/api/session", dict(SESSION, dealers=["Aki", "Cho"])).status_code == 200
+    assert d.get("/api/state").get_json()["tricks"]["leader"] == "Ben"

@@ -1268,6 +1268,65 @@ def test_a_damaged_round_is_named_on_the_history_and_the_export_not_an_internal_
     assert [x.get("damage") for x in c.get("/api/rounds").get_json()] == [None, "cannot be read (its result is null)"]
 
 
+def test_a_settings_page_left_open_does_not_put_back_what_changed_since(app, live):
+    # Kabu-Tsukuri's next dealer (Ben, after a hand) went back to Aki when a Settings page opened
+    # before the hand saved an ante change
+    from webui.service import settings_key
+    d = Dealer(app)
+    kabu = {"game": "kabu-tsukuri", "players": [{"name": n} for n in ("Aki", "Ben", "Cho")], "ante": 10,
+            "dealer": "Aki"}
+    assert d.post("/api/session", kabu).status_code == 200
+    service = app.extensions["hanadealer"]["service"]
+    opened = settings_key(service.session)
+    assert 'id="settings-key"' in d.get("/settings").get_data(as_text=True) and opened in d.get("/settings").get_data(as_text=True)
+    service.session["dealer"] = "Ben"  # (as a confirmed hand leaves it)
+    r = d.post("/api/session", dict(kabu, ante=20, based_on=opened))
+    assert r.status_code == 400 and "changed since this Settings page was opened" in r.get_json()["error"]
+    assert service.session["dealer"] == "Ben" and service.session["ante"] == 10
+    # opened again, it saves; bets placed meanwhile on another page are no change of the settings
+    fresh = settings_key(service.session)
+    service.session["bets"] = [{"player": "Aki", "on": "x", "amount": 1, "id": "b1"}]
+    assert settings_key(service.session) == fresh
+    service.session["bets"] = []
+    assert d.post("/api/session", dict(kabu, ante=20, dealer="Ben", based_on=fresh)).status_code == 200
+
+
+@pytest.mark.parametrize("house, limits, said", [
+    ({"max_bet": 5}, {"min_bet": 10}, "smallest bet 10 is above the house's max_bet 5"),
+    ({"min_bet": 20}, {"max_bet": 10}, "largest bet 10 is below the house minimum (min_bet) 20"),
+])
+def test_table_limits_that_leave_no_bet_the_house_takes_are_refused(app, house, limits, said):
+    # accepted, they refused every bet after: below the table minimum, or above the house's maximum
+    r = Dealer(app).post("/api/session", dict(SESSION, house=house, limits=limits))
+    assert r.status_code == 400 and said in r.get_json()["error"] and "no bet could be taken" in r.get_json()["error"]
+
+
+@pytest.mark.parametrize("house, limits, said", [
+    ({"bet_size": 5}, {"min_bet": 10}, "above the house's bet_size (the stake on every card) 5"),
+    ({"bet_size": 5}, {"max_bet": 2}, "below the house's bet_size (the stake on every card) 5"),
+    ({"bet_mode": "limit_per_player", "bet_limit": 5}, {"min_bet": 10}, "above the house's bet_limit"),
+])
+def test_echobo_limits_that_leave_no_bet_are_refused(app, house, limits, said):
+    r = Dealer(app).post("/api/session", {"game": "echobo", "players": [{"name": "Aki"}], "house": house,
+                                          "limits": limits})
+    assert r.status_code == 400 and said in r.get_json()["error"]
+    ok = Dealer(app).post("/api/session", {"game": "echobo", "players": [{"name": "Aki"}], "house": house})
+    assert ok.status_code == 200
+
+
+def test_otoroku_seats_given_before_stay_when_settings_lists_the_same_players(app):
+    # the Settings page sends the players but no seats: the seats became the players' order, and the
+    # last bettor (bust at 17) another player without a word
+    d = Dealer(app)
+    players = [{"name": n} for n in ("Aki", "Ben", "Cho")]
+    d.post("/api/session", {"game": "otoroku", "players": players, "seats": ["Cho", "Aki", "Ben"], "share": 1})
+    assert d.post("/api/session", {"game": "otoroku", "players": players, "share": 2}).status_code == 200
+    assert d.get("/api/state").get_json()["session"]["seats"] == ["Cho", "Aki", "Ben"]
+    more = players + [{"name": "Dai"}]  # other players: their order, as listed
+    assert d.post("/api/session", {"game": "otoroku", "players": more, "share": 2}).status_code == 200
+    assert d.get("/api/state").get_json()["session"]["seats"] == ["Aki", "Ben", "Cho", "Dai"]
+
+
 def test_app_without_a_table_shows_why(tmp_path):
     app = create_app({"LEDGER": str(tmp_path / "l.sqlite"), "TESTING": True})
     state = app.test_client().get("/api/state").get_json()

@@ -36,7 +36,7 @@ from dealer.ledger import Ledger, LedgerError
 from dealer.pot import BOOKING_TEXT
 from dealer.western import all_western_cards
 from webui.round_builder import NO_BETS, SUIT_JA, card_label, zone_title
-from webui.service import CHIP_COLOURS, DealerService, InputError, only_fields
+from webui.service import CHIP_COLOURS, DealerService, InputError, only_fields, settings_key
 
 pages = Blueprint("pages", __name__)
 api = Blueprint("api", __name__, url_prefix="/api")
@@ -338,7 +338,7 @@ def settings():
                                    "choices": list(o.choices) if o.choices else None, "doc": o.doc}
                                   for o in g.options]})
     return render_template("settings.html", page="settings", games=games, colours=CHIP_COLOURS,
-                           session_data=_service().session)
+                           session_data=_service().session, settings_key=settings_key(_service().session))
 
 
 @pages.get("/export.csv")

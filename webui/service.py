@@ -224,8 +224,14 @@ class DealerService:
         session = {"game": game.name, "house": {k: v for k, v in (data.get("house") or {}).items()},
                    "players": players, "bets": [], "corrections": {}, "pending": None,
                    "limits": self._check_limits({} if data.get("limits") is None else data["limits"])}
+        _check_limits_meet_house(session["limits"], house)
         if game.name == "otoroku":
-            seats = data.get("seats") or names
+            # (a save from the Settings page, which lists the players but no seats, keeps the seats
+            # given before while they are the same players: they became the players' order, and the
+            # last bettor, whose bust is at 17, another player)
+            old = self.session or {}
+            kept = old.get("seats") if old.get("game") == "otoroku" else None
+            seats = data.get("seats") or (kept if kept and sorted(kept) == sorted(names) else names)
             if not isinstance(seats, list) or not all(isinstance(x, str) for x in seats) \
                     or len(set(seats)) != len(seats):
                 raise InputError("seats must list the players, each once, in turn order")
@@ -253,6 +259,10 @@ class DealerService:
         except RoundError as exc:
             raise InputError(str(exc)) from None
         with self._lock:
+            if data.get("based_on") is not None and data["based_on"] != settings_key(self.session):
+                raise InputError("the session was changed since this Settings page was opened (after a round the "
+                                 "next dealer deals, or another page saved it): open Settings again to see it, "
+                                 "then make the change")
             self._carry_on(self.session, session, data)
             if game.name == "kabu-tsukuri":  # (said now, not once the hand is dealt and shown)
                 try:
@@ -330,6 +340,10 @@ class DealerService:
             for key in ("previous_trick", "undone_trick"):
                 if old.get(key):
                     new[key] = old[key]
+            # nor is the leader of the first trick the dealer chose (the page hides the choice once a
+            # trick is read: the tricks went to the players after the default leader)
+            if old.get("leader") in active_players(new) and old["leader"] not in (new.get("dealers") or ()):
+                new["leader"] = old["leader"]
         if same:
             # the round on the table goes on: the cards the dealer corrected or confirmed stay so (a
             # player added mid-round brought them back unsure), as do his Otoroku choice, among the
@@ -1156,6 +1170,22 @@ def _undone_tricks(s: Mapping[str, Any]) -> list[list[str]]:
     return [list(u) for u in undone if isinstance(u, list)]
 
 
+def _check_limits_meet_house(limits: Mapping[str, Any], house: Mapping[str, Any]) -> None:
+    """Table limits that leave no bet the house rules take are refused when the session starts (each
+    bet was refused after: below the table minimum, or above the house's maximum)."""
+    low, high = limits.get("min_bet"), limits.get("max_bet")
+    said = {"max_bet": "the house's max_bet", "bet_limit": "the house's bet_limit (most a bettor stakes)",
+            "bet_size": "the house's bet_size (the stake on every card)"}
+    for key in ("max_bet", "bet_limit", "bet_size"):
+        if house.get(key) is not None and low is not None and _exact(low) > _exact(house[key]):
+            raise InputError(f"the table's smallest bet {low} is above {said[key]} {house[key]}: no bet could "
+                             f"be taken")
+    for key in ("min_bet", "bet_size"):
+        if house.get(key) is not None and high is not None and _exact(high) < _exact(house[key]):
+            raise InputError(f"the table's largest bet {high} is below {said.get(key, 'the house minimum (min_bet)')} "
+                             f"{house[key]}: no bet could be taken")
+
+
 def _stakers(s: Mapping[str, Any]) -> dict[str, Fraction]:
     """Who put the session's carried pot in (``carry_from``) and how much each; a pot whose stakers
     are not known (named when the session started, or kept before they were) is the dealer's."""
@@ -1263,7 +1293,18 @@ def only_fields(data: Any, known: tuple[str, ...], what: str) -> None:
 
 
 # what a session given to start_session holds: these for every game, and each game's own
-SESSION_FIELDS = ("game", "house", "players", "limits", "carry", "drop_carry")
+SESSION_FIELDS = ("game", "house", "players", "limits", "carry", "drop_carry", "based_on")
+# what the Settings page sets: a page left open sends the key of the session it showed (based_on), and
+# its save is refused where these changed since (the next Kabu-Tsukuri dealer after a round, Kakeya's
+# dealing pair, another tablet's save: the old page's save put them back)
+SETTINGS_FIELDS = ("game", "house", "players", "limits", "seats", "share", "ante", "dealer", "trump", "dealers")
+
+
+def settings_key(session: Mapping[str, Any] | None) -> str:
+    """A short digest of what the Settings page sets in ``session`` (nothing: no session)."""
+    import hashlib
+    shown = {k: session.get(k) for k in SETTINGS_FIELDS} if session else None
+    return hashlib.sha256(json.dumps(shown, sort_keys=True).encode()).hexdigest()[:16]
 GAME_SESSION_FIELDS = {"otoroku": ("seats", "share"), "kabu-tsukuri": ("ante", "dealer"), KAKEYA: ("trump", "dealers")}
 
 

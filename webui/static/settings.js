@@ -2,6 +2,8 @@
 "use strict";
 const GAMES = JSON.parse(document.getElementById("games-data").textContent);
 const SESSION = JSON.parse(document.getElementById("session-data").textContent);
+// the session this page shows: a save from it is refused once the session changed (the next dealer)
+const SETTINGS_KEY = JSON.parse(document.getElementById("settings-key").textContent);
 const COLOURS = JSON.parse(document.getElementById("colours-data").textContent);
 const gameSelect = document.getElementById("game");
 
@@ -72,7 +74,7 @@ document.getElementById("session-form").addEventListener("submit", async (ev) =>
   }
   if (minB !== "") limits.min_bet = Number(minB);
   if (maxB !== "") limits.max_bet = Number(maxB);
-  const body = {game: gameSelect.value, house, players, limits};
+  const body = {game: gameSelect.value, house, players, limits, based_on: SETTINGS_KEY};
   // an emptied field was sent as 0, and the answer spoke of 0
   const stake = {"otoroku": "share", "kabu-tsukuri": "ante"}[gameSelect.value];
   if (stake) {
