@@ -813,3 +813,66 @@ def test_kabu_tsukuri_dealer_is_named_in_settings_and_shown_with_the_house_rules
         page.wait_for_selector("#house:has-text('dealer: bob')", timeout=10000)
         assert service.session["dealer"] == "bob"
         assert errors == [], errors
+
+
+def test_the_pin_asked_for_a_refused_tap_keeps_what_was_typed(tmp_path):
+    """A tap refused for want of the PIN opened the dialog, and the login reloaded the page: the
+    amount typed (or the Settings form filled in) was gone, and the bet not booked."""
+    session = {"game": "batta-maki", "players": [{"name": "Aki"}, {"name": "Ben"}]}
+    with page_on_a_fake_table(tmp_path, session) as (page, errors, service, _):
+        page.click("#login-btn")  # locked again
+        page.wait_for_selector("body[data-logged-in=no]", timeout=10000)
+        page.wait_for_selector("#bet-on option", state="attached", timeout=10000)
+        page.fill("#bet-amount", "25")
+        page.click("#bet-add")
+        page.wait_for_selector("#pin-dialog[open]", timeout=10000)
+        page.fill("#pin-input", PIN)
+        page.click("#pin-ok")
+        page.wait_for_selector("#message:has-text('PIN accepted: tap it again')", timeout=10000)
+        assert page.input_value("#bet-amount") == "25" and page.text_content("#login-btn") == "Lock"
+        page.wait_for_timeout(800)  # (a second tap this soon is a double tap)
+        page.click("#bet-add")
+        page.wait_for_selector("#bet-list li", timeout=10000)
+        assert [b["amount"] for b in service.session["bets"]] == [25]
+        assert errors == [], errors
+
+
+def test_settings_remove_takes_one_player_per_double_tap_and_a_new_one_gets_a_free_colour(tmp_path):
+    session = {"game": "batta-maki", "players": [{"name": n} for n in ("Aki", "Ben", "Cho", "Dan")]}
+    with page_on_a_fake_table(tmp_path, session) as (page, errors, service, _):
+        page.goto(page.url.rstrip("/") + "/settings")
+        page.wait_for_selector("#players .player >> nth=3")
+        page.dblclick("#players .player >> nth=1 >> button")  # Ben's Remove, tapped twice
+        names = page.eval_on_selector_all("#players .player-name", "els => els.map(e => e.value)")
+        assert names == ["Aki", "Cho", "Dan"]
+        page.wait_for_timeout(800)  # (a second Remove this soon is the same double tap)
+        page.click("#players .player >> nth=0 >> button")  # Aki (red) out: a new row gets red back
+        page.click("#add-player")
+        colours = page.eval_on_selector_all("#players .player-colour", "els => els.map(e => e.value)")
+        assert colours == ["green", "black", "red"], colours
+        assert errors == [], errors
+
+
+def test_a_tablet_opened_before_the_pin_was_set_logs_in_with_the_pin_set_elsewhere(tmp_path):
+    """It kept asking to set the PIN ("the PIN is already set") until the page was reloaded."""
+    need_browser()
+    from playwright.sync_api import sync_playwright
+    from webfakes import FakeLiveTable
+    from webui.app import create_app
+    from webui.cli import ServerThread
+    app = create_app({"LIVE": FakeLiveTable(), "LEDGER": str(tmp_path / "ledger.sqlite")})
+    with ServerThread(app) as srv, sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=CHROMIUM, args=ARGS, headless=True)
+        try:
+            page = browser.new_page()
+            page.goto(srv.url + "/")
+            page.wait_for_selector("#pin-dialog[open]")
+            other = app.test_client()
+            token = other.get("/api/auth").get_json()["csrf"]
+            assert other.post("/api/pin", json={"pin": "1357"}, headers={"X-CSRF-Token": token}).status_code == 200
+            page.fill("#pin-input", "1357")
+            page.click("#pin-ok")
+            page.wait_for_selector("body[data-logged-in=yes]", timeout=10000)
+            assert not page.eval_on_selector("#pin-dialog", "d => d.open")
+        finally:
+            browser.close()

@@ -34,7 +34,7 @@ async function api(path, body) {
   let data = null;
   try { data = await resp.json(); } catch (e) { data = {error: "the server sent no JSON (" + resp.status + ")"}; }
   if (resp.status === 401 && body !== undefined && !path.endsWith("/login")) {
-    askPin();
+    askPin(true);
   }
   if (!resp.ok) { showMessage(data.error || ("error " + resp.status), true); throw new Error(data.error); }
   return data;
@@ -94,7 +94,8 @@ function tooPrecise(text) {
 
 function fmt(n) { return (n > 0 ? "+" : "") + Number(n).toLocaleString("en-US", {maximumFractionDigits: 6}); }
 
-function askPin() {
+function askPin(forAction) {
+  askPin.forAction = Boolean(forAction);  // (asked because a tap was refused: it is to be tapped again)
   const dlg = document.getElementById("pin-dialog");
   document.getElementById("pin-input").value = "";
   document.getElementById("pin-error").hidden = true;
@@ -107,9 +108,25 @@ document.getElementById("pin-form").addEventListener("submit", async (ev) => {
   const pin = document.getElementById("pin-input").value;
   const first = document.body.dataset.pinSet !== "yes";
   try {
-    await api(first ? "/api/pin" : "/api/login", {pin});
+    if (first) {
+      try {
+        await api("/api/pin", {pin});
+      } catch (e) {
+        // set meanwhile on another tablet: this one logs in with it (it asked to set one for good)
+        if (!String(e.message).includes("already set")) throw e;
+        document.body.dataset.pinSet = "yes";
+        document.getElementById("pin-title").textContent = "Dealer PIN";
+        await api("/api/login", {pin});
+      }
+    } else {
+      await api("/api/login", {pin});
+    }
     document.getElementById("pin-dialog").close();
-    location.reload();
+    // the page stays as it is (reloaded, it lost what the dealer had typed: a new player, a bet)
+    document.body.dataset.pinSet = document.body.dataset.loggedIn = "yes";
+    document.getElementById("auth-state").textContent = "Dealer";
+    document.getElementById("login-btn").textContent = "Lock";
+    showMessage(askPin.forAction ? "PIN accepted: tap it again." : "PIN accepted.");
   } catch (e) {
     // said in the dialog too: the page's message lies under the dialog's backdrop (and the keyboard)
     const said = document.getElementById("pin-error");

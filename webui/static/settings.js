@@ -36,12 +36,24 @@ function renderHouse() {
 
 function addPlayer(name, colour) {
   const i = document.querySelectorAll("#players .player").length;
+  // a colour no player has yet (after a removal the row count gave one in use: two players' chips alike)
+  const used = new Set([...document.querySelectorAll("#players .player-colour")].map((s) => s.value));
+  const free = COLOURS.find((c) => !used.has(c)) || COLOURS[i % COLOURS.length];
   const row = el("div", {class: "player row"},
     el("input", {class: "player-name", value: name || "", placeholder: "name", "aria-label": "player name"}),
     el("select", {class: "player-colour", "aria-label": "chip colour"},
-      COLOURS.map((c) => el("option", {value: c, selected: c === (colour || COLOURS[i % COLOURS.length]) ? "selected" : null}, c))),
-    el("button", {type: "button", class: "small", onclick: () => row.remove()}, "Remove"));
+      COLOURS.map((c) => el("option", {value: c, selected: c === (colour || free) ? "selected" : null}, c))),
+    el("button", {type: "button", class: "small", onclick: removePlayer}, "Remove"));
   document.getElementById("players").append(row);
+}
+
+// A tablet's double tap on Remove took the next player too (his row moved up under the finger): a
+// second Remove this soon after one is dropped.
+let lastRemoved = -Infinity;
+function removePlayer(ev) {
+  if (Date.now() - lastRemoved < REPEAT_MS) return;
+  lastRemoved = Date.now();
+  ev.currentTarget.closest(".player").remove();
 }
 
 gameSelect.addEventListener("change", renderHouse);
