@@ -192,6 +192,12 @@ class DealerService:
         try:
             zones = self.zones_loader(self.session["game"]) if self.zones_loader else None
             self.live.set_layout(layout, zones)
+            # a zone of the layout with none drawn gets no card (a player added since the zones were
+            # drawn): his cards were only "outside every zone", with no word why
+            undrawn = [z.name for z in layout if zones and z.name not in {d.name for d in zones}]
+            if undrawn:
+                self.layout_note = (f"no zone is drawn for {', '.join(undrawn)}: draw the zones again in Settings "
+                                    f"(until then cards there are outside every zone)")
         except Exception as exc:
             if strict:
                 raise InputError(f"the drawn zones cannot be used: {exc}") from None
