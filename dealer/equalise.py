@@ -63,15 +63,21 @@ def equalise_round(round_) -> dict:
     # dealer stakes on them: a player on both sides, a stake outside the house's limits
     stakes = stakes_by_player(bets)
     check_wager_limits(stakes, house)
-    eq = equalise(bets, sides, dealer_tops_up=house["equalise"] == "dealer_tops_up")
+    mode = house["equalise"]
+    eq = equalise(bets, sides, dealer_tops_up=mode == "dealer_tops_up")
     if may_carry(house):
         check_pot_can_carry(parse_carry(round_), stakes, eq.dealer_adds)
+    short = f"{eq.lighter_side} is short by {to_json_amount(eq.difference)}"
     if eq.equal:
         message = "the bets are equal"
     elif eq.dealer_adds:
         message = f"the dealer adds {to_json_amount(eq.dealer_adds)} on {eq.dealer_side}"
+    elif mode == "encouraged":
+        message = f"{short}: encourage bets on {eq.lighter_side}; the dealer covers the rest as banker"
+    elif mode == "none":
+        message = f"{short}: the dealer covers it as banker at the showdown"
     else:
-        message = f"{eq.lighter_side} is short by {to_json_amount(eq.difference)}: the players must equalise"
+        message = f"{short}: the players must equalise"
     return {"game": game.name, "totals": {s: to_json_amount(t) for s, t in eq.totals.items()},
             "lighter_side": eq.lighter_side, "difference": to_json_amount(eq.difference),
             "dealer_adds": to_json_amount(eq.dealer_adds), "dealer_side": eq.dealer_side,

@@ -407,3 +407,40 @@ def test_shares_that_decimals_cannot_show_are_also_given_exactly():
     assert r["net"] == {"a": 13.333333, "b": 13.333333, "c": 13.333333, "d": -30, "dealer": 0}
     assert r["net_exact"] == {"a": "40/3", "b": "40/3", "c": "40/3", "d": "-30", "dealer": "0"}
     assert "net_exact" not in settle_round(round_("atosaki", NINE, LOW, bets))
+
+
+# --- equalise: encouraged and none (RULES.md §3.7) --------------------------------------------
+
+@pytest.mark.parametrize("mode", ["encouraged", "none"])
+def test_unequal_sides_left_as_bet_pay_a_win_as_the_banker_formula_does(mode):
+    # §3.1: Δdealer = Σ_L stake − (1 − f)·Σ_W stake, whatever the dealer staked on the table
+    bets = [("a", "saki", 100), ("b", "ato", 60)]
+    r = settle_round(round_("batta-maki", NINE, LOW, bets, {"equalise": mode}))  # Saki 9 beats Ato 6
+    assert r["winner"] == "saki" and r["net"] == {"a": 100, "b": -60, "dealer": -40}
+    assert r["net"] == settle_round(round_("batta-maki", NINE, LOW, bets))["net"]  # as with the top-up
+    assert r["equalise"]["dealer_adds"] == 0 and r["equalise"]["dealer_side"] is None  # nothing staked
+    r = settle_round(round_("batta-maki", LOW, NINE, bets, {"equalise": mode}))
+    assert r["winner"] == "ato" and r["net"] == {"a": -100, "b": 60, "dealer": 40}
+
+
+def test_a_tie_carried_over_holds_no_stake_of_a_dealer_who_covers_as_banker():
+    bets = [("a", "saki", 100), ("b", "ato", 60)]
+    same = ["pine-chaff-1", "plum-chaff-1", "cherry-chaff-1"]
+    topped = settle_round(round_("atosaki", LOW, same, bets, {"tie_rule": "carry_over"}))
+    assert topped["carry"] == 200 and topped["net"]["dealer"] == -40
+    banker = settle_round(round_("atosaki", LOW, same, bets, {"tie_rule": "carry_over", "equalise": "none"}))
+    assert banker["carry"] == 160 and banker["net"] == {"a": -100, "b": -60, "dealer": 0}
+
+
+@pytest.mark.parametrize("mode, said", [
+    ("encouraged", "ato is short by 40: encourage bets on ato; the dealer covers the rest as banker"),
+    ("none", "ato is short by 40: the dealer covers it as banker at the showdown"),
+    ("dealer_tops_up", "the dealer adds 40 on ato"),
+    ("required", "ato is short by 40: the players must equalise"),
+])
+def test_the_dealers_advice_follows_the_equalise_rule(mode, said):
+    from dealer.equalise import equalise_round
+    advice = equalise_round({"game": "batta-maki", "house": {"equalise": mode},
+                             "bets": [{"player": "a", "on": "saki", "amount": 100},
+                                      {"player": "b", "on": "ato", "amount": 60}]})
+    assert advice["message"] == said

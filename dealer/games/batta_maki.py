@@ -8,7 +8,7 @@ the value map, the set size, the house fee and what happens on a tie.
 from __future__ import annotations
 
 from collections import Counter
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from fractions import Fraction
 from typing import Any, Callable, Mapping, Sequence
 
@@ -23,6 +23,10 @@ from dealer.games.row_games import (WAGER_LIMIT_OPTIONS, Settlement, amounts, ch
 
 SIDES = ("saki", "ato")
 TIE_RULES = ("push", "dealer_takes_all", "redraw", "card_points", "raw_total", "carry_over")
+# RULES.md §3.7 equalize (required|encouraged|none) with dealer_tops_up, as one option: the dealer
+# tops up (the default, §3.1), the players must equalise, or the sides stay unequal (the dealer urging
+# bets on the lighter side or not) and he covers the difference as banker
+EQUALISE_MODES = ("dealer_tops_up", "required", "encouraged", "none")
 # what a tie still unbroken by card points or raw totals becomes (not stated in the rules: push)
 TIE_FALLBACKS = ("push", "dealer_takes_all", "carry_over")
 
@@ -208,10 +212,13 @@ def play_family(game: "FamilyGame", round_: Mapping[str, Any], house: Mapping[st
     extra = [(pair[s], f"redraw {i + 1} ({s})") for i, pair in enumerate(redraws) for s in SIDES]
     rows = parse_rows(round_, game.zones, game.deck(house), game.name, extra=extra)
     scores = {side: score_row(rows[side], game.value, house["card_points_table"]) for side in SIDES}
-    eq = equalise(bets, SIDES, dealer_tops_up=house["equalise"] == "dealer_tops_up")
+    # the dealer covers the lighter side (§3.1: his stake on the table, or, where the house lets the
+    # sides stay unequal, from his bank at the showdown: the same money), unless equal bets are required
+    eq = equalise(bets, SIDES, dealer_tops_up=house["equalise"] != "required")
     check_equalised(eq, house)
+    on_table = eq.dealer_adds if house["equalise"] == "dealer_tops_up" else Fraction(0)  # (a tie's pot holds it)
     if may_carry(house):
-        check_pot_can_carry(carry_in, stakes, eq.dealer_adds)
+        check_pot_can_carry(carry_in, stakes, on_table)
     outcome = decide(scores, house, game.value, redraws, deck_exhausted)
 
     if outcome.winner is not None:
@@ -221,10 +228,12 @@ def play_family(game: "FamilyGame", round_: Mapping[str, Any], house: Mapping[st
     elif outcome.tie_result == "dealer_takes_all":
         settlement = settle_dealer_takes_all(stakes, carry_in)
     elif outcome.tie_result == "carry_over":
-        settlement = settle_carry_over(stakes, eq.dealer_adds, carry_in)
+        settlement = settle_carry_over(stakes, on_table, carry_in)
     else:  # push, or a redraw still to be made (nothing moves until it is)
         settlement = settle_push(stakes, carry_in)
-    return PlayedRound(game.name, house, scores, outcome, eq, stakes, settlement)
+    # (the round says what the dealer staked on the table: nothing where he covers as banker)
+    shown = eq if on_table == eq.dealer_adds else replace(eq, dealer_adds=on_table, dealer_side=None)
+    return PlayedRound(game.name, house, scores, outcome, shown, stakes, settlement)
 
 
 def _settle_family(game: "FamilyGame", round_: Mapping[str, Any], house: Mapping[str, Any]) -> dict:
@@ -297,9 +306,12 @@ def _options(*, tie_default: str, deck_counts: bool) -> tuple[HouseOption, ...]:
                     doc="what a tie still equal on card points or raw total does"),
         HouseOption("card_points_table", "standard", ("standard", "honbana"),
                     doc="card points for the card_points tie-break: 20/10/5/1 or Hon-Bana 30/20/10/5/0"),
-        HouseOption("equalise", "dealer_tops_up", ("dealer_tops_up", "required"),
+        HouseOption("equalise", "dealer_tops_up", EQUALISE_MODES,
                     doc="dealer_tops_up: the dealer stakes the difference on the lighter side; "
-                        "required: the players' bets must already be equal"),
+                        "required: the players' bets must already be equal; encouraged: the dealer urges "
+                        "bets on the lighter side and, as banker, covers what is left at the showdown; "
+                        "none: the sides stay as bet and the dealer covers the difference as banker (a "
+                        "win pays the same; a tie carries no stake of his)"),
         *WAGER_LIMIT_OPTIONS,
     ]
     return tuple(opts)
