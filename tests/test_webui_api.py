@@ -1486,6 +1486,27 @@ def test_a_ledger_that_refuses_a_write_is_a_clear_error_and_records_nothing(app,
     assert d.post("/api/confirm", {"pending": pending["id"]}).status_code == 200  # the settlement still waits
 
 
+def test_a_session_change_the_ledger_refuses_leaves_the_table_reading_as_before(app, live, monkeypatch):
+    # the table was told the new game (another deck: the cards read forgotten) before the ledger
+    # refused it, and told the old one again: the cards came back under new ids, the dealer's
+    # corrections of them gone
+    import sqlite3
+    d = Dealer(app)
+    d.post("/api/session", SESSION)
+    told = []
+    real = live.set_card_kind
+    live.set_card_kind = lambda kind, decks=1: (told.append(kind), real(kind, decks))
+    monkeypatch.setattr(Ledger, "_connect",
+                        lambda self: sqlite3.connect(f"file:{self.path}?mode=ro", uri=True, isolation_level=None))
+    kakeya = {"game": "kakeya-toranpu", "players": [{"name": n} for n in ("Aki", "Ben", "Cho", "Dan")],
+              "dealers": ["Ben", "Dan"]}
+    r = d.post("/api/session", kakeya)
+    assert r.status_code == 503 and "cannot write to the ledger" in r.get_json()["error"]
+    assert told == [] and [z.name for z in live.layout] == ["saki", "ato"]
+    monkeypatch.undo()
+    assert d.post("/api/session", kakeya).status_code == 200 and told == ["western"]
+
+
 REDRAW_SESSION = dict(SESSION, house={"tie_rule": "redraw"})
 TIED_ATO = [(4, "wisteria-cuckoo"), (5, "iris-bridge"), (6, "clover-boar")]      # 4+5+7 -> 6, tied with Saki
 

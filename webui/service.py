@@ -277,13 +277,11 @@ class DealerService:
                     raise InputError(str(exc)) from None
             bookings = _pot_bookings(self.session, session, data)
             self.session = session
+            self._save(bookings)  # (refused, the session before is back, and the table was never told)
             self.trick_watch = None
+            # the table is told the new game once it is recorded: told first and back again after a
+            # refusal, a switch of deck forgot the cards twice, and the dealer's corrections with them
             self._apply_layout()
-            try:
-                self._save(bookings)
-            except BaseException:  # the session before is back: so are its zones
-                self._apply_layout()
-                raise
         return session
 
     @staticmethod
