@@ -876,3 +876,24 @@ def test_a_tablet_opened_before_the_pin_was_set_logs_in_with_the_pin_set_elsewhe
             assert not page.eval_on_selector("#pin-dialog", "d => d.open")
         finally:
             browser.close()
+
+
+def test_a_refused_save_marks_the_field_it_names(tmp_path):
+    """The error went by in a message only, and "player 2" counted only the rows with a name: the
+    dealer looked for the wrong row."""
+    session = {"game": "batta-maki", "players": [{"name": n} for n in ("Aki", "Ben", "Cho")]}
+    with page_on_a_fake_table(tmp_path, session) as (page, errors, service, _):
+        page.goto(page.url.rstrip("/") + "/settings")
+        page.wait_for_selector("#players .player >> nth=2")
+        page.fill("#players .player >> nth=0 >> .player-name", "")
+        page.fill("#players .player >> nth=2 >> .player-name", "Cho@")
+        page.click("#start-session")
+        page.wait_for_selector("#players .player >> nth=2 >> .player-name.invalid", timeout=10000)
+        assert page.evaluate("document.activeElement.value") == "Cho@"
+        page.fill("#players .player >> nth=2 >> .player-name", "Cho")
+        page.fill("#max-bet", "5")
+        page.fill("#min-bet", "10")
+        page.click("#start-session")
+        page.wait_for_selector("#min-bet.invalid", timeout=10000)
+        assert page.locator(".invalid").count() == 1
+        assert errors == [], errors

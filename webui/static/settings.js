@@ -106,11 +106,13 @@ document.getElementById("session-form").addEventListener("submit", async (ev) =>
     const trump = document.getElementById("trump").value;
     if (trump) body.trump = trump;
   }
+  document.querySelectorAll("#session-form .invalid").forEach((n) => n.classList.remove("invalid"));
   try {
     await api("/api/session", body);
     showMessage("Session started.");
     setTimeout(() => { location.href = "/"; }, 500);
   } catch (e) {
+    markField(String(e.message), players);
     // another game while a tie's pot is still to be played for: only on the dealer's word
     if (String(e.message).includes("giving the pot up") && window.confirm(e.message + "\n\nGive the pot up? It is booked back to those who put it in.")) {
       try {
@@ -121,6 +123,25 @@ document.getElementById("session-form").addEventListener("submit", async (ev) =>
     }
   }
 });
+
+// The field a refused save names, marked and focused (the message alone went by in 8 seconds, and
+// "player 2" counted only the rows with a name): a player by number or name, a house rule, a limit.
+function markField(message, players) {
+  const rows = [...document.querySelectorAll("#players .player")].filter((r) => r.querySelector(".player-name").value.trim());
+  let field = null;
+  const byNumber = /^player (\d+)\b/.exec(message), byName = /^player '([^']*)'/.exec(message);
+  if (byNumber && rows[Number(byNumber[1]) - 1]) field = rows[Number(byNumber[1]) - 1].querySelector(".player-name");
+  else if (byName) {
+    const row = rows.find((r) => r.querySelector(".player-name").value.trim() === byName[1]);
+    if (row) field = row.querySelector(/chip colour/.test(message) ? ".player-colour" : ".player-name");
+  } else {
+    const option = [...document.querySelectorAll("#house-options [data-option]")].find((n) => message.includes(`'${n.dataset.option}'`));
+    if (option) field = option;
+    else if (/minimum bet|smallest bet|min_bet/.test(message)) field = document.getElementById("min-bet");
+    else if (/maximum bet|largest bet|max_bet/.test(message)) field = document.getElementById("max-bet");
+  }
+  if (field) { field.classList.add("invalid"); field.focus(); }
+}
 
 renderHouse();
 if (SESSION && SESSION.players) SESSION.players.forEach((p) => addPlayer(p.name, p.colour));
