@@ -451,37 +451,28 @@ def test_a_card_hidden_long_enough_to_leave_comes_back_as_itself():
     assert {c.face: c.track_id for c in cards} == first
 
 
+def seen_for(tracker, detections, frames=3):
+    """The table after ``frames`` frames that each see ``detections``."""
+    for _ in range(frames):
+        cards = tracker.update(list(detections))
+    return cards
+
+
 def test_another_face_in_a_place_a_card_left_or_a_card_back_too_late_is_a_new_card():
     tracker = CardTracker(enter_frames=3, leave_frames=3, return_frames=20)
-    for _ in range(3):
-        cards = tracker.update([det("pine-crane")])
-    old = cards[0].track_id
-    for _ in range(3):
-        tracker.update([])
-    for _ in range(3):
-        other = tracker.update([det("plum-chaff-1")])  # another card laid where it lay
-    assert other[0].track_id != old
-    for _ in range(3):
-        tracker.update([])
-    for _ in range(3):
-        again = tracker.update([det("pine-crane", x=104)])  # the first card back: itself again
-    assert again[0].track_id == old
-    for _ in range(3):
-        tracker.update([])
-    for _ in range(21):
-        tracker.update([])
-    for _ in range(3):
-        late = tracker.update([det("pine-crane")])  # back after return_frames: a new card
-    assert late[0].track_id not in (old, other[0].track_id)
+    old = seen_for(tracker, [det("pine-crane")])[0].track_id
+    seen_for(tracker, [])
+    other = seen_for(tracker, [det("plum-chaff-1")])[0].track_id  # another card laid where it lay
+    assert other != old
+    seen_for(tracker, [])
+    assert seen_for(tracker, [det("pine-crane", x=104)])[0].track_id == old  # the first card back: itself
+    seen_for(tracker, [], frames=24)
+    late = seen_for(tracker, [det("pine-crane")])[0].track_id  # back after return_frames: a new card
+    assert late not in (old, other)
     moved = CardTracker(enter_frames=3, leave_frames=3)
-    for _ in range(3):
-        cards = moved.update([det("pine-crane")])
-    old = cards[0].track_id
-    for _ in range(3):
-        moved.update([])
-    for _ in range(3):
-        away = moved.update([det("pine-crane", x=200)])  # laid elsewhere: not known as the same
-    assert away[0].track_id != old
+    old = seen_for(moved, [det("pine-crane")])[0].track_id
+    seen_for(moved, [])
+    assert seen_for(moved, [det("pine-crane", x=200)])[0].track_id != old  # laid elsewhere: another
 
 
 @pytest.mark.parametrize("shift, turn", [(8, 0), (0, 8)])
