@@ -9,7 +9,7 @@ round by round, and it is returned to them, each what they put in.
 from __future__ import annotations
 
 from fractions import Fraction
-from typing import Any, Mapping
+from typing import Any, Iterable, Mapping
 
 # the bank: it holds a pot whose stakers are not known (one named when a session started)
 DEALER = "dealer"
@@ -32,25 +32,32 @@ def carried(result: Mapping[str, Any]) -> Fraction:
     return exact(result.get("carry_exact") or result.get("carry") or 0)
 
 
-def pot_stakers(result: Mapping[str, Any], stakers_in: Mapping[str, Fraction]) -> dict[str, Fraction]:
+def pot_stakers(result: Mapping[str, Any], stakers_in: Mapping[str, Fraction],
+                carry_in: Fraction | None = None) -> dict[str, Fraction]:
     """Who put the pot that ``result`` carries to the next round in, and how much each (summing to
-    it), from the stakers of the pot the round was played for (``stakers_in``, summing to the
-    result's ``carry_in``; else that pot is taken as the dealer's):
+    it), from the stakers of the pot the round was played for (``stakers_in``, summing to
+    ``carry_in``, exactly: the result's own is a JSON number, which a pot of 12 digits and 6 decimals
+    does not hold; else that pot is taken as the dealer's):
 
     - a round that carries nothing: nobody;
+    - a round that carries the pot it was played for and no more (a push, the dealer taking the
+      stakes): its stakers;
     - Kabu-Tsukuri (its rows, each with its pot and winner, played in order): each player's ante of
       the rows drawn at the end of the hand, and the pot carried in where no row of the hand was won;
     - a row game (a tie carries every stake): the pot carried in, and every stake lost into it.
 
     A pot whose parts do not add up to it (no result of these shapes) is kept whole as the dealer's,
-    to be handed back by him."""
+    to be handed back by him; parts off by what JSON numbers round away are made to add up."""
     carry = carried(result)
     if carry == 0:
         return {}
-    carry_in = exact(result.get("carry_in") or 0)
+    if carry_in is None:
+        carry_in = exact(result.get("carry_in") or 0)
     shares = {str(p): Fraction(a) for p, a in stakers_in.items() if a}
     if sum(shares.values(), Fraction(0)) != carry_in:
         shares = {DEALER: carry_in} if carry_in else {}
+    if carry == carry_in:
+        return shares
     rows = result.get("rounds")
     if isinstance(rows, list) and rows and all(isinstance(r, Mapping) and "pot" in r for r in rows):
         players = [str(p) for p in result.get("net") or ()]
@@ -71,6 +78,30 @@ def pot_stakers(result: Mapping[str, Any], stakers_in: Mapping[str, Fraction]) -
             if lost > 0:
                 shares[str(p)] = shares.get(str(p), Fraction(0)) + lost
     shares = {p: a for p, a in shares.items() if a}
-    if sum(shares.values(), Fraction(0)) != carry or any(a < 0 for a in shares.values()):
+    off = carry - sum(shares.values(), Fraction(0))
+    if not shares or any(a < 0 for a in shares.values()) or abs(off) > max(Fraction(1, 10**6), abs(carry) / 10**12):
         return {DEALER: carry}
+    if off:  # (the rows' pots are JSON numbers: the largest share takes what they rounded away)
+        largest = max(shares, key=shares.get)
+        shares[largest] += off
+    return shares
+
+
+def stakers_on_the_books(results_newest_first: Iterable[Mapping[str, Any]]) -> dict[str, Fraction]:
+    """Who put in the pot the books hold now (the ties booked since the last round that carried
+    nothing, a pot given up or won), from the results of the recorded rounds, newest first: for a
+    pot whose session kept no stakers (one set aside as damaged, or kept before they were)."""
+    chain = []
+    for result in results_newest_first:
+        if carried(result) == 0:
+            break
+        chain.append(result)
+        if exact(result.get("carry_in") or 0) == 0:
+            break
+    else:
+        if chain:  # (the books end before the first pot of the chain: its stakers are not known)
+            return {DEALER: carried(chain[0])}
+    shares: dict[str, Fraction] = {}
+    for result in reversed(chain):
+        shares = pot_stakers(result, shares, sum(shares.values(), Fraction(0)))
     return shares

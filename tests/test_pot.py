@@ -52,3 +52,39 @@ def test_a_pot_of_unknown_stakers_or_of_another_shape_is_the_dealers_to_hand_bac
     # the pot carried in named when the session started: nobody known put it in
     assert pot_stakers(second, {}) == {"dealer": 200, "a": 10, "c": 10}
     assert pot_stakers({"carry": 50, "net": {"a": 10, "b": -10}}, {}) == {"dealer": 50}
+
+
+def test_a_pot_the_dealer_takes_the_stakes_beside_keeps_its_stakers():
+    # under dealer_takes_all the round's stakes went to the dealer, not into the pot: counted into it,
+    # the parts no longer added up and the whole pot became the dealer's
+    round_ = {"game": "atosaki", "house": {"tie_rule": "dealer_takes_all"}, "rows": {"saki": LOW, "ato": SAME},
+              "bets": [{"player": "a", "on": "saki", "amount": 10}, {"player": "b", "on": "ato", "amount": 10}],
+              "carry": 200}
+    taken = settle_round(round_)
+    assert taken["carry"] == 200 and taken["net"] == {"a": -10, "b": -10, "dealer": 20}
+    stakers = {"a": Fraction(100), "b": Fraction(60), "dealer": Fraction(40)}
+    assert pot_stakers(taken, stakers, Fraction(200)) == stakers
+
+
+def test_a_pot_too_large_for_a_json_number_keeps_its_stakers_exactly():
+    # the result's carry_in is a JSON number: 100000000000.1 and its millionths compared unequal to
+    # the exact stakers, and the pot became the dealer's
+    first = atosaki_tie([("a", "saki", 100000000000.1), ("c", "saki", 0.000001), ("b", "ato", 0.000003)])
+    stakers = pot_stakers(first, {})
+    assert sum(stakers.values()) == Fraction(first["carry_exact"]) == Fraction("200000000000.200002")
+    second = atosaki_tie([("a", "saki", 1), ("b", "ato", 1)], carry=first["carry_exact"])
+    again = pot_stakers(second, stakers, sum(stakers.values()))
+    assert again == {p: stakers[p] + (1 if p in ("a", "b") else 0) for p in stakers}
+
+
+def test_the_books_say_who_put_in_the_pot_they_hold():
+    from dealer.pot import stakers_on_the_books
+    first = atosaki_tie([("a", "saki", 100), ("b", "ato", 60)])
+    second = atosaki_tie([("a", "saki", 10), ("c", "ato", 10)], carry=200)
+    won = settle_round({"game": "atosaki", "rows": {"saki": LOW, "ato": ["maple-deer", "susuki-moon", "pine-chaff-2"]},
+                        "bets": [{"player": "a", "on": "saki", "amount": 10}], "carry": 220})
+    assert stakers_on_the_books([second, first]) == {"a": 110, "b": 60, "c": 10, "dealer": 40}
+    assert stakers_on_the_books([won, second, first]) == {}
+    assert stakers_on_the_books([first, won]) == {"a": 100, "b": 60, "dealer": 40}
+    assert stakers_on_the_books([second]) == {"dealer": 220}  # (the books begin after its first tie)
+    assert stakers_on_the_books([]) == {}

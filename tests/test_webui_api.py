@@ -1662,6 +1662,43 @@ def test_a_pot_given_up_goes_back_to_those_who_put_it_in_and_the_books_add_up(ap
     assert "pot given up: returned to those who put it in" in d.get("/export.csv").get_data(as_text=True)
 
 
+def test_a_pot_whose_session_was_lost_is_the_books_own_named_again_or_kept_without_its_stakers(live, ledger_path):
+    # named again after its session was set aside as damaged, the pot was booked as the dealer's a
+    # second time (the balances summed to -400 with 200 on the table); a session stored before the
+    # stakers were kept gave the whole pot to the dealer when given up
+    import sqlite3
+    app = create_app({"LIVE": live, "LEDGER": str(ledger_path), "PIN": PIN, "TESTING": True})
+    d = Dealer(app)
+    tied_again(d, live)
+    d.post("/api/round/deck-exhausted", {"exhausted": True})
+    d.post("/api/confirm", {"pending": d.post("/api/settle").get_json()["id"]})
+    ledger = Ledger(ledger_path)
+    assert ledger.balances() == {"Aki": -100, "Ben": -60, "dealer": -40}
+    stored = json.loads(ledger.get_meta("session"))
+    del stored["carry_from"]  # (as a session stored before they were kept)
+    ledger.set_meta("session", json.dumps(stored))
+    d = Dealer(create_app({"LIVE": live, "LEDGER": str(ledger_path), "PIN": PIN, "TESTING": True}))
+    assert d.post("/api/session", dict(SESSION, game="hankan", house={}, drop_carry=True)).status_code == 200
+    assert ledger.balances() == {"Aki": 0, "Ben": 0, "dealer": 0}
+    # a pot whose session is set aside as damaged
+    live.show({})  # (the cards of the last round taken up: the next round is dealt)
+    d.get("/api/state")
+    tied_again(d, live)
+    d.post("/api/round/deck-exhausted", {"exhausted": True})
+    settled = d.post("/api/settle").get_json()
+    assert "id" in settled, settled
+    d.post("/api/confirm", {"pending": settled["id"]})
+    ledger.set_meta("session", "{damaged")
+    d = Dealer(create_app({"LIVE": live, "LEDGER": str(ledger_path), "PIN": PIN, "TESTING": True}))
+    r = d.post("/api/session", dict(REDRAW_SESSION, carry=150))
+    assert r.status_code == 400 and "the books hold a pot of 200" in r.get_json()["error"]
+    rounds = ledger.round_count()
+    assert d.post("/api/session", dict(REDRAW_SESSION, carry=200)).status_code == 200
+    assert ledger.round_count() == rounds and sum(ledger.balances().values()) == -200  # booked once
+    assert d.post("/api/session", dict(SESSION, game="hankan", house={}, drop_carry=True)).status_code == 200
+    assert ledger.balances() == {"Aki": 0, "Ben": 0, "dealer": 0}
+
+
 def test_a_pot_named_for_a_new_session_is_booked_as_the_dealers_and_won_the_books_add_up(app, live, ledger_path):
     # named when the session started, the pot was paid out by the round that took it and came from
     # nowhere on the books: the balances summed to +100

@@ -25,7 +25,7 @@ from dealer.cards import BACK, get_card, is_card, nearest_ids
 from dealer.games import (AMOUNT_DECIMALS, MAX_AMOUNT, RoundError, did_you_mean, exact_amounts, get_game, parse_amount,
                           parse_carried_pot, settle_round, to_json_amount)
 from dealer.ledger import Ledger, LedgerError, SessionChanged, SessionUnreadable, SettlementGone
-from dealer.pot import DEALER, GIVEN_UP, NAMED, pot_stakers
+from dealer.pot import DEALER, GIVEN_UP, NAMED, pot_stakers, stakers_on_the_books
 from dealer.equalise import equalise
 from dealer.games.common import Bet, check_fee_rate_applies
 from dealer.games.kabu_tsukuri import check_ante_can_carry
@@ -166,6 +166,19 @@ class DealerService:
         self._recorded = copy.deepcopy(self.session)
         self.hub.bump()
 
+    def _stakers_on_the_books(self) -> dict[str, Fraction]:
+        """Who put in the pot the books hold now, from the recorded rounds (dealer.pot)."""
+        def results():
+            before = None
+            while True:
+                page = self.ledger.rounds(limit=50, before=before)
+                for rec in page:
+                    yield {} if rec.damage else rec.result  # (a damaged round: nothing known past it)
+                if len(page) < 50:
+                    return
+                before = page[-1].id
+        return stakers_on_the_books(results())
+
     def _require_session(self) -> dict:
         if not self.session:
             raise InputError("no session yet: choose the game and the players first (Settings)")
@@ -269,13 +282,13 @@ class DealerService:
                 raise InputError("the session was changed since this Settings page was opened (after a round the "
                                  "next dealer deals, or another page saved it): open Settings again to see it, "
                                  "then make the change")
-            self._carry_on(self.session, session, data)
+            self._carry_on(self.session, session, data, self._stakers_on_the_books)
             if game.name == "kabu-tsukuri":  # (said now, not once the hand is dealt and shown)
                 try:
                     check_ante_can_carry(_exact(session["ante"]), len(names), _pot(session))
                 except RoundError as exc:
                     raise InputError(str(exc)) from None
-            bookings = _pot_bookings(self.session, session, data)
+            bookings = _pot_bookings(self.session, session, data, self._stakers_on_the_books)
             self.session = session
             self._save(bookings)  # (refused, the session before is back, and the table was never told)
             self.trick_watch = None
@@ -285,7 +298,8 @@ class DealerService:
         return session
 
     @staticmethod
-    def _carry_on(old: Mapping[str, Any] | None, new: dict, data: Mapping[str, Any]) -> None:
+    def _carry_on(old: Mapping[str, Any] | None, new: dict, data: Mapping[str, Any],
+                  on_books: Callable[[], dict] | None = None) -> None:
         """What a new session (the Settings page sends one for any change: a player more, another
         house rule) takes over from the open one, or why it cannot start: nothing the table holds
         may vanish with the old session (a settlement waiting, a carried pot, bets, tricks)."""
@@ -308,7 +322,7 @@ class DealerService:
                 # the pot of the last tie is played for in the next round (named again or not), exactly
                 new["carry"] = carry
                 new["carry_exact"] = old.get("carry_exact")
-                new["carry_from"] = _stakers_json(_stakers(old))
+                new["carry_from"] = _stakers_json(_stakers(old, on_books))
             if named is None and not same:
                 raise InputError(f"the pot of {carry} carried over from the last tie is still to be played for in "
                                  f"{old['game']}: play a round of it first, or start {new['game']} giving the "
@@ -1014,7 +1028,8 @@ class DealerService:
                 # (and exactly, where a JSON number cannot hold the pot: the next round is played for it)
                 after["carry_exact"] = pending["result"].get("carry_exact") if after["carry"] else None
                 # (and who put it in: a pot given up goes back to them)
-                after["carry_from"] = _stakers_json(pot_stakers(pending["result"], _stakers(s))) \
+                after["carry_from"] = _stakers_json(pot_stakers(pending["result"], _stakers(s, self._stakers_on_the_books),
+                                                                _pot(s))) \
                     if after["carry"] else None
             if s["game"] == "kabu-tsukuri" and pending["result"].get("next_dealer"):
                 after["dealer"] = pending["result"]["next_dealer"]  # (house rule next_dealer)
@@ -1190,44 +1205,59 @@ def _check_limits_meet_house(limits: Mapping[str, Any], house: Mapping[str, Any]
                              f"{house[key]}: no bet could be taken")
 
 
-def _stakers(s: Mapping[str, Any]) -> dict[str, Fraction]:
-    """Who put the session's carried pot in (``carry_from``) and how much each; a pot whose stakers
-    are not known (named when the session started, or kept before they were) is the dealer's."""
+def _stakers(s: Mapping[str, Any], on_books: Callable[[], dict] | None = None) -> dict[str, Fraction]:
+    """Who put the session's carried pot in (``carry_from``) and how much each; for a session that
+    kept none (stored before they were kept), those the books say (``on_books()``: the ties
+    recorded since the last pot won or given up), where they add up to its pot; else the dealer's."""
     pot = _pot(s)
     if not pot:
         return {}
-    kept = s.get("carry_from")
-    try:
-        shares = {str(p): Fraction(a) for p, a in kept.items()} if isinstance(kept, Mapping) else {}
-    except (TypeError, ValueError, ZeroDivisionError):
-        shares = {}
-    return shares if shares and sum(shares.values()) == pot and min(shares.values()) > 0 else {DEALER: pot}
+    for shares in (s.get("carry_from"), on_books() if on_books else None):
+        try:
+            shares = {str(p): Fraction(a) for p, a in shares.items()} if isinstance(shares, Mapping) else {}
+        except (TypeError, ValueError, ZeroDivisionError):
+            shares = {}
+        if shares and sum(shares.values()) == pot and min(shares.values()) > 0:
+            return shares
+    return {DEALER: pot}
 
 
 def _stakers_json(stakers: Mapping[str, Fraction]) -> dict[str, str]:
     return {p: str(a) for p, a in stakers.items()}
 
 
-def _pot_bookings(old: Mapping[str, Any] | None, new: dict, data: Mapping[str, Any]) -> list:
+def _pot_bookings(old: Mapping[str, Any] | None, new: dict, data: Mapping[str, Any],
+                  on_books: Callable[[], dict]) -> list:
     """What a new session books of a carried pot (``(round, result, rule_version)`` each, recorded
     with it): the pot of the old session given up (``drop_carry``) returned to those who put it in
     (it was taken off the books with nobody's name on it, and the balances no longer added up), and
     a pot named for the new one, put on the table by the dealer (paid out by the round that takes it,
-    it came from nowhere on the books). A pot played on in the same game books nothing."""
+    it came from nowhere on the books). A pot played on in the same game books nothing, and so does
+    a pot named that the books hold already (its session set aside as damaged: booked again, its
+    chips were counted twice); one named otherwise while the books hold one is refused."""
     bookings = []
-    if old and old.get("carry") and data.get("drop_carry"):
-        back = _stakers(old)
-        bookings.append(_pot_booking(old["game"], GIVEN_UP, back, _pot(old), Fraction(0)))
+    given_up = bool(old and old.get("carry") and data.get("drop_carry"))
+    if given_up:
+        bookings.append(_pot_booking(old["game"], GIVEN_UP, _stakers(old, on_books), _pot(old), Fraction(0)))
     if new.get("carry") and new.get("carry_from") is None:
         pot = _pot(new)
-        new["carry_from"] = _stakers_json({DEALER: pot})
-        bookings.append(_pot_booking(new["game"], NAMED, {DEALER: -pot}, Fraction(0), pot))
+        held = {} if given_up or (old and old.get("carry")) else on_books()
+        if held and sum(held.values()) == pot:
+            new["carry_from"] = _stakers_json(held)
+        elif held:
+            raise InputError(f"the books hold a pot of {to_json_amount(sum(held.values()))} carried over from a tie "
+                             f"whose session was lost: name that pot (carry), to play for it or give it up")
+        else:
+            new["carry_from"] = _stakers_json({DEALER: pot})
+            bookings.append(_pot_booking(new["game"], NAMED, {DEALER: -pot}, Fraction(0), pot))
     return bookings
 
 
 def _pot_booking(game: str, what: str, amounts: Mapping[str, Fraction], carry_in: Fraction, carry: Fraction):
     result = {"net": {p: to_json_amount(a) for p, a in amounts.items()}, "winner": None,
               "carry_in": to_json_amount(carry_in), "carry": to_json_amount(carry)}
+    if Fraction(str(to_json_amount(carry))) != carry:  # (as the rounds keep a pot a JSON number cannot hold)
+        result["carry_exact"] = str(carry)
     exact = exact_amounts(amounts)
     if exact is not None:
         result["net_exact"] = exact
