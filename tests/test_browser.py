@@ -897,3 +897,16 @@ def test_a_refused_save_marks_the_field_it_names(tmp_path):
         page.wait_for_selector("#min-bet.invalid", timeout=10000)
         assert page.locator(".invalid").count() == 1
         assert errors == [], errors
+
+
+def test_settings_lists_otoroku_players_in_the_seats_order(tmp_path):
+    session = {"game": "otoroku", "players": [{"name": n} for n in ("Aki", "Ben", "Cho")],
+               "seats": ["Cho", "Aki", "Ben"], "share": 1}
+    with page_on_a_fake_table(tmp_path, session) as (page, errors, service, _):
+        page.goto(page.url.rstrip("/") + "/settings")
+        page.wait_for_selector("#players .player >> nth=2")
+        assert page.eval_on_selector_all("#players .player-name", "els => els.map(e => e.value)") == ["Cho", "Aki", "Ben"]
+        page.click("#start-session")
+        page.wait_for_url("**/", timeout=10000)
+        assert service.session["seats"] == ["Cho", "Aki", "Ben"]
+        assert errors == [], errors

@@ -245,12 +245,9 @@ class DealerService:
                    "limits": self._check_limits({} if data.get("limits") is None else data["limits"])}
         _check_limits_meet_house(session["limits"], house)
         if game.name == "otoroku":
-            # (a save from the Settings page, which lists the players but no seats, keeps the seats
-            # given before while they are the same players: they became the players' order, and the
-            # last bettor, whose bust is at 17, another player)
-            old = self.session or {}
-            kept = old.get("seats") if old.get("game") == "otoroku" else None
-            seats = data.get("seats") or (kept if kept and sorted(kept) == sorted(names) else names)
+            # (the Settings page lists the players in turn order, the seats' order where seats were
+            # given: the order it sends is the turn order)
+            seats = data.get("seats") or names
             if not isinstance(seats, list) or not all(isinstance(x, str) for x in seats) \
                     or len(set(seats)) != len(seats):
                 raise InputError("seats must list the players, each once, in turn order")
@@ -1199,10 +1196,11 @@ def _check_limits_meet_house(limits: Mapping[str, Any], house: Mapping[str, Any]
         if house.get(key) is not None and low is not None and _exact(low) > _exact(house[key]):
             raise InputError(f"the table's smallest bet {low} is above {said[key]} {house[key]}: no bet could "
                              f"be taken")
-    for key in ("min_bet", "bet_size"):
-        if house.get(key) is not None and high is not None and _exact(high) < _exact(house[key]):
-            raise InputError(f"the table's largest bet {high} is below {said.get(key, 'the house minimum (min_bet)')} "
-                             f"{house[key]}: no bet could be taken")
+    # (a house min_bet is a player's whole stake in the round, which several bets below the table's
+    # largest may make up: only the stake on every card, which one bet is, cannot be)
+    if house.get("bet_size") is not None and high is not None and _exact(high) < _exact(house["bet_size"]):
+        raise InputError(f"the table's largest bet {high} is below {said['bet_size']} {house['bet_size']}: no bet "
+                         f"could be taken")
 
 
 def _stakers(s: Mapping[str, Any], on_books: Callable[[], dict] | None = None) -> dict[str, Fraction]:

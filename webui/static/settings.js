@@ -144,7 +144,9 @@ function markField(message, players) {
 }
 
 renderHouse();
-if (SESSION && SESSION.players) SESSION.players.forEach((p) => addPlayer(p.name, p.colour));
+// (Otoroku's players in turn order, as its seats have them: the order saved is the turn order)
+const seatOf = (p) => (SESSION.game === "otoroku" && SESSION.seats ? SESSION.seats.indexOf(p.name) : 0);
+if (SESSION && SESSION.players) [...SESSION.players].sort((a, b) => seatOf(a) - seatOf(b)).forEach((p) => addPlayer(p.name, p.colour));
 else { addPlayer(); addPlayer(); }
 // the open session's own values, so that a change elsewhere (a player more) keeps them
 if (SESSION && SESSION.share !== undefined) document.getElementById("share").value = SESSION.share;
