@@ -16,6 +16,7 @@ import io
 import json
 import math
 import sqlite3
+import unicodedata
 from contextlib import closing
 from dataclasses import dataclass
 from datetime import datetime, timezone
@@ -361,13 +362,17 @@ class Ledger:
     def balances(self, stones: bool = False) -> dict[str, int | float]:
         """Each player's (and the dealer's) running total in chips over every confirmed round; with
         ``stones``, each pair's in stones over the Kakeya Toranpu hands (STONE_GAMES), which are
-        settled in stones between the pairs and never summed with chips."""
+        settled in stones between the pairs and never summed with chips. A name typed two ways that
+        look the same (its accent apart in one session, as one letter in another) is one player, shown
+        as first booked."""
         totals: dict[str, Fraction] = {}
+        shown: dict[str, str] = {}  # the name in one Unicode form -> as first booked
         marks = ",".join("?" * len(STONE_GAMES))
         with closing(self._connect()) as db:
             for rid, player, amount in db.execute(
                     f"SELECT e.round_id, e.player, e.amount FROM entries e JOIN rounds r ON r.id = e.round_id "
                     f"WHERE r.game {'IN' if stones else 'NOT IN'} ({marks}) ORDER BY e.rowid", STONE_GAMES):
+                player = shown.setdefault(unicodedata.normalize("NFC", player), player)
                 totals[player] = totals.get(player, Fraction(0)) + self._booked(amount, rid)
         return {p: _number(a) for p, a in sorted(totals.items(), key=lambda kv: (kv[0] == "dealer", kv[0]))}
 
@@ -424,9 +429,13 @@ class Ledger:
         # (a round, a result or cards of another shape failed later, in the history page or the
         # export, as an internal error: it is marked, said on the history, refused by the export)
         shapes = (("round", round_, dict), ("result", result, dict), ("cards", cards, list),
-                  ("result's net", result.get("net") if isinstance(result, dict) else {}, dict))
+                  ("result's net", result.get("net") if isinstance(result, dict) else {}, dict),
+                  ("round's pot", round_.get("pot", "") if isinstance(round_, dict) else "", str))
+        net = result.get("net") if isinstance(result, dict) and isinstance(result.get("net"), dict) else {}
         wrong = [(what, value) for what, value, kind in shapes if not isinstance(value, kind)] + \
-            [("card", c) for c in (cards if isinstance(cards, list) else ()) if not isinstance(c, dict)]
+            [("card", c) for c in (cards if isinstance(cards, list) else ()) if not isinstance(c, dict)] + \
+            [(f"amount for {p}", a) for p, a in net.items()
+             if isinstance(a, bool) or not isinstance(a, (int, float))]
         damage = None
         if wrong:
             what, value = wrong[0]

@@ -271,6 +271,9 @@ def test_a_damaged_row_is_named_not_a_traceback(tmp_path):
     ("round_json", "[]", "its round is []"),
     ("cards_json", '{"a": 1}', 'its cards is {"a": 1}'),
     ("cards_json", "[3]", "its card is 3"),
+    ("result_json", '{"net": {"Aki": "10", "dealer": -10}}', 'its amount for Aki is "10"'),
+    ("result_json", '{"net": {"Aki": null, "dealer": -10}}', "its amount for Aki is null"),
+    ("round_json", '{"game": "x", "pot": ["given up"]}', "its round's pot is [\"given up\"]"),
 ])
 def test_a_round_of_another_shape_is_named_as_damaged(tmp_path, column, value, said):
     # JSON that reads but is not a round's (a result of null, cards that are no list) made the
@@ -328,6 +331,17 @@ def test_a_session_set_aside_twice_in_one_second_keeps_both(tmp_path, monkeypatc
         kept = db.execute("SELECT key, value FROM meta WHERE key LIKE 'session-set-aside-%' ORDER BY rowid").fetchall()
     assert [v for _, v in kept] == ["{damaged", "{damaged again", "[3]"]
     assert len({k for k, _ in kept}) == 3 and led.get_meta("session") is None
+
+
+def test_a_name_typed_two_ways_that_look_the_same_is_one_balance(tmp_path):
+    # "José" with its accent apart in one session and as one letter in the next: two balance rows
+    # that looked the same
+    import unicodedata
+    led = Ledger(tmp_path / "l.sqlite")
+    apart = unicodedata.normalize("NFD", "José")
+    led.record_round(round_={"game": "batta-maki"}, result={"net": {apart: 10, "dealer": -10}}, rule_version="x")
+    led.record_round(round_={"game": "batta-maki"}, result={"net": {"José": 5, "dealer": -5}}, rule_version="x")
+    assert led.balances() == {apart: 15, "dealer": -15}
 
 
 def test_an_export_of_a_file_that_is_no_ledger_is_a_ledger_error(tmp_path):
