@@ -208,14 +208,17 @@ class DemoTable:
         else:
             half = math.ceil(len(zones) / 2)
             columns = [zones[:half], zones[half:]]  # filled row by row below
+        dealer_gap = 0.0  # room below the dealer's row, in card heights, beyond a row's
         if any(z.dealer_side for z in zones):
             # the dealer's own place (Otoroku's hand, Echobo's card) alone in the top row, in the
-            # middle, where the dealer sits; the players across the table from him (a row's room
-            # between), in one row in turn order (counter-clockwise from the dealer's right: left to
-            # right as the camera sees)
+            # middle, where the dealer sits; the players across the table from him (2.4 card heights
+            # below, as automatic zones want it: zones.DEALER_ROW_APART), in turn order, a grid of two
+            # hands a row read like text (in one row of three the cards were too small for the
+            # detector to find them all)
             players = [z for z in zones if not z.dealer_side]
             placement = {z.name: (0, 0) for z in zones if z.dealer_side}
-            placement.update({z.name: (i, 2) for i, z in enumerate(players)})
+            placement.update({z.name: (i % 2, 1 + i // 2) for i, z in enumerate(players)})
+            dealer_gap = 1.1
         elif by_player_columns(zones) or len(columns) == 1:
             placement = {z.name: (ci, ri) for ci, col in enumerate(columns) for ri, z in enumerate(col)}
         else:  # grid of hands, row-major so the zone order reads top to bottom, left to right
@@ -224,18 +227,18 @@ class DemoTable:
         n_rows = max(ri for _, ri in placement.values()) + 1
         # card height limited by rows (1.3 card heights per row) and columns (cards 1.2 widths
         # apart, 2.4 card widths between zones side by side)
-        by_height = 0.85 * h / (1.3 * n_rows)
+        by_height = 0.85 * h / (1.3 * n_rows + dealer_gap)
         by_width = 0.9 * w / (n_cols * (max_cards * 1.2 + 2.4) * self.aspect)
         card_h = min(by_height, by_width, 0.3 * h)
         card_w = card_h * self.aspect
         col_w = (max_cards * 1.2 + 2.4) * card_w
         x0 = (w - n_cols * col_w) / 2.0
-        y0 = (h - n_rows * 1.3 * card_h) / 2.0
+        y0 = (h - (n_rows * 1.3 + dealer_gap) * card_h) / 2.0
         slots: dict[str, list[_Slot]] = {}
         for zone in zones:
             ci, ri = placement[zone.name]
             n = zone.cards or 4
-            cy = y0 + (ri + 0.5) * 1.3 * card_h
+            cy = y0 + (ri + 0.5) * 1.3 * card_h + (dealer_gap * card_h if ri > 0 else 0.0)
             cx0 = x0 + ci * col_w + 1.2 * card_w + card_w / 2.0
             if n_cols == 1 or zone.dealer_side:  # centre a single column's rows, and the dealer's place
                 cx0 = w / 2.0 - (n - 1) * 0.6 * card_w
