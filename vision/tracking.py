@@ -10,8 +10,8 @@ two readings that alternate frame by frame cannot make the page alternate; a fac
 face up shows its face once it has been seen face up in ``enter_frames`` frames (the common,
 expected change). A card whose vote is split (its face has less than ``split_share`` of the window)
 or whose smoothed confidence is low is reported ``uncertain``. A card that comes back exactly where a
-card left less than ``return_frames`` frames before (its corners within ``return_distance`` of the
-card's diagonal of the corners it had: unmoved, unturned), showing the same face, is that card again:
+card left less than ``return_frames`` frames before (its corners, the mean of its last readings,
+within ``return_distance`` of the card's diagonal of the corners it had: unmoved, unturned), showing the same face, is that card again:
 it takes its track id back (a dealer's hand passing over a card hid it long enough to leave, and the
 dealer's correction of it, kept by its id, was lost).
 """
@@ -49,6 +49,8 @@ class _Track:
     misses: int = 0          # consecutive frames unmatched
     confirmed: bool = False
     votes: deque = field(default_factory=deque)  # (face, card, confidence, uncertain, broken) per frame seen
+    # its last quads: where it lies, smoothed (one reading's corners jitter by 5% of a diagonal)
+    quads: deque = field(default_factory=lambda: deque(maxlen=5))
     face: str | None = None  # the face shown (sticky: see _vote)
     confidence: float = 0.0  # smoothed confidence of the shown face
     card: str | None = None  # the card id shown (sticky: see _table_card)
@@ -65,7 +67,7 @@ class CardTracker:
     def __init__(self, enter_frames: int = 3, leave_frames: int = 3, vote_window: int = 7,
                  match_distance: float = 0.5, uncertain_below: float = 0.6,
                  split_share: float = 0.8, switch_margin: int = 2, duplicate_distance: float = 0.15,
-                 doubt_share: float = 1 / 3, return_frames: int = 30, return_distance: float = 0.05):
+                 doubt_share: float = 1 / 3, return_frames: int = 30, return_distance: float = 0.06):
         if enter_frames < 1 or leave_frames < 1:
             raise ValueError("enter_frames and leave_frames must be at least 1")
         if vote_window < enter_frames:
@@ -142,7 +144,10 @@ class CardTracker:
         two, more than staying put does, and, where staying put also leaves tracks on cards, brings
         them closer (a knocked row lies exactly where the move puts it, while the cards that did not
         move lie exactly where they were: one card hidden and another laid beside a row is no knock,
-        though the row moved by one card fits all but one, each a little off its neighbour)."""
+        though the row moved by one card fits all but one, each a little off its neighbour). A track
+        is brought onto a detection only where it reads the face the track shows (a knock moves the
+        cards, not their faces; a back or a face not shown yet fits any): moved one card along, a row
+        fitted the move with every card on its neighbour's face."""
         if len(self._tracks) < 2 or len(detections) < 2:
             return None
         tracks = np.array([t.centre() for t in self._tracks])
@@ -159,8 +164,14 @@ class CardTracker:
         moves = np.vstack([np.zeros((1, 2)), candidates])     # staying put first
         # for each move, each track: how far the nearest detection lies once moved, in diagonals
         gaps = dets[None, None, :, :] - (tracks[None, :, None, :] + moves[:, None, None, :])
-        off = np.hypot(gaps[..., 0], gaps[..., 1]).min(axis=2) / sizes[None, :]
-        near = off <= 0.15
+        dist = np.hypot(gaps[..., 0], gaps[..., 1])
+        off = dist.min(axis=2) / sizes[None, :]
+        codes = {face: k for k, face in enumerate({t.face for t in self._tracks} | {d.face for d in detections})}
+        shown = np.array([-1 if t.face in (None, "back") else codes[t.face] for t in self._tracks])
+        read = np.array([-2 if d.face == "back" else codes[d.face] for d in detections])
+        seen = read[dist.argmin(axis=2)]                           # move x track: the face read there
+        same_face = (shown[None, :] == -1) | (seen == -2) | (seen == shown[None, :])
+        near = (off <= 0.15) & same_face
         counts = near.sum(axis=1)
         misfit = (off * near).sum(axis=1) / np.maximum(counts, 1)  # how far off the tracks it fits lie
         # of the moves that fit as many, the shortest: a move of a whole row's gap further fits as
@@ -170,8 +181,10 @@ class CardTracker:
         if counts[best] < 2 or counts[best] <= counts[0]:
             return None
         # (not even where both fit exactly: a card taken from one end of a row and one laid at the
-        # other fit a move of one card along as well as staying put does)
-        if counts[0] and misfit[best] * 2 >= misfit[0]:
+        # other fit a move of one card along as well as staying put does. Where the move fits only
+        # one card more, as then, it must fit three times as tightly: the corners' jitter made it fit
+        # twice as tightly now and then, and each card took its neighbour's id)
+        if counts[0] and misfit[best] * (3 if counts[best] == counts[0] + 1 else 2) >= misfit[0]:
             return None
         return float(moves[best][0]), float(moves[best][1])
 
@@ -258,6 +271,7 @@ class CardTracker:
         for di, ti in track_of.items():
             det, track = detections[di], self._tracks[ti]
             track.quad = det.quad
+            track.quads.append(det.quad)
             track.misses = 0
             if not track.confirmed:
                 track.hits += 1
@@ -286,6 +300,7 @@ class CardTracker:
             if self._duplicate(det, survivors):
                 continue
             track = _Track(track_id=next(self._ids), quad=det.quad, hits=1)
+            track.quads.append(det.quad)
             track.confirmed = self.enter_frames <= 1
             track.votes.append(_vote_of(det))
             self._vote(track)
@@ -298,19 +313,29 @@ class CardTracker:
         return [self._table_card(t) for t in self._tracks if t.confirmed]
 
     def _take_back_id(self, track: _Track) -> None:
-        """A card entering exactly where a card left lately (each corner within return_distance of
-        the card's diagonal of one of its corners: not moved, not turned), showing the face it
+        """A card entering exactly where a card left lately (each corner, smoothed over its last
+        readings, within return_distance of the card's diagonal of one of its corners: not moved,
+        not turned), showing the face it
         showed, is that card back (hidden by the dealer's hand long enough to leave): it takes back
         that card's track id, and with it the dealer's correction and the round it was settled in.
         Another face there is another card, and so is a card laid in its place by a hand, which
         lies a few millimetres or degrees off (a whole card's gate, 0.15, gave the correction of a
         card picked up to the card of its misread face laid in the same spot)."""
-        near = [(_corner_offset(track.quad, gone.quad), k)
+        near = [(_corner_offset(_smoothed(track.quads), _smoothed(gone.quads)), k)
                 for k, (_, gone) in enumerate(self._gone) if gone.face == track.face]
         near = [(d, k) for d, k in near if d <= self.return_distance]
         if near:
             _, gone = self._gone.pop(min(near)[1])
             track.track_id = gone.track_id
+
+
+def _smoothed(quads) -> tuple:
+    """The mean of a card's recent quads, each one's corners taken in the order of the latest's
+    (nearest first): the corners of one reading jitter by about the gate a card's return is told by."""
+    latest = quads[-1]
+    aligned = [[min(q, key=lambda p: math.hypot(p[0] - c[0], p[1] - c[1])) for c in latest] for q in quads]
+    return tuple((sum(q[i][0] for q in aligned) / len(aligned), sum(q[i][1] for q in aligned) / len(aligned))
+                 for i in range(len(latest)))
 
 
 def _corner_offset(quad, other) -> float:
