@@ -531,8 +531,12 @@ def test_another_deck_forgets_the_cards_read_and_the_table_is_stale_until_read_a
     # after a switch to Kakeya, a card read as hanafuda stayed in the trick, sure, the table live
     class ByDeck(ScriptedDetector):
         kind = "hanafuda"
+        forgotten_before_the_switch = None
 
         def use(self, kind, decks=1):
+            # (the detector switched first: a frame read between the two was the old deck's, and the
+            # cards were forgotten before it, so its reading of the old deck came back)
+            self.forgotten_before_the_switch = live._forget_cards
             self.kind = kind
 
         def detect(self, frame):
@@ -545,6 +549,7 @@ def test_another_deck_forgets_the_cards_read_and_the_table_is_stale_until_read_a
     live.set_card_kind("hanafuda")  # the same deck: nothing forgotten
     assert faces(live.snapshot(), "trick") == ["pine-crane"]
     live.set_card_kind("western")
+    assert live.detector.forgotten_before_the_switch is False
     snap = live.snapshot()
     assert faces(snap, "trick") == [] and snap["status"]["table"] == "stale"
     seen = [live.process(numbered_frame(i)) for i in range(4)]
