@@ -1692,6 +1692,8 @@ def test_a_pot_whose_session_was_lost_is_the_books_own_named_again_or_kept_witho
     d.post("/api/confirm", {"pending": settled["id"]})
     ledger.set_meta("session", "{damaged")
     d = Dealer(create_app({"LIVE": live, "LEDGER": str(ledger_path), "PIN": PIN, "TESTING": True}))
+    said = " ".join(d.get("/api/state").get_json()["problems"])
+    assert "the books hold a pot of 200 carried over from its last tie: name it for the new session" in said
     r = d.post("/api/session", dict(REDRAW_SESSION, carry=150))
     assert r.status_code == 400 and "the books hold a pot of 200" in r.get_json()["error"]
     rounds = ledger.round_count()

@@ -138,6 +138,13 @@ class DealerService:
         self.ledger.set_session_aside()
         self.layout_note = (f"the open session kept in the ledger could not be read ({problem}); it is kept "
                             f"aside in the ledger: start a new session in Settings")
+        try:
+            held = self._stakers_on_the_books()
+        except LedgerError:  # (a round that cannot be read: its pot is not known, and the start goes on)
+            held = {}
+        if held:  # (its pot is still on the books, and on the table: say how to go on with it)
+            self.layout_note += (f"; the books hold a pot of {to_json_amount(sum(held.values()))} carried over from "
+                                 f"its last tie: name it for the new session (carry) to play for it or give it up")
         return None
 
     # --- helpers ---------------------------------------------------------------------------------
