@@ -386,7 +386,9 @@ class Ledger:
         w.writerow(["round", "time", "game", "rule_version", "winner", "player", "amount", "amount_exact",
                     "corrections"])
         booked: dict[int, list[tuple[str, Fraction]]] = {}
+        shown: dict[str, str] = {}  # (a name typed two ways that look the same: one player, as the balances)
         for rid, player, amount in self.iter_entries():
+            player = shown.setdefault(unicodedata.normalize("NFC", player), player)
             booked.setdefault(rid, []).append((player, amount))
         for rec in reversed(self.rounds()):
             if rec.damage:  # (an export without it would not add up to the balances)

@@ -40,10 +40,11 @@ def pot_stakers(result: Mapping[str, Any], stakers_in: Mapping[str, Fraction],
     does not hold; else that pot is taken as the dealer's):
 
     - a round that carries nothing: nobody;
-    - a round that carries the pot it was played for and no more (a push, the dealer taking the
-      stakes): its stakers;
     - Kabu-Tsukuri (its rows, each with its pot and winner, played in order): each player's ante of
-      the rows drawn at the end of the hand, and the pot carried in where no row of the hand was won;
+      the rows drawn at the end of the hand, and the pot carried in where no row of the hand was won
+      (a pot as large as the one carried in may be another: won, then the antes of the rows drawn);
+    - a row game that carries the pot it was played for and no more (a push, the dealer taking the
+      stakes): its stakers;
     - a row game (a tie carries every stake): the pot carried in, and every stake lost into it.
 
     A pot whose parts do not add up to it (no result of these shapes) is kept whole as the dealer's,
@@ -56,8 +57,6 @@ def pot_stakers(result: Mapping[str, Any], stakers_in: Mapping[str, Fraction],
     shares = {str(p): Fraction(a) for p, a in stakers_in.items() if a}
     if sum(shares.values(), Fraction(0)) != carry_in:
         shares = {DEALER: carry_in} if carry_in else {}
-    if carry == carry_in:
-        return shares
     rows = result.get("rounds")
     if isinstance(rows, list) and rows and all(isinstance(r, Mapping) and "pot" in r for r in rows):
         players = [str(p) for p in result.get("net") or ()]
@@ -71,6 +70,8 @@ def pot_stakers(result: Mapping[str, Any], stakers_in: Mapping[str, Fraction],
                 pot_in = pot
             else:  # won: the pot is paid out, and the next row's starts from nothing
                 shares, pot_in = {}, Fraction(0)
+    elif carry == carry_in:
+        return shares
     else:
         net = result.get("net_exact") or result.get("net") or {}
         for p, amount in net.items():

@@ -342,6 +342,8 @@ def test_a_name_typed_two_ways_that_look_the_same_is_one_balance(tmp_path):
     led.record_round(round_={"game": "batta-maki"}, result={"net": {apart: 10, "dealer": -10}}, rule_version="x")
     led.record_round(round_={"game": "batta-maki"}, result={"net": {"José": 5, "dealer": -5}}, rule_version="x")
     assert led.balances() == {apart: 15, "dealer": -15}
+    rows = list(csv.DictReader(io.StringIO(led.export_csv())))
+    assert [r["player"] for r in rows if r["player"] != "dealer"] == [apart, apart]  # (summed per name: the balance)
 
 
 def test_an_export_of_a_file_that_is_no_ledger_is_a_ledger_error(tmp_path):

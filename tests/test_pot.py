@@ -47,6 +47,15 @@ def test_kabu_tsukuri_the_antes_of_the_rows_drawn_at_the_end_of_the_hand():
     assert pot_stakers(drawn, {"x": Fraction(15)}) == {"x": 15, "ann": 30, "bob": 30, "cat": 30}
 
 
+def test_kabu_tsukuri_a_pot_as_large_as_the_one_carried_in_may_be_another():
+    # the pot of 2 carried in was won by row 1, and row 3 drawn carried the same 2 out: the antes of
+    # Aki and Ben, not the dealer's pot of before (he got back chips Aki had won)
+    result = {"carry": 2, "carry_in": 2, "net": {"Aki": 3, "Ben": -1},
+              "rounds": [{"row": 1, "pot": 4, "winner": "Aki"}, {"row": 2, "pot": 2, "winner": "Ben"},
+                         {"row": 3, "pot": 2, "winner": "tie"}]}
+    assert pot_stakers(result, {"dealer": Fraction(2)}, Fraction(2)) == {"Aki": 1, "Ben": 1}
+
+
 def test_a_pot_of_unknown_stakers_or_of_another_shape_is_the_dealers_to_hand_back():
     second = atosaki_tie([("a", "saki", 10), ("c", "ato", 10)], carry=200)
     # the pot carried in named when the session started: nobody known put it in

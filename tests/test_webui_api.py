@@ -1228,6 +1228,8 @@ def test_otoroku_seats_must_be_the_players_names(app):
     d = Dealer(app)
     r = d.post("/api/session", {"game": "otoroku", "players": [{"name": "A"}, {"name": "B"}], "seats": [["A"], "B"]})
     assert r.status_code == 400 and "seats must list the players" in r.get_json()["error"]
+    r = d.post("/api/session", {"game": "otoroku", "players": [{"name": "A"}, {"name": "B"}], "seats": ["B"]})
+    assert r.status_code == 400 and r.get_json()["error"] == "'A' has no seat: seats must list the players, each once, in turn order"
 
 
 def test_a_name_typed_with_its_accents_apart_is_a_name_kept_as_typed(app):
@@ -1701,6 +1703,49 @@ def test_a_pot_whose_session_was_lost_is_the_books_own_named_again_or_kept_witho
     assert ledger.round_count() == rounds and sum(ledger.balances().values()) == -200  # booked once
     assert d.post("/api/session", dict(SESSION, game="hankan", house={}, drop_carry=True)).status_code == 200
     assert ledger.balances() == {"Aki": 0, "Ben": 0, "dealer": 0}
+
+
+def lost_pot(live, ledger_path):
+    """A tied round's pot of 200 on the books whose session is then damaged: the page after a restart."""
+    d = Dealer(create_app({"LIVE": live, "LEDGER": str(ledger_path), "PIN": PIN, "TESTING": True}))
+    tied_again(d, live)
+    d.post("/api/round/deck-exhausted", {"exhausted": True})
+    d.post("/api/confirm", {"pending": d.post("/api/settle").get_json()["id"]})
+    Ledger(ledger_path).set_meta("session", "{damaged")
+    return Dealer(create_app({"LIVE": live, "LEDGER": str(ledger_path), "PIN": PIN, "TESTING": True}))
+
+
+def test_a_lost_pot_goes_on_with_a_session_of_its_game_or_is_given_up_on_the_dealers_word(live, ledger_path):
+    # started without it (the Settings page names no pot), the pot was lost for good, and named a
+    # round later it was booked again
+    d = lost_pot(live, ledger_path)
+    ledger = Ledger(ledger_path)
+    r = d.post("/api/session", dict(SESSION, game="hankan", house={}))
+    assert r.status_code == 400 and "giving the pot up (drop_carry)" in r.get_json()["error"]
+    assert d.post("/api/session", REDRAW_SESSION).status_code == 200  # its own game: it goes on with it
+    assert d.get("/api/state").get_json()["session"]["carry"] == 200
+    assert sum(ledger.balances().values()) == -200
+    d = lost_pot(live, ledger_path)
+    assert d.post("/api/session", dict(SESSION, game="hankan", house={}, drop_carry=True)).status_code == 200
+    assert ledger.rounds()[0].round == {"game": "batta-maki", "pot": "given up"}
+    assert sum(ledger.balances().values()) == 0 and d.get("/api/state").get_json()["session"]["carry"] == 0
+
+
+def test_a_round_that_cannot_be_read_does_not_hold_up_a_carried_pot(app, live, ledger_path):
+    # the pot's stakers kept with the session were read from the books as well, and one damaged
+    # round of long before made every confirm, save and give-up fail
+    import sqlite3
+    ledger = Ledger(ledger_path)
+    ledger.record_round(round_={"game": "batta-maki"}, result={"net": {"Aki": 1, "dealer": -1}, "winner": "saki"},
+                        rule_version="x")
+    with sqlite3.connect(ledger_path) as db:
+        db.execute("UPDATE rounds SET result_json = '{oops'")
+    d = Dealer(app)
+    tied_again(d, live)
+    d.post("/api/round/deck-exhausted", {"exhausted": True})
+    assert d.post("/api/confirm", {"pending": d.post("/api/settle").get_json()["id"]}).status_code == 200
+    assert d.post("/api/session", dict(REDRAW_SESSION, players=REDRAW_SESSION["players"] + [{"name": "Cho"}])).status_code == 200
+    assert d.post("/api/session", dict(SESSION, game="hankan", house={}, drop_carry=True)).status_code == 200
 
 
 def test_a_pot_named_for_a_new_session_is_booked_as_the_dealers_and_won_the_books_add_up(app, live, ledger_path):

@@ -186,6 +186,10 @@ class DealerService:
                 before = page[-1].id
         return stakers_on_the_books(results())
 
+    def _newest_game(self) -> str | None:
+        newest = self.ledger.rounds(limit=1)
+        return newest[0].game if newest else None
+
     def _require_session(self) -> dict:
         if not self.session:
             raise InputError("no session yet: choose the game and the players first (Settings)")
@@ -262,6 +266,9 @@ class DealerService:
             if strangers:
                 raise InputError(f"seat {strangers[0]!r} is no player of the session: seats must list the "
                                  f"players, each once, in turn order")
+            unseated = [x for x in names if x not in seats]
+            if unseated:  # (a player with no seat was listed first by the page, and seated first by its save)
+                raise InputError(f"{unseated[0]!r} has no seat: seats must list the players, each once, in turn order")
             session["seats"] = seats
             session["share"] = self._amount(data.get("share", 1), "the share")
         if game.name == "kabu-tsukuri":
@@ -292,7 +299,7 @@ class DealerService:
                     check_ante_can_carry(_exact(session["ante"]), len(names), _pot(session))
                 except RoundError as exc:
                     raise InputError(str(exc)) from None
-            bookings = _pot_bookings(self.session, session, data, self._stakers_on_the_books)
+            bookings = _pot_bookings(self.session, session, data, self._stakers_on_the_books, self._newest_game)
             self.session = session
             self._save(bookings)  # (refused, the session before is back, and the table was never told)
             self.trick_watch = None
@@ -1217,10 +1224,13 @@ def _stakers(s: Mapping[str, Any], on_books: Callable[[], dict] | None = None) -
     pot = _pot(s)
     if not pot:
         return {}
-    for shares in (s.get("carry_from"), on_books() if on_books else None):
+    # (the books read only where the session's own fail: one round that cannot be read blocked every
+    # confirm while a pot was carried)
+    for source in (lambda: s.get("carry_from"), on_books):
         try:
+            shares = source() if source else None
             shares = {str(p): Fraction(a) for p, a in shares.items()} if isinstance(shares, Mapping) else {}
-        except (TypeError, ValueError, ZeroDivisionError):
+        except (TypeError, ValueError, ZeroDivisionError, LedgerError):
             shares = {}
         if shares and sum(shares.values()) == pot and min(shares.values()) > 0:
             return shares
@@ -1232,29 +1242,48 @@ def _stakers_json(stakers: Mapping[str, Fraction]) -> dict[str, str]:
 
 
 def _pot_bookings(old: Mapping[str, Any] | None, new: dict, data: Mapping[str, Any],
-                  on_books: Callable[[], dict]) -> list:
+                  on_books: Callable[[], dict], books_game: Callable[[], str | None]) -> list:
     """What a new session books of a carried pot (``(round, result, rule_version)`` each, recorded
     with it): the pot of the old session given up (``drop_carry``) returned to those who put it in
     (it was taken off the books with nobody's name on it, and the balances no longer added up), and
     a pot named for the new one, put on the table by the dealer (paid out by the round that takes it,
-    it came from nowhere on the books). A pot played on in the same game books nothing, and so does
-    a pot named that the books hold already (its session set aside as damaged: booked again, its
-    chips were counted twice); one named otherwise while the books hold one is refused."""
+    it came from nowhere on the books). A pot played on in the same game books nothing.
+
+    A pot the books hold that no session does (its session set aside as damaged; ``on_books()``,
+    of the game ``books_game()``) is on the table still: named, it is that pot (booked again, its
+    chips were counted twice), and another named is refused; not named, a session of its game goes
+    on with it, and another game gives it up only on the dealer's word (``drop_carry``), returned to
+    its stakers (started without it, the pot was lost for good)."""
     bookings = []
-    given_up = bool(old and old.get("carry") and data.get("drop_carry"))
-    if given_up:
-        bookings.append(_pot_booking(old["game"], GIVEN_UP, _stakers(old, on_books), _pot(old), Fraction(0)))
+    if old and old.get("carry"):
+        if data.get("drop_carry"):
+            bookings.append(_pot_booking(old["game"], GIVEN_UP, _stakers(old, on_books), _pot(old), Fraction(0)))
+        held = {}
+    else:
+        try:
+            held = on_books()
+        except LedgerError:  # (a round that cannot be read: no pot known)
+            held = {}
+    if held:
+        pot, game = sum(held.values()), books_game()
+        named = new.get("carry")
+        said = to_json_amount(pot)
+        if named is not None and not (_exact(named) == pot or named == said):
+            raise InputError(f"the books hold a pot of {said} carried over from a tie whose session was lost: "
+                             f"name that pot (carry {said}), to play for it or give it up")
+        if named is None and data.get("drop_carry"):
+            bookings.append(_pot_booking(game or new["game"], GIVEN_UP, held, pot, Fraction(0)))
+            return bookings
+        if named is None and new["game"] != game:
+            raise InputError(f"the pot of {said} carried over from the last tie is still to be played for in {game}: "
+                             f"play a round of it first, or start {new['game']} giving the pot up (drop_carry)")
+        new["carry"], new["carry_exact"] = said, (str(pot) if Fraction(str(said)) != pot else None)
+        new["carry_from"] = _stakers_json(held)
+        return bookings
     if new.get("carry") and new.get("carry_from") is None:
         pot = _pot(new)
-        held = {} if given_up or (old and old.get("carry")) else on_books()
-        if held and sum(held.values()) == pot:
-            new["carry_from"] = _stakers_json(held)
-        elif held:
-            raise InputError(f"the books hold a pot of {to_json_amount(sum(held.values()))} carried over from a tie "
-                             f"whose session was lost: name that pot (carry), to play for it or give it up")
-        else:
-            new["carry_from"] = _stakers_json({DEALER: pot})
-            bookings.append(_pot_booking(new["game"], NAMED, {DEALER: -pot}, Fraction(0), pot))
+        new["carry_from"] = _stakers_json({DEALER: pot})
+        bookings.append(_pot_booking(new["game"], NAMED, {DEALER: -pot}, Fraction(0), pot))
     return bookings
 
 
