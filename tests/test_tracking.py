@@ -526,3 +526,35 @@ def test_a_card_that_comes_back_is_told_by_its_corners_smoothed_not_one_reading(
             back = tracker.update([jittered()])
         refused += back[0].track_id != old
     assert refused == 0
+
+
+@pytest.mark.parametrize("misread", [1, 3])
+def test_a_knock_whose_blurred_frame_misreads_faces_still_keeps_every_card_its_id(misread):
+    # told by faces alone, a knock whose frame misread a card was refused: each track took its
+    # neighbour's card, and kept it once the picture was sharp again
+    faces = ["pine-crane", "maple-deer", "iris-chaff", "cherry-curtain"]
+    tracker = CardTracker()
+    ids = {c.face: c.track_id for c in seen_for(tracker, [det(f, x=100 + 72 * k) for k, f in enumerate(faces)], 5)}
+    blurred = [det("plum-chaff-1" if k < misread else f, x=160 + 72 * k) for k, f in enumerate(faces)]
+    tracker.update(blurred)
+    cards = seen_for(tracker, [det(f, x=160 + 72 * k) for k, f in enumerate(faces)], 6)
+    assert {c.quad[0][0]: c.track_id for c in cards} == {160 + 72 * k: ids[f] for k, f in enumerate(faces)}
+
+
+def test_a_face_down_card_hidden_at_one_end_as_one_is_laid_at_the_other_keeps_the_ids():
+    tracker = CardTracker()
+    before = seen_for(tracker, [det("back", x=100 + 72 * k) for k in range(3)], 5)
+    ids = {c.quad[0][0]: c.track_id for c in before}
+    cards = seen_for(tracker, [det("back", x=174), det("back", x=244), det("back", x=316)], 4)  # (2 px of jitter)
+    assert {round(c.quad[0][0] / 72): c.track_id for c in cards if c.quad[0][0] < 300} == \
+        {round(x / 72): ids[x] for x in (172, 244)}
+
+
+def test_a_card_slid_then_hidden_comes_back_as_itself():
+    # its readings of before the slide were averaged with those after: the card coming back where it
+    # lay after the slide was taken for another
+    tracker = CardTracker()
+    old = seen_for(tracker, [det("maple-deer", x=100)], 5)[0].track_id
+    assert seen_for(tracker, [det("maple-deer", x=120)], 2)[0].track_id == old  # slid 20 px
+    seen_for(tracker, [], 3)
+    assert seen_for(tracker, [det("maple-deer", x=120)], 3)[0].track_id == old

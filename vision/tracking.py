@@ -144,18 +144,25 @@ class CardTracker:
         two, more than staying put does, and, where staying put also leaves tracks on cards, brings
         them closer (a knocked row lies exactly where the move puts it, while the cards that did not
         move lie exactly where they were: one card hidden and another laid beside a row is no knock,
-        though the row moved by one card fits all but one, each a little off its neighbour). A track
-        is brought onto a detection only where it reads the face the track shows (a knock moves the
-        cards, not their faces; a back or a face not shown yet fits any): moved one card along, a row
-        fitted the move with every card on its neighbour's face."""
-        if len(self._tracks) < 2 or len(detections) < 2:
+        though the row moved by one card fits all but one, each a little off its neighbour). The
+        tracks a move brings onto cards must read there the faces they show (a back or a face not
+        known fits any) at least as often as those staying put leaves on cards do, and one at least: a
+        knock moves the cards with their faces (a blurred frame misreading some), while a row moved
+        one card along fitted the move with every card on its neighbour's face. Only the cards on the
+        table are
+        weighed: a card still entering (a card of the knocked picture read once, a card half under
+        the dealer's hand) lay where it was, and made staying put look as good as the true move.
+        A move that fits more than twice as many as staying put (and two more) needs fit no tighter."""
+        weighed = [t for t in self._tracks if t.confirmed]
+        if len(weighed) < 2 or len(detections) < 2:
             return None
-        tracks = np.array([t.centre() for t in self._tracks])
-        sizes = np.array([_size(t.quad) for t in self._tracks])
+        left = {id(self._tracks[i]) for i in unmatched}
+        tracks = np.array([t.centre() for t in weighed])
+        sizes = np.array([_size(t.quad) for t in weighed])
         dets = np.array([_centre(d.quad) for d in detections])
         moves = dets[None, :, :] - tracks[:, None, :]            # track x detection x 2
         reach = np.full(len(tracks), self.match_distance)
-        reach[list(unmatched)] = max(self.match_distance, KNOCK_REACH)
+        reach[[k for k, t in enumerate(weighed) if id(t) in left]] = max(self.match_distance, KNOCK_REACH)
         within = np.hypot(moves[..., 0], moves[..., 1]) <= (reach * sizes)[:, None]
         candidates = np.unique(np.round(moves[within], 1), axis=0)
         if len(candidates) == 0:
@@ -166,25 +173,28 @@ class CardTracker:
         gaps = dets[None, None, :, :] - (tracks[None, :, None, :] + moves[:, None, None, :])
         dist = np.hypot(gaps[..., 0], gaps[..., 1])
         off = dist.min(axis=2) / sizes[None, :]
-        codes = {face: k for k, face in enumerate({t.face for t in self._tracks} | {d.face for d in detections})}
-        shown = np.array([-1 if t.face in (None, "back") else codes[t.face] for t in self._tracks])
-        read = np.array([-2 if d.face == "back" else codes[d.face] for d in detections])
+        codes = {face: k for k, face in enumerate({t.face for t in weighed} | {d.face for d in detections})}
+        shown = np.array([-1 if t.face in (None, "back", "none") else codes[t.face] for t in weighed])
+        read = np.array([-2 if d.face in (None, "back", "none") else codes[d.face] for d in detections])
         seen = read[dist.argmin(axis=2)]                           # move x track: the face read there
         same_face = (shown[None, :] == -1) | (seen == -2) | (seen == shown[None, :])
-        near = (off <= 0.15) & same_face
+        near = off <= 0.15
         counts = near.sum(axis=1)
+        agreeing = (near & same_face).sum(axis=1)
         misfit = (off * near).sum(axis=1) / np.maximum(counts, 1)  # how far off the tracks it fits lie
         # of the moves that fit as many, the shortest: a move of a whole row's gap further fits as
         # many once cards have left the ends of the rows
         length = np.hypot(moves[:, 0], moves[:, 1])
         best = int(np.lexsort((length[1:], -counts[1:]))[0]) + 1
-        if counts[best] < 2 or counts[best] <= counts[0]:
+        if counts[best] < 2 or counts[best] <= counts[0] or agreeing[best] == 0 \
+                or agreeing[best] * counts[0] < agreeing[0] * counts[best]:
             return None
         # (not even where both fit exactly: a card taken from one end of a row and one laid at the
         # other fit a move of one card along as well as staying put does. Where the move fits only
         # one card more, as then, it must fit three times as tightly: the corners' jitter made it fit
         # twice as tightly now and then, and each card took its neighbour's id)
-        if counts[0] and misfit[best] * (3 if counts[best] == counts[0] + 1 else 2) >= misfit[0]:
+        if counts[0] and counts[best] <= 2 * counts[0] + 1 \
+                and misfit[best] * (3 if counts[best] == counts[0] + 1 else 2) >= misfit[0]:
             return None
         return float(moves[best][0]), float(moves[best][1])
 
@@ -270,6 +280,9 @@ class CardTracker:
         entered = []
         for di, ti in track_of.items():
             det, track = detections[di], self._tracks[ti]
+            if track.quads and _corner_offset(det.quad, track.quads[-1]) > 2 * self.return_distance:
+                # (moved: slid, or the camera knocked: its readings of before are of another place)
+                track.quads.clear()
             track.quad = det.quad
             track.quads.append(det.quad)
             track.misses = 0
