@@ -234,6 +234,8 @@ class DemoTable:
         col_w = (max_cards * 1.2 + 2.4) * card_w
         x0 = (w - n_cols * col_w) / 2.0
         y0 = (h - (n_rows * 1.3 + dealer_gap) * card_h) / 2.0
+        if dealer_gap:  # (a card at the top edge of the picture, far from the camera, was missed now and then)
+            y0 += 0.3 * card_h
         slots: dict[str, list[_Slot]] = {}
         for zone in zones:
             ci, ri = placement[zone.name]
