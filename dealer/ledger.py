@@ -427,7 +427,9 @@ class Ledger:
         try:
             round_, result, cards = json.loads(r[4]), json.loads(r[5]), json.loads(r[6])
         except (TypeError, ValueError) as exc:
-            raise LedgerError(f"the ledger {self.path} is damaged: round {r[0]} cannot be read ({exc})") from None
+            # (marked, as a round of another shape is: one such round made every list of rounds fail,
+            # the history, and the look for the pot the books hold)
+            return RoundRecord(r[0], r[1], r[2], r[3], {}, {}, [], bool(r[7]), f"cannot be read ({exc})")
         # (a round, a result or cards of another shape failed later, in the history page or the
         # export, as an internal error: it is marked, said on the history, refused by the export)
         shapes = (("round", round_, dict), ("result", result, dict), ("cards", cards, list),

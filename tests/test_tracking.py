@@ -558,3 +558,19 @@ def test_a_card_slid_then_hidden_comes_back_as_itself():
     assert seen_for(tracker, [det("maple-deer", x=120)], 2)[0].track_id == old  # slid 20 px
     seen_for(tracker, [], 3)
     assert seen_for(tracker, [det("maple-deer", x=120)], 3)[0].track_id == old
+
+
+def test_a_knock_of_about_a_cards_pitch_keeps_every_id():
+    # each card then lies near its neighbour's place: counted as staying put whatever those cards
+    # read, the places refused the knock, and every card took its neighbour's id
+    import random
+    faces = ["pine-crane", "maple-deer", "iris-chaff", "cherry-curtain", "plum-warbler", "susuki-moon"]
+    rnd = random.Random(7)
+    jitter = lambda: rnd.uniform(-2, 2)
+    for _ in range(20):
+        tracker = CardTracker()
+        ids = {c.face: c.track_id for c in seen_for(tracker, [det(f, x=100 + 72 * k + jitter())
+                                                              for k, f in enumerate(faces)], 5)}
+        for _ in range(5):
+            cards = tracker.update([det(f, x=170 + 72 * k + jitter()) for k, f in enumerate(faces)])
+        assert {c.face: c.track_id for c in cards} == ids

@@ -1695,7 +1695,8 @@ def test_a_pot_whose_session_was_lost_is_the_books_own_named_again_or_kept_witho
     ledger.set_meta("session", "{damaged")
     d = Dealer(create_app({"LIVE": live, "LEDGER": str(ledger_path), "PIN": PIN, "TESTING": True}))
     said = " ".join(d.get("/api/state").get_json()["problems"])
-    assert "the books hold a pot of 200 carried over from its last tie: name it for the new session" in said
+    assert "the books hold a pot of 200 carried over from its last tie in batta-maki: a new session of " \
+           "batta-maki goes on with it, another game gives it up to those who put it in" in said
     r = d.post("/api/session", dict(REDRAW_SESSION, carry=150))
     assert r.status_code == 400 and "the books hold a pot of 200" in r.get_json()["error"]
     rounds = ledger.round_count()
@@ -1729,6 +1730,58 @@ def test_a_lost_pot_goes_on_with_a_session_of_its_game_or_is_given_up_on_the_dea
     assert d.post("/api/session", dict(SESSION, game="hankan", house={}, drop_carry=True)).status_code == 200
     assert ledger.rounds()[0].round == {"game": "batta-maki", "pot": "given up"}
     assert sum(ledger.balances().values()) == 0 and d.get("/api/state").get_json()["session"]["carry"] == 0
+
+
+def test_a_lost_pot_keeps_the_rules_of_a_pot_at_stake(live, ledger_path):
+    # taken on by another game when named, kept when named with drop_carry, and a Kabu-Tsukuri ante
+    # it could not carry accepted
+    d = lost_pot(live, ledger_path)
+    r = d.post("/api/session", dict(SESSION, game="atosaki", house={}, carry=200))
+    assert r.status_code == 400 and "still to be played for in batta-maki" in r.get_json()["error"]
+    assert d.post("/api/session", dict(REDRAW_SESSION, carry=200, drop_carry=True)).status_code == 200
+    assert Ledger(ledger_path).rounds()[1].round == {"game": "batta-maki", "pot": "given up"}
+    assert Ledger(ledger_path).rounds()[0].round == {"game": "batta-maki", "pot": "named"}  # a new pot, the dealer's
+    assert sum(Ledger(ledger_path).balances().values()) == -200
+
+
+def test_a_pot_another_server_tied_is_said_as_a_change_meanwhile_not_as_a_lost_pot(live, ledger_path):
+    # the second server's session showed no pot: its save was taken for one whose session was lost,
+    # and the page asked the dealer to give up a pot it had never shown
+    a = Dealer(create_app({"LIVE": live, "LEDGER": str(ledger_path), "PIN": PIN, "TESTING": True}))
+    b_app = create_app({"LIVE": live, "LEDGER": str(ledger_path), "PIN": PIN, "TESTING": True})
+    tied_again(a, live)
+    b = Dealer(b_app)
+    a.post("/api/round/deck-exhausted", {"exhausted": True})
+    a.post("/api/confirm", {"pending": a.post("/api/settle").get_json()["id"]})
+    r = b.post("/api/session", dict(SESSION, game="hankan", house={}))
+    assert r.status_code == 400 and "changed meanwhile" in r.get_json()["error"]
+    assert b_app.extensions["hanadealer"]["service"].session["carry"] == 200
+
+
+def test_an_older_round_that_cannot_be_read_hides_no_lost_pot(live, ledger_path):
+    import sqlite3
+    ledger = Ledger(ledger_path)
+    ledger.record_round(round_={"game": "batta-maki"}, result={"net": {"Aki": 1, "dealer": -1}, "winner": "saki"},
+                        rule_version="x")
+    with sqlite3.connect(ledger_path) as db:
+        db.execute("UPDATE rounds SET result_json = '{oops'")
+    d = lost_pot(live, ledger_path)
+    assert any("the books hold a pot of 200" in p for p in d.get("/api/state").get_json()["problems"])
+    r = d.post("/api/session", dict(SESSION, game="otoroku", seats=["Aki", "Ben"]))
+    assert r.status_code == 400 and "giving the pot up" in r.get_json()["error"]
+
+
+def test_the_server_starts_beside_a_lost_pot_of_another_game(live, ledger_path):
+    # `hanadealer serve --game otoroku` beside a lost Batta Maki pot: its first session was refused
+    # and the server did not start
+    from vision.demo_table import DemoTable, DemoTruthDetector
+    from webui.cli import build_live_app
+    lost_pot(live, ledger_path)
+    table = DemoTable(game="otoroku", size=(480, 270), realtime=False)
+    _, app = build_live_app(table, DemoTruthDetector(table), "otoroku", ["Aki", "Ben"], ledger_path.parent)
+    service = app.extensions["hanadealer"]["service"]
+    assert service.session is None
+    assert "no session was started for otoroku: the pot of 200 carried over" in service.layout_note
 
 
 def test_a_round_that_cannot_be_read_does_not_hold_up_a_carried_pot(app, live, ledger_path):

@@ -144,15 +144,15 @@ class CardTracker:
         two, more than staying put does, and, where staying put also leaves tracks on cards, brings
         them closer (a knocked row lies exactly where the move puts it, while the cards that did not
         move lie exactly where they were: one card hidden and another laid beside a row is no knock,
-        though the row moved by one card fits all but one, each a little off its neighbour). The
-        tracks a move brings onto cards must read there the faces they show (a back or a face not
-        known fits any) at least as often as those staying put leaves on cards do, and one at least: a
-        knock moves the cards with their faces (a blurred frame misreading some), while a row moved
-        one card along fitted the move with every card on its neighbour's face. Only the cards on the
-        table are
+        though the row moved by one card fits all but one, each a little off its neighbour). A track
+        is counted as brought onto a card, by a move or by staying put, only where the card reads
+        the face it shows (a back or a face not known fits any): a knock moves the cards with their
+        faces, while a row moved one card along fitted the move with every card on its neighbour's
+        face, and a knock of about a card's pitch left each card on its neighbour's place, of
+        another face; where no card reads its track's face (a blurred frame misreading all), the
+        places alone are weighed. Only the cards on the table are
         weighed: a card still entering (a card of the knocked picture read once, a card half under
-        the dealer's hand) lay where it was, and made staying put look as good as the true move.
-        A move that fits more than twice as many as staying put (and two more) needs fit no tighter."""
+        the dealer's hand) lay where it was, and made staying put look as good as the true move."""
         weighed = [t for t in self._tracks if t.confirmed]
         if len(weighed) < 2 or len(detections) < 2:
             return None
@@ -178,23 +178,28 @@ class CardTracker:
         read = np.array([-2 if d.face in (None, "back", "none") else codes[d.face] for d in detections])
         seen = read[dist.argmin(axis=2)]                           # move x track: the face read there
         same_face = (shown[None, :] == -1) | (seen == -2) | (seen == shown[None, :])
-        near = off <= 0.15
+        placed = off <= 0.15
+        near = placed & same_face
+        if not near.any():
+            # the faces say nothing (a knock frame so blurred every card is misread there, as where
+            # they stood): weighed by where the cards lie alone
+            near = placed
         counts = near.sum(axis=1)
-        agreeing = (near & same_face).sum(axis=1)
         misfit = (off * near).sum(axis=1) / np.maximum(counts, 1)  # how far off the tracks it fits lie
-        # of the moves that fit as many, the shortest: a move of a whole row's gap further fits as
-        # many once cards have left the ends of the rows
+        # of the moves that fit as many, the one that places most cards, then the shortest: a move of
+        # a whole row's gap further fits as many once cards have left the ends of the rows
         length = np.hypot(moves[:, 0], moves[:, 1])
-        best = int(np.lexsort((length[1:], -counts[1:]))[0]) + 1
-        if counts[best] < 2 or counts[best] <= counts[0] or agreeing[best] == 0 \
-                or agreeing[best] * counts[0] < agreeing[0] * counts[best]:
+        placing = placed.sum(axis=1)
+        best = int(np.lexsort((length[1:], -placing[1:], -counts[1:]))[0]) + 1
+        # (a blurred knock frame reads few cards right: two cards placed, one read right, is a knock
+        # where staying put reads none right)
+        if placing[best] < 2 or counts[best] < 1 or counts[best] <= counts[0]:
             return None
         # (not even where both fit exactly: a card taken from one end of a row and one laid at the
         # other fit a move of one card along as well as staying put does. Where the move fits only
         # one card more, as then, it must fit three times as tightly: the corners' jitter made it fit
         # twice as tightly now and then, and each card took its neighbour's id)
-        if counts[0] and counts[best] <= 2 * counts[0] + 1 \
-                and misfit[best] * (3 if counts[best] == counts[0] + 1 else 2) >= misfit[0]:
+        if counts[0] and misfit[best] * (3 if counts[best] == counts[0] + 1 else 2) >= misfit[0]:
             return None
         return float(moves[best][0]), float(moves[best][1])
 
@@ -334,7 +339,7 @@ class CardTracker:
         Another face there is another card, and so is a card laid in its place by a hand, which
         lies a few millimetres or degrees off (a whole card's gate, 0.15, gave the correction of a
         card picked up to the card of its misread face laid in the same spot)."""
-        near = [(_corner_offset(_smoothed(track.quads), _smoothed(gone.quads)), k)
+        near = [(_corner_offset(_smoothed(track.quads, self.return_distance), _smoothed(gone.quads, self.return_distance)), k)
                 for k, (_, gone) in enumerate(self._gone) if gone.face == track.face]
         near = [(d, k) for d, k in near if d <= self.return_distance]
         if near:
@@ -342,10 +347,12 @@ class CardTracker:
             track.track_id = gone.track_id
 
 
-def _smoothed(quads) -> tuple:
-    """The mean of a card's recent quads, each one's corners taken in the order of the latest's
+def _smoothed(quads, within: float = 0.06) -> tuple:
+    """The mean of a card's recent quads near the latest (within ``within`` of its diagonal: not
+    those of before a slide or a knock), each one's corners taken in the order of the latest's
     (nearest first): the corners of one reading jitter by about the gate a card's return is told by."""
     latest = quads[-1]
+    quads = [q for q in quads if _corner_offset(q, latest) <= within] or [latest]
     aligned = [[min(q, key=lambda p: math.hypot(p[0] - c[0], p[1] - c[1])) for c in latest] for q in quads]
     return tuple((sum(q[i][0] for q in aligned) / len(aligned), sum(q[i][1] for q in aligned) / len(aligned))
                  for i in range(len(latest)))

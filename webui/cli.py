@@ -133,7 +133,11 @@ def build_live_app(source, detector, game: str, players: list[str], data_dir: Pa
                       "PIN": pin})
     service = app.extensions["hanadealer"]["service"]
     if service.session is None:
-        service.start_session(first_session(game, players, getattr(source, "kakeya_dealers", None)))
+        from webui.service import InputError
+        try:
+            service.start_session(first_session(game, players, getattr(source, "kakeya_dealers", None)))
+        except InputError as exc:  # (a pot of another game left on the books: the dealer decides in Settings)
+            service.layout_note = "; ".join(filter(None, [service.layout_note, f"no session was started for {game}: {exc}"]))
     return live, app
 
 

@@ -143,8 +143,10 @@ class DealerService:
         except LedgerError:  # (a round that cannot be read: its pot is not known, and the start goes on)
             held = {}
         if held:  # (its pot is still on the books, and on the table: say how to go on with it)
+            game = self._newest_game()
             self.layout_note += (f"; the books hold a pot of {to_json_amount(sum(held.values()))} carried over from "
-                                 f"its last tie: name it for the new session (carry) to play for it or give it up")
+                                 f"its last tie in {game}: a new session of {game} goes on with it, another game "
+                                 f"gives it up to those who put it in (Settings asks first)")
         return None
 
     # --- helpers ---------------------------------------------------------------------------------
@@ -157,15 +159,7 @@ class DealerService:
             # each wrote its own over the other's, and a bet taken on one was gone from the books
             self.ledger.save_session(self.session, expected=self._recorded, bookings=bookings)
         except SessionChanged as exc:
-            self.session = self._stored_session()  # the one stored, shown as it is now
-            self._recorded = copy.deepcopy(self.session)
-            self._view_cache = None
-            self.trick_watch = None
-            if self.session:
-                self._apply_layout()  # (its game may be another now)
-            self.hub.bump()
-            raise InputError(f"{exc}: the page shows it as it is now; do it again if it is still to be "
-                             f"done") from None
+            self._show_changed_meanwhile(exc)
         except BaseException:
             self.session = copy.deepcopy(self._recorded)
             self.hub.bump()  # (the page was drawn from the change: draw it again)
@@ -189,6 +183,25 @@ class DealerService:
     def _newest_game(self) -> str | None:
         newest = self.ledger.rounds(limit=1)
         return newest[0].game if newest else None
+
+    def _show_changed_meanwhile(self, exc: SessionChanged) -> None:
+        """The session another page or server stored since this one read it, taken as the open one;
+        the change asked for is refused, said so."""
+        self.session = self._stored_session()  # the one stored, shown as it is now
+        self._recorded = copy.deepcopy(self.session)
+        self._view_cache = None
+        self.trick_watch = None
+        if self.session:
+            self._apply_layout()  # (its game may be another now)
+        self.hub.bump()
+        raise InputError(f"{exc}: the page shows it as it is now; do it again if it is still to be "
+                         f"done") from None
+
+    def _refuse_if_changed_meanwhile(self) -> None:
+        stored = self.ledger.get_meta("session")
+        if (stored or "null") != json.dumps(self._recorded, sort_keys=True):
+            self._show_changed_meanwhile(SessionChanged("the session was changed meanwhile by another page or "
+                                                        "server on this ledger"))
 
     def _require_session(self) -> dict:
         if not self.session:
@@ -294,12 +307,16 @@ class DealerService:
                                  "next dealer deals, or another page saved it): open Settings again to see it, "
                                  "then make the change")
             self._carry_on(self.session, session, data, self._stakers_on_the_books)
+            if not (self.session and self.session.get("carry")):
+                # (a pot on the books that this server's session does not show is another server's
+                # tie first: said as the change it is, not taken for a pot whose session was lost)
+                self._refuse_if_changed_meanwhile()
+            bookings = _pot_bookings(self.session, session, data, self._stakers_on_the_books, self._newest_game)
             if game.name == "kabu-tsukuri":  # (said now, not once the hand is dealt and shown)
                 try:
                     check_ante_can_carry(_exact(session["ante"]), len(names), _pot(session))
                 except RoundError as exc:
                     raise InputError(str(exc)) from None
-            bookings = _pot_bookings(self.session, session, data, self._stakers_on_the_books, self._newest_game)
             self.session = session
             self._save(bookings)  # (refused, the session before is back, and the table was never told)
             self.trick_watch = None
@@ -1265,21 +1282,22 @@ def _pot_bookings(old: Mapping[str, Any] | None, new: dict, data: Mapping[str, A
         except LedgerError:  # (a round that cannot be read: no pot known)
             held = {}
     if held:
-        pot, game = sum(held.values()), books_game()
-        named = new.get("carry")
+        pot, game = sum(held.values()), books_game() or new["game"]
         said = to_json_amount(pot)
-        if named is not None and not (_exact(named) == pot or named == said):
-            raise InputError(f"the books hold a pot of {said} carried over from a tie whose session was lost: "
-                             f"name that pot (carry {said}), to play for it or give it up")
-        if named is None and data.get("drop_carry"):
-            bookings.append(_pot_booking(game or new["game"], GIVEN_UP, held, pot, Fraction(0)))
+        if data.get("drop_carry"):  # given up: back to its stakers (and a pot named then is a new one)
+            bookings.append(_pot_booking(game, GIVEN_UP, held, pot, Fraction(0)))
+        else:
+            named = new.get("carry")
+            if new["game"] != game:
+                raise InputError(f"the pot of {said} carried over from the last tie is still to be played for in "
+                                 f"{game}: play a round of it first, or start {new['game']} giving the pot up "
+                                 f"(drop_carry)")
+            if named is not None and not (_exact(named) == pot or named == said):
+                raise InputError(f"the books hold a pot of {said} carried over from a tie whose session was lost: "
+                                 f"name that pot (carry {said}), to play for it, or give it up (drop_carry)")
+            new["carry"], new["carry_exact"] = said, (str(pot) if Fraction(str(said)) != pot else None)
+            new["carry_from"] = _stakers_json(held)
             return bookings
-        if named is None and new["game"] != game:
-            raise InputError(f"the pot of {said} carried over from the last tie is still to be played for in {game}: "
-                             f"play a round of it first, or start {new['game']} giving the pot up (drop_carry)")
-        new["carry"], new["carry_exact"] = said, (str(pot) if Fraction(str(said)) != pot else None)
-        new["carry_from"] = _stakers_json(held)
-        return bookings
     if new.get("carry") and new.get("carry_from") is None:
         pot = _pot(new)
         new["carry_from"] = _stakers_json({DEALER: pot})
