@@ -11,9 +11,9 @@ face up shows its face once it has been seen face up in ``enter_frames`` frames 
 expected change). A card whose vote is split (its face has less than ``split_share`` of the window)
 or whose smoothed confidence is low is reported ``uncertain``. A card that comes back exactly where a
 card left less than ``return_frames`` frames before (its corners, the mean of its last readings,
-within ``return_distance`` of the card's diagonal of the corners it had: unmoved, unturned), showing the same face, is that card again:
-it takes its track id back (a dealer's hand passing over a card hid it long enough to leave, and the
-dealer's correction of it, kept by its id, was lost).
+within ``return_distance`` of the card's diagonal of the corners it had: unmoved, unturned), showing
+the same face, is that card again: it takes its track id back (a dealer's hand passing over a card
+hid it long enough to leave, and the dealer's correction of it, kept by its id, was lost).
 """
 from __future__ import annotations
 
@@ -150,9 +150,9 @@ class CardTracker:
         faces, while a row moved one card along fitted the move with every card on its neighbour's
         face, and a knock of about a card's pitch left each card on its neighbour's place, of
         another face; where no card reads its track's face (a blurred frame misreading all), the
-        places alone are weighed. Only the cards on the table are
-        weighed: a card still entering (a card of the knocked picture read once, a card half under
-        the dealer's hand) lay where it was, and made staying put look as good as the true move."""
+        places alone are weighed. Only the cards on the table are weighed: a card still entering (a
+        card of the knocked picture read once, a card half under the dealer's hand) lay where it
+        was, and made staying put look as good as the true move."""
         weighed = [t for t in self._tracks if t.confirmed]
         if len(weighed) < 2 or len(detections) < 2:
             return None
@@ -285,9 +285,6 @@ class CardTracker:
         entered = []
         for di, ti in track_of.items():
             det, track = detections[di], self._tracks[ti]
-            if track.quads and _corner_offset(det.quad, track.quads[-1]) > 2 * self.return_distance:
-                # (moved: slid, or the camera knocked: its readings of before are of another place)
-                track.quads.clear()
             track.quad = det.quad
             track.quads.append(det.quad)
             track.misses = 0
