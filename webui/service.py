@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import base64
 import copy
+import hashlib
 import json
 import logging
 import re
@@ -1295,7 +1296,7 @@ def _pot_bookings(old: Mapping[str, Any] | None, new: dict, data: Mapping[str, A
             if named is not None and not (_exact(named) == pot or named == said):
                 raise InputError(f"the books hold a pot of {said} carried over from a tie whose session was lost: "
                                  f"name that pot (carry {said}), to play for it, or give it up (drop_carry)")
-            new["carry"], new["carry_exact"] = said, (str(pot) if Fraction(str(said)) != pot else None)
+            new["carry"], new["carry_exact"] = _carry_json(pot)
             new["carry_from"] = _stakers_json(held)
             return bookings
     if new.get("carry") and new.get("carry_from") is None:
@@ -1305,11 +1306,18 @@ def _pot_bookings(old: Mapping[str, Any] | None, new: dict, data: Mapping[str, A
     return bookings
 
 
+def _carry_json(pot: Fraction) -> tuple[int | float, str | None]:
+    """A pot as a session or a result keeps it: its JSON number, and exactly where that does not hold it."""
+    said = to_json_amount(pot)
+    return said, (str(pot) if Fraction(str(said)) != pot else None)
+
+
 def _pot_booking(game: str, what: str, amounts: Mapping[str, Fraction], carry_in: Fraction, carry: Fraction):
     result = {"net": {p: to_json_amount(a) for p, a in amounts.items()}, "winner": None,
-              "carry_in": to_json_amount(carry_in), "carry": to_json_amount(carry)}
-    if Fraction(str(to_json_amount(carry))) != carry:  # (as the rounds keep a pot a JSON number cannot hold)
-        result["carry_exact"] = str(carry)
+              "carry_in": to_json_amount(carry_in)}
+    result["carry"], exact_carry = _carry_json(carry)
+    if exact_carry is not None:  # (as the rounds keep a pot a JSON number cannot hold)
+        result["carry_exact"] = exact_carry
     exact = exact_amounts(amounts)
     if exact is not None:
         result["net_exact"] = exact
@@ -1388,7 +1396,6 @@ SETTINGS_FIELDS = ("game", "house", "players", "limits", "seats", "share", "ante
 
 def settings_key(session: Mapping[str, Any] | None) -> str:
     """A short digest of what the Settings page sets in ``session`` (nothing: no session)."""
-    import hashlib
     shown = {k: session.get(k) for k in SETTINGS_FIELDS} if session else None
     return hashlib.sha256(json.dumps(shown, sort_keys=True).encode()).hexdigest()[:16]
 GAME_SESSION_FIELDS = {"otoroku": ("seats", "share"), "kabu-tsukuri": ("ante", "dealer"), KAKEYA: ("trump", "dealers")}
