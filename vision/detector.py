@@ -25,7 +25,6 @@ import json
 import time
 from collections import Counter
 from dataclasses import dataclass, replace
-from functools import cache
 from pathlib import Path
 
 import cv2
@@ -37,7 +36,7 @@ from vision.geometry import CROP_HEIGHT, CROP_WIDTH, context_warp, nudged_quads,
 from vision.proposals import QuadProposer, combine_quads
 from vision.quads import (NEXT_CORNER, MapGeometry, QuadFinder, extensions_by_quad, is_squat,
                           order_clockwise_portrait, pieces_by_quad, split_candidates)
-from vision.types import Detection, decks_in_play, quad_from_array
+from vision.types import Detection, copies_of_face, decks_in_play, quad_from_array
 from vision.zoom import ZOOM_INPUT, ZoomWindow, inside_window, zoom_windows
 
 MODELS_DIR = Path(__file__).resolve().parent.parent / "models"
@@ -812,19 +811,6 @@ def _back_strips_in_doubt(detections: list[Detection], longest: float = BACK_STR
     return out
 
 
-def _copies_of_face(face: str, decks: int) -> int:
-    """How many cards of ``face`` the decks in play hold (a back or no card: no limit)."""
-    if face in (BACK, NONE):
-        return 1 << 30
-    return decks * _cards_of_face_in_a_deck(face)
-
-
-@cache
-def _cards_of_face_in_a_deck(face: str) -> int:
-    # (asked for every detection of every frame: the deck's 48 cards are looked through once a face)
-    return len(cards_of_face(face))
-
-
 def _one_card_read_twice(detections: list[Detection], decks: int = 1,
                          overlap: float = READ_TWICE_OVERLAP) -> list[Detection]:
     """Where two detections name a face the decks hold only one card of and their quads overlap
@@ -833,7 +819,7 @@ def _one_card_read_twice(detections: list[Detection], decks: int = 1,
     overlap, as two cards of a face with several cards (the chaff) may lie one partly on the other."""
     # (only a face read more than once can be read twice)
     twice = {face for face, n in Counter(d.face for d in detections).items() if n > 1}
-    single = [i for i, d in enumerate(detections) if d.face in twice and _copies_of_face(d.face, decks) == 1]
+    single = [i for i, d in enumerate(detections) if d.face in twice and copies_of_face(d.face, decks) == 1]
     if len(single) < 2:
         return detections
     from vision.evaluate import quad_overlap
@@ -860,7 +846,7 @@ def _faces_seen_too_often(detections: list[Detection], decks: int = 1) -> list[D
     validation scenes of seed 777 (778) 14 (18) right answers fewer in doubt, nothing else
     changed)."""
     counts = Counter(d.face for d in detections if not d.uncertain)
-    too_often = {face for face, n in counts.items() if n > _copies_of_face(face, decks)}
+    too_often = {face for face, n in counts.items() if n > copies_of_face(face, decks)}
     if not too_often:
         return detections
     return [replace(d, uncertain=True) if d.face in too_often else d for d in detections]

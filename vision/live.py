@@ -44,7 +44,6 @@ from __future__ import annotations
 
 import copy
 import logging
-import math
 import threading
 import time
 from collections import Counter
@@ -54,11 +53,10 @@ from typing import Callable, Iterable, Mapping
 import cv2
 import numpy as np
 
-from dealer.cards import UnknownCardError, cards_of_face
 from dealer.games import ZoneSpec
 from vision.camera import FrameGrabber, FrameSource, RotatedSource
 from vision.tracking import CardTracker
-from vision.types import Detector, TableCard, TableState, decks_in_play
+from vision.types import Detector, TableCard, TableState, copies_of_face, decks_in_play
 from vision.zones import TableZone, ZoneAssigner
 
 log = logging.getLogger(__name__)
@@ -220,19 +218,8 @@ def _held_too_often(cards: list[TableCard], kind: str, decks: int) -> list[Table
     sight, both green on the page; the detector flags a face read too often only within a frame),
     and which is wrong only the dealer can say. Backs and faces of no deck known have no limit."""
     counts = Counter(c.face for c in cards if not c.uncertain and c.face is not None)
-    too_often = {face for face, n in counts.items() if n > _copies_in_play(face, kind, decks)}
+    too_often = {face for face, n in counts.items() if n > copies_of_face(face, decks, kind)}
     return [replace(c, uncertain=True) if c.face in too_often else c for c in cards] if too_often else cards
-
-
-def _copies_in_play(face: str, kind: str, decks: int) -> float:
-    if face.startswith("back") or face == "none":
-        return math.inf
-    if kind == "western":  # (a western card's face is its id: one of each a deck)
-        return decks
-    try:
-        return decks * len(cards_of_face(face))
-    except UnknownCardError:
-        return math.inf
 
 
 class LiveTable:

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import cache
 from typing import Protocol
 
 import numpy as np
@@ -68,3 +69,24 @@ class TableState:
     zones: dict[str, tuple[TableCard, ...]] = field(default_factory=dict)
     unassigned: tuple[TableCard, ...] = ()
     frame_index: int = 0
+
+
+def copies_of_face(face: str, decks: int = 1, kind: str = "hanafuda") -> float:
+    """How many cards showing ``face`` the decks in play hold: a hanafuda face's cards (a month's
+    chaff share one) or one western card a deck; a back, no card or a face of no deck known has no
+    limit. The detector's check of one frame and the live table's of the cards on it ask it alike."""
+    if face.startswith("back") or face == "none":
+        return float("inf")
+    if kind == "western":  # (a western card's face is its id)
+        return decks
+    return decks * _hanafuda_cards_showing(face)
+
+
+@cache
+def _hanafuda_cards_showing(face: str) -> float:
+    # (asked for every face of every frame: the deck's 48 cards are looked through once a face)
+    from dealer.cards import UnknownCardError, cards_of_face
+    try:
+        return len(cards_of_face(face))
+    except UnknownCardError:
+        return float("inf")
