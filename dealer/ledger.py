@@ -415,6 +415,17 @@ class Ledger:
             rows = db.execute("SELECT round_id, player, amount FROM entries ORDER BY rowid").fetchall()
         return [(rid, player, self._booked(amount, rid)) for rid, player, amount in rows]
 
+    @_said_as_ledger_error("read")
+    def booked(self, round_id: int) -> dict[str, Fraction]:
+        """Each amount booked by one round, by player (the books' own, apart from its record)."""
+        with closing(self._connect()) as db:
+            rows = db.execute("SELECT player, amount FROM entries WHERE round_id = ? ORDER BY rowid",
+                              (int(round_id),)).fetchall()
+        out: dict[str, Fraction] = {}
+        for player, amount in rows:
+            out[player] = out.get(player, Fraction(0)) + self._booked(amount, round_id)
+        return out
+
     def _booked(self, amount: Any, round_id: Any) -> Fraction:
         """An amount as the ledger stores it; one that is not (a damaged file) named, not a traceback."""
         try:

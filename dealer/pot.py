@@ -88,6 +88,21 @@ def pot_stakers(result: Mapping[str, Any], stakers_in: Mapping[str, Fraction],
     return shares
 
 
+def result_from_bookings(booked: Mapping[str, Fraction], carry_in: Fraction) -> dict[str, Any]:
+    """A round's result as far as its bookings tell it (``booked``: each amount the ledger holds for
+    it), for a round whose own record cannot be read: what a round books, the pot it carries in and
+    the pot it carries out add up to nothing (a tie's stakes go into the pot, a win takes it out), so
+    its pot is the one carried in less what it booked. None is known (``ValueError``) where that is
+    less than nothing: the bookings are not those of one round."""
+    carry = carry_in - sum(booked.values(), Fraction(0))
+    if abs(carry) <= Fraction(1, 10**6):  # (a pot carried in kept as a JSON number rounds a little)
+        carry = Fraction(0)
+    if carry < 0:
+        raise ValueError(f"its bookings take out {-carry} more than the pot of {carry_in} carried in")
+    return {"net_exact": {p: str(a) for p, a in booked.items()}, "carry_in": str(carry_in),
+            "carry_exact": str(carry)}
+
+
 def stakers_on_the_books(results_newest_first: Iterable[Mapping[str, Any]]) -> dict[str, Fraction]:
     """Who put in the pot the books hold now (the ties booked since the last round that carried
     nothing, a pot given up or won), from the results of the recorded rounds, newest first: for a

@@ -3,6 +3,8 @@ import json
 from fractions import Fraction
 from pathlib import Path
 
+import pytest
+
 from dealer.games import settle_round
 from dealer.pot import pot_stakers
 
@@ -97,3 +99,23 @@ def test_the_books_say_who_put_in_the_pot_they_hold():
     assert stakers_on_the_books([first, won]) == {"a": 100, "b": 60, "dealer": 40}
     assert stakers_on_the_books([second]) == {"dealer": 220}  # (the books begin after its first tie)
     assert stakers_on_the_books([]) == {}
+
+
+def test_a_round_whose_record_cannot_be_read_is_told_by_its_bookings():
+    from dealer.pot import carried, result_from_bookings, stakers_on_the_books
+    first = atosaki_tie([("a", "saki", 100), ("b", "ato", 60)])
+    second = atosaki_tie([("a", "saki", 10), ("c", "ato", 10)], carry=200)
+    booked = {p: Fraction(str(a)) for p, a in second["net"].items()}
+    told = result_from_bookings(booked, Fraction(200))
+    assert carried(told) == carried(second) == 220
+    # the stakers are those of the round itself, as far as its bookings say them
+    assert stakers_on_the_books([told, first]) == stakers_on_the_books([second, first])
+    won = settle_round({"game": "atosaki", "rows": {"saki": LOW, "ato": ["maple-deer", "susuki-moon", "pine-chaff-2"]},
+                        "bets": [{"player": "a", "on": "saki", "amount": 10}], "carry": 220})
+    told_won = result_from_bookings({p: Fraction(str(a)) for p, a in won["net"].items()}, Fraction(220))
+    assert carried(told_won) == 0 and stakers_on_the_books([told_won, told, first]) == {}
+    # a pot carried in as a JSON number is off by what it rounded away: not a pot of its own
+    assert carried(result_from_bookings({"a": Fraction(1, 3)}, Fraction(1, 3) + Fraction(1, 10**7))) == 0
+    # bookings paying out more than the pot there was are no round's: said, not taken as a pot
+    with pytest.raises(ValueError, match="more than the pot of 200"):
+        result_from_bookings({"a": Fraction(250), "dealer": Fraction(-10)}, Fraction(200))

@@ -1706,13 +1706,18 @@ def test_a_pot_whose_session_was_lost_is_the_books_own_named_again_or_kept_witho
     assert ledger.balances() == {"Aki": 0, "Ben": 0, "dealer": 0}
 
 
-def lost_pot(live, ledger_path):
-    """A tied round's pot of 200 on the books whose session is then damaged: the page after a restart."""
+def lost_pot(live, ledger_path, damage=None):
+    """A tied round's pot of 200 on the books whose session is then damaged: the page after a restart
+    (``damage(db)`` first damages more of the ledger)."""
+    import sqlite3
     d = Dealer(create_app({"LIVE": live, "LEDGER": str(ledger_path), "PIN": PIN, "TESTING": True}))
     tied_again(d, live)
     d.post("/api/round/deck-exhausted", {"exhausted": True})
     d.post("/api/confirm", {"pending": d.post("/api/settle").get_json()["id"]})
     Ledger(ledger_path).set_meta("session", "{damaged")
+    if damage is not None:
+        with sqlite3.connect(ledger_path) as db:
+            damage(db)
     return Dealer(create_app({"LIVE": live, "LEDGER": str(ledger_path), "PIN": PIN, "TESTING": True}))
 
 
@@ -1742,6 +1747,37 @@ def test_a_lost_pot_keeps_the_rules_of_a_pot_at_stake(live, ledger_path):
     assert Ledger(ledger_path).rounds()[1].round == {"game": "batta-maki", "pot": "given up"}
     assert Ledger(ledger_path).rounds()[0].round == {"game": "batta-maki", "pot": "named"}  # a new pot, the dealer's
     assert sum(Ledger(ledger_path).balances().values()) == -200
+
+
+def test_a_lost_pot_whose_round_cannot_be_read_either_is_told_by_the_books(live, ledger_path):
+    # the newest round's record damaged as well as the session: taken for a round that carried
+    # nothing, the pot on the table was not known, and named again it was booked a second time
+    d = lost_pot(live, ledger_path, lambda db: db.execute(
+        "UPDATE rounds SET result_json = '{oops' WHERE id = (SELECT MAX(id) FROM rounds)"))
+    ledger = Ledger(ledger_path)
+    assert ledger.rounds()[0].damage
+    said = " ".join(d.get("/api/state").get_json()["problems"])
+    assert "the books hold a pot of 200 carried over from its last tie in batta-maki" in said, said
+    r = d.post("/api/session", dict(REDRAW_SESSION, carry=150))
+    assert r.status_code == 400 and "the books hold a pot of 200" in r.get_json()["error"]
+    rounds = ledger.round_count()
+    assert d.post("/api/session", dict(REDRAW_SESSION, carry=200)).status_code == 200
+    assert ledger.round_count() == rounds and sum(ledger.balances().values()) == -200  # booked once
+    # given up, it goes back to those who staked it, as the round's bookings say them
+    assert d.post("/api/session", dict(SESSION, game="hankan", house={}, drop_carry=True)).status_code == 200
+    assert ledger.balances() == {"Aki": 0, "Ben": 0, "dealer": 0}
+
+
+def test_a_pot_the_books_cannot_tell_is_not_taken_for_one(live, ledger_path):
+    # bookings that pay out more than the pot carried in are no round's: no pot is made up from them
+    def damage(db):
+        newest = db.execute("SELECT MAX(id) FROM rounds").fetchone()[0]
+        db.execute("UPDATE rounds SET result_json = '{oops' WHERE id = ?", (newest,))
+        db.execute("UPDATE entries SET amount = '500' WHERE round_id = ? AND player = 'Aki'", (newest,))
+    d = lost_pot(live, ledger_path, damage)
+    said = " ".join(d.get("/api/state").get_json()["problems"])
+    assert "could not be read" in said and "the books hold a pot" not in said, said
+    assert d.post("/api/session", dict(SESSION, game="hankan", house={})).status_code == 200
 
 
 def test_a_pot_another_server_tied_is_said_as_a_change_meanwhile_not_as_a_lost_pot(live, ledger_path):

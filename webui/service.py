@@ -26,7 +26,7 @@ from dealer.cards import BACK, get_card, is_card, nearest_ids
 from dealer.games import (AMOUNT_DECIMALS, MAX_AMOUNT, RoundError, did_you_mean, exact_amounts, get_game, parse_amount,
                           parse_carried_pot, settle_round, to_json_amount)
 from dealer.ledger import Ledger, LedgerError, SessionChanged, SessionUnreadable, SettlementGone
-from dealer.pot import DEALER, GIVEN_UP, NAMED, pot_stakers, stakers_on_the_books
+from dealer.pot import DEALER, GIVEN_UP, NAMED, carried, pot_stakers, result_from_bookings, stakers_on_the_books
 from dealer.equalise import equalise
 from dealer.games.common import Bet, check_fee_rate_applies
 from dealer.games.kabu_tsukuri import check_ante_can_carry
@@ -169,16 +169,49 @@ class DealerService:
         self.hub.bump()
 
     def _stakers_on_the_books(self) -> dict[str, Fraction]:
-        """Who put in the pot the books hold now, from the recorded rounds (dealer.pot)."""
-        def results():
+        """Who put in the pot the books hold now, from the recorded rounds (dealer.pot). A round whose
+        record cannot be read is told by its bookings and the pot of the round before it: taken for
+        one that carried nothing, a pot it left was not known, and named again it was booked twice."""
+        def records():
             before = None
             while True:
                 page = self.ledger.rounds(limit=50, before=before)
-                for rec in page:
-                    yield {} if rec.damage else rec.result  # (a damaged round: nothing known past it)
+                yield from page
                 if len(page) < 50:
                     return
                 before = page[-1].id
+
+        def told_by_bookings(unread: list, before) -> list:
+            """The results of ``unread`` (newest first), ``before`` the round before them (its record
+            and its pot; None: there is none). A pot is played for in its own game only (another is
+            started with it given up), so one of another game carries in nothing."""
+            told = []
+            for rec in reversed(unread):
+                carry_in = before[1] if before and before[0].game == rec.game else Fraction(0)
+                try:
+                    told.append(result_from_bookings(self.ledger.booked(rec.id), carry_in))
+                except ValueError as exc:
+                    raise LedgerError(f"the pot the books hold is not known: round {rec.id} {rec.damage}, "
+                                      f"and {exc}") from None
+                before = (rec, carried(told[-1]))
+            return told[::-1]
+
+        def results():
+            unread = []  # (newest first: each is told once the pot before it is known)
+            for rec in records():
+                carry = None
+                if not rec.damage:
+                    try:
+                        carry = carried(rec.result)
+                    except (TypeError, ValueError, ZeroDivisionError):  # (its pot is not an amount)
+                        pass
+                if carry is None:
+                    unread.append(rec if rec.damage else replace(rec, damage="holds no pot that is an amount"))
+                    continue
+                yield from told_by_bookings(unread, (rec, carry))
+                unread = []
+                yield rec.result
+            yield from told_by_bookings(unread, None)
         return stakers_on_the_books(results())
 
     def _newest_game(self) -> str | None:
