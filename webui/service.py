@@ -23,7 +23,7 @@ from importlib import metadata
 from typing import Any, Callable, Mapping
 
 from dealer.cards import BACK, get_card, is_card, nearest_ids
-from dealer.games import (AMOUNT_DECIMALS, MAX_AMOUNT, RoundError, did_you_mean, exact_amounts, get_game, parse_amount,
+from dealer.games import (MAX_AMOUNT, RoundError, did_you_mean, exact_amounts, get_game, parse_amount,
                           parse_carried_pot, settle_round, to_json_amount)
 from dealer.ledger import Ledger, LedgerError, SessionChanged, SessionUnreadable, SettlementGone
 from dealer.pot import DEALER, GIVEN_UP, NAMED, carried, pot_stakers, result_from_bookings, stakers_on_the_books
@@ -473,7 +473,7 @@ class DealerService:
     @staticmethod
     def _amount(value: Any, what: str):
         try:
-            return to_json_amount(parse_entered_amount(value, what))
+            return to_json_amount(parse_amount(value, what))
         except RoundError as exc:
             raise InputError(str(exc)) from None
 
@@ -522,7 +522,7 @@ class DealerService:
         for key in ("min_bet", "max_bet"):
             if raw.get(key) not in (None, ""):
                 try:
-                    out[key] = to_json_amount(parse_entered_amount(raw[key], key.replace("_", " ")))
+                    out[key] = to_json_amount(parse_amount(raw[key], key.replace("_", " ")))
                 except RoundError as exc:
                     raise InputError(str(exc)) from None
         if "min_bet" in out and "max_bet" in out and out["min_bet"] > out["max_bet"]:
@@ -557,7 +557,7 @@ class DealerService:
             if data.get("amount") in (None, ""):
                 raise InputError("enter the bet's amount (a positive number of chips)")
             try:
-                amount = parse_entered_amount(data.get("amount"), "the bet amount")
+                amount = parse_amount(data.get("amount"), "the bet amount")
             except RoundError as exc:
                 raise InputError(str(exc)) from None
             limits = s.get("limits") or {}
@@ -1647,16 +1647,6 @@ def _pot(s: Mapping[str, Any]) -> Fraction:
     if not s.get("carry"):
         return Fraction(0)
     return parse_carried_pot(s.get("carry_exact") or s["carry"], "the carried pot")
-
-
-def parse_entered_amount(value: Any, what: str) -> Fraction:
-    """An amount the dealer entered, as parse_amount reads it, but with more decimals than are counted
-    refused, not rounded: a bet of 0.9999996 was taken as 1, at a table minimum of 1."""
-    amount = parse_amount(value, what)
-    entered = Fraction(repr(value)) if isinstance(value, float) else Fraction(value)
-    if entered != amount:
-        raise RoundError(f"{what} is {value!r}: amounts are counted to {AMOUNT_DECIMALS} decimals")
-    return amount
 
 
 def _exact(amount: int | float) -> Fraction:

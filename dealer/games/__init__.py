@@ -153,7 +153,8 @@ def settle_round(round_: Mapping[str, Any]) -> dict:
 # they become JSON numbers only at the edge.
 
 # Amounts are counted to 6 decimals: a float is read as the decimal it is written as (its shortest
-# repr, so 0.1 is exactly a tenth and 999999999999.5 stays exact), rounded to 6 places. No amount may
+# repr, so 0.1 is exactly a tenth and 999999999999.5 stays exact); one of more places is refused, not
+# rounded (the dealer would be paid other than the bet he was given). No amount may
 # exceed a trillion: a bound no table reaches, that keeps every result a finite JSON number.
 AMOUNT_DECIMALS = 6
 MAX_AMOUNT = 10**12
@@ -168,9 +169,11 @@ def parse_amount(value: Any, what: str) -> Fraction:
         raise RoundError(f"{what} must be a positive number, not {value!r}")
     if value > MAX_AMOUNT:
         raise RoundError(f"{what} is {value!r}, above the largest amount {MAX_AMOUNT}")
-    amount = round(Fraction(repr(value)) if isinstance(value, float) else Fraction(value), AMOUNT_DECIMALS)
-    if amount == 0:  # a positive number too small to count (5e-324 would otherwise become 0)
+    amount = Fraction(repr(value)) if isinstance(value, float) else Fraction(value)
+    if amount < Fraction(1, 10**AMOUNT_DECIMALS):  # (5e-324 is a positive number too small to count)
         raise RoundError(f"{what} is {value!r}, below the smallest amount 0.000001")
+    if round(amount, AMOUNT_DECIMALS) != amount:  # (rounded, a bet of 0.9999996 was settled as 1)
+        raise RoundError(f"{what} is {value!r}: amounts are counted to {AMOUNT_DECIMALS} decimals")
     return amount
 
 
