@@ -59,10 +59,10 @@ def aki_leads(app):
     return d
 
 
-def lay_one_by_one(d, live, cards, first_track=11):
-    """A trick's cards laid one by one from Aki round the table (the page looking at each state)
-    and left there; the page's state then."""
-    laid = [western(first_track + i, c, seat=p) for i, (c, p) in enumerate(zip(cards, PLAYERS))]
+def lay_one_by_one(d, live, cards, first_track=11, players=PLAYERS):
+    """A trick's cards laid one by one by ``players`` (from Aki round the table) with the page looking
+    at each state, and left there; the page's state then."""
+    laid = [western(first_track + i, c, seat=p) for i, (c, p) in enumerate(zip(cards, players))]
     for k in range(1, len(laid) + 1):
         live.show({"trick": laid[:k]})
         d.get("/api/state")
@@ -383,6 +383,93 @@ def test_a_trick_with_cards_already_played_is_pointed_out(app, live):
                          western(14, "5S", seat="Aki")]})
     state = d.get("/api/state").get_json()
     assert state["tricks"]["count"] == 1 and any("already" in p for p in state["problems"]), state["problems"]
+
+
+def test_a_trick_with_a_card_already_played_is_read_once_the_tricks_are_put_right(app, live):
+    # trick 1 read surely with 9C for Dan's 5S; trick 2 (which holds the 9C) warned "already played".
+    # Replaced by hand, trick 1 left trick 2 unread on the table, the warning gone: trick 3 went in
+    # as trick 2, led by the wrong player, and the hand ended a trick short with nothing said
+    d = aki_leads(app)
+    state = lay_trick(d, live, ["3S", "KS", "QS", "9C"], PLAYERS, 1)
+    assert state["tricks"]["count"] == 1
+    second = ["2C", "9C", "KC", "4C"]  # Ben won trick 1 (KS): Ben, Cho, Dan, Aki
+    state = lay_one_by_one(d, live, second, first_track=5, players=["Ben", "Cho", "Dan", "Aki"])
+    assert state["tricks"]["count"] == 1 and "has cards already played" in state["tricks"]["warning"]
+    assert d.post("/api/tricks/1", {"cards": ["3S", "KS", "QS", "5S"]}).status_code == 200
+    state = d.get("/api/state").get_json()
+    assert state["tricks"]["count"] == 2 and state["tricks"]["recorded"][1]["cards"] == second
+    assert state["tricks"]["warning"] is None
+
+
+def test_a_tap_on_a_card_read_as_one_already_played_gets_its_trick_read(app, live):
+    d = aki_leads(app)
+    lay_trick(d, live, ["3S", "KS", "QS", "5S"], PLAYERS, 1)
+    misread = ["2C", "9C", "KS", "4C"]  # the third card, Dan's KC, read surely as Ben's KS of trick 1
+    state = lay_one_by_one(d, live, misread, first_track=5, players=["Ben", "Cho", "Dan", "Aki"])
+    assert state["tricks"]["count"] == 1 and state["tricks"]["warning"].endswith(
+        "has cards already played: check the tricks recorded: tap the card misread, or enter the trick by hand")
+    assert d.post("/api/correct", {"track_id": 7, "card": "KC"}).status_code == 200
+    state = d.get("/api/state").get_json()
+    assert state["tricks"]["count"] == 2 and state["tricks"]["recorded"][1]["cards"] == ["2C", "9C", "KC", "4C"]
+    assert state["tricks"]["warning"] is None
+
+
+LOST = {"camera": "lost", "error": "camera unplugged", "table": "stale"}
+
+
+def test_a_trick_played_while_the_camera_was_away_is_said_where_to_enter_it(app, live):
+    d = aki_leads(app)
+    lay_trick(d, live, ["3S", "KS", "QS", "5S"], PLAYERS, 1)
+    live.show({"trick": []}, status=LOST)  # trick 2 played and gathered meanwhile
+    d.get("/api/state")
+    live.show({"trick": []})
+    state = lay_trick(d, live, ["2D", "9D", "KD", "4D"], ["Ben", "Cho", "Dan", "Aki"], 9)
+    said = ("the camera was away after trick 1 was recorded: a trick played meanwhile was not seen; if one "
+            "is missing, enter it by hand as trick 2")
+    assert said in state["problems"] and state["tricks"]["count"] == 2
+    # entered by hand where it was played, the note goes
+    assert d.post("/api/tricks", {"cards": ["2C", "9C", "KC", "4C"], "at": 2}).status_code == 201
+    assert not any("camera was away" in p for p in d.get("/api/state").get_json()["problems"])
+
+
+def test_the_camera_away_during_the_first_trick_is_said_and_no_hiccup_before_play_is(app, live):
+    d = aki_leads(app)
+    live.show({"trick": []}, status=LOST)  # before any card is laid: nothing can be missed
+    d.get("/api/state")
+    live.show({"trick": [western(1, "3S", seat="Aki")]})
+    assert not any("camera was away" in p for p in d.get("/api/state").get_json()["problems"])
+    live.show({"trick": [western(1, "3S", seat="Aki")]}, status=LOST)
+    d.get("/api/state")
+    live.show({"trick": []})
+    assert ("the camera was away during the first trick: a trick played meanwhile was not seen; if one is "
+            "missing, enter it by hand as trick 1") in d.get("/api/state").get_json()["problems"]
+
+
+def test_a_table_that_cannot_be_read_a_moment_is_no_trick_gathered(app, live):
+    # the table source failing with two cards down showed an empty middle: "a trick was gathered
+    # before every card of it was read surely" stayed and blocked the hand, though none was missed
+    d = aki_leads(app)
+    laid = [western(1 + i, c, seat=p) for i, (c, p) in enumerate(zip(["3S", "KS", "QS", "5S"], PLAYERS))]
+    live.show({"trick": laid[:2]})
+    d.get("/api/state")
+    real = live.snapshot
+    live.snapshot = lambda: (_ for _ in ()).throw(OSError("USB camera reset"))
+    assert d.get("/api/state").status_code == 200
+    live.snapshot = real
+    state = lay_trick(d, live, ["3S", "KS", "QS", "5S"], PLAYERS, 1)
+    assert state["tricks"]["count"] == 1 and state["tricks"]["warning"] is None
+
+
+def test_a_trick_replaced_by_hand_and_read_again_after_a_restart_is_not_a_trick_of_cards_played(live, tmp_path):
+    config = {"LIVE": live, "LEDGER": str(tmp_path / "ledger.sqlite"), "PIN": "2468", "TESTING": True}
+    d = aki_leads(create_app(config))
+    misread = ["3S", "2C", "QS", "5S"]
+    lay_one_by_one(d, live, misread, first_track=1)
+    assert d.post("/api/tricks/1", {"cards": ["3S", "KS", "QS", "5S"]}).status_code == 200
+    d = Dealer(create_app(config))  # restarted: the cards still lie there, on new tracks
+    live.show({"trick": [western(100 + i, c, seat=p) for i, (c, p) in enumerate(zip(misread, PLAYERS))]})
+    state = d.get("/api/state").get_json()
+    assert state["tricks"]["count"] == 1 and state["tricks"]["warning"] is None
 
 
 def test_a_trick_read_with_one_card_twice_is_pointed_out_not_recorded(app, live):

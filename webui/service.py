@@ -412,8 +412,10 @@ class DealerService:
         if old.get("game") == KAKEYA and old.get("tricks"):
             raise InputError(f"{len(old['tricks'])} trick(s) of this hand are recorded: settle the hand (or undo "
                              f"them) before changing the session")
-        if same and old.get("game") == KAKEYA and old.get("trick_warning"):
-            new["trick_warning"] = old["trick_warning"]  # (a trick gathered unread is still to be entered)
+        if same and old.get("game") == KAKEYA:
+            for key in ("trick_warning", "camera_gap"):  # (a trick gathered unread is still to be entered)
+                if old.get(key) is not None:
+                    new[key] = old[key]
         if same and old.get("game") == KAKEYA:
             # the last trick of the hand before, not yet gathered, and a trick just undone whose cards
             # still lie as read, are not read into the hand again because Settings was saved
@@ -819,6 +821,14 @@ class DealerService:
             if not s or s.get("game") != KAKEYA or s.get("pending") or len(s["tricks"]) >= TRICKS:
                 return
             snap = self._snapshot() if snap is None else snap
+            if _stale_table(snap):
+                # not the trick as it is now: a table that could not be read shows no cards, and was
+                # taken for the trick gathered unread. A trick played meanwhile goes unseen: said
+                # (where to enter it) until the hand is whole
+                if s.get("camera_gap") is None and (s["tricks"] or (self.trick_watch and self.trick_watch.seen)):
+                    s["camera_gap"] = len(s["tricks"])
+                    self._save()
+                return
             if self.trick_watch is None:
                 self.trick_watch = TrickWatch(len(active_players(s)))
             trick, warning = self.trick_watch.observe(self._trick_cards(snap, s))
@@ -845,14 +855,19 @@ class DealerService:
                     s["trick_warning"] = said
                     # not recorded, so the same cards are read again once the misread one is corrected
                     self.trick_watch.forget()
-                elif set(ids) == set(s["tricks"][-1]["cards"] if s["tricks"] else s.get("previous_trick") or ()):
+                elif any(set(ids) == set(last) for last in _last_trick_readings(s)):
                     # the last trick, still on the table (read again after a restart), or the last
                     # trick of the hand just recorded, not yet gathered: not a trick of this hand
                     pass
                 elif set(ids) & played:
-                    s["trick_warning"] = (f"the trick on the table ({' '.join(ids)}) has cards already "
-                                          f"played: check the tricks recorded")
-                    changed = True
+                    said = (f"the trick on the table ({' '.join(ids)}) has cards already played: check the "
+                            f"tricks recorded{MISREAD_HINT}")
+                    changed = s.get("trick_warning") != said
+                    s["trick_warning"] = said
+                    # not recorded, so it is read again once the tricks recorded are put right or the
+                    # misread card is tapped (kept as read, it was never recorded, and the next trick
+                    # went in its place with the wrong leader)
+                    self.trick_watch.forget()
                 else:
                     # the ring: where the cards lay, from which replay_tricks works out who laid which
                     # (again whenever a trick before it or the first leader is corrected)
@@ -934,6 +949,7 @@ class DealerService:
                 raise InputError(f"'at' is the place of the trick, 1 to {len(s['tricks']) + 1}, not {at!r}")
             s["tricks"].insert(at - 1, {"cards": cards, "source": "hand"})
             s["trick_warning"] = None
+            s["camera_gap"] = None  # (the trick the camera may have missed is entered)
             s["pending"] = None
             self._save()
             return {"trick": at, "cards": cards}
@@ -952,7 +968,10 @@ class DealerService:
                                           len(active_players(s)), played)
             except RoundError as exc:
                 raise InputError(str(exc)) from None
+            replaced = s["tricks"][number - 1]
             s["tricks"][number - 1] = {"cards": cards, "source": "hand"}
+            if replaced.get("source") == "camera":  # (its cards, read so, may still lie on the table)
+                s["tricks"][number - 1]["camera_read"] = list(replaced["cards"])
             s["trick_warning"] = None
             s["pending"] = None
             self._save()
@@ -985,6 +1004,11 @@ class DealerService:
         problems = list(play.problems)
         if s.get("trick_warning"):
             problems.append(s["trick_warning"])
+        if s.get("camera_gap") is not None and len(play.tricks) < TRICKS:
+            gap = s["camera_gap"]
+            problems.append(f"the camera was away {f'after trick {gap} was recorded' if gap else 'during the first trick'}"
+                            f": a trick played meanwhile was not seen; if one is missing, enter it by hand as "
+                            f"trick {gap + 1}")
         if not problems and len(play.tricks) < TRICKS:
             problems.append(f"{len(play.tricks)} of {TRICKS} tricks recorded")
         cards = tuple({"zone": f"trick {t['trick']}", "position": k, "player": who, "card": card,
@@ -1096,7 +1120,7 @@ class DealerService:
             if s["game"] == "kabu-tsukuri" and pending["result"].get("next_dealer"):
                 after["dealer"] = pending["result"]["next_dealer"]  # (house rule next_dealer)
             if s["game"] == KAKEYA:  # a new hand: the losing pair deals (§8)
-                after.update(tricks=[], trick_warning=None, undone_trick=None,
+                after.update(tricks=[], trick_warning=None, undone_trick=None, camera_gap=None,
                              previous_trick=list(s["tricks"][-1]["cards"]) if s["tricks"] else None,
                              dealers=pending["result"].get("next_dealers") or s.get("dealers"))
                 after["leader"] = default_leader(after)
@@ -1376,6 +1400,9 @@ def _stored_session_problem(session: Mapping[str, Any]) -> str | None:
     for key in ("house", "corrections", "corrected_readings", "limits", "busts", "carry_from"):
         if session.get(key) is not None and not isinstance(session[key], Mapping):
             return f"its {key} is not an object"
+    if session.get("camera_gap") is not None and (not isinstance(session["camera_gap"], int)
+                                                  or isinstance(session["camera_gap"], bool)):
+        return "its trick count at a camera gap is not a number"
     pending = session.get("pending")
     if pending is not None and not (isinstance(pending, Mapping) and isinstance(pending.get("id"), str)
                                     and isinstance(pending.get("round"), Mapping)
@@ -1629,6 +1656,16 @@ def _short_stake(game, s: Mapping[str, Any]) -> str | None:
 def _failed_table(error: str) -> dict:
     """A table that could not be read: no cards, the camera reported away with the reason."""
     return {"version": -1, "zones": [], "unassigned": [], "status": {"camera": "lost", "error": error}}
+
+
+def _last_trick_readings(s: Mapping[str, Any]) -> list[list[str]]:
+    """Kakeya: the cards of the last trick recorded (or of the hand before's, not yet gathered), as
+    recorded and as the camera read them before the dealer replaced them: lying there still, they
+    are no trick of this hand (read again after a restart, a trick replaced warned "already played")."""
+    last = s["tricks"][-1] if s["tricks"] else None
+    if last is None:
+        return [s["previous_trick"]] if s.get("previous_trick") else []
+    return [last["cards"]] + ([last["camera_read"]] if last.get("camera_read") else [])
 
 
 def _stale_table(snap: Mapping[str, Any] | None) -> str | None:

@@ -276,6 +276,11 @@ class TrickWatch:
         return (sorted((dict(c) for c in cards), key=lambda c: c.get("track_id") or 0),
                 MISSED_TRICK if missed else None)
 
+    @property
+    def seen(self) -> bool:
+        """Whether cards of a trick not yet read were seen (a trick is being played)."""
+        return bool(self._unread)
+
     def forget(self) -> None:
         """After an undo: the trick still on the table may be read again."""
         self._read_tracks = frozenset()
