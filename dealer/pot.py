@@ -88,19 +88,42 @@ def pot_stakers(result: Mapping[str, Any], stakers_in: Mapping[str, Fraction],
     return shares
 
 
-def result_from_bookings(booked: Mapping[str, Fraction], carry_in: Fraction) -> dict[str, Any]:
+def pot_said(result: Any) -> Fraction | None:
+    """The pot a recorded round's result carries to the next, or None where the result does not
+    say it as an amount, nor the amounts its stakers are worked out from (a damaged record)."""
+    if not isinstance(result, Mapping) or not isinstance(result.get("net"), Mapping) or not result["net"]:
+        return None
+    try:
+        for amount in result["net"].values():
+            exact(amount)
+        exact(result.get("carry_in") or 0)
+        rows = result.get("rounds")
+        for row in rows if isinstance(rows, list) else ():
+            if isinstance(row, Mapping) and "pot" in row:
+                exact(row["pot"])
+        return carried(result)
+    except (TypeError, ValueError, ZeroDivisionError):
+        return None
+
+
+def result_from_bookings(booked: Mapping[str, Fraction], carry_in: Fraction,
+                         stakers_known: bool = True) -> dict[str, Any]:
     """A round's result as far as its bookings tell it (``booked``: each amount the ledger holds for
     it), for a round whose own record cannot be read: what a round books, the pot it carries in and
     the pot it carries out add up to nothing (a tie's stakes go into the pot, a win takes it out), so
-    its pot is the one carried in less what it booked. None is known (``ValueError``) where that is
-    less than nothing: the bookings are not those of one round."""
+    its pot is the one carried in less what it booked. Who lost what into it is what each booked
+    lost, unless not (``stakers_known`` false): then a pot it adds to is the dealer's to hand back.
+    None is known (``ValueError``) where the pot is less than nothing: the bookings are not those
+    of one round."""
     carry = carry_in - sum(booked.values(), Fraction(0))
-    if abs(carry) <= Fraction(1, 10**6):  # (a pot carried in kept as a JSON number rounds a little)
+    if abs(carry) < Fraction(1, 10**6):  # (a pot carried in kept as a JSON number rounds a little)
         carry = Fraction(0)
     if carry < 0:
         raise ValueError(f"its bookings take out {-carry} more than the pot of {carry_in} carried in")
-    return {"net_exact": {p: str(a) for p, a in booked.items()}, "carry_in": str(carry_in),
-            "carry_exact": str(carry)}
+    told: dict[str, Any] = {"carry_in": str(carry_in), "carry_exact": str(carry)}
+    if stakers_known:
+        told["net_exact"] = {p: str(a) for p, a in booked.items()}
+    return told
 
 
 def stakers_on_the_books(results_newest_first: Iterable[Mapping[str, Any]]) -> dict[str, Fraction]:

@@ -119,3 +119,14 @@ def test_a_round_whose_record_cannot_be_read_is_told_by_its_bookings():
     # bookings paying out more than the pot there was are no round's: said, not taken as a pot
     with pytest.raises(ValueError, match="more than the pot of 200"):
         result_from_bookings({"a": Fraction(250), "dealer": Fraction(-10)}, Fraction(200))
+
+
+def test_a_pot_is_said_only_by_a_result_whose_amounts_are_amounts():
+    from dealer.pot import pot_said, result_from_bookings, stakers_on_the_books
+    tie = atosaki_tie([("a", "saki", 100), ("b", "ato", 60)])
+    assert pot_said(tie) == 200 and pot_said({}) is None and pot_said(None) is None
+    assert pot_said(dict(tie, carry_in="1/0")) is None and pot_said(dict(tie, net={"a": "x"})) is None
+    assert pot_said(dict(tie, rounds=[{"pot": None, "winner": "tie"}])) is None
+    # bookings that do not say who lost what into the pot (Kabu-Tsukuri's): the dealer hands it back
+    told = result_from_bookings({"a": Fraction(-10), "b": Fraction(-30)}, Fraction(0), stakers_known=False)
+    assert stakers_on_the_books([told]) == {"dealer": 40}

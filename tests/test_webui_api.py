@@ -1780,6 +1780,91 @@ def test_a_pot_the_books_cannot_tell_is_not_taken_for_one(live, ledger_path):
     assert d.post("/api/session", dict(SESSION, game="hankan", house={})).status_code == 200
 
 
+def _recorded(ledger, doc):
+    from dealer.games import settle_round
+    from webui.service import rule_version
+    result = settle_round(doc)
+    return ledger.record_round(round_=doc, result=result, rule_version=rule_version(doc["game"]), cards=[]), result
+
+
+def _atosaki_round(bets, tie=True, carry=0):
+    doc = {"game": "atosaki", "house": {"tie_rule": "carry_over"},
+           "rows": {"saki": ["pine-crane", "plum-chaff-1", "cherry-chaff-1"],
+                    "ato": ["pine-chaff-1", "plum-warbler", "cherry-curtain"] if tie else
+                    ["maple-deer", "susuki-moon", "pine-chaff-2"]},
+           "bets": [{"player": p, "on": on, "amount": a} for p, on, a in bets]}
+    return dict(doc, carry=carry) if carry else doc
+
+
+def _started_beside(ledger_path):
+    """The service started on the ledger with its session damaged (set aside)."""
+    from webui.service import DealerService
+    Ledger(ledger_path).set_meta("session", "{damaged")
+    return DealerService(Ledger(ledger_path), FakeLiveTable())
+
+
+@pytest.mark.parametrize("damage", ["result_json = '{oops'", "cards_json = '[1]'"])
+def test_a_kabu_tsukuri_pot_told_by_its_bookings_is_the_dealers_to_hand_back(ledger_path, damage):
+    # a player's bookings in Kabu-Tsukuri are his rows won less every ante, not what he put in the pot:
+    # told by them, a pot given up paid 10 of Aki's winnings to Ben; a round whose cards alone are
+    # damaged says its own pot and stakers
+    import sqlite3
+    from pool_by_month import CardPool
+    pool = CardPool()
+    rows = {"Aki": [(4, 5, 6), (1, 1, 7), (6, 6, 7)], "Ben": [(7, 8, 9), (2, 2, 5), (8, 8, 3)]}
+    _, result = _recorded(Ledger(ledger_path), {"game": "kabu-tsukuri", "bet": 10, "rows": {
+        p: [[pool.take(m) for m in r] for r in rs] for p, rs in rows.items()}})
+    assert result["winner"] == ["Aki", "tie", "tie"] and result["carry"] == 40
+    with sqlite3.connect(ledger_path) as db:
+        db.execute(f"UPDATE rounds SET {damage}")
+    told = _started_beside(ledger_path)._stakers_on_the_books()
+    assert told == ({"dealer": 40} if "result" in damage else {"Aki": 20, "Ben": 20})
+
+
+def test_a_round_whose_pot_carried_in_is_no_amount_stops_no_server(ledger_path):
+    # its pot carried in was read unguarded: the server did not start beside it, and a Settings save
+    # answered 500
+    import sqlite3
+    ledger = Ledger(ledger_path)
+    _, first = _recorded(ledger, _atosaki_round([("a", "saki", 100), ("b", "ato", 100)]))
+    newest, _ = _recorded(ledger, _atosaki_round([("a", "saki", 100), ("b", "ato", 100)], carry=first["carry"]))
+    with sqlite3.connect(ledger_path) as db:
+        result = json.loads(db.execute("SELECT result_json FROM rounds WHERE id = ?", (newest,)).fetchone()[0])
+        db.execute("UPDATE rounds SET result_json = ? WHERE id = ?", (json.dumps(dict(result, carry_in="1/0")), newest))
+    service = _started_beside(ledger_path)
+    assert "the books hold a pot of 400" in service.layout_note  # (told by its bookings)
+    assert sum(service._stakers_on_the_books().values()) == 400
+
+
+def test_a_run_of_damaged_rounds_of_a_game_without_pots_is_not_read_to_its_start(ledger_path, monkeypatch):
+    # each damaged round waited for a readable one before it: a Settings save beside 3,000 damaged
+    # Hankan rounds read every one's bookings (1.5 s, under the service's lock)
+    import sqlite3
+    ledger = Ledger(ledger_path)
+    for _ in range(60):
+        _recorded(ledger, json.loads((EXAMPLES / "hankan.json").read_text()))
+    with sqlite3.connect(ledger_path) as db:
+        db.execute("UPDATE rounds SET result_json = '{oops'")
+    service = _started_beside(ledger_path)
+    asked = []
+    real = Ledger.booked
+    monkeypatch.setattr(Ledger, "booked", lambda self, rid: asked.append(rid) or real(self, rid))
+    assert service._stakers_on_the_books() == {} and len(asked) == 1
+
+
+def test_a_round_of_another_game_between_bounds_a_pot_told_by_the_books(ledger_path):
+    # a pot the books tell is the newest game's own: an older damaged round beyond a round of another
+    # game has no part in it (a pot an old ledger never booked hid the pot of 200, named again twice)
+    import sqlite3
+    ledger = Ledger(ledger_path)
+    _recorded(ledger, _atosaki_round([("a", "saki", 10), ("b", "ato", 10)], tie=False, carry=300))
+    _recorded(ledger, json.loads((EXAMPLES / "hankan.json").read_text()))
+    _recorded(ledger, _atosaki_round([("a", "saki", 100), ("b", "ato", 100)]))
+    with sqlite3.connect(ledger_path) as db:
+        db.execute("UPDATE rounds SET result_json = '{oops'")
+    assert _started_beside(ledger_path)._stakers_on_the_books() == {"a": 100, "b": 100}
+
+
 def test_a_pot_another_server_tied_is_said_as_a_change_meanwhile_not_as_a_lost_pot(live, ledger_path):
     # the second server's session showed no pot: its save was taken for one whose session was lost,
     # and the page asked the dealer to give up a pot it had never shown

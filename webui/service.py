@@ -26,7 +26,8 @@ from dealer.cards import BACK, get_card, is_card, nearest_ids
 from dealer.games import (MAX_AMOUNT, RoundError, did_you_mean, exact_amounts, get_game, parse_amount,
                           parse_carried_pot, settle_round, to_json_amount)
 from dealer.ledger import Ledger, LedgerError, SessionChanged, SessionUnreadable, SettlementGone
-from dealer.pot import DEALER, GIVEN_UP, NAMED, carried, pot_stakers, result_from_bookings, stakers_on_the_books
+from dealer.pot import (DEALER, GIVEN_UP, NAMED, carried, pot_said, pot_stakers, result_from_bookings,
+                        stakers_on_the_books)
 from dealer.equalise import equalise
 from dealer.games.common import Bet, check_fee_rate_applies
 from dealer.games.kabu_tsukuri import check_ante_can_carry
@@ -183,13 +184,16 @@ class DealerService:
 
         def told_by_bookings(unread: list, before) -> list:
             """The results of ``unread`` (newest first), ``before`` the round before them (its record
-            and its pot; None: there is none). A pot is played for in its own game only (another is
-            started with it given up), so one of another game carries in nothing."""
+            and its pot; None: there is none, or it is of another game: a pot is played for in its own
+            game only, another is started with it given up)."""
             told = []
             for rec in reversed(unread):
                 carry_in = before[1] if before and before[0].game == rec.game else Fraction(0)
                 try:
-                    told.append(result_from_bookings(self.ledger.booked(rec.id), carry_in))
+                    # (a Kabu-Tsukuri player's bookings are his rows won less every ante: not his
+                    # share of the pot, which is then the dealer's to hand back)
+                    told.append(result_from_bookings(self.ledger.booked(rec.id), carry_in,
+                                                     stakers_known=rec.game != "kabu-tsukuri"))
                 except ValueError as exc:
                     raise LedgerError(f"the pot the books hold is not known: round {rec.id} {rec.damage}, "
                                       f"and {exc}") from None
@@ -197,16 +201,17 @@ class DealerService:
             return told[::-1]
 
         def results():
-            unread = []  # (newest first: each is told once the pot before it is known)
+            unread = []  # (newest first, of one game: each is told once the pot before it is known)
             for rec in records():
-                carry = None
-                if not rec.damage:
-                    try:
-                        carry = carried(rec.result)
-                    except (TypeError, ValueError, ZeroDivisionError):  # (its pot is not an amount)
-                        pass
+                if unread and rec.game != unread[-1].game:  # (nothing carried in from another game)
+                    yield from told_by_bookings(unread, None)
+                    unread = []
+                carry = pot_said(rec.result)  # (a round whose cards alone are damaged says its pot)
                 if carry is None:
-                    unread.append(rec if rec.damage else replace(rec, damage="holds no pot that is an amount"))
+                    unread.append(rec if rec.damage else replace(rec, damage="says no pot that is an amount"))
+                    if rec.game not in CARRY_GAMES:  # (nor in a game that carries none: told at once,
+                        yield from told_by_bookings(unread, None)  # not after the whole history)
+                        unread = []
                     continue
                 yield from told_by_bookings(unread, (rec, carry))
                 unread = []
