@@ -180,3 +180,18 @@ def test_a_pot_carried_that_a_json_number_cannot_hold_is_given_exactly_and_taken
 def test_a_pot_carried_as_text_that_is_no_amount_is_refused(carry, message):
     with pytest.raises(RoundError, match=re.escape(message)):
         settle_round(batta(carry=carry))
+
+
+@pytest.mark.parametrize("bets", [
+    [bet(player="Jos\u00e9", amount=100), bet(player="Jose\u0301", on="ato", amount=100)],   # both sides
+    [bet(player="Jos\u00e9", on="ato", amount=100), bet(player="Jose\u0301", on="ato", amount=100)],  # past max_bet
+])
+def test_one_name_written_two_ways_is_refused_not_taken_for_two_bettors(bets):
+    # the ledger takes them as one player: one person bet on both sides, or 200 past a limit of 100
+    with pytest.raises(RoundError, match="are one name written two ways"):
+        settle_round(batta(bets=bets, house={"max_bet": 100}))
+
+
+def test_the_bank_is_no_bettor_however_it_is_written():
+    with pytest.raises(RoundError, match="bet 1: 'Dealer' is the bank, not a player name"):
+        settle_round(batta(bets=[bet(player="Dealer")]))

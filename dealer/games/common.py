@@ -1,6 +1,7 @@
 """Validation shared by every game: cards against the game's deck, bets against its targets."""
 from __future__ import annotations
 
+import unicodedata
 from collections import Counter
 from dataclasses import dataclass
 from fractions import Fraction
@@ -80,12 +81,25 @@ def check_names(names: list, noun: str, field: str, reserved: Iterable[str] = ()
         if not isinstance(name, str) or not name.strip():
             raise RoundError(f"{noun} names must be non-empty strings, not {name!r}")
         check_name_ends(name, f"{noun} name")
-        if name in reserved:
-            raise RoundError(f"{name!r} is {RESERVED_NAMES[name]}, not a {noun} name")
+        if name in reserved or (name.casefold() == "dealer" and "dealer" in reserved):
+            word = "dealer" if name.casefold() == "dealer" else name
+            raise RoundError(f"{name!r} is {RESERVED_NAMES[word]}, not a {noun} name")
     twice = [name for name, k in Counter(names).items() if k > 1]
     if twice:
         raise RoundError(f"{noun} {twice[0]!r} is listed twice in {field!r}")
+    check_one_spelling(names, f"{noun} names in {field!r}")
     return names
+
+
+def check_one_spelling(names: Iterable[str], what: str) -> None:
+    """Names that look the same written two ways (an accent as one letter, or apart: 'José') are one
+    person, as the ledger takes them: refused, or one bettor was on both sides, or past a limit."""
+    seen: dict[str, str] = {}
+    for name in names:
+        key = unicodedata.normalize("NFC", name)
+        if seen.setdefault(key, name) != name:
+            raise RoundError(f"{what}: {seen[key]!r} and {name!r} are one name written two ways (its accents "
+                             f"as letters of their own, or apart): write it one way")
 
 
 def check_name_ends(name: str, what: str) -> None:
@@ -128,12 +142,13 @@ def parse_bets(round_: Mapping[str, Any], targets: Iterable[Any], *, required: b
         if not isinstance(player, str) or not player.strip():
             raise RoundError(f"bet {i + 1}: player must be a non-empty name, not {player!r}")
         check_name_ends(player, f"bet {i + 1}: player")
-        if player == "dealer":
-            raise RoundError(f"bet {i + 1}: 'dealer' is the bank, not a player name")
+        if player.casefold() == "dealer":
+            raise RoundError(f"bet {i + 1}: {player!r} is the bank, not a player name")
         if b["on"] not in allowed or isinstance(b["on"], bool):
             raise RoundError(f"bet {i + 1} is on {b['on']!r}, which does not exist in this game "
                              f"(choose from {', '.join(map(str, allowed))})")
         bets.append(Bet(player, b["on"], parse_amount(b["amount"], f"bet {i + 1} amount")))
+    check_one_spelling((b.player for b in bets), "bets")
     return bets
 
 
