@@ -309,8 +309,8 @@ def test_carry_over_tie_puts_every_stake_in_the_pot():
 @pytest.mark.parametrize("house, refused", [({"tie_rule": "carry_over"}, True), ({"tie_rule": "redraw"}, True),
                                             ({"tie_rule": "card_points", "tie_fallback": "carry_over"}, True),
                                             ({"tie_rule": "push"}, False),
-                                            ({"tie_rule": "push", "tie_fallback": "carry_over"}, False),
-                                            ({"tie_rule": "dealer_takes_all", "tie_fallback": "carry_over"}, False)])
+                                            ({"tie_rule": "card_points", "tie_fallback": "push"}, False),
+                                            ({"tie_rule": "dealer_takes_all"}, False)])
 def test_a_pot_a_tie_could_not_carry_on_is_refused_whatever_the_cards(house, refused):
     # one bet of 6e11 and the dealer's top-up carried 1.2e12, which the next round refused as its
     # 'carry': the whole pot was stranded
@@ -444,3 +444,11 @@ def test_the_dealers_advice_follows_the_equalise_rule(mode, said):
                              "bets": [{"player": "a", "on": "saki", "amount": 100},
                                       {"player": "b", "on": "ato", "amount": 60}]})
     assert advice["message"] == said
+
+
+@pytest.mark.parametrize("rule", ["push", "dealer_takes_all", "carry_over", "redraw"])
+def test_a_tie_fallback_with_a_tie_rule_that_never_falls_back_is_refused(rule):
+    # "ties carry over" written as the fallback of a push pushed every tie without a word
+    with pytest.raises(RoundError, match=f"house option 'tie_fallback' needs tie_rule 'card_points' or "
+                                         f"'raw_total' \\(tie_rule is '{rule}'"):
+        settle_round(round_("batta-maki", NINE, LOW, BETS, {"tie_rule": rule, "tie_fallback": "carry_over"}))

@@ -35,8 +35,11 @@ def house_for(game: str):
                 "fee_model": st.sampled_from(["none", "percent"]), "fee_rate": st.sampled_from([0.1, 0.3])}
     else:
         opts = {"card_points_table": st.sampled_from(["standard", "honbana"])}
-    return st.fixed_dictionaries(opts).map(lambda h: h if h.get("fee_model") == "percent" or "fee_model" not in h
-                                           else {k: v for k, v in h.items() if k != "fee_rate"})
+    # (an option the other options leave unused is refused: fee_rate without percent, tie_fallback
+    # without a tie rule that falls back)
+    unused = lambda h: {"fee_rate"} if "fee_model" in h and h["fee_model"] != "percent" else set()  # noqa: E731
+    unused_too = lambda h: {"tie_fallback"} if h.get("tie_rule") not in ("card_points", "raw_total") else set()  # noqa: E731
+    return st.fixed_dictionaries(opts).map(lambda h: {k: v for k, v in h.items() if k not in unused(h) | unused_too(h)})
 
 
 @st.composite

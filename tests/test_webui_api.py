@@ -1180,6 +1180,8 @@ def test_a_player_bets_on_one_side_only(app):
 
 @pytest.mark.parametrize("game, house, message", [
     ("batta-maki", {"fee_rate": 0.05}, "house option 'fee_rate' needs fee_model 'percent'"),
+    ("atosaki", {"tie_rule": "push", "tie_fallback": "carry_over"},
+     "house option 'tie_fallback' needs tie_rule 'card_points' or 'raw_total'"),
     ("batta-maki", {"min_bet": 50, "max_bet": 10}, "house option 'min_bet' (50) is above 'max_bet' (10)"),
     ("echobo", {"bet_mode": "limit_per_player", "bet_size": 10},
      "house option 'bet_size' applies only to bet_mode fixed_per_card"),

@@ -29,6 +29,7 @@ from dealer.ledger import Ledger, LedgerError, SessionChanged, SessionUnreadable
 from dealer.pot import (DEALER, GIVEN_UP, NAMED, carried, pot_said, pot_stakers, result_from_bookings,
                         stakers_on_the_books)
 from dealer.equalise import equalise
+from dealer.games.batta_maki import check_tie_fallback_applies
 from dealer.games.common import Bet, check_fee_rate_applies
 from dealer.games.kabu_tsukuri import check_ante_can_carry
 from dealer.games.kakeya import pairs_of
@@ -291,6 +292,8 @@ class DealerService:
             # options that cannot work together: refused now, not at the first reveal with bets taken
             if "fee_model" in house:
                 check_fee_rate_applies({"house": data.get("house") or {}}, house)
+            if "tie_fallback" in house:
+                check_tie_fallback_applies({"house": data.get("house") or {}}, house)
             if "min_bet" in house and "max_bet" in house:
                 check_wager_limits({}, house)
             if game.name == "echobo" and house["bet_size"] is not None and house["bet_mode"] != "fixed_per_card":

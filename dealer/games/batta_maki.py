@@ -199,8 +199,18 @@ class PlayedRound:
     settlement: Settlement
 
 
+def check_tie_fallback_applies(round_: Mapping[str, Any], house: Mapping[str, Any]) -> None:
+    """A ``tie_fallback`` given with a tie rule that never falls back would do nothing: a house meaning
+    "ties carry over" written there pushed every tie. Refused, never ignored."""
+    given = round_.get("house") or {}
+    if "tie_fallback" in given and house.get("tie_rule") not in ("card_points", "raw_total"):
+        raise RoundError(f"house option 'tie_fallback' needs tie_rule 'card_points' or 'raw_total' (tie_rule "
+                         f"is {house.get('tie_rule')!r}: set it to {given['tie_fallback']!r} if that is what a tie does)")
+
+
 def play_family(game: "FamilyGame", round_: Mapping[str, Any], house: Mapping[str, Any]) -> PlayedRound:
     check_fee_rate_applies(round_, house)
+    check_tie_fallback_applies(round_, house)
     bets = parse_bets(round_, SIDES)
     stakes = stakes_by_player(bets)
     check_wager_limits(stakes, house)
