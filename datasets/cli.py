@@ -245,7 +245,7 @@ def _clear_earlier_run(out: Path, overwrite: bool) -> None:
 
 
 def _synth(args) -> int:
-    from datasets.art import ArtError
+    from datasets.art import ArtError, load_art
     from datasets.export import generate
     from datasets.scenes import SceneError
     try:
@@ -253,6 +253,8 @@ def _synth(args) -> int:
             raise ValueError(f"--workers must be from 1 to 64, not {args.workers}")
         config = _config_from(args)
         _check_shared_for(args)
+        for name in dict.fromkeys(args.art):  # (each read, or refused, before --out is made or cleared:
+            load_art(name, shared=args.shared)  # --overwrite with a misspelt set deleted the run before)
         out = _writable_dir(args.out)
         _clear_earlier_run(out, args.overwrite)
         t0 = time.perf_counter()

@@ -449,6 +449,12 @@ def test_synth_into_a_folder_of_an_earlier_run_is_refused_unless_it_is_to_replac
              "--format", "coco", "--crops")
     assert _cli(*first).returncode == 0
     (tmp_path / "notes.txt").write_text("mine")
+    # an art set misspelt is refused before anything is cleared (the earlier run was deleted first),
+    # and no folder is made for a run refused
+    for out in (tmp_path, tmp_path / "new"):
+        r = _cli("synth", "--art", "nosuch", "--count", "1", "--out", str(out), "--overwrite")
+        assert r.returncode == 2 and "unknown art set 'nosuch'" in r.stderr, r.stderr
+    assert len(list((tmp_path / "images").glob("*.jpg"))) == 3 and not (tmp_path / "new").exists()
     again = ("synth", "--art", "demo", "--count", "1", "--out", str(tmp_path), "--size", "320x180", "--seed", "5")
     r = _cli(*again)
     assert r.returncode == 2 and "holds the scenes of an earlier run (images, labels, crops, dataset.json, " \
