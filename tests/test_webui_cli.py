@@ -142,6 +142,12 @@ def test_serve_demo_starts_the_dealer_page_on_the_demo_table(tmp_path):
     (["bench-latency", "--fps", "0"], "argument --fps: 0 is out of range"),
     (["bench-latency", "--seed", "-1"], "argument --seed: -1 is out of range"),
     (["bench-tricks", "--hands", "0"], "argument --hands: 0 is out of range"),
+    # rendered first, a hundred million frames filled the memory; an fps of 1e-300 ended in an
+    # OverflowError, said without the command's name, and a report with status 0
+    (["bench-vision", "--frames", "100000000"], "argument --frames: 100000000 is out of range: a whole number from 1 to 10000"),
+    (["bench-western", "--frames", "100000000"], "argument --frames: 100000000 is out of range"),
+    (["bench-tricks", "--hands", "5000"], "argument --hands: 5000 is out of range"),
+    (["bench-latency", "--fps", "1e-300"], "argument --fps: 1e-300 is out of range: a number from 0.1 to 120"),
 ])
 def test_numbers_out_of_range_are_refused_before_anything_starts(argv, message, capsys):
     # port 70000 served on 4464; --fps 0 and --seed -1 ended in tracebacks; --seconds nan printed NaN
@@ -153,6 +159,30 @@ def test_numbers_out_of_range_are_refused_before_anything_starts(argv, message, 
 def test_bench_latency_names_an_unknown_game(capsys):
     assert main(["bench-latency", "--game", "bogus"]) == 2
     assert "unknown game 'bogus'" in capsys.readouterr().err
+    # Kakeya's session of three demo players was refused, and the benchmark ended in a traceback
+    assert main(["bench-latency", "--game", "kakeya-toranpu"]) == 2
+    assert "Kakeya Toranpu's tricks are timed by bench-tricks" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("game, players, message", [
+    ("batta-maki", "dealer,bob", "'dealer' is the bank, not a player name"),
+    ("batta-maki", "a,a", "a"),
+    ("kakeya-toranpu", "A,B,C", "4 or 6"),
+])
+def test_serve_with_players_the_game_cannot_seat_says_so_in_one_line(game, players, message, capsys, tmp_path,
+                                                                      monkeypatch):
+    # with a fresh data folder the session was refused, the server went on without one and ended in a
+    # traceback reading its game
+    pytest.importorskip("vision.demo_table", reason="the demo table is not available")
+    import werkzeug.serving
+
+    def no_server(*args, **kwargs):  # (a server started would serve until stopped)
+        raise AssertionError("a server was started for a session refused")
+    monkeypatch.setattr(werkzeug.serving, "make_server", no_server)
+    assert main(["serve", "--demo", "--port", "0", "--data", str(tmp_path), "--detector", "truth", "--game", game,
+                 "--players", players]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("hanadealer: ") and message in err and len(err.strip().splitlines()) == 1, err
 
 
 def test_a_serve_that_cannot_listen_leaves_the_ledger_as_it_was(capsys, tmp_path):

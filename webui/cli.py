@@ -62,7 +62,7 @@ def register(subparsers) -> None:
     b.add_argument("--seconds", type=number(0, above=True), default=45.0, help="how long to run at most (default 45)")
     b.add_argument("--cards", type=whole(1), default=None,
                    help="stop once this many cards have been measured (default: run --seconds)")
-    b.add_argument("--fps", type=number(0, 120, above=True), default=10.0, help="demo frame rate (default 10)")
+    b.add_argument("--fps", type=number(0.1, 120), default=10.0, help="demo frame rate, 0.1 to 120 (default 10)")
     b.add_argument("--detector", choices=("model", "truth"), default="truth",
                    help="truth: the demo's own detections (default); model: the ONNX models")
     b.add_argument("--seed", type=SEED, default=0)
@@ -74,7 +74,8 @@ def register(subparsers) -> None:
                                           "western deck), run the frames through the live table and the "
                                           "dealer's session as the page does, and compare the tricks recorded "
                                           "with the tricks the demo laid. Prints JSON.")
-    t.add_argument("--hands", type=whole(1), default=3, help="hands to play, one per seed from --seed (default 3)")
+    t.add_argument("--hands", type=whole(1, 1000), default=3,
+                   help="hands to play, one per seed from --seed, 1 to 1,000 (default 3)")
     t.add_argument("--seed", type=SEED, default=0)
     t.add_argument("--every", type=whole(1, 10), default=2, metavar="K",
                    help="read every K-th frame of the 10 frames/s demo (default 2: the model's pace)")
@@ -136,9 +137,20 @@ def build_live_app(source, detector, game: str, players: list[str], data_dir: Pa
         from webui.service import InputError
         try:
             service.start_session(first_session(game, players, getattr(source, "kakeya_dealers", None)))
-        except InputError as exc:  # (a pot of another game left on the books: the dealer decides in Settings)
+        except InputError as exc:
+            if not _pot_on_the_books(service):
+                raise  # (players the game cannot seat: said, and no server started without a session)
+            # a pot of another game left on the books: the dealer decides in Settings
             service.layout_note = "; ".join(filter(None, [service.layout_note, f"no session was started for {game}: {exc}"]))
     return live, app
+
+
+def _pot_on_the_books(service) -> bool:
+    from dealer.ledger import LedgerError
+    try:
+        return bool(service._stakers_on_the_books())
+    except LedgerError:
+        return False
 
 
 def first_session(game: str, players: list[str], dealers: list[str] | None = None) -> dict:
@@ -200,8 +212,10 @@ def serve(args: argparse.Namespace) -> int:
     except (OSError, SystemExit) as exc:  # werkzeug exits on a bind error; keep it one line
         return _fail(f"cannot listen on {args.host}:{args.port}: {exc}")
     service = app.extensions["hanadealer"]["service"]
-    open_game = service.session["game"]
-    if open_game != args.game and demo:
+    open_game = service.session["game"] if service.session else None
+    if open_game is None:  # (beside a pot of another game on the books: the dealer decides in Settings)
+        print(f"hanadealer: {service.layout_note}", file=sys.stderr)
+    elif open_game != args.game and demo:
         problem = demo_session(service, args.game, _players(args.players, args.game),
                                getattr(source, "kakeya_dealers", None))
         if problem:
@@ -448,6 +462,9 @@ def bench_latency(args: argparse.Namespace) -> int:
         get_game(args.game)
     except RoundError as exc:
         return _fail(str(exc))
+    if args.game == "kakeya-toranpu":  # (no rows to score: a hand is its thirteen tricks)
+        return _fail("bench-latency times the rows and hands of a deal read and scored; Kakeya Toranpu's "
+                     "tricks are timed by bench-tricks")
     try:
         from vision.demo_table import DemoTable
     except ImportError as exc:
