@@ -177,6 +177,10 @@ def write_yolo(all_labels: list[dict], out: Path) -> None:
 
 
 def _init_worker(art_names, shared, art_height, config):
+    import signal
+    # Ctrl-C reaches every process of the terminal: the parent says it stopped, in one line, and ends
+    # the pool (each worker printed its own KeyboardInterrupt traceback before)
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
     # One OpenCV thread per process: the processes already use every core.
     cv2.setNumThreads(1)
     from datasets.art import load_art
@@ -188,7 +192,6 @@ def _init_worker(art_names, shared, art_height, config):
 def _ready(_):
     import time
     time.sleep(0.2)   # long enough that every worker takes one: all have finished starting
-
 
 def worker_pool(workers: int, art_names, shared, art_height: int, config: SceneConfig):
     """A process pool whose workers hold the art and warm caches. Processes are spawned, not forked:

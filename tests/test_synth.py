@@ -539,6 +539,19 @@ def test_worker_processes_make_the_same_scenes(tmp_path):
     assert json.loads((one / "labels" / "000000.json").read_text())["art_name"] == "demo"
 
 
+def _ignores_ctrl_c(_):
+    import signal
+    return signal.getsignal(signal.SIGINT) == signal.SIG_IGN
+
+
+def test_worker_processes_leave_ctrl_c_to_the_command():
+    # each worker printed its own KeyboardInterrupt traceback before the command's one line
+    from datasets.export import worker_pool
+    from datasets.scenes import SceneConfig
+    with worker_pool(2, ["demo"], None, 100, SceneConfig(size=(320, 180))) as pool:
+        assert pool.map(_ignores_ctrl_c, range(2)) == [True, True]
+
+
 def test_export_names_stay_importable_from_scenes():
     from datasets import export, scenes
     assert scenes.generate is export.generate and scenes.render_encoded is export.render_encoded
