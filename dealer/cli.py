@@ -87,7 +87,9 @@ def run_settle(args: argparse.Namespace) -> int:
         return EXIT_INTERNAL
     try:
         print(json.dumps(result, indent=2), flush=True)
-    except OSError as exc:  # a full disk, a closed pipe
+    except BrokenPipeError:
+        raise  # (the reader went away, ``| head``: no error of ours, as for every command)
+    except OSError as exc:  # a full disk
         return _fail(f"cannot write the result: {exc.strerror or exc}")
     return 0
 

@@ -257,3 +257,23 @@ def test_stdin_closed_is_bad_input_in_one_line(monkeypatch, capsys):
     monkeypatch.setattr(sys, "stdin", None)
     assert main(["settle", "-"]) == 2
     assert "cannot read standard input: it is closed" in capsys.readouterr().err
+
+
+def test_a_reader_that_goes_away_is_no_error(monkeypatch, capsys):
+    # `settle ... | head`: some runs ended with status 2 and "cannot write the result: Broken pipe",
+    # where every other command takes the reader gone as no error of its own
+    class Gone(io.StringIO):
+        def write(self, text):
+            raise BrokenPipeError(32, "Broken pipe")
+
+        def fileno(self):
+            return devnull
+
+    import os
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    try:
+        monkeypatch.setattr(sys, "stdout", Gone())
+        assert main(["settle", str(Path(__file__).resolve().parent.parent / "docs" / "examples" / "atosaki.json")]) == 0
+    finally:
+        os.close(devnull)
+    assert capsys.readouterr().err == ""
