@@ -153,9 +153,13 @@ def write_png(path: Path, image, dpi: int | None = None) -> None:
     if not ok:
         raise OSError(f"{path}: could not be written (the picture cannot be a PNG)")
     data = buf.tobytes() if dpi is None else png_with_dpi(buf.tobytes(), dpi)
+    # written whole under another name, then named: a full disk left a cut PNG named as a card
+    part = Path(path).with_name(Path(path).name + ".part")
     try:
-        Path(path).write_bytes(data)
+        part.write_bytes(data)
+        os.replace(part, path)
     except OSError as exc:
+        part.unlink(missing_ok=True)
         raise OSError(f"{path}: could not be written ({exc.strerror or exc})") from None
 
 
@@ -263,7 +267,8 @@ def _synth(args) -> int:
     except (ArtError, SceneError, ValueError, FileNotFoundError) as exc:
         return _fail("synth", str(exc))
     except OSError as exc:  # a write inside --out (a full disk, a folder where a file goes)
-        return _fail("synth", f"cannot write the scenes: {exc}")
+        return _fail("synth", f"cannot write the scenes: {exc} (the scenes written so far are left in "
+                              f"{args.out}, without dataset.json: give --overwrite to write the run again)")
     summary["seconds"] = round(time.perf_counter() - t0, 2)
     print(json.dumps(summary))
     return 0

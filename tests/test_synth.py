@@ -484,6 +484,21 @@ def test_synth_says_what_it_could_not_write(tmp_path):
     r = _cli("synth", "--art", "demo", "--count", "1", "--out", str(tmp_path), "--size", "320x180")
     assert r.returncode == 2 and "Traceback" not in r.stderr, r.stderr
     assert "cannot write the scenes" in r.stderr and "dataset.json" in r.stderr
+    assert f"the scenes written so far are left in {tmp_path}, without dataset.json: give --overwrite" in r.stderr
+
+
+def test_a_card_picture_cut_short_by_a_full_disk_is_not_left_named_as_the_card(tmp_path, monkeypatch):
+    import errno
+    from datasets.cli import write_png
+    real = Path.write_bytes
+
+    def full_disk(self, data):
+        real(self, data[:100])  # (what fitted)
+        raise OSError(errno.ENOSPC, "No space left on device")
+    monkeypatch.setattr(Path, "write_bytes", full_disk)
+    with pytest.raises(OSError, match="wisteria-ribbon.png: could not be written \\(No space left on device\\)"):
+        write_png(tmp_path / "wisteria-ribbon.png", np.zeros((40, 30, 3), np.uint8))
+    assert list(tmp_path.iterdir()) == []
 
 
 @pytest.mark.skipif(not Path("/dev/full").exists(), reason="needs /dev/full (Linux) to fill standard output")
