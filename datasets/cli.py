@@ -8,6 +8,7 @@ import sys
 import time
 from pathlib import Path
 
+from datasets.art import SHARED_ART_SETS
 from hanadealer.args import SEED, whole
 
 A4_MM = (210.0, 297.0)
@@ -23,7 +24,7 @@ def register(subparsers) -> None:
 
     p = subparsers.add_parser("synth", help="render labelled synthetic table scenes")
     p.add_argument("--art", nargs="+", required=True, metavar="SET",
-                   help="art set(s): demo, or a folder name of ../shared/cardart")
+                   help="art set(s): demo, or one of the sets of ../shared/cardart: " + ", ".join(SHARED_ART_SETS))
     p.add_argument("--count", type=whole(1, MAX_SCENES), required=True,
                    help=f"number of scenes, 1 to {MAX_SCENES:,}")
     p.add_argument("--out", required=True, help="output folder")

@@ -28,7 +28,9 @@ def register(subparsers) -> None:
                               description="Evaluate recognition on the evaluation splits of datasets/ and "
                                           "../shared/photos-dev, and time it per stage; prints JSON.")
     b.add_argument("--scenes", type=whole(1), default=None, help="scenes per split (default: the split's own count)")
-    b.add_argument("--splits", nargs="+", default=None, help="only these splits")
+    b.add_argument("--splits", nargs="+", default=None,
+                   help="only these evaluation splits of datasets/ (the real photos of ../shared/photos-dev are "
+                        "read whatever the splits)")
     b.add_argument("--frames", type=whole(1, 10000), default=None,
                    help="timed frames per card count, 1 to 10,000 (default 30; 10 with --quick)")
     b.add_argument("--cards", type=whole(1, 200), nargs="+", default=[9, 45], help="card counts to time (default 9 45)")
