@@ -210,7 +210,7 @@ def test_bench_vision_refuses_an_unknown_split(capsys):
 @pytest.mark.parametrize("argv, message", [
     (["recognise", "x.png", "--threshold", "5"], "argument --threshold: 5 is out of range: a number from 0 to 1"),
     (["recognise", "x.png", "--threshold", "nan"], "argument --threshold: nan is out of range"),
-    (["bench-vision", "--frames", "0"], "argument --frames: 0 is out of range: a whole number 1 or more"),
+    (["bench-vision", "--frames", "0"], "argument --frames: 0 is out of range: a whole number from 1 to 10000"),
     (["bench-vision", "--scenes", "-3"], "argument --scenes: -3 is out of range"),
     (["bench-vision", "--threads", "-1"], "argument --threads: -1 is out of range"),
     (["bench-western", "--cards", "0"], "argument --cards: 0 is out of range"),
