@@ -86,6 +86,28 @@ def test_camera_unplugged_raises_then_reconnects_by_itself():
     assert device.opens == 3
 
 
+def test_a_camera_whose_driver_raises_is_opened_again_when_it_is_back():
+    # only a read that returned False gave up the handle: one that raised was read for good, and a
+    # camera plugged back in never came back
+    device = FakeDevice()
+
+    class Raising(FakeCapture):
+        def read(self):
+            if not self.device.plugged:
+                raise cv2.error("select() timeout")
+            return super().read()
+
+        def release(self):
+            raise cv2.error("the device is gone")
+    device.factory = lambda index: setattr(device, "last", Raising(device)) or device.last
+    cam = CameraSource(0, retry_s=0.0, capture_factory=device.factory)
+    device.plugged = False
+    with pytest.raises(CameraError, match="camera 0 stopped giving frames \\(unplugged\\?\\): error: select"):
+        cam.read()
+    device.plugged = True
+    assert cam.read().shape == (48, 64, 3) and device.opens == 2
+
+
 def test_missing_camera_is_a_clear_error():
     device = FakeDevice()
     device.plugged = False

@@ -125,12 +125,20 @@ class CameraSource:
             if wait > 0:
                 time.sleep(wait)
             self._open()  # raises CameraError while the camera is still away
-        ok, frame = self._cap.read()
+        try:
+            ok, frame = self._cap.read()
+            error = None
+        except Exception as exc:  # (a driver's own error: kept, its dead handle was read for good)
+            ok, frame, error = False, None, exc
         if not ok or frame is None or frame.size == 0:
-            self._cap.release()
+            try:
+                self._cap.release()
+            except Exception:  # (a handle that died raising may raise again: it is given up all the same)
+                pass
             self._cap = None
             self._last_try = time.monotonic()
-            raise CameraError(f"{self.name} stopped giving frames (unplugged?)")
+            said = f": {type(error).__name__}: {' '.join(str(error).split())[:120]}" if error else ""
+            raise CameraError(f"{self.name} stopped giving frames (unplugged?){said}")
         return frame
 
     def close(self) -> None:
