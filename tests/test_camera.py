@@ -147,6 +147,29 @@ def test_image_folder_skips_a_corrupt_file_naming_it(tmp_path):
     assert source.read()[0, 0, 0] == 30
 
 
+def test_image_folder_skips_a_jpeg_cut_short_and_reads_a_file_again_once_it_is_back_or_written_again(tmp_path):
+    # a JPEG cut short was read as a table with its lower part grey; a file moved away a moment was
+    # taken for a damaged one and left out for good (and all of them: "reconnecting" for good)
+    import os
+    cv2.imwrite(str(tmp_path / "a.png"), frame(10))
+    whole = cv2.imencode(".jpg", frame(200, size=(64, 64)))[1].tobytes()
+    (tmp_path / "b.jpg").write_bytes(whole[: len(whole) // 2])
+    source = ImageFolderSource(tmp_path, realtime=False)
+    assert source.read()[0, 0, 0] == 10
+    with pytest.raises(FrameSkipped, match="'b.jpg' cannot be decoded"):
+        source.read()
+    assert source.read()[0, 0, 0] == 10 and source.read()[0, 0, 0] == 10  # left out while it is so
+    (tmp_path / "b.jpg").write_bytes(whole)  # copied again, whole
+    os.utime(tmp_path / "b.jpg", ns=(1, 10**18))
+    assert abs(int(source.read()[0, 0, 0]) - 200) < 8 and source.read()[0, 0, 0] == 10
+    (tmp_path / "a.png").rename(tmp_path / "a.moved")
+    assert abs(int(source.read()[0, 0, 0]) - 200) < 8
+    with pytest.raises(FrameSkipped, match="'a.png' is gone from the folder"):
+        source.read()
+    (tmp_path / "a.moved").rename(tmp_path / "a.png")
+    assert abs(int(source.read()[0, 0, 0]) - 200) < 8 and source.read()[0, 0, 0] == 10
+
+
 def test_image_folder_holds_each_picture_for_frames_each_frames(tmp_path):
     # shown for one frame each, no card lasted the frames the tracker asks before it shows one:
     # `serve --images` never showed a card

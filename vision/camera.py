@@ -211,8 +211,9 @@ class ImageFolderSource:
     """The images of a folder in name order, each given as ``frames_each`` frames of 1/``fps`` s,
     looping by default.
 
-    A file that cannot be decoded raises ``FrameSkipped`` naming it once; the next ``read`` goes
-    on with the next image, and the file is left out from then on.
+    A file that cannot be decoded (a JPEG cut short too: OpenCV gives it grey where it ends) raises
+    ``FrameSkipped`` naming it once; the next ``read`` goes on with the next image, and the file is
+    left out until it is written again. A file gone is skipped while it is gone.
     """
 
     def __init__(self, directory: str | Path, fps: float = 2.0, loop: bool = True,
@@ -242,7 +243,7 @@ class ImageFolderSource:
                               f"each corrupt or not an image)")
         self.loop = loop
         self._pos = 0
-        self._bad: set[Path] = set()
+        self._bad: dict[Path, tuple] = {}  # a file that did not decode -> its size and time then
         self._pacer = FramePacer(fps if realtime else None)
         self.frames_each = max(1, int(frames_each))
         self._held: tuple[np.ndarray, int] | None = None  # (the picture, frames of it still to give)
@@ -258,16 +259,21 @@ class ImageFolderSource:
                 if not self.loop:
                     raise CameraError(f"image folder {str(self.directory)!r} has no more images")
                 self._pos = 0
-            if len(self._bad) == len(self.files):
+            if len(self._bad) == len(self.files) and all(_stamp(p) == was for p, was in self._bad.items()):
                 raise CameraError(f"no image in {str(self.directory)!r} can be read")
             path = self.files[self._pos]
             self._pos += 1
-            if path in self._bad:
+            stamp = _stamp(path)
+            if stamp is None:  # (moved away a moment, or being written: not damaged for good)
+                raise FrameSkipped(f"image {path.name!r} is gone from the folder; skipped")
+            if self._bad.get(path) == stamp:
                 continue
-            frame = None if path in self._found_bad else cv2.imread(str(path), cv2.IMREAD_COLOR)
-            if frame is None or frame.size == 0:
-                self._bad.add(path)
+            frame = None if path in self._found_bad else _read_image(path)
+            self._found_bad.discard(path)
+            if frame is None:
+                self._bad[path] = stamp
                 raise FrameSkipped(f"image {path.name!r} cannot be decoded (corrupt or not an image); skipped")
+            self._bad.pop(path, None)
             self._held = (frame, self.frames_each - 1)
             return frame.copy() if self.frames_each > 1 else frame
 
@@ -300,8 +306,31 @@ def stderr_silenced():
 
 def _decodes(path: Path) -> bool:
     with stderr_silenced():  # (libpng's own line about a damaged file: ours names it)
-        frame = cv2.imread(str(path), cv2.IMREAD_COLOR)
-    return frame is not None and frame.size > 0
+        return _read_image(path) is not None
+
+
+def _read_image(path: Path) -> np.ndarray | None:
+    """The picture in ``path``, or None where it cannot be decoded whole: a JPEG that does not end
+    (cut short in the copy) is given by OpenCV with grey where it stops, and was read as a table."""
+    if path.suffix.lower() in (".jpg", ".jpeg"):
+        try:
+            with open(path, "rb") as f:
+                f.seek(max(0, path.stat().st_size - 64))
+                if not f.read().rstrip(b"\x00\r\n ").endswith(b"\xff\xd9"):
+                    return None
+        except OSError:
+            return None
+    frame = cv2.imread(str(path), cv2.IMREAD_COLOR)
+    return frame if frame is not None and frame.size > 0 else None
+
+
+def _stamp(path: Path) -> tuple | None:
+    """A file's size and time of change (a file written again is read again), or None: gone."""
+    try:
+        st = path.stat()
+    except OSError:
+        return None
+    return st.st_size, st.st_mtime_ns
 
 
 ROTATIONS = {90: cv2.ROTATE_90_CLOCKWISE, 180: cv2.ROTATE_180, 270: cv2.ROTATE_90_COUNTERCLOCKWISE}
