@@ -39,16 +39,16 @@ def need_browser():
 
 
 @contextmanager
-def page_on_a_fake_table(tmp_path, session, shown=None, width=1024, height=768):
+def page_on_a_fake_table(tmp_path, session, shown=None, width=1024, height=768, config=None):
     """A logged-in page of the app on a scripted table (tests/webfakes.py) showing ``shown``, with the
-    session ``session`` open: (page, script errors, service, live table)."""
+    session ``session`` open (the app's ``config`` added): (page, script errors, service, live table)."""
     need_browser()
     from playwright.sync_api import sync_playwright
     from webfakes import FakeLiveTable
     from webui.app import create_app
     from webui.cli import ServerThread
     live = FakeLiveTable()
-    app = create_app({"LIVE": live, "LEDGER": str(tmp_path / "ledger.sqlite"), "PIN": PIN})
+    app = create_app({"LIVE": live, "LEDGER": str(tmp_path / "ledger.sqlite"), "PIN": PIN, **(config or {})})
     service = app.extensions["hanadealer"]["service"]
     service.start_session(session)
     if shown is not None:
@@ -463,6 +463,26 @@ def test_while_the_server_is_out_of_reach_the_page_is_dimmed_and_its_buttons_hel
         page.wait_for_function("!document.body.classList.contains('offline')", timeout=15000)
         page.wait_for_function("!document.getElementById('settle-btn').disabled", timeout=10000)
         assert not page.is_disabled("#bet-add")
+        assert errors == [], errors
+
+
+def test_a_link_gone_quiet_without_closing_is_said_as_lost_contact(tmp_path):
+    """A tablet's Wi-Fi dropping out closes no connection: the page showed the last table as live,
+    Settle offered, with the camera long lost."""
+    import time
+    shown = {"saki": [(1, "pine-crane"), (2, "plum-chaff-1"), (3, "cherry-curtain")],
+             "ato": [(4, "wisteria-cuckoo"), (5, "iris-bridge"), (6, "clover-boar")]}
+    session = {"game": "batta-maki", "players": [{"name": "Aki"}, {"name": "Ben"}]}
+    with page_on_a_fake_table(tmp_path, session, shown, config={"SSE_KEEPALIVE_S": 1.0}) as (page, errors, service, _):
+        page.wait_for_function("!document.getElementById('settle-btn').disabled", timeout=10000)
+        wait = service.hub.wait
+        service.hub.wait = lambda seen, timeout: time.sleep(20) or seen  # the stream open, and silent
+        page.wait_for_selector("body.offline", timeout=15000)
+        assert page.is_disabled("#settle-btn")
+        assert page.locator("#banner").inner_text().startswith("Lost contact with the server")
+        service.hub.wait = wait
+        page.wait_for_function("!document.body.classList.contains('offline')", timeout=15000)
+        page.wait_for_function("!document.getElementById('settle-btn').disabled", timeout=10000)
         assert errors == [], errors
 
 

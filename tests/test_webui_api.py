@@ -401,6 +401,17 @@ def test_sse_delivers_a_table_change(app, live):
     resp.close()
 
 
+def test_sse_pings_the_page_can_see_while_nothing_changes(live, ledger_path):
+    # comments only: a page behind a link gone quiet without closing could not tell silence from calm
+    app = create_app({"LIVE": live, "LEDGER": str(ledger_path), "PIN": PIN, "TESTING": True, "SSE_KEEPALIVE_S": 0.2})
+    resp = Dealer(app).c.get("/events", buffered=False)
+    chunks = iter(resp.response)
+    assert next(chunks).decode() == 'retry: 1000\n\nevent: ping\ndata: {"every_s": 0.2}\n\n'
+    _event(chunks)  # the state
+    assert next(chunks).decode() == 'event: ping\ndata: {"every_s": 0.2}\n\n'
+    resp.close()
+
+
 def test_sse_delivers_a_bet_to_a_second_page(app):
     tablet1, tablet2 = Dealer(app), Dealer(app, login=False)
     tablet1.post("/api/session", SESSION)
@@ -417,7 +428,7 @@ def test_sse_delivers_a_bet_to_a_second_page(app):
 def _event(chunks):
     for raw in chunks:
         text = raw.decode()
-        if text.startswith(":"):
+        if text.startswith(":") or text.startswith("event: ping"):  # (the stream's pings)
             continue
         data = [line[6:] for line in text.splitlines() if line.startswith("data: ")]
         assert data, text

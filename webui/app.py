@@ -654,13 +654,18 @@ def events():
     _ext()["watcher"].ensure_started()
     keepalive = float(current_app.config["SSE_KEEPALIVE_S"])
 
+    # a ping the page sees, not a comment: a link gone quiet without closing (a tablet's Wi-Fi
+    # dropping out) raises no error in the browser, and the page showed a frozen table as live; with
+    # no ping for a few periods it says the contact is lost (its own watch, in table.js)
+    ping = f"event: ping\ndata: {json.dumps({'every_s': keepalive})}\n\n"
+
     def gen():
         seen = None
-        yield "retry: 1000\n\n"
+        yield "retry: 1000\n\n" + ping
         while True:
             version = service.hub.version if seen is None else service.hub.wait(seen, keepalive)
             if version == seen:
-                yield ": keep-alive\n\n"
+                yield ping
                 continue
             seen = version
             data = json.dumps(service.view(), separators=(",", ":"))

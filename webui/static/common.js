@@ -141,3 +141,26 @@ document.getElementById("login-btn").addEventListener("click", async () => {
   else askPin();
 });
 if (document.body.dataset.pinSet !== "yes") askPin();
+
+// A stream gone quiet without closing (a tablet's Wi-Fi dropping out) raises no error: the server
+// pings every every_s seconds, and silence for three of them is taken as the contact lost. The
+// stream is closed and its onerror said (which tries again), so the page never shows a frozen
+// table as live.
+function watchStream(source) {
+  let heard = Date.now(), every = 15;
+  const heardNow = () => { heard = Date.now(); };
+  source.addEventListener("ping", (ev) => {
+    heardNow();
+    try { every = Number(JSON.parse(ev.data).every_s) || every; } catch (e) { /* the period kept */ }
+  });
+  source.addEventListener("state", heardNow);
+  source.addEventListener("open", heardNow);
+  const timer = setInterval(() => {
+    if (source.readyState === EventSource.CLOSED) { clearInterval(timer); return; }
+    if (Date.now() - heard > Math.max(3 * every, 5) * 1000) {
+      clearInterval(timer);
+      source.close();
+      if (source.onerror) source.onerror();
+    }
+  }, 1000);
+}

@@ -231,5 +231,6 @@ function followBanner() {
     placeMessage();
     if (source.readyState === EventSource.CLOSED) setTimeout(followBanner, 2000);
   };
+  watchStream(source);
 }
 followBanner();

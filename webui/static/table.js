@@ -391,5 +391,6 @@ function connect() {
     holdWhileOffline(false);
     if (STATE) render(STATE);
   };
+  watchStream(source);
 }
 connect();
