@@ -930,3 +930,42 @@ def test_settings_lists_otoroku_players_in_the_seats_order(tmp_path):
         page.wait_for_url("**/", timeout=10000)
         assert service.session["seats"] == ["Cho", "Aki", "Ben"]
         assert errors == [], errors
+
+
+def test_zones_being_drawn_when_the_camera_comes_back_at_another_size_are_drawn_again(tmp_path):
+    """The corners drawn on the picture before were kept on the new one, saved as drawn on it, and
+    every card was read in one zone."""
+    import cv2
+    import numpy as np
+    session = {"game": "batta-maki", "players": [{"name": "Aki"}, {"name": "Ben"}]}
+    with page_on_a_fake_table(tmp_path, session, width=1280, height=900) as (page, errors, service, live):
+        size = {"now": (1280, 720)}
+
+        def picture(route):
+            w, h = size["now"]
+            route.fulfill(status=200, content_type="image/jpeg",
+                          body=cv2.imencode(".jpg", np.full((h, w, 3), 90, np.uint8))[1].tobytes())
+        page.route("**/frame.jpg*", picture)
+        page.goto(page.url.rstrip("/") + "/settings")
+        page.wait_for_function("document.getElementById('zone-image').naturalWidth === 1280", timeout=10000)
+        page.locator("#zone-canvas").scroll_into_view_if_needed()
+        box = page.locator("#zone-canvas").bounding_box()
+        for fx, fy in ((0.1, 0.1), (0.5, 0.1), (0.5, 0.4)):
+            page.mouse.click(box["x"] + fx * box["width"], box["y"] + fy * box["height"])
+        page.click("#zone-close")
+        size["now"] = (640, 360)
+        page.evaluate("const i = document.getElementById('zone-image'); i.src = i.src.split('?')[0] + '?t=1'")
+        page.wait_for_function("document.getElementById('message').textContent.includes("
+                               "'picture is 640x360 now, not the 1280x720 the zones were being drawn on')", timeout=10000)
+        sent = []
+        page.on("request", lambda r: sent.append(r.post_data_json) if r.url.endswith("/api/zones") and r.method == "POST" else None)
+        page.locator("#zone-canvas").scroll_into_view_if_needed()
+        box = page.locator("#zone-canvas").bounding_box()
+        for fx, fy in ((0.1, 0.1), (0.5, 0.1), (0.5, 0.4)):
+            page.mouse.click(box["x"] + fx * box["width"], box["y"] + fy * box["height"])
+        page.click("#zone-close")
+        page.click("#zone-save")
+        page.wait_for_selector("#message:has-text('1 zone(s) saved')", timeout=10000)
+        assert sent[-1]["drawn_on"] == {"width": 640, "height": 360} and len(sent[-1]["zones"]) == 1
+        assert max(x for x, _ in sent[-1]["zones"][0]["points"]) <= 640
+        assert errors == [], errors

@@ -524,6 +524,24 @@ def test_zone_fields_that_are_not_read_are_refused(app, live, ledger_path):
     assert d.post("/api/zones", {"zones": [{"name": "saki", "polygon": square}]}).status_code == 200
 
 
+def test_zones_drawn_on_a_picture_of_another_size_than_the_cameras_now_are_refused(app, live, ledger_path):
+    # the camera came back at 640x360 while they were drawn on 1280x720: stored as drawn on the new
+    # picture, the old corners were read as live, and every card fell in one zone
+    pytest.importorskip("vision.zones", reason="vision.zones is not available")
+    d = Dealer(app)
+    d.post("/api/session", SESSION)
+    live.picture = lambda: {"width": 640, "height": 360, "rotate": 0}
+    zones = [{"name": "saki", "points": [[10, 10], [900, 10], [900, 300], [10, 300]]}]
+    r = d.post("/api/zones", {"zones": zones, "drawn_on": {"width": 1280, "height": 720}})
+    assert r.status_code == 400 and r.get_json()["error"] == (
+        "the zones were drawn on a picture of 1280x720, and the camera's is 640x360 now: draw them again on "
+        "the picture as it is now")
+    assert not (ledger_path.parent / "zones-batta-maki.json").exists()
+    r = d.post("/api/zones", {"zones": zones, "drawn_on": {"width": "1280", "height": 720}})
+    assert r.status_code == 400 and "'drawn_on' is the picture's size" in r.get_json()["error"]
+    assert d.post("/api/zones", {"zones": zones, "drawn_on": {"width": 640, "height": 360}}).status_code == 200
+
+
 def test_zones_that_cannot_be_saved_are_said_not_a_500(app, live, ledger_path):
     pytest.importorskip("vision.zones", reason="vision.zones is not available")
     d = Dealer(app)

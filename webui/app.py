@@ -564,14 +564,19 @@ def _yes_no_arg(name: str) -> bool:
 @api.post("/zones")
 def save_zones():
     """Zones drawn on the live image: {"zones": [{"name", "points": [[x, y], ...]}]} in frame pixels
-    ("polygon" is accepted for "points"). Saved per game with vision.zones.save_zones."""
+    ("polygon" is accepted for "points"), and the size of the picture they were drawn on ("drawn_on":
+    {"width", "height"}; the page sends it). Saved per game with vision.zones.save_zones."""
     from vision.zones import ZoneError, save_zones as write_zones, zones_from_json
     s = _service()
     if not s.session:
         raise InputError("choose the game first: zones belong to its layout")
     data = _json_body()
-    only_fields(data, ("zones",), "the zones")
+    only_fields(data, ("zones", "drawn_on"), "the zones")
     raw = data.get("zones") if isinstance(data, dict) else None
+    drawn_on = data.get("drawn_on") if isinstance(data, dict) else None
+    if drawn_on is not None and not (isinstance(drawn_on, dict) and all(
+            isinstance(drawn_on.get(k), int) and not isinstance(drawn_on.get(k), bool) for k in ("width", "height"))):
+        raise InputError(f"'drawn_on' is the picture's size, {{'width': ..., 'height': ...}}, not {drawn_on!r}")
     if not isinstance(raw, list):
         raise InputError("send {'zones': [{'name': ..., 'points': [[x, y], ...]}, ...]}")
     names = [z.name for z in _layout_of(s.session)]
@@ -595,6 +600,12 @@ def save_zones():
         # (with the picture they were drawn on: on another size or turn they would be read wrongly)
         live = _ext()["live"]
         picture = live.picture() if callable(getattr(live, "picture", None)) else None
+        if picture and drawn_on and (drawn_on["width"], drawn_on["height"]) != (picture["width"], picture["height"]):
+            # (the camera came back at another size while they were drawn: stored as drawn on this
+            # one, the corners of the old were read as live, and every card fell in one zone)
+            raise InputError(f"the zones were drawn on a picture of {drawn_on['width']}x{drawn_on['height']}, and the "
+                             f"camera's is {picture['width']}x{picture['height']} now: draw them again on the "
+                             f"picture as it is now")
         write_zones(path, zones, picture)
     except (OSError, UnicodeDecodeError) as exc:  # (a folder in its place, a disk that refuses it)
         raise InputError(f"the zones cannot be saved to {path}: {exc}") from None

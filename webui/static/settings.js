@@ -164,6 +164,10 @@ const img = document.getElementById("zone-image");
 const canvas = document.getElementById("zone-canvas");
 let zones = [];
 let current = [];
+// the size of the picture the corners are being drawn on: a camera back at another size gives a
+// picture whose pixels are not theirs
+let drawnSize = null;
+const pictureSize = () => (img.naturalWidth ? {width: img.naturalWidth, height: img.naturalHeight} : undefined);
 
 function scale() { return img.naturalWidth ? img.naturalWidth / img.clientWidth : 1; }
 
@@ -186,6 +190,7 @@ function draw() {
 }
 
 canvas.addEventListener("click", (ev) => {
+  drawnSize = drawnSize || pictureSize() || null;
   const r = canvas.getBoundingClientRect();
   current.push([Math.round((ev.clientX - r.left) * scale()), Math.round((ev.clientY - r.top) * scale())]);
   draw();
@@ -196,11 +201,21 @@ document.getElementById("zone-close").addEventListener("click", () => {
   zones = zones.filter((z) => z.name !== name).concat([{name, points: current}]);
   current = []; draw();
 });
-document.getElementById("zone-clear").addEventListener("click", () => { zones = []; current = []; draw(); });
+document.getElementById("zone-clear").addEventListener("click", () => { zones = []; current = []; drawnSize = null; draw(); });
 document.getElementById("zone-save").addEventListener("click", async () => {
-  try { const r = await api("/api/zones", {zones}); showMessage(`${r.saved} zone(s) saved.`); } catch (e) { /* shown */ }
+  // (with the size of the picture they were drawn on: the camera may have come back at another)
+  const drawnOn = drawnSize || pictureSize();
+  try { const r = await api("/api/zones", {zones, drawn_on: drawnOn}); showMessage(`${r.saved} zone(s) saved.`); } catch (e) { /* shown */ }
 });
-img.addEventListener("load", draw);
+img.addEventListener("load", () => {
+  const now = pictureSize();
+  if (drawnSize && now && (now.width !== drawnSize.width || now.height !== drawnSize.height)) {
+    showMessage(`The camera's picture is ${now.width}x${now.height} now, not the ${drawnSize.width}x` +
+                `${drawnSize.height} the zones were being drawn on: draw them again.`, true);
+    zones = []; current = []; drawnSize = null;
+  }
+  draw();
+});
 img.addEventListener("error", () => showMessage("No camera image yet: the zones can be drawn once the table is visible.", true));
 window.addEventListener("resize", draw);
 api("/api/zones").then((r) => {
