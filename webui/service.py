@@ -430,6 +430,8 @@ class DealerService:
             for key in ("previous_trick", "undone_trick"):
                 if old.get(key):
                     new[key] = old[key]
+            if old.get("known_seats") and [p["name"] for p in old["players"]] == [p["name"] for p in new["players"]]:
+                new["known_seats"] = old["known_seats"]  # (the same players in the same seats)
             # nor is the leader of the first trick the dealer chose (the page hides the choice once a
             # trick is read: the tricks went to the players after the default leader)
             if old.get("leader") in active_players(new) and old["leader"] not in (new.get("dealers") or ()):
@@ -1128,6 +1130,11 @@ class DealerService:
             if s["game"] == "kabu-tsukuri" and pending["result"].get("next_dealer"):
                 after["dealer"] = pending["result"]["next_dealer"]  # (house rule next_dealer)
             if s["game"] == KAKEYA:  # a new hand: the losing pair deals (§8)
+                # where each player sat in the hand confirmed: the next hand's first trick is read by
+                # it, not by which of its cards the camera saw first
+                seats = replay_tricks(s, self._game().resolve_house(s.get("house")), s["tricks"]).seat_angles
+                if seats:
+                    after["known_seats"] = {**(s.get("known_seats") or {}), **seats}
                 after.update(tricks=[], trick_warning=None, undone_trick=None, camera_gap=None,
                              previous_trick=list(s["tricks"][-1]["cards"]) if s["tricks"] else None,
                              dealers=pending["result"].get("next_dealers") or s.get("dealers"))
@@ -1405,7 +1412,7 @@ def _stored_session_problem(session: Mapping[str, Any]) -> str | None:
         if not (isinstance(b, Mapping) and isinstance(b.get("player"), str) and "on" in b
                 and isinstance(b.get("amount"), (int, float)) and not isinstance(b.get("amount"), bool)):
             return f"a bet in it is not one ({b!r})"
-    for key in ("house", "corrections", "corrected_readings", "limits", "busts", "carry_from"):
+    for key in ("house", "corrections", "corrected_readings", "limits", "busts", "carry_from", "known_seats"):
         if session.get(key) is not None and not isinstance(session[key], Mapping):
             return f"its {key} is not an object"
     if session.get("camera_gap") is not None and (not isinstance(session["camera_gap"], int)
