@@ -118,7 +118,7 @@ def test_serve_demo_starts_the_dealer_page_on_the_demo_table(tmp_path):
         assert any(z["cards"] for z in state["zones"]), "the demo table dealt no card in time"
         with urllib.request.urlopen(url + "events", timeout=10) as r:
             assert r.headers["Content-Type"].startswith("text/event-stream")
-            lines = [r.readline() for _ in range(5)]  # a retry hint, then the first state
+            lines = [r.readline() for _ in range(8)]  # a retry hint and a ping, then the first state
             assert b"event: state\n" in lines and any(line.startswith(b"data: {") for line in lines), lines
         with urllib.request.urlopen(url + "video.mjpg", timeout=10) as r:
             assert r.headers["Content-Type"].startswith("multipart/x-mixed-replace")
