@@ -505,11 +505,14 @@ def bench_latency(args: argparse.Namespace) -> int:
                 deadline = time.monotonic() + args.seconds
                 measured: set[str] = set()
                 result_seen = False
+                event = b""
                 while time.monotonic() < deadline and (args.cards is None or len(card_lat) < args.cards):
                     line = resp.readline()
                     if not line:
                         break
-                    if not line.startswith(b"data: "):
+                    if line.startswith(b"event: "):
+                        event = line[7:].strip()
+                    if not line.startswith(b"data: ") or event != b"state":  # (the stream's pings)
                         continue
                     now = time.monotonic()
                     view = json.loads(line[6:])
