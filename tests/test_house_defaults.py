@@ -39,7 +39,7 @@ DEFAULTS = {
     "echobo": {"profit": 5, "max_cards": 4, "bet_mode": "fixed_per_card", "bet_size": None, "bet_limit": None,
                "deck_count": 1},
     # §8 spades trumps by default; §10 KT3 Rensho; §10 KT1 aces dealt
-    "kakeya-toranpu": {"default_trump": "S", "rensho_rule": "standard", "ace_basis": "dealt"},
+    "kakeya-toranpu": {"default_trump": "S", "rensho_rule": "standard", "ace_basis": "dealt", "stones_per_pair": 5},
 }
 
 

@@ -720,3 +720,53 @@ def test_saving_settings_keeps_the_leader_the_dealer_chose(app):
     # a leader that no longer may lead (now of the dealing pair) is not kept
     assert d.post("/api/session", dict(SESSION, dealers=["Aki", "Cho"])).status_code == 200
     assert d.get("/api/state").get_json()["tricks"]["leader"] == "Ben"
+
+
+def test_each_partnership_keeps_its_stones_hand_to_hand_and_the_game_ends_when_one_has_none(app, live):
+    # RULES.md §8 "Stones: 5 per partnership", §10 KT5 "until a partnership has no stones": the page
+    # played hand after hand, a pair far past its stones
+    d = Dealer(app)
+    assert d.post("/api/session", dict(SESSION, house={"stones_per_pair": 2})).status_code == 200
+    assert d.get("/api/state").get_json()["tricks"]["stones"] == {"Aki+Cho": 2, "Ben+Dan": 2}
+    hands_played = 0
+    while True:
+        state = d.get("/api/state").get_json()
+        if state["tricks"]["game_over"]:
+            break
+        leader = state["tricks"]["leader"]
+        for cards in play(PLAYERS, deal(PLAYERS, seed=hands_played), leader=leader, seed=hands_played):
+            assert d.post("/api/tricks", {"cards": cards}).status_code == 201
+        before = state["tricks"]["stones"]
+        pending = d.post("/api/settle").get_json()
+        result = pending["result"]
+        assert {p: before[p] + n for p, n in result["net"].items()} == result["stones_left"]
+        assert d.post("/api/confirm", {"pending": pending["id"]}).status_code == 200
+        assert d.get("/api/state").get_json()["tricks"]["stones"] == result["stones_left"]
+        hands_played += 1
+        assert hands_played < 20
+    over = state["tricks"]["game_over"]
+    assert state["tricks"]["stones"][over] <= 0
+    said = f"the game is over: {over} has no stones left; start a new game in Settings"
+    assert said in state["problems"]
+    for cards in play(PLAYERS, deal(PLAYERS, seed=99), leader=state["tricks"]["leader"], seed=99):
+        d.post("/api/tricks", {"cards": cards})
+    assert d.post("/api/settle").status_code == 400  # (no hand of a game over is settled)
+    for _ in range(13):
+        d.post("/api/tricks/undo", {})
+    # Settings saved again: a new game, each partnership with its stones again
+    assert d.post("/api/session", dict(SESSION, house={"stones_per_pair": 2})).status_code == 200
+    state = d.get("/api/state").get_json()
+    assert state["tricks"]["stones"] == {"Aki+Cho": 2, "Ben+Dan": 2} and not state["tricks"]["game_over"]
+
+
+def test_the_stones_held_go_on_through_a_settings_save_of_the_same_game(app, live):
+    d = Dealer(app)
+    d.post("/api/session", SESSION)
+    for cards in play(PLAYERS, deal(PLAYERS, seed=3), leader="Aki", seed=3):
+        d.post("/api/tricks", {"cards": cards})
+    pending = d.post("/api/settle").get_json()
+    d.post("/api/confirm", {"pending": pending["id"]})
+    held = d.get("/api/state").get_json()["tricks"]["stones"]
+    assert held == pending["result"]["stones_left"] and held != {"Aki+Cho": 5, "Ben+Dan": 5}
+    assert d.post("/api/session", dict(SESSION, trump="H", dealers=pending["result"]["next_dealers"])).status_code == 200
+    assert d.get("/api/state").get_json()["tricks"]["stones"] == held

@@ -38,8 +38,8 @@ from dealer.games.row_games import check_wager_limits, may_carry
 from dealer.games.kakeya import TRICKS, rensho_of
 from dealer.western import SUITS, is_western_card, nearest_western_ids
 from vision.live import CAMERA_AWAY
-from webui.tricks import (KAKEYA, TRICK_ZONE, TrickWatch, active_players, check_trick_cards, live_layout,
-                          order_trick, play_order, replay_tricks, ring_of, round_document)
+from webui.tricks import (KAKEYA, TRICK_ZONE, TrickWatch, active_players, check_trick_cards, game_over, live_layout,
+                          order_trick, play_order, replay_tricks, ring_of, round_document, starting_stones)
 from webui.round_builder import (CARRY_GAMES, NO_BETS, ROW_GAMES, BuiltRound, ZoneView, RoundBuilder, revealed_scores, bet_targets, card_label, layout_setup, table_zones,
                                  tie_redraw_rows, zone_title)
 
@@ -335,6 +335,8 @@ class DealerService:
                 session["dealer"] = dealer
         if game.name == KAKEYA:
             session.update(self._check_kakeya(data, names))
+            # each partnership's stones: the game ends when one has none (§8, §10 KT5)
+            session["stones"] = starting_stones(session, house)
         if data.get("carry") is not None and (isinstance(data["carry"], bool) or data["carry"] != 0):
             if game.name not in CARRY_GAMES:
                 raise InputError(f"{game.name} has no pot to carry over from an earlier round")
@@ -432,6 +434,11 @@ class DealerService:
                     new[key] = old[key]
             if old.get("known_seats") and [p["name"] for p in old["players"]] == [p["name"] for p in new["players"]]:
                 new["known_seats"] = old["known_seats"]  # (the same players in the same seats)
+            # the stones held go on with the same partnerships and stones a pair starts with; a game
+            # over, or another stones_per_pair, starts a new game
+            if old.get("stones") and set(old["stones"]) == set(new.get("stones") or ()) and not game_over(old["stones"]) \
+                    and (old.get("house") or {}).get("stones_per_pair") == (new.get("house") or {}).get("stones_per_pair"):
+                new["stones"] = old["stones"]
             # nor is the leader of the first trick the dealer chose (the page hides the choice once a
             # trick is read: the tricks went to the players after the default leader)
             if old.get("leader") in active_players(new) and old["leader"] not in (new.get("dealers") or ()):
@@ -1014,6 +1021,9 @@ class DealerService:
         problems = list(play.problems)
         if s.get("trick_warning"):
             problems.append(s["trick_warning"])
+        over = game_over(s.get("stones"))
+        if over:
+            problems.append(f"the game is over: {over} has no stones left; start a new game in Settings")
         if s.get("camera_gap") is not None and len(play.tricks) < TRICKS:
             gap = s["camera_gap"]
             problems.append(f"the camera was away {f'after trick {gap} was recorded' if gap else 'during the first trick'}"
@@ -1037,6 +1047,7 @@ class DealerService:
                 "leader": s.get("leader"), "next_leader": play.next_leader,
                 "next_order": play_order(active, play.next_leader) if play.next_leader in active else None,
                 "pictures": play.pictures, "active": active, "dealers": s.get("dealers"),
+                "stones": s.get("stones"), "game_over": game_over(s.get("stones")),
                 "trump": trump, "rensho": rensho_of(trump, house["rensho_rule"]),
                 "warning": s.get("trick_warning")}
 
@@ -1135,6 +1146,8 @@ class DealerService:
                 seats = replay_tricks(s, self._game().resolve_house(s.get("house")), s["tricks"]).seat_angles
                 if seats:
                     after["known_seats"] = {**(s.get("known_seats") or {}), **seats}
+                if pending["result"].get("stones_left"):
+                    after["stones"] = {**(s.get("stones") or {}), **pending["result"]["stones_left"]}
                 after.update(tricks=[], trick_warning=None, undone_trick=None, camera_gap=None,
                              previous_trick=list(s["tricks"][-1]["cards"]) if s["tricks"] else None,
                              dealers=pending["result"].get("next_dealers") or s.get("dealers"))
@@ -1412,7 +1425,8 @@ def _stored_session_problem(session: Mapping[str, Any]) -> str | None:
         if not (isinstance(b, Mapping) and isinstance(b.get("player"), str) and "on" in b
                 and isinstance(b.get("amount"), (int, float)) and not isinstance(b.get("amount"), bool)):
             return f"a bet in it is not one ({b!r})"
-    for key in ("house", "corrections", "corrected_readings", "limits", "busts", "carry_from", "known_seats"):
+    for key in ("house", "corrections", "corrected_readings", "limits", "busts", "carry_from", "known_seats",
+                "stones"):
         if session.get(key) is not None and not isinstance(session[key], Mapping):
             return f"its {key} is not an object"
     if session.get("camera_gap") is not None and (not isinstance(session["camera_gap"], int)

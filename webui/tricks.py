@@ -176,7 +176,26 @@ def round_document(setup: Mapping[str, Any], play: TrickPlay) -> dict:
         doc["trump"] = setup["trump"]
     if setup.get("dealers"):
         doc["dealers"] = list(setup["dealers"])
+    if setup.get("stones"):  # (the stones each playing pair holds: the result says what is left)
+        active = set(active_players(setup))
+        names = [p["name"] if isinstance(p, Mapping) else p for p in setup.get("players", [])]
+        doc["stones_held"] = {pair_name(p): setup["stones"].get(pair_name(p)) for p in pairs_of(names)
+                              if p[0] in active}
     return doc
+
+
+def starting_stones(setup: Mapping[str, Any], house: Mapping[str, Any]) -> dict[str, int]:
+    """Each partnership's stones at the start of a game (house rule stones_per_pair)."""
+    names = [p["name"] if isinstance(p, Mapping) else p for p in setup.get("players", [])]
+    return {pair_name(p): int(house["stones_per_pair"]) for p in pairs_of(names)}
+
+
+def game_over(stones: Mapping[str, Any] | None) -> str | None:
+    """The partnership that has no stones left (the game is over, §10 KT5), or None."""
+    for pair, held in (stones or {}).items():
+        if isinstance(held, int) and held <= 0:
+            return pair
+    return None
 
 
 def check_trick_cards(cards: Any, size: int, already: set[str]) -> list[str]:

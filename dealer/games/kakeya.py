@@ -40,6 +40,10 @@ OPTIONS = (
                 doc="standard: clubs ace with spade trumps, else spades ace (§10 KT3); spade_ace: always"),
     HouseOption("ace_basis", "dealt", ("dealt", "captured"),
                 doc="the winners' aces for the stone table: dealt to them (§10 KT1) or captured"),
+    # (a settled hand is told the stones held in 'stones_held'; the live table keeps them hand to hand)
+    HouseOption("stones_per_pair", 5, check=lambda v: isinstance(v, int) and not isinstance(v, bool) and 1 <= v <= 1000,
+                doc="the stones each partnership starts the game with, 1 to 1000 (§8: 5); the game ends when "
+                    "a partnership has none (§10 KT5)"),
 )
 
 

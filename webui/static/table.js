@@ -243,6 +243,11 @@ function renderTricks(s) {
       ` → ${r.winner}`, r.source === "hand" ? " (entered by hand)" : ""))));
   parts.push(el("p", {id: "pictures"}, "Picture cards taken: " +
     Object.entries(t.pictures).map(([pair, cards]) => `${pair} ${cards.length}`).join(" · ")));
+  if (t.stones) {
+    parts.push(el("p", {id: "stones", class: t.game_over ? "error" : ""}, "Stones held: " +
+      Object.entries(t.stones).map(([pair, n]) => `${pair} ${n}`).join(" · ") +
+      (t.game_over ? ` · the game is over: ${t.game_over} has none` : "")));
+  }
   box.replaceChildren(...parts);
 }
 
