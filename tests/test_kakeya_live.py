@@ -240,15 +240,17 @@ def test_the_last_trick_of_a_hand_left_on_the_table_is_not_the_first_of_the_next
     assert lay_trick(d, live, first, order, 100)["tricks"]["count"] == 1
 
 
-def test_without_the_dealers_the_page_asks_who_leads(app, live):
+def test_without_the_dealers_named_the_pair_the_rules_name_deals_first(app, live):
+    # RULES.md §8: "4 players: ... 2–4 deal first", "6 players: ... 3–6 deal first"; the page asked
+    # who leads (four) or refused to start (six)
     d = Dealer(app)
-    d.post("/api/session", dict(SESSION, dealers=None))
-    d.post("/api/tricks", {"cards": ["2S", "KS", "4S", "9S"]})
-    state = d.get("/api/state").get_json()
-    assert state["tricks"]["leader"] is None and state["tricks"]["recorded"] == []
-    assert any("choose who leads the first trick" in p for p in state["problems"])
-    d.post("/api/tricks/leader", {"player": "Ben"})  # with no dealers named, anyone may lead
-    assert d.get("/api/state").get_json()["tricks"]["recorded"][0]["players"][0] == "Ben"
+    assert d.post("/api/session", dict(SESSION, dealers=None)).status_code == 200
+    tricks = d.get("/api/state").get_json()["tricks"]
+    assert tricks["dealers"] == ["Ben", "Dan"] and tricks["leader"] == "Aki"
+    six = ["Aki", "Ben", "Cho", "Dan", "Eri", "Fuu"]
+    assert d.post("/api/session", {"game": "kakeya-toranpu", "players": [{"name": p} for p in six]}).status_code == 200
+    tricks = d.get("/api/state").get_json()["tricks"]
+    assert tricks["dealers"] == ["Cho", "Fuu"] and tricks["active"] == ["Aki", "Ben", "Dan", "Eri"]
 
 
 def test_an_unsure_card_waits_for_the_dealers_correction(app, live):
@@ -529,7 +531,7 @@ def test_choosing_the_first_leader_again_voids_a_settlement_shown(app, live):
     for cards in play(PLAYERS, deal(PLAYERS, seed=3), leader="Aki", seed=3):
         assert d.post("/api/tricks", {"cards": cards}).status_code == 201
     pending = d.post("/api/settle").get_json()
-    assert d.post("/api/tricks/leader", {"player": "Ben"}).status_code == 200
+    assert d.post("/api/tricks/leader", {"player": "Cho"}).status_code == 200
     assert d.get("/api/state").get_json()["pending"] is None
     r = d.post("/api/confirm", {"pending": pending["id"]})
     assert r.status_code == 400
@@ -602,8 +604,8 @@ def test_tapping_a_card_of_a_recorded_trick_says_how_to_correct_it(app, live):
 def test_kakeya_session_checks(app):
     d = Dealer(app)
     six = dict(SESSION, players=[{"name": p} for p in PLAYERS + ["Eri", "Fumi"]], dealers=None)
-    r = d.post("/api/session", six)
-    assert r.status_code == 400 and "dealing pair" in r.get_json()["error"]
+    r = d.post("/api/session", dict(six, dealers=["Aki", "Cho"]))  # (with six, partners sit three apart)
+    assert r.status_code == 400 and "pairs of partners" in r.get_json()["error"]
     r = d.post("/api/session", dict(SESSION, dealers=["Aki", "Ben"]))
     assert r.status_code == 400 and "pairs of partners" in r.get_json()["error"]
     r = d.post("/api/session", dict(SESSION, trump="X"))

@@ -464,8 +464,8 @@ class DealerService:
 
     @staticmethod
     def _check_kakeya(data: Mapping[str, Any], names: list[str]) -> dict:
-        """Kakeya's session: the trump (else the house's), the dealing pair (needed with six
-        players: it sits out), and an empty record of tricks."""
+        """Kakeya's session: the trump (else the house's), the dealing pair (with none named, the pair
+        RULES.md §8 has deal first: seats 2 and 4 of four, 3 and 6 of six), and an empty record of tricks."""
         if len(names) not in (4, 6):
             raise InputError(f"Kakeya Toranpu is played by 4 or 6 players (two or three pairs), not {len(names)}")
         out: dict[str, Any] = {"tricks": [], "leader": None, "trick_warning": None}
@@ -477,8 +477,7 @@ class DealerService:
             out["trump"] = trump
         dealers = data.get("dealers")
         if dealers in (None, [], ""):
-            if len(names) == 6:
-                raise InputError("with six players name the dealing pair (it sits out this hand)")
+            out["dealers"] = [names[1], names[3]] if len(names) == 4 else [names[2], names[5]]
         else:
             pairs = [set(p) for p in pairs_of(names)]
             if not isinstance(dealers, list) or not all(isinstance(d, str) for d in dealers) \
