@@ -336,6 +336,29 @@ def test_a_tap_holds_for_the_card_tapped_not_for_the_next_one_on_its_track(app, 
                                                                          sorted(["3H", "QH", "5H", "AH"])]
 
 
+def test_a_tap_on_a_card_of_a_trick_gathered_does_not_hold_for_a_card_laid_later_on_its_track(app, live):
+    # Cho's 4S read in doubt as 4D and tapped; in the next trick Cho's real 4D, on the same track, was
+    # shown as the 4S tapped, marked corrected, and its trick was not read
+    d = aki_leads(app)
+    first = [western(1, "2S", seat="Aki"), western(2, "KS", seat="Ben"), western(3, "4D", True, seat="Cho"),
+             western(4, "9S", seat="Dan")]
+    for k in range(1, 5):
+        live.show({"trick": first[:k]})
+        d.get("/api/state")
+    assert d.post("/api/correct", {"track_id": 3, "card": "4S"}).status_code == 200
+    assert d.get("/api/state").get_json()["tricks"]["recorded"][0]["cards"] == ["2S", "KS", "4S", "9S"]
+    live.show({"trick": []})
+    d.get("/api/state")
+    second = [western(5, "3H", seat="Ben"), western(3, "4D", seat="Cho"), western(7, "5H", seat="Dan"),
+              western(8, "AH", seat="Aki")]  # Ben won trick 1 with the KS and leads
+    for k in range(1, 5):
+        live.show({"trick": second[:k]})
+        state = d.get("/api/state").get_json()
+    cho = next(c for c in state["zones"][0]["cards"] if c["track_id"] == 3)
+    assert cho["card"] == "4D" and not cho["corrected"]
+    assert state["tricks"]["count"] == 2 and state["tricks"]["recorded"][1]["cards"] == ["3H", "4D", "5H", "AH"]
+
+
 def test_a_change_in_settings_keeps_the_warning_of_a_trick_gathered_unread(app, live):
     d = aki_leads(app)
     live.show({"trick": [western(1, "QH", seat="Aki"), western(2, "3H", True, seat="Ben")]})

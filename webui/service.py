@@ -847,8 +847,18 @@ class DealerService:
                 return
             if self.trick_watch is None:
                 self.trick_watch = TrickWatch(len(active_players(s)))
-            trick, warning = self.trick_watch.observe(self._trick_cards(snap, s))
+            in_zone = self._trick_cards(snap, s)
             changed = False
+            if not in_zone and s["tricks"]:
+                # the trick recorded last is gathered: a tap on one of its cards was for that card, not
+                # for the next laid where it lay (the tracker may give it the same track, and a card
+                # read as the one first misread was shown as the card tapped, and not read)
+                gone = {str(c.get("track_id")) for c in s["tricks"][-1].get("read") or ()} & set(s["corrections"])
+                for track in gone:
+                    s["corrections"].pop(track, None)
+                    (s.get("corrected_readings") or {}).pop(track, None)
+                changed = bool(gone)
+            trick, warning = self.trick_watch.observe(in_zone)
             if trick is not None:
                 house = self._game().resolve_house(s.get("house"))
                 replayed = replay_tricks(s, house, s["tricks"])
