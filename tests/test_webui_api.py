@@ -465,6 +465,15 @@ def test_mjpeg_sends_a_picture_that_stands_still_again_so_a_closed_page_is_notic
     reader.join(timeout=5)
     assert len(parts) == 3 and all(p.endswith(still + b"\r\n") for p in parts)
     resp.close()
+    # no picture to send (none yet, or one a JPEG cannot hold): a picture saying so, sent again too
+    live.jpeg = lambda: b""
+    resp = app.test_client().get("/video.mjpg", buffered=False)
+    chunks, parts = iter(resp.response), []
+    reader = threading.Thread(target=lambda: parts.extend(next(chunks) for _ in range(2)), daemon=True)
+    reader.start()
+    reader.join(timeout=5)
+    assert len(parts) == 2 and all(b"\r\n\r\n\xff\xd8" in p for p in parts)
+    resp.close()
     bare = create_app({"LEDGER": str(ledger_path.parent / "other.sqlite"), "TESTING": True})
     r = bare.test_client().get("/video.mjpg")
     assert r.status_code == 503 and "no table source" in r.get_data(as_text=True)

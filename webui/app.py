@@ -697,6 +697,16 @@ def frame():
     return Response(data, mimetype="image/jpeg", headers={"Cache-Control": "no-store"})
 
 
+@functools.lru_cache(maxsize=1)
+def _no_picture_jpeg() -> bytes:
+    """A small grey picture saying there is no camera image to show."""
+    import cv2
+    import numpy as np
+    image = np.full((180, 320, 3), 60, np.uint8)
+    cv2.putText(image, "no camera image", (58, 98), cv2.FONT_HERSHEY_SIMPLEX, 0.8, (220, 220, 220), 2, cv2.LINE_AA)
+    return cv2.imencode(".jpg", image)[1].tobytes()
+
+
 @stream.get("/video.mjpg")
 def video():
     live = _ext()["live"]
@@ -712,9 +722,12 @@ def video():
                 data = live.jpeg()
             except Exception:
                 data = None
+            # no picture (none yet, or one a JPEG cannot hold): a picture saying so, as often as the
+            # same one is sent again, or the closed page of a client went unnoticed for good
+            data = data or _no_picture_jpeg()
             # the same picture is sent again each second: written nothing while the picture stood
             # still (the camera away), a closed page went unnoticed and kept its thread
-            if data and (data is not last or time.monotonic() - sent >= resend):
+            if data is not last or time.monotonic() - sent >= resend:
                 last, sent = data, time.monotonic()
                 yield (b"--frame\r\nContent-Type: image/jpeg\r\nContent-Length: " +
                        str(len(data)).encode() + b"\r\n\r\n" + data + b"\r\n")
