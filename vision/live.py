@@ -512,6 +512,10 @@ class LiveTable:
                 log.exception("the table could not be updated")
                 with self._cond:
                     self._detector_error = f"the table could not be updated: {exc}"
+                    # the picture drawn again, without the cards: the last ones stayed outlined and
+                    # named as if read, until the table was said stalled
+                    self._frame = frame
+                    self._frame_serial += 1
                     self._refresh_status()
                 if self._stop.wait(self.detector_retry_s):
                     break
