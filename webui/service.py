@@ -15,6 +15,7 @@ import logging
 import re
 import secrets
 import threading
+import time
 import unicodedata
 from collections import Counter
 from dataclasses import replace
@@ -62,6 +63,9 @@ def _is_name(name: str) -> bool:
                     for i, ch in enumerate(name)))
 
 # the end of the warning about a trick read with a card twice (cleared once that trick is read right)
+# Kakeya: a moment the table was not read, with no card in the middle before and after, too short
+# for a trick to be played and gathered (seconds)
+GAP_UNSEEN_S = 3.0
 MISREAD_HINT = ": tap the card misread, or enter the trick by hand"
 
 
@@ -110,6 +114,11 @@ class DealerService:
         self._lock = threading.RLock()
         self._view_cache: tuple[tuple[int, int], dict] | None = None
         self.trick_watch: TrickWatch | None = None  # Kakeya: reads each trick off the table
+        # Kakeya: whether this server has read the table yet, the trick zone as read last, and the
+        # zone and time when the table stopped being read mid-hand (a gap where a trick may be missed)
+        self._table_read = False
+        self._zone_read: frozenset = frozenset()
+        self._gap_from: tuple[frozenset, float] | None = None
         self.layout_note: str | None = None
         self.session: dict | None = self._stored_session()
         if self.session:
@@ -429,7 +438,7 @@ class DealerService:
         if same and old.get("game") == KAKEYA:
             # the last trick of the hand before, not yet gathered, and a trick just undone whose cards
             # still lie as read, are not read into the hand again because Settings was saved
-            for key in ("previous_trick", "undone_trick"):
+            for key in ("previous_trick", "previous_read", "undone_trick"):
                 if old.get(key):
                     new[key] = old[key]
             if old.get("known_seats") and [p["name"] for p in old["players"]] == [p["name"] for p in new["players"]]:
@@ -841,14 +850,26 @@ class DealerService:
                 # not the trick as it is now: a table that could not be read shows no cards, and was
                 # taken for the trick gathered unread. A trick played meanwhile goes unseen: said
                 # (where to enter it) until the hand is whole
-                if s.get("camera_gap") is None and (s["tricks"] or (self.trick_watch and self.trick_watch.seen)):
+                # (not before this server has read the table: the frames of its start are no gap)
+                if self._table_read and s.get("camera_gap") is None and (
+                        s["tricks"] or (self.trick_watch and self.trick_watch.seen)):
                     s["camera_gap"] = len(s["tricks"])
+                    self._gap_from = (self._zone_read, time.monotonic())
                     self._save()
                 return
             if self.trick_watch is None:
                 self.trick_watch = TrickWatch(len(active_players(s)))
             in_zone = self._trick_cards(snap, s)
             changed = False
+            zone = frozenset((c.get("track_id"), c.get("card")) for c in in_zone)
+            if self._gap_from is not None:
+                # back with the trick lying as it lay, cards on it or a moment only: nothing was missed
+                before, since = self._gap_from
+                self._gap_from = None
+                if s.get("camera_gap") is not None and zone == before and (before or time.monotonic() - since < GAP_UNSEEN_S):
+                    s["camera_gap"] = None
+                    changed = True
+            self._table_read, self._zone_read = True, zone
             if not in_zone and s["tricks"]:
                 # the trick recorded last is gathered: a tap on one of its cards was for that card, not
                 # for the next laid where it lay (the tracker may give it the same track, and a card
@@ -974,6 +995,15 @@ class DealerService:
             if not isinstance(at, int) or isinstance(at, bool) or not 1 <= at <= len(s["tricks"]) + 1:
                 raise InputError(f"'at' is the place of the trick, 1 to {len(s['tricks']) + 1}, not {at!r}")
             s["tricks"].insert(at - 1, {"cards": cards, "source": "hand"})
+            if (s.get("trick_warning") or "").endswith(MISREAD_HINT) and self.trick_watch is not None:
+                # the trick warned of (a card misread), entered by hand as the warning says: lying there
+                # still, it is read (it was read again at once, warned again, and when gathered a card
+                # at a time taken for a trick missed, which held the hand for good)
+                lying = self._trick_cards(self._snapshot(), s)
+                if len(lying) == self.trick_watch.size:
+                    self.trick_watch.mark_read(lying)
+                    if at == len(s["tricks"]):  # (its reading, lying there, is no trick of this hand)
+                        s["tricks"][at - 1]["camera_read"] = [c["card"] for c in lying]
             s["trick_warning"] = None
             s["camera_gap"] = None  # (the trick the camera may have missed is entered)
             s["pending"] = None
@@ -996,8 +1026,10 @@ class DealerService:
                 raise InputError(str(exc)) from None
             replaced = s["tricks"][number - 1]
             s["tricks"][number - 1] = {"cards": cards, "source": "hand"}
-            if replaced.get("source") == "camera":  # (its cards, read so, may still lie on the table)
-                s["tricks"][number - 1]["camera_read"] = list(replaced["cards"])
+            # (its cards, read so, may still lie on the table: kept through a second replacement too)
+            read = replaced.get("camera_read") or (list(replaced["cards"]) if replaced.get("source") == "camera" else None)
+            if read:
+                s["tricks"][number - 1]["camera_read"] = read
             s["trick_warning"] = None
             s["pending"] = None
             self._save()
@@ -1011,6 +1043,8 @@ class DealerService:
             removed = s["tricks"].pop()
             if self.trick_watch is not None:
                 self.trick_watch.forget()
+            if s.get("camera_gap") is not None:  # (a trick missed goes no later than the tricks left)
+                s["camera_gap"] = min(s["camera_gap"], len(s["tricks"]))
             # (not read straight back in while it lies there as it was read)
             s["undone_trick"] = _undone_tricks(s) + [list(removed["cards"])]
             s["trick_warning"] = None
@@ -1035,9 +1069,9 @@ class DealerService:
             problems.append(f"the game is over: {over} has no stones left; start a new game in Settings")
         if s.get("camera_gap") is not None and len(play.tricks) < TRICKS:
             gap = s["camera_gap"]
-            problems.append(f"the camera was away {f'after trick {gap} was recorded' if gap else 'during the first trick'}"
-                            f": a trick played meanwhile was not seen; if one is missing, enter it by hand as "
-                            f"trick {gap + 1}")
+            problems.append(f"the table was not read (the camera away, or its reading stalled) "
+                            f"{f'after trick {gap} was recorded' if gap else 'during the first trick'}: a trick "
+                            f"played meanwhile was not seen; if one is missing, enter it by hand as trick {gap + 1}")
         if not problems and len(play.tricks) < TRICKS:
             problems.append(f"{len(play.tricks)} of {TRICKS} tricks recorded")
         cards = tuple({"zone": f"trick {t['trick']}", "position": k, "player": who, "card": card,
@@ -1159,6 +1193,8 @@ class DealerService:
                     after["stones"] = {**(s.get("stones") or {}), **pending["result"]["stones_left"]}
                 after.update(tricks=[], trick_warning=None, undone_trick=None, camera_gap=None,
                              previous_trick=list(s["tricks"][-1]["cards"]) if s["tricks"] else None,
+                             # (and as the camera read it, where the dealer put it right by hand)
+                             previous_read=(s["tricks"][-1].get("camera_read") if s["tricks"] else None),
                              dealers=pending["result"].get("next_dealers") or s.get("dealers"))
                 after["leader"] = default_leader(after)
                 self.trick_watch = None
@@ -1702,7 +1738,7 @@ def _last_trick_readings(s: Mapping[str, Any]) -> list[list[str]]:
     are no trick of this hand (read again after a restart, a trick replaced warned "already played")."""
     last = s["tricks"][-1] if s["tricks"] else None
     if last is None:
-        return [s["previous_trick"]] if s.get("previous_trick") else []
+        return [s[k] for k in ("previous_trick", "previous_read") if s.get(k)]
     return [last["cards"]] + ([last["camera_read"]] if last.get("camera_read") else [])
 
 

@@ -314,6 +314,12 @@ class TrickWatch:
         """Whether cards of a trick not yet read were seen (a trick is being played)."""
         return bool(self._unread)
 
+    def mark_read(self, cards: list[Mapping[str, Any]]) -> None:
+        """The trick lying now taken as read (the dealer entered it by hand after a warning)."""
+        self._read_tracks = frozenset((c.get("track_id"), c.get("card")) for c in cards)
+        self._unread = set()
+        self._doubtful = set()
+
     def forget(self) -> None:
         """After an undo: the trick still on the table may be read again."""
         self._read_tracks = frozenset()
