@@ -1905,6 +1905,34 @@ def test_a_round_of_another_game_between_bounds_a_pot_told_by_the_books(ledger_p
     assert _started_beside(ledger_path)._stakers_on_the_books() == {"a": 100, "b": 100}
 
 
+@pytest.mark.parametrize("game, house, applied", [
+    # taken rounded when stored (now refused: the session was set aside with its bets)
+    ("batta-maki", {"max_bet": 100.0000004}, {"max_bet": 100}),
+    ("echobo", {"bet_size": 0.1234567}, {"bet_size": 0.123457}),
+    # beside a tie rule that never falls back it did nothing (now refused: every round was)
+    ("batta-maki", {"tie_fallback": "carry_over"}, {}),
+    ("atosaki", {"tie_fallback": "carry_over"}, {"tie_fallback": "carry_over"}),  # (card_points: it applies)
+])
+def test_a_session_stored_with_house_rules_now_refused_goes_on_as_they_were_applied(live, ledger_path, game, house,
+                                                                                    applied):
+    app = create_app({"LIVE": live, "LEDGER": str(ledger_path), "PIN": PIN, "TESTING": True})
+    d = Dealer(app)
+    assert d.post("/api/session", dict(SESSION, game=game)).status_code == 200
+    if game != "echobo":
+        assert d.post("/api/bets", {"player": "Aki", "on": "saki", "amount": 10}).status_code == 201
+    ledger = Ledger(ledger_path)
+    stored = json.loads(ledger.get_meta("session"))
+    ledger.set_meta("session", json.dumps(dict(stored, house=house)))
+    again = create_app({"LIVE": live, "LEDGER": str(ledger_path), "PIN": PIN, "TESTING": True})
+    d = Dealer(again)
+    session = again.extensions["hanadealer"]["service"].session
+    assert session is not None and session["house"] == applied
+    assert len(session["bets"]) == (0 if game == "echobo" else 1)
+    if game == "batta-maki" and "tie_fallback" in house:
+        live.show({"saki": SAKI, "ato": [(4, "wisteria-cuckoo"), (5, "iris-bridge"), (6, "susuki-moon")]})
+        assert "id" in d.post("/api/settle").get_json()
+
+
 def test_a_pot_another_server_tied_is_said_as_a_change_meanwhile_not_as_a_lost_pot(live, ledger_path):
     # the second server's session showed no pot: its save was taken for one whose session was lost,
     # and the page asked the dealer to give up a pot it had never shown

@@ -11,6 +11,7 @@ import base64
 import copy
 import hashlib
 import json
+import math
 import logging
 import re
 import secrets
@@ -141,9 +142,17 @@ class DealerService:
         """The open session kept in the ledger; one that cannot be read (damaged, not a session) is
         set aside in the ledger, not lost, and the page says so and starts with none."""
         try:
-            session = self.ledger.load_session()
+            stored = self.ledger.load_session()
+            session = copy.deepcopy(stored)
+            if isinstance(session, dict) and isinstance(session.get("house"), dict):
+                session["house"] = _house_as_applied(session.get("game"), session["house"])
             problem = None if session is None else _stored_session_problem(session)
             if problem is None:
+                if session != stored:  # (kept so: the ledger holds the session this server shows)
+                    try:
+                        self.ledger.save_session(session, expected=stored)
+                    except (LedgerError, SessionChanged):  # (said at the next save, as any write refused)
+                        pass
                 return session
         except SessionUnreadable as exc:  # (a file that cannot be read at all is an error of its own)
             problem = str(exc)
@@ -1452,6 +1461,29 @@ def _pot_booking(game: str, what: str, amounts: Mapping[str, Fraction], carry_in
     if exact is not None:
         result["net_exact"] = exact
     return {"game": game, "pot": what}, result, rule_version(game)
+
+
+# the house options that are amounts (a wager limit, Echobo's stake and limit)
+HOUSE_AMOUNTS = ("min_bet", "max_bet", "bet_size", "bet_limit")
+
+
+def _house_as_applied(game: Any, house: dict) -> dict:
+    """A stored session's house rules as they were applied when it was stored: an amount of more than
+    6 decimals was taken rounded (now refused, the session was set aside with its bets), and a
+    tie_fallback beside a tie rule that never falls back did nothing (now refused, every round was)."""
+    house = dict(house)
+    for key in HOUSE_AMOUNTS:
+        value = house.get(key)
+        if isinstance(value, float) and math.isfinite(value) and round(Fraction(repr(value)), 6) != Fraction(repr(value)):
+            house[key] = to_json_amount(round(Fraction(repr(value)), 6))
+    if "tie_fallback" in house:
+        try:
+            rule = get_game(game).resolve_house(house)["tie_rule"]
+        except (RoundError, ImportError, KeyError, ValueError, TypeError):
+            return house  # (a house that is not the game's is said as such)
+        if rule not in ("card_points", "raw_total"):
+            del house["tie_fallback"]
+    return house
 
 
 def _stored_session_problem(session: Mapping[str, Any]) -> str | None:
