@@ -311,11 +311,10 @@ def test_two_undos_leave_the_trick_still_on_the_table_unread(app, live):
         assert [t["cards"] for t in state["tricks"]["recorded"]][1:] == [["2S", "KS", "9S", "4S"], ["7C", "8C", "9C", "JC"]]
 
 
-def test_a_tap_holds_for_the_card_tapped_not_for_the_next_one_on_its_track(app, live):
-    # Cho's card of trick 2, laid where his card of trick 1 lay, went on with its track and showed
-    # the correction made to trick 1's card
-    d = Dealer(app)
-    d.post("/api/session", SESSION)  # Aki leads
+def second_trick_after_a_tap(d, live, chos_card):
+    """Trick 1 laid (Aki leads), Cho's 4S read in doubt as 4D and tapped to 4S, gathered; then trick 2,
+    Cho's card ``chos_card`` laid where his first lay (on its track). The state then, and Cho's card."""
+    d.post("/api/session", SESSION)
     first = [western(1, "2S", seat="Aki"), western(2, "KS", seat="Ben"), western(3, "4D", True, seat="Cho"),
              western(4, "9S", seat="Dan")]
     for k in range(1, 5):
@@ -325,12 +324,18 @@ def test_a_tap_holds_for_the_card_tapped_not_for_the_next_one_on_its_track(app, 
     assert d.get("/api/state").get_json()["tricks"]["recorded"][0]["cards"] == ["2S", "KS", "4S", "9S"]
     live.show({"trick": []})
     d.get("/api/state")
-    second = [western(5, "3H", seat="Ben"), western(3, "QH", seat="Cho"), western(7, "5H", seat="Dan"),
-              western(8, "AH", seat="Aki")]  # Ben took trick 1 and leads; Cho's card goes on with track 3
+    second = [western(5, "3H", seat="Ben"), western(3, chos_card, seat="Cho"), western(7, "5H", seat="Dan"),
+              western(8, "AH", seat="Aki")]  # Ben took trick 1 with the KS and leads
     for k in range(1, 5):
         live.show({"trick": second[:k]})
         state = d.get("/api/state").get_json()
-    cho = next(c for c in state["zones"][0]["cards"] if c["track_id"] == 3)
+    return state, next(c for c in state["zones"][0]["cards"] if c["track_id"] == 3)
+
+
+def test_a_tap_holds_for_the_card_tapped_not_for_the_next_one_on_its_track(app, live):
+    # Cho's card of trick 2, laid where his card of trick 1 lay, went on with its track and showed
+    # the correction made to trick 1's card
+    state, cho = second_trick_after_a_tap(Dealer(app), live, "QH")
     assert (cho["card"], cho["corrected"]) == ("QH", False)
     assert [sorted(t["cards"]) for t in state["tricks"]["recorded"]] == [sorted(["2S", "KS", "4S", "9S"]),
                                                                          sorted(["3H", "QH", "5H", "AH"])]
@@ -339,22 +344,7 @@ def test_a_tap_holds_for_the_card_tapped_not_for_the_next_one_on_its_track(app, 
 def test_a_tap_on_a_card_of_a_trick_gathered_does_not_hold_for_a_card_laid_later_on_its_track(app, live):
     # Cho's 4S read in doubt as 4D and tapped; in the next trick Cho's real 4D, on the same track, was
     # shown as the 4S tapped, marked corrected, and its trick was not read
-    d = aki_leads(app)
-    first = [western(1, "2S", seat="Aki"), western(2, "KS", seat="Ben"), western(3, "4D", True, seat="Cho"),
-             western(4, "9S", seat="Dan")]
-    for k in range(1, 5):
-        live.show({"trick": first[:k]})
-        d.get("/api/state")
-    assert d.post("/api/correct", {"track_id": 3, "card": "4S"}).status_code == 200
-    assert d.get("/api/state").get_json()["tricks"]["recorded"][0]["cards"] == ["2S", "KS", "4S", "9S"]
-    live.show({"trick": []})
-    d.get("/api/state")
-    second = [western(5, "3H", seat="Ben"), western(3, "4D", seat="Cho"), western(7, "5H", seat="Dan"),
-              western(8, "AH", seat="Aki")]  # Ben won trick 1 with the KS and leads
-    for k in range(1, 5):
-        live.show({"trick": second[:k]})
-        state = d.get("/api/state").get_json()
-    cho = next(c for c in state["zones"][0]["cards"] if c["track_id"] == 3)
+    state, cho = second_trick_after_a_tap(Dealer(app), live, "4D")
     assert cho["card"] == "4D" and not cho["corrected"]
     assert state["tricks"]["count"] == 2 and state["tricks"]["recorded"][1]["cards"] == ["3H", "4D", "5H", "AH"]
 
@@ -802,11 +792,8 @@ def test_the_stones_held_go_on_through_a_settings_save_of_the_same_game(app, liv
 
 def lay_left(d, live, cards, first_track, players):
     """A trick's cards laid one by one and left in the middle: the cards as laid."""
-    laid = [western(first_track + i, c, seat=p) for i, (c, p) in enumerate(zip(cards, players))]
-    for k in range(1, len(laid) + 1):
-        live.show({"trick": laid[:k]})
-        d.get("/api/state")
-    return laid
+    lay_one_by_one(d, live, cards, first_track, players)
+    return live.snapshot()["zones"]["trick"]
 
 
 def gather_card_by_card(d, live, laid):
