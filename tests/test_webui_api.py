@@ -549,6 +549,9 @@ def test_zones_drawn_on_a_picture_of_another_size_than_the_cameras_now_are_refus
     r = d.post("/api/zones", {"zones": zones, "drawn_on": {"width": "1280", "height": 720}})
     assert r.status_code == 400 and "'drawn_on' is the picture's size" in r.get_json()["error"]
     assert d.post("/api/zones", {"zones": zones, "drawn_on": {"width": 640, "height": 360}}).status_code == 200
+    # the page is told the size they were drawn on: saved again from a page opened afresh once the camera
+    # is at another size, they were stored as drawn on it (every card in one zone)
+    assert d.get("/api/zones").get_json()["drawn_on"] == {"width": 640, "height": 360}
 
 
 def test_zones_that_cannot_be_saved_are_said_not_a_500(app, live, ledger_path):

@@ -259,7 +259,8 @@ class ImageFolderSource:
                 if not self.loop:
                     raise CameraError(f"image folder {str(self.directory)!r} has no more images")
                 self._pos = 0
-            if len(self._bad) == len(self.files) and all(_stamp(p) == was for p, was in self._bad.items()):
+            # (every file gone, or damaged as it was: the camera is said lost, not a skip each frame)
+            if all(_stamp(p) is None or self._bad.get(p) == _stamp(p) for p in self.files):
                 raise CameraError(f"no image in {str(self.directory)!r} can be read")
             path = self.files[self._pos]
             self._pos += 1
@@ -314,14 +315,37 @@ def _read_image(path: Path) -> np.ndarray | None:
     (cut short in the copy) is given by OpenCV with grey where it stops, and was read as a table."""
     if path.suffix.lower() in (".jpg", ".jpeg"):
         try:
-            with open(path, "rb") as f:
-                f.seek(max(0, path.stat().st_size - 64))
-                if not f.read().rstrip(b"\x00\r\n ").endswith(b"\xff\xd9"):
-                    return None
+            if not _jpeg_whole(path.read_bytes()):
+                return None
         except OSError:
             return None
     frame = cv2.imread(str(path), cv2.IMREAD_COLOR)
     return frame if frame is not None and frame.size > 0 else None
+
+
+def _jpeg_whole(data: bytes) -> bool:
+    """Whether a JPEG's picture data ends: an end-of-image marker after the start of the main picture's
+    data (its segments walked by their lengths, so a thumbnail inside them is passed over; padding or a
+    phone's own data after the end is no cut). A layout not known is left to the decoder."""
+    if not data.startswith(b"\xff\xd8"):
+        return True
+    i = 2
+    while i + 4 <= len(data):
+        if data[i] != 0xFF:
+            return True
+        marker = data[i + 1]
+        if marker == 0xFF:  # (a fill byte before a marker)
+            i += 1
+        elif marker == 0x01 or 0xD0 <= marker <= 0xD8:  # (markers that carry no length)
+            i += 2
+        elif marker == 0xD9:
+            return True
+        else:
+            length = int.from_bytes(data[i + 2:i + 4], "big")
+            if marker == 0xDA:  # the main picture's data: whole if it ends
+                return data.find(b"\xff\xd9", i + 2 + length) != -1
+            i += 2 + length
+    return False  # (the file ends before the picture's data begins)
 
 
 def _stamp(path: Path) -> tuple | None:

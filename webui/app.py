@@ -633,7 +633,9 @@ def get_zones():
     except ValueError as exc:  # a damaged zone file: say so, and let the dealer draw them afresh
         return jsonify(zones=[], names=names, error=f"the zones saved for this game cannot be read ({exc}): "
                                                      f"draw them again and save")
-    return jsonify(zones=[{"name": z.name, "points": [list(p) for p in z.polygon]} for z in zones], names=names)
+    picture = getattr(zones, "picture", None)  # (the page keeps their corners in that picture's pixels)
+    return jsonify(zones=[{"name": z.name, "points": [list(p) for p in z.polygon]} for z in zones], names=names,
+                   drawn_on={"width": picture["width"], "height": picture["height"]} if picture else None)
 
 
 def _layout_of(session_data):

@@ -220,6 +220,7 @@ img.addEventListener("error", () => showMessage("No camera image yet: the zones 
 window.addEventListener("resize", draw);
 api("/api/zones").then((r) => {
   zones = r.zones || [];
+  drawnSize = zones.length && r.drawn_on ? r.drawn_on : null;  // (the size their corners are in)
   if (r.error) showMessage(r.error, true);
   document.getElementById("zone-name").replaceChildren(...r.names.map((n) => el("option", {value: n.name}, n.label)));
   draw();
