@@ -106,6 +106,24 @@ def test_a_camera_whose_driver_raises_is_opened_again_when_it_is_back():
         cam.read()
     device.plugged = True
     assert cam.read().shape == (48, 64, 3) and device.opens == 2
+    # a driver that raises while the camera is opened again: said as the camera's, its handle let go
+    released = []
+
+    class RaisingOnOpen(Raising):
+        def set(self, prop, value):
+            raise cv2.error("VIDIOC_S_FMT failed")
+
+        def release(self):
+            released.append(1)
+    device.plugged = False
+    with pytest.raises(CameraError):
+        cam.read()
+    device.plugged = True
+    device.factory = lambda index: setattr(device, "last", RaisingOnOpen(device)) or device.last
+    cam._factory = device.factory
+    with pytest.raises(CameraError, match="camera 0 cannot be opened: error: .*VIDIOC_S_FMT failed"):
+        cam.read()
+    assert released == [1]
 
 
 def test_missing_camera_is_a_clear_error():

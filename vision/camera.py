@@ -89,18 +89,27 @@ class CameraSource:
     def _open(self) -> None:
         self._last_try = time.monotonic()
         cap = self._factory(self.index)
-        if not cap.isOpened():
-            cap.release()
-            raise CameraError(f"{self.name} cannot be opened (is it plugged in and free?)")
-        cap.set(cv2.CAP_PROP_FOURCC, cv2.VideoWriter_fourcc(*"MJPG"))
-        cap.set(cv2.CAP_PROP_FRAME_WIDTH, self.width)
-        cap.set(cv2.CAP_PROP_FRAME_HEIGHT, self.height)
-        cap.set(cv2.CAP_PROP_BUFFERSIZE, 1)  # we want the newest frame, not a queue of old ones
-        # a camera that opens but gives no picture (held by another program) was taken, and served
-        # as a dead camera instead of falling back to the demo
-        if not (self._fix_exposure(cap) if self.fixed_exposure else cap.read()[0]):
-            cap.release()
-            raise CameraError(f"{self.name} opens but gives no picture (is another program using it?)")
+        try:
+            if not cap.isOpened():
+                raise CameraError(f"{self.name} cannot be opened (is it plugged in and free?)")
+            cap.set(cv2.CAP_PROP_FOURCC, cv2.VideoWriter_fourcc(*"MJPG"))
+            cap.set(cv2.CAP_PROP_FRAME_WIDTH, self.width)
+            cap.set(cv2.CAP_PROP_FRAME_HEIGHT, self.height)
+            cap.set(cv2.CAP_PROP_BUFFERSIZE, 1)  # we want the newest frame, not a queue of old ones
+            # a camera that opens but gives no picture (held by another program) was taken, and served
+            # as a dead camera instead of falling back to the demo
+            if not (self._fix_exposure(cap) if self.fixed_exposure else cap.read()[0]):
+                raise CameraError(f"{self.name} opens but gives no picture (is another program using it?)")
+        except Exception as exc:
+            # (each try left its handle open, and a driver's own error was said bare)
+            try:
+                cap.release()
+            except Exception:
+                pass
+            if isinstance(exc, CameraError):
+                raise
+            raise CameraError(f"{self.name} cannot be opened: {type(exc).__name__}: "
+                              f"{' '.join(str(exc).split())[:120]}") from None
         self._cap = cap
 
     def _fix_exposure(self, cap) -> bool:
