@@ -160,7 +160,10 @@ def write_png(path: Path, image, dpi: int | None = None) -> None:
         part.write_bytes(data)
         os.replace(part, path)
     except OSError as exc:
-        part.unlink(missing_ok=True)
+        try:
+            part.unlink(missing_ok=True)
+        except OSError:  # (a folder of that name: the error said is the write's)
+            pass
         raise OSError(f"{path}: could not be written ({exc.strerror or exc})") from None
 
 
@@ -253,6 +256,7 @@ def _synth(args) -> int:
     from datasets.art import ArtError, load_art
     from datasets.export import generate
     from datasets.scenes import SceneError
+    writing = False
     try:
         if args.workers < 1 or args.workers > 64:
             raise ValueError(f"--workers must be from 1 to 64, not {args.workers}")
@@ -262,12 +266,15 @@ def _synth(args) -> int:
             load_art(name, shared=args.shared)  # --overwrite with a misspelt set deleted the run before)
         out = _writable_dir(args.out)
         _clear_earlier_run(out, args.overwrite)
+        writing = True
         t0 = time.perf_counter()
         summary = generate(args.art, args.count, args.seed, out, fmt=args.fmt, crops=args.crops, config=config,
                            shared=args.shared, workers=args.workers)
     except (ArtError, SceneError, ValueError, FileNotFoundError) as exc:
         return _fail("synth", str(exc))
     except OSError as exc:  # a write inside --out (a full disk, a folder where a file goes)
+        if not writing:  # (the earlier run could not be cleared: nothing of this one was written)
+            return _fail("synth", f"cannot clear the earlier run in {args.out}: {exc}")
         return _fail("synth", f"cannot write the scenes: {exc} (the scenes written so far are left in "
                               f"{args.out}, without dataset.json: give --overwrite to write the run again)")
     summary["seconds"] = round(time.perf_counter() - t0, 2)

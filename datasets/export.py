@@ -197,9 +197,19 @@ def worker_pool(workers: int, art_names, shared, art_height: int, config: SceneC
     """A process pool whose workers hold the art and warm caches. Processes are spawned, not forked:
     a forked child of a process that has used OpenCV's thread pool can hang in its first parallel call."""
     import multiprocessing as mp
-    pool = mp.get_context("spawn").Pool(workers, initializer=_init_worker,
-                                        initargs=(list(art_names), None if shared is None else str(shared),
-                                                  art_height, config))
+    import signal
+    import threading
+    # the workers start with Ctrl-C ignored (their initializer is too late for one pressed as they
+    # start: each printed a traceback); the command itself hears it again once they are started
+    main = threading.current_thread() is threading.main_thread()
+    before = signal.signal(signal.SIGINT, signal.SIG_IGN) if main else None
+    try:
+        pool = mp.get_context("spawn").Pool(workers, initializer=_init_worker,
+                                            initargs=(list(art_names), None if shared is None else str(shared),
+                                                      art_height, config))
+    finally:
+        if main:
+            signal.signal(signal.SIGINT, before)
     pool.map(_ready, range(workers), chunksize=1)
     return pool
 

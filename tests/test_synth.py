@@ -499,6 +499,21 @@ def test_a_card_picture_cut_short_by_a_full_disk_is_not_left_named_as_the_card(t
     with pytest.raises(OSError, match="wisteria-ribbon.png: could not be written \\(No space left on device\\)"):
         write_png(tmp_path / "wisteria-ribbon.png", np.zeros((40, 30, 3), np.uint8))
     assert list(tmp_path.iterdir()) == []
+    monkeypatch.undo()
+    (tmp_path / "pine-crane.png.part").mkdir()  # (in the way: the error said is the write's own)
+    with pytest.raises(OSError, match="pine-crane.png: could not be written"):
+        write_png(tmp_path / "pine-crane.png", np.zeros((40, 30, 3), np.uint8))
+
+
+def test_an_earlier_run_that_cannot_be_cleared_is_said_as_such(tmp_path, monkeypatch):
+    import datasets.cli
+
+    def refused(out, overwrite):
+        raise PermissionError(13, "Permission denied", str(out / "images"))
+    monkeypatch.setattr(datasets.cli, "_clear_earlier_run", refused)
+    r = _cli("synth", "--art", "demo", "--count", "1", "--out", str(tmp_path), "--overwrite")
+    assert r.returncode == 2 and f"cannot clear the earlier run in {tmp_path}" in r.stderr, r.stderr
+    assert "written so far" not in r.stderr
 
 
 @pytest.mark.skipif(not Path("/dev/full").exists(), reason="needs /dev/full (Linux) to fill standard output")
@@ -563,7 +578,10 @@ def test_worker_processes_leave_ctrl_c_to_the_command():
     # each worker printed its own KeyboardInterrupt traceback before the command's one line
     from datasets.export import worker_pool
     from datasets.scenes import SceneConfig
+    import signal
+    before = signal.getsignal(signal.SIGINT)
     with worker_pool(2, ["demo"], None, 100, SceneConfig(size=(320, 180))) as pool:
+        assert signal.getsignal(signal.SIGINT) is before  # (the command itself hears it again)
         assert pool.map(_ignores_ctrl_c, range(2)) == [True, True]
 
 
