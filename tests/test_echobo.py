@@ -5,7 +5,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from dealer.games import get_game, settle_round
+from dealer.games import RoundError, get_game, settle_round
 from round_edit import assert_refused
 
 
@@ -80,6 +80,7 @@ def test_game_definition():
     game = get_game("echobo")
     assert sum(game.deck({"deck_count": 1}).values()) == 24
     assert sum(game.deck({"deck_count": 2}).values()) == 48
+    assert sum(game.deck({"deck_count": 3}).values()) == 72  # (RULES.md §6: more decks, more bettors)
     zones = game.layout(round_of("pine-crane", [bet("ann", 1), bet("bob", 2), bet("ann", 3)]))
     assert [z.name for z in zones] == ["dealer", "ann", "bob"]
     assert zones[0].cards == 1 and zones[0].label_ja == "親の札"
@@ -178,3 +179,11 @@ def test_chips_conserved_and_bet_order_irrelevant(month, raw, profit, rnd):
 def test_two_decks_serve_the_dealer_and_seven_bettors():
     out = settle_round(round_of("pine-crane", [bet(p, 1) for p in "abcdefg"], deck_count=2))
     assert out["net"]["dealer"] == -7 * 50
+
+
+def test_three_decks_serve_the_dealer_and_eleven_bettors():
+    # RULES.md §6: "more decks allow more bettors"; two were the most taken
+    out = settle_round(round_of("pine-crane", [bet(p, 1) for p in "abcdefghijk"], deck_count=3))
+    assert out["net"]["dealer"] == -11 * 50
+    with pytest.raises(RoundError, match="12 bettors, but 3 deck"):
+        settle_round(round_of("pine-crane", [bet(p, 1) for p in "abcdefghijkl"], deck_count=3))

@@ -58,7 +58,8 @@ FAMILY = ("batta-maki", "atosaki", "koikoi-atosaki", "mutsu-wari")
 VALUES = [
     (FAMILY, "fee_model", ["none", "percent", "buta_han"], ["fixed", "", None, 0]),
     (("shoniban", "otoroku"), "fee_model", ["none", "percent"], ["buta_han"]),
-    (("batta-maki", "mutsu-wari", "echobo"), "deck_count", [1, 2], [0, 3, "2", 1.5, True]),
+    (("batta-maki", "mutsu-wari"), "deck_count", [1, 2], [0, 3, "2", 1.5, True]),
+    (("echobo",), "deck_count", [1, 2, 3], [0, 4, "2", 1.5, True]),  # (§6: more decks, more bettors)
     (FAMILY, "tie_rule", ["push", "dealer_takes_all", "redraw", "card_points", "raw_total", "carry_over"],
      ["coin", None]),
     (FAMILY + ("hankan", "shoniban"), "card_points_table", ["standard", "honbana"], ["tensho"]),
