@@ -524,3 +524,18 @@ def test_a_hand_laid_a_little_lower_is_no_dealers_place():
     straight = [card(c.track_id, c.quad[0][0], 500) for c in hands]
     state = assigner.assign(straight + [card(7, 600, 100), card(8, 670, 100)])  # and the dealer's own
     assert {n: ids(c) for n, c in state.zones.items()} == {"A": [1, 2], "B": [3, 4], "C": [5, 6], "dealer": [7, 8]}
+
+
+@pytest.mark.parametrize("raised", ["A", "B", "C"])
+def test_a_hand_laid_half_a_card_higher_than_those_beside_it_keeps_its_seat(raised):
+    # a hand 0.6 of a card higher was a line of its own, read before the hands beside it: each hand
+    # moved a seat (an Otoroku Makezu booked to the bust beside it, and the bust's loss to the winner)
+    from dealer.games import get_game
+    layout = list(get_game("otoroku").layout({"seats": ["A", "B", "C"]}))
+    ys = {"A": 500, "B": 500, "C": 500}
+    ys[raised] = 442  # (0.6 of a 97-pixel card higher)
+    cards = [card(1, 600, 100), card(2, 670, 100),
+             card(3, 200, ys["A"]), card(4, 270, ys["A"]), card(5, 600, ys["B"]), card(6, 670, ys["B"]),
+             card(7, 1000, ys["C"]), card(8, 1070, ys["C"])]
+    zones = {n: [c.track_id for c in cs] for n, cs in ZoneAssigner(layout).assign(cards).zones.items()}
+    assert zones == {"A": [3, 4], "B": [5, 6], "C": [7, 8], "dealer": [1, 2]}

@@ -383,7 +383,13 @@ class ZoneAssigner:
                 reach = max(reach, spans[k][1])
             order = [s for col in columns for s in sorted(col, key=lambda k: seg_centre[k][1])]
         else:
-            order = sorted(range(len(segments)), key=lambda k: (self._row_of(k, rows, segments), seg_centre[k][0]))
+            # like text: lines top to bottom, each left to right; a line is the rows whose middles lie
+            # within a card's length of each other (a hand laid half a card higher than the hands
+            # beside it is no line of its own: read before them, every hand moved a seat, and its
+            # money with it)
+            lines = _split([y for _, y in seg_centre], long_)
+            line_of = {k: n for n, line in enumerate(lines) for k in line}
+            order = sorted(range(len(segments)), key=lambda k: (line_of[k], seg_centre[k][0]))
         # A row keeps the zone it had while its cards stay (tracks are stable), so picking up
         # Saki does not turn the remaining Ato row into "Saki"; new rows take the free zones in
         # table order. But when there are as many rows as zones, table order decides: a row seen
