@@ -136,7 +136,8 @@ def test_bets_cannot_change_while_a_settlement_waits(app, live, ledger_path):
     assert Ledger(ledger_path).round_count() == 1
     # cancelled, the bets may change (and the round is settled again)
     bet = d.post("/api/bets", {"player": "Aki", "on": "saki", "amount": 10}).get_json()
-    live.show({"saki": SAKI, "ato": [(4, "wisteria-cuckoo"), (5, "iris-bridge"), (7, "clover-boar")]})
+    live.show({"saki": [(10 + t, c) for t, c in SAKI],  # (the next deal: cards the camera sees afresh)
+               "ato": [(14, "wisteria-cuckoo"), (15, "iris-bridge"), (17, "clover-boar")]})
     assert d.post("/api/settle").status_code == 200
     assert d.post("/api/settle/cancel").status_code == 200
     assert d.post(f"/api/bets/{bet['id']}/remove").status_code == 200
@@ -829,6 +830,31 @@ def test_otoroku_a_bust_hand_read_then_discarded_still_pays_its_share(app, live,
     assert d.post("/api/confirm", {"pending": pending["id"]}).status_code == 200
     # the next round starts with no bust remembered
     assert all(not z["cards"] for z in d.get("/api/state").get_json()["zones"] if z["name"] == "Aki")
+
+
+@pytest.mark.parametrize("left", ["a bettor's hand", "the dealer's hand, his new cards beside it"])
+def test_cards_of_the_round_recorded_beside_the_next_rounds_are_not_settled_again(app, live, left):
+    # only a table all of them was refused: Ben's hand of round 1, not yet gathered, was charged again,
+    # and the dealer's new cards laid by his old ones were read as one hand of four
+    d = Dealer(app)
+    d.post("/api/session", {"game": "otoroku", "players": [{"name": "Aki"}, {"name": "Ben"}], "share": 100})
+    ben = [(3, "cherry-curtain"), (4, "clover-boar")]  # 3+7: 10
+    dealer = [(6, "pine-crane"), (7, "susuki-moon"), (8, "iris-bridge")]  # 1+8+5: 14
+    live.show({"Aki": [(1, "maple-deer"), (2, "wisteria-cuckoo")], "Ben": ben, "dealer": dealer})
+    pending = d.post("/api/settle").get_json()
+    assert d.post("/api/confirm", {"pending": pending["id"]}).status_code == 200
+    d.get("/api/state")
+    if left == "a bettor's hand":
+        live.show({"Aki": [(11, "peony-butterflies"), (12, "chrysanthemum-sake")], "Ben": ben,
+                   "dealer": [(16, "plum-warbler"), (17, "maple-blue")]})
+        said = "2 card(s) of the round just recorded still lie on the table (Ben): gather them before settling"
+    else:
+        live.show({"Aki": [(11, "peony-butterflies"), (12, "susuki-geese")], "Ben": [(13, "paulownia-chaff-1"),
+                   (14, "plum-chaff-1")], "dealer": dealer[:2] + [(16, "cherry-chaff-1"), (17, "iris-chaff-1")]})
+        said = "2 card(s) of the round just recorded still lie on the table (dealer): gather them before settling"
+    r = d.post("/api/settle")
+    assert r.status_code == 400 and said in r.get_json()["error"], r.get_json()
+    assert Ledger(app.config["LEDGER"]).round_count() == 1
 
 
 def test_otoroku_a_bust_of_the_round_recorded_is_not_charged_in_the_next(app, live):
@@ -1612,8 +1638,9 @@ def test_a_redraw_that_runs_out_of_deck_carries_the_pot_into_the_next_round(app,
     d.post("/api/confirm", {"pending": pending["id"]})
 
     # the next round: the winners share the carried pot
-    live.show({"saki": SAKI, "ato": ATO[:2] + [(6, "susuki-moon")]})  # Ato 4+5+8 -> 7 wins
-    state = d.get("/api/state").get_json()
+    # (the next deal: cards the camera sees afresh)
+    live.show({"saki": [(10 + t, c) for t, c in SAKI], "ato": [(10 + t, c) for t, c in ATO[:2]] + [(16, "susuki-moon")]})
+    state = d.get("/api/state").get_json()  # Ato 4+5+8 -> 7 wins
     assert state["session"]["bets"] == [] and state["redraw"] == {"waiting": False, "deck_exhausted": False}
     d.post("/api/bets", {"player": "Aki", "on": "saki", "amount": 50})
     d.post("/api/bets", {"player": "Ben", "on": "ato", "amount": 50})

@@ -1130,6 +1130,15 @@ class DealerService:
             # Settle and Confirm pressed again on the same table booked the same round twice
             return replace(built, round=None, problems=(*built.problems, "these are the cards of the round just "
                                                         "recorded: deal the next round before settling again"))
+        # some of them beside the next round's (a hand not yet gathered, the dealer's new cards laid by
+        # his old ones): settled, they were booked a second time
+        old = set(s.get("settled_tracks") or ())
+        lying = [c for c in built.cards if f"{c.get('track_id')}:{c.get('recognised')}" in old]
+        if built.ready and lying:
+            where = ", ".join(dict.fromkeys(str(c.get("zone")) for c in lying))
+            return replace(built, round=None, problems=(*built.problems, (
+                f"{len(lying)} card(s) of the round just recorded still lie on the table ({where}): gather them "
+                f"before settling the next round")))
         return built
 
     def settle(self) -> dict:
