@@ -450,12 +450,10 @@ class DealerService:
             for key in ("previous_trick", "previous_read", "undone_trick"):
                 if old.get(key):
                     new[key] = old[key]
-            if old.get("known_seats") and [p["name"] for p in old["players"]] == [p["name"] for p in new["players"]]:
-                new["known_seats"] = old["known_seats"]  # (the same players in the same seats)
             # the stones held go on with the same partnerships and stones a pair starts with; a game
             # over, or another stones_per_pair, starts a new game
             if old.get("stones") and set(old["stones"]) == set(new.get("stones") or ()) and not game_over(old["stones"]) \
-                    and (old.get("house") or {}).get("stones_per_pair") == (new.get("house") or {}).get("stones_per_pair"):
+                    and _stones_per_pair(old) == _stones_per_pair(new):
                 new["stones"] = old["stones"]
             # nor is the leader of the first trick the dealer chose (the page hides the choice once a
             # trick is read: the tricks went to the players after the default leader)
@@ -1202,11 +1200,6 @@ class DealerService:
             if s["game"] == "kabu-tsukuri" and pending["result"].get("next_dealer"):
                 after["dealer"] = pending["result"]["next_dealer"]  # (house rule next_dealer)
             if s["game"] == KAKEYA:  # a new hand: the losing pair deals (§8)
-                # where each player sat in the hand confirmed: the next hand's first trick is read by
-                # it, not by which of its cards the camera saw first
-                seats = replay_tricks(s, self._game().resolve_house(s.get("house")), s["tricks"]).seat_angles
-                if seats:
-                    after["known_seats"] = {**(s.get("known_seats") or {}), **seats}
                 if pending["result"].get("stones_left"):
                     after["stones"] = {**(s.get("stones") or {}), **pending["result"]["stones_left"]}
                 after.update(tricks=[], trick_warning=None, undone_trick=None, camera_gap=None,
@@ -1511,8 +1504,7 @@ def _stored_session_problem(session: Mapping[str, Any]) -> str | None:
         if not (isinstance(b, Mapping) and isinstance(b.get("player"), str) and "on" in b
                 and isinstance(b.get("amount"), (int, float)) and not isinstance(b.get("amount"), bool)):
             return f"a bet in it is not one ({b!r})"
-    for key in ("house", "corrections", "corrected_readings", "limits", "busts", "carry_from", "known_seats",
-                "stones"):
+    for key in ("house", "corrections", "corrected_readings", "limits", "busts", "carry_from", "stones"):
         if session.get(key) is not None and not isinstance(session[key], Mapping):
             return f"its {key} is not an object"
     if session.get("camera_gap") is not None and (not isinstance(session["camera_gap"], int)
@@ -1771,6 +1763,14 @@ def _short_stake(game, s: Mapping[str, Any]) -> str | None:
 def _failed_table(error: str) -> dict:
     """A table that could not be read: no cards, the camera reported away with the reason."""
     return {"version": -1, "zones": [], "unassigned": [], "status": {"camera": "lost", "error": error}}
+
+
+def _stones_per_pair(session: Mapping[str, Any]) -> Any:
+    """Kakeya: the stones a partnership starts with under the session's house rules."""
+    try:
+        return get_game(KAKEYA).resolve_house(session.get("house") or {})["stones_per_pair"]
+    except RoundError:
+        return None
 
 
 def _last_trick_readings(s: Mapping[str, Any]) -> list[list[str]]:

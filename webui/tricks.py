@@ -11,9 +11,8 @@ whenever the tricks are replayed (``replay_tricks``): from who leads each trick 
 it now say, and where each player sits, the seating that agrees best with the camera over the hand.
 So a first trick missed and entered by hand (or replaced by hand), or led by another player than was
 first named, changes who laid the later cards with it. (Tricks the camera read alone agree with any
-turn of the seating once the first is placed: in the first hand of a session, a first trick whose
-second card appeared first is read from that card, and the page shows who played what, for the dealer
-to check; once a hand is confirmed, where its players sat decides, whatever card appeared first.) The dealer
+turn of the seating once the first is placed: a first trick whose second card appeared first is read
+from that card, as before; the page shows who played what, for the dealer to check.) The dealer
 names who leads the first trick; the winner of each trick leads the next (the engine's own
 ``trick_winner``). A trick the camera could not read surely, or whose order is wrong, is undone and
 entered by hand on the page. After the thirteenth trick the round is complete and settles like any
@@ -82,33 +81,20 @@ def replay_tricks(setup: Mapping[str, Any], house: Mapping[str, Any], tricks: li
     the whole hand (the leader's card is the one that appeared first, most tricks), so a first trick
     missed and entered by hand, or led by another player than was thought, does not shift every
     card of the hand onto the next player. (Where only the camera's tricks name the players, every
-    turn of the seating agrees alike after the first trick, so its first card seen decides: a second
-    card seen a frame before the leader's put every card of the hand on the next player, and paid the
-    wrong pair. Where the hands before were confirmed, ``known_seats`` in ``setup`` says where each
-    player sits, and the turn that puts them there decides first.)"""
+    turn of the seating agrees alike after the first trick, so its first card seen decides.)"""
     rings = [t["ring"] for t in tricks if len(t.get("ring") or ()) == len(active_players(setup))]
     if not rings:
         return _replay(setup, house, tricks, None)[0]
     active = active_players(setup)
     first = rings[0]
-    known = setup.get("known_seats") or {}
     best, best_key = None, None
     for h in range(len(active)):
         seats = {active[j]: float(first[(h + j) % len(active)]["angle"]) for j in range(len(active))}
         play, agree, as_read = _replay(setup, house, tricks, seats)
-        key = (_sits_as_known(seats, known), agree, as_read, -h)
+        key = (agree, as_read, -h)
         if best_key is None or key > best_key:
             best, best_key = play, key
     return best
-
-
-def _sits_as_known(seats: Mapping[str, float], known: Mapping[str, Any]) -> bool:
-    """Whether ``seats`` put the players where the hands before found them: within an eighth of a turn
-    on average (each player's place is a quarter turn or more from the next one's)."""
-    shared = [p for p in seats if isinstance(known.get(p), (int, float))]
-    if len(shared) < 2:
-        return False
-    return sum(_angle_gap(seats[p], float(known[p])) for p in shared) / len(shared) < math.pi / 4
 
 
 def _replay(setup, house, tricks, seat_angles: dict[str, float] | None) -> tuple[TrickPlay, int, int]:
