@@ -859,3 +859,113 @@ def test_after_an_undo_the_gap_says_a_place_a_trick_can_go(app, live, monkeypatc
     d.post("/api/tricks/undo", {})
     problems = d.get("/api/state").get_json()["problems"]
     assert any(p.endswith("enter it by hand as trick 2") for p in problems), problems
+
+
+def test_a_hand_passing_over_the_trick_just_recorded_keeps_its_taps(app, live):
+    d = aki_leads(app)
+    laid = [western(1, "2S", seat="Aki"), western(2, "KS", seat="Ben"), western(3, "4D", True, seat="Cho"),
+            western(4, "9C", True, seat="Dan")]  # Cho's 4S and Dan's 9S read in doubt
+    for k in range(1, 5):
+        live.show({"trick": laid[:k]})
+        d.get("/api/state")
+    assert d.post("/api/correct", {"track_id": 3, "card": "4S"}).status_code == 200
+    assert d.post("/api/correct", {"track_id": 4, "card": "9S"}).status_code == 200
+    assert d.get("/api/state").get_json()["tricks"]["recorded"][0]["cards"] == ["2S", "KS", "4S", "9S"]
+    live.show({"trick": []})  # a hand passes over the trick lying there: one frame with the middle bare
+    d.get("/api/state")
+    live.show({"trick": laid})  # the same cards, on the same tracks, read in doubt as before
+    shown = d.get("/api/state").get_json()["zones"][0]["cards"]
+    gather_card_by_card(d, live, laid)  # then the trick is gathered
+    state = d.get("/api/state").get_json()
+    assert ([c["card"] for c in shown], state["tricks"]["warning"]) == (["2S", "KS", "4S", "9S"], None)
+
+
+def test_a_tap_on_a_card_of_the_next_trick_on_a_track_of_the_last_is_kept(app, live):
+    d = Dealer(app)
+    d.post("/api/session", SESSION)
+    first = [western(1, "2S", seat="Aki"), western(2, "KS", seat="Ben"), western(3, "4D", True, seat="Cho"),
+             western(4, "9S", seat="Dan")]
+    for k in range(1, 5):
+        live.show({"trick": first[:k]})
+        d.get("/api/state")
+    d.post("/api/correct", {"track_id": 3, "card": "4S"})
+    assert d.get("/api/state").get_json()["tricks"]["count"] == 1
+    live.show({"trick": []})
+    d.get("/api/state")
+    # trick 2 (Ben leads): Cho's QH, on trick 1's track 3, read in doubt as QD and tapped right
+    second = [western(5, "3H", seat="Ben"), western(3, "QD", True, seat="Cho")]
+    live.show({"trick": second})
+    d.get("/api/state")
+    assert d.post("/api/correct", {"track_id": 3, "card": "QH"}).status_code == 200
+    live.show({"trick": []})  # a hand over the two cards: one bare frame
+    d.get("/api/state")
+    live.show({"trick": second})
+    cho = next(c for c in d.get("/api/state").get_json()["zones"][0]["cards"] if c["track_id"] == 3)
+    assert (cho["card"], cho["corrected"]) == ("QH", True), cho
+
+
+def test_entering_a_misread_trick_gathered_meanwhile_leaves_the_next_trick_lying_there_to_be_read(app, live):
+    d = aki_leads(app)
+    tricks = play(PLAYERS, deal(PLAYERS, seed=3), leader="Aki", seed=3)
+    lay_trick(d, live, tricks[0], d.get("/api/state").get_json()["tricks"]["next_order"], 1)
+    order2 = d.get("/api/state").get_json()["tricks"]["next_order"]
+    wrong = list(tricks[1])
+    wrong[3] = wrong[0]  # trick 2 read with a card twice: warned
+    lay_left(d, live, wrong, 11, order2)
+    assert d.get("/api/state").get_json()["tricks"]["warning"].endswith("or enter the trick by hand")
+    live.show({"trick": []})  # trick 2 gathered (in one sweep) while the dealer types it in
+    d.get("/api/state")
+    # trick 3 laid meanwhile by the winner of trick 2, its last card still in doubt
+    winner2 = settle_round({"game": "kakeya-toranpu", "players": PLAYERS, "hands": deal(PLAYERS, seed=3),
+                            "tricks": play(PLAYERS, deal(PLAYERS, seed=3), leader="Aki", seed=3)})["tricks"]
+    order3 = winner2[2]["players"]
+    third = [western(21 + i, c, uncertain=(i == 3), seat=p) for i, (c, p) in enumerate(zip(tricks[2], order3))]
+    for k in range(1, 5):
+        live.show({"trick": third[:k]})
+        d.get("/api/state")
+    assert d.post("/api/tricks", {"cards": tricks[1]}).status_code == 201  # trick 2, as the warning offered
+    assert d.post("/api/correct", {"track_id": 24, "card": tricks[2][3]}).status_code == 200  # the doubt tapped
+    state = d.get("/api/state").get_json()
+    recorded = [t["cards"] for t in state["tricks"]["recorded"]]
+    gather_card_by_card(d, live, [dict(c, uncertain=False, card=tricks[2][3]) if c["track_id"] == 24 else c
+                                  for c in third])
+    warning = d.get("/api/state").get_json()["tricks"]["warning"]
+    assert (recorded, warning) == (tricks[:3], None)
+
+
+def hand_by_hand(d, seed):
+    leader = d.get("/api/state").get_json()["tricks"]["leader"]
+    for cards in play(PLAYERS, deal(PLAYERS, seed=seed), leader=leader, seed=seed):
+        assert d.post("/api/tricks", {"cards": cards}).status_code == 201
+    pending = d.post("/api/settle").get_json()
+    assert d.post("/api/confirm", {"pending": pending["id"]}).status_code == 200
+    return pending["result"]
+
+
+def test_once_the_game_is_over_no_trick_is_read_and_a_new_game_starts_at_once(app, live):
+    d = Dealer(app)
+    d.post("/api/session", dict(SESSION, house={"stones_per_pair": 1}))
+    hand_by_hand(d, seed=3)
+    state = d.get("/api/state").get_json()
+    assert state["tricks"]["game_over"]
+    # the players play on; the camera reads the next hand's first trick
+    leader = state["tricks"]["leader"]
+    first = play(PLAYERS, deal(PLAYERS, seed=8), leader=leader, seed=8)[0]
+    state = lay_trick(d, live, first, state["tricks"]["next_order"], 500)
+    recorded = state["tricks"]["count"]
+    r = d.post("/api/session", dict(SESSION, house={"stones_per_pair": 1},
+                                    dealers=state["tricks"]["dealers"]))
+    assert (recorded, r.status_code) == (0, 200), (recorded, r.get_json())
+
+
+def test_a_gap_found_to_be_none_is_stored_as_none(live, tmp_path):
+    config = {"LIVE": live, "LEDGER": str(tmp_path / "ledger.sqlite"), "PIN": "2468", "TESTING": True}
+    d = aki_leads(create_app(config))
+    lay_trick(d, live, ["3S", "KS", "QS", "5S"], PLAYERS, 1)  # recorded and gathered: the middle is bare
+    live.show({"trick": []}, status={"camera": "ok", "error": None, "table": "stale"})  # a frame not read
+    d.get("/api/state")
+    live.show({"trick": []})  # read again at once, the middle still bare: no gap
+    assert not any("not seen" in p for p in d.get("/api/state").get_json()["problems"])
+    d = Dealer(create_app(config))  # restarted
+    problems = d.get("/api/state").get_json()["problems"]
+    assert not any("not seen" in p for p in problems), problems

@@ -120,6 +120,10 @@ class DealerService:
         self._table_read = False
         self._zone_read: frozenset = frozenset()
         self._gap_from: tuple[frozenset, float] | None = None
+        # Kakeya: the middle seen bare since the last trick was recorded (its cards gathered, or a
+        # hand over them), and the tracks of the trick on the table last warned of a misread
+        self._bare_after_trick = False
+        self._warned_tracks: frozenset = frozenset()
         self.layout_note: str | None = None
         self.session: dict | None = self._stored_session()
         if self.session:
@@ -850,7 +854,8 @@ class DealerService:
                     snap := self._snapshot() if snap is None else snap):
                 self._note_busts(s, snap)
                 return
-            if not s or s.get("game") != KAKEYA or s.get("pending") or len(s["tricks"]) >= TRICKS:
+            if not s or s.get("game") != KAKEYA or s.get("pending") or len(s["tricks"]) >= TRICKS \
+                    or game_over(s.get("stones")):  # (no hand is played once the game is over)
                 return
             snap = self._snapshot() if snap is None else snap
             if _stale_table(snap):
@@ -877,15 +882,25 @@ class DealerService:
                     s["camera_gap"] = None
                     changed = True
             self._table_read, self._zone_read = True, zone
-            if not in_zone and s["tricks"]:
-                # the trick recorded last is gathered: a tap on one of its cards was for that card, not
-                # for the next laid where it lay (the tracker may give it the same track, and a card
-                # read as the one first misread was shown as the card tapped, and not read)
-                gone = {str(c.get("track_id")) for c in s["tricks"][-1].get("read") or ()} & set(s["corrections"])
+            last_tracks = {str(c.get("track_id")) for c in s["tricks"][-1].get("read") or ()} if s["tricks"] else set()
+            if not in_zone:
+                self._bare_after_trick = bool(s["tricks"])
+            elif self._bare_after_trick and any(str(c.get("track_id")) not in last_tracks for c in in_zone):
+                # the middle bare, then a card of the next trick: the trick recorded last was gathered,
+                # and a tap on one of its cards was for that card, not for the next laid where it lay
+                # (the tracker may give it the same track, and a card read as the one first misread
+                # was shown as the card tapped, and not read). A hand passing over the cards, which
+                # come back on their tracks, forgets none
+                self._bare_after_trick = False
+                # (a tap made since, for a card of the next trick on one of those tracks, is its own)
+                recorded = {str(c.get("track_id")): c.get("card") for c in s["tricks"][-1].get("read") or ()}
+                gone = {t for t in last_tracks & set(s["corrections"]) if s["corrections"][t] == recorded.get(t)}
                 for track in gone:
                     s["corrections"].pop(track, None)
                     (s.get("corrected_readings") or {}).pop(track, None)
-                changed = bool(gone)
+                if gone:
+                    in_zone = self._trick_cards(snap, s)
+                    changed = True
             trick, warning = self.trick_watch.observe(in_zone)
             if trick is not None:
                 house = self._game().resolve_house(s.get("house"))
@@ -905,8 +920,9 @@ class DealerService:
                     self.trick_watch.forget()
                 elif twice:  # a misread: a trick is one card from each player, each card once in the pack
                     said = f"the trick on the table ({' '.join(ids)}) shows {', '.join(twice)} twice{MISREAD_HINT}"
-                    changed = s.get("trick_warning") != said
+                    changed |= s.get("trick_warning") != said
                     s["trick_warning"] = said
+                    self._warned_tracks = frozenset(c.get("track_id") for c in trick)
                     # not recorded, so the same cards are read again once the misread one is corrected
                     self.trick_watch.forget()
                 elif any(set(ids) == set(last) for last in _last_trick_readings(s)):
@@ -916,8 +932,9 @@ class DealerService:
                 elif set(ids) & played:
                     said = (f"the trick on the table ({' '.join(ids)}) has cards already played: check the "
                             f"tricks recorded{MISREAD_HINT}")
-                    changed = s.get("trick_warning") != said
+                    changed |= s.get("trick_warning") != said
                     s["trick_warning"] = said
+                    self._warned_tracks = frozenset(c.get("track_id") for c in trick)
                     # not recorded, so it is read again once the tricks recorded are put right or the
                     # misread card is tapped (kept as read, it was never recorded, and the next trick
                     # went in its place with the wrong leader)
@@ -1007,7 +1024,8 @@ class DealerService:
                 # still, it is read (it was read again at once, warned again, and when gathered a card
                 # at a time taken for a trick missed, which held the hand for good)
                 lying = self._trick_cards(self._snapshot(), s)
-                if len(lying) == self.trick_watch.size:
+                # (only the trick warned of: gathered meanwhile, the next trick lying there is its own)
+                if len(lying) == self.trick_watch.size and frozenset(c.get("track_id") for c in lying) == self._warned_tracks:
                     self.trick_watch.mark_read(lying)
                     if at == len(s["tricks"]):  # (its reading, lying there, is no trick of this hand)
                         s["tricks"][at - 1]["camera_read"] = [c["card"] for c in lying]
