@@ -256,7 +256,7 @@ def _synth(args) -> int:
     from datasets.art import ArtError, load_art
     from datasets.export import generate
     from datasets.scenes import SceneError
-    writing = False
+    stage = "check"  # (then "clear" the earlier run, then "write" this one: an error said as of its stage)
     try:
         if args.workers < 1 or args.workers > 64:
             raise ValueError(f"--workers must be from 1 to 64, not {args.workers}")
@@ -265,15 +265,18 @@ def _synth(args) -> int:
         for name in dict.fromkeys(args.art):  # (each read, or refused, before --out is made or cleared:
             load_art(name, shared=args.shared)  # --overwrite with a misspelt set deleted the run before)
         out = _writable_dir(args.out)
+        stage = "clear"
         _clear_earlier_run(out, args.overwrite)
-        writing = True
+        stage = "write"
         t0 = time.perf_counter()
         summary = generate(args.art, args.count, args.seed, out, fmt=args.fmt, crops=args.crops, config=config,
                            shared=args.shared, workers=args.workers)
     except (ArtError, SceneError, ValueError, FileNotFoundError) as exc:
         return _fail("synth", str(exc))
     except OSError as exc:  # a write inside --out (a full disk, a folder where a file goes)
-        if not writing:  # (the earlier run could not be cleared: nothing of this one was written)
+        if stage == "check":
+            return _fail("synth", f"--out {args.out} cannot be used: {exc}")
+        if stage == "clear":  # (nothing of this run was written)
             return _fail("synth", f"cannot clear the earlier run in {args.out}: {exc}")
         return _fail("synth", f"cannot write the scenes: {exc} (the scenes written so far are left in "
                               f"{args.out}, without dataset.json: give --overwrite to write the run again)")

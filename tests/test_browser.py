@@ -969,3 +969,24 @@ def test_zones_being_drawn_when_the_camera_comes_back_at_another_size_are_drawn_
         assert sent[-1]["drawn_on"] == {"width": 640, "height": 360} and len(sent[-1]["zones"]) == 1
         assert max(x for x, _ in sent[-1]["zones"][0]["points"]) <= 640
         assert errors == [], errors
+
+
+def test_zones_saved_on_a_picture_of_another_size_are_said_when_settings_opens(tmp_path):
+    """The picture loaded before the saved zones came: their corners were shown on a picture of the
+    new size with no word."""
+    import cv2
+    import numpy as np
+    session = {"game": "batta-maki", "players": [{"name": "Aki"}, {"name": "Ben"}]}
+    with page_on_a_fake_table(tmp_path, session, width=1280, height=900) as (page, errors, service, live):
+        live.picture = lambda: {"width": 1280, "height": 720, "rotate": 0}
+        saved = page.evaluate("api('/api/zones', {zones: [{name: 'saki', points: [[10, 10], [900, 10], [900, 300]]}], "
+                              "drawn_on: {width: 1280, height: 720}})")
+        assert saved == {"saved": 1}
+        live.picture = lambda: {"width": 640, "height": 360, "rotate": 0}
+        small = cv2.imencode(".jpg", np.full((360, 640, 3), 90, np.uint8))[1].tobytes()
+        page.route("**/frame.jpg*", lambda route: route.fulfill(status=200, content_type="image/jpeg", body=small))
+        page.goto(page.url.rstrip("/") + "/settings")
+        page.wait_for_function("document.getElementById('message').textContent.includes("
+                               "'picture is 640x360 now, not the 1280x720')", timeout=10000)
+        assert page.evaluate("zones.length") == 0
+        assert errors == [], errors

@@ -124,6 +124,12 @@ def test_a_camera_whose_driver_raises_is_opened_again_when_it_is_back():
     with pytest.raises(CameraError, match="camera 0 cannot be opened: error: .*VIDIOC_S_FMT failed"):
         cam.read()
     assert released == [1]
+    # and one whose opening itself raises (at the start, the demo table was not taken instead)
+    def no_device(index):
+        raise cv2.error("can't open camera by index")
+    cam._factory = no_device
+    with pytest.raises(CameraError, match="camera 0 cannot be opened: error: .*can't open camera by index"):
+        cam.read()
 
 
 def test_missing_camera_is_a_clear_error():

@@ -5,7 +5,7 @@ import json
 
 import pytest
 
-from dealer.ledger import Ledger
+from dealer.ledger import Ledger, LedgerError
 from webfakes import FakeLiveTable, card_json
 from webui.app import create_app
 
@@ -1960,6 +1960,27 @@ def test_a_session_stored_with_house_rules_now_refused_goes_on_as_they_were_appl
     if game == "batta-maki" and "tie_fallback" in house:
         live.show({"saki": SAKI, "ato": [(4, "wisteria-cuckoo"), (5, "iris-bridge"), (6, "susuki-moon")]})
         assert "id" in d.post("/api/settle").get_json()
+
+
+def test_a_session_taken_as_applied_that_cannot_be_stored_so_is_no_change_meanwhile(live, ledger_path, monkeypatch):
+    # the save of the house as applied refused at the start (a lock), the server's record of the
+    # session was not the ledger's, and every later change was refused as made meanwhile
+    app = create_app({"LIVE": live, "LEDGER": str(ledger_path), "PIN": PIN, "TESTING": True})
+    assert Dealer(app).post("/api/session", SESSION).status_code == 200
+    ledger = Ledger(ledger_path)
+    ledger.set_meta("session", json.dumps(dict(json.loads(ledger.get_meta("session")), house={"max_bet": 100.0000004})))
+    real = Ledger.save_session
+    calls = []
+
+    def locked_once(self, *args, **kwargs):
+        calls.append(1)
+        if len(calls) == 1:
+            raise LedgerError("database is locked")
+        return real(self, *args, **kwargs)
+    monkeypatch.setattr(Ledger, "save_session", locked_once)
+    d = Dealer(create_app({"LIVE": live, "LEDGER": str(ledger_path), "PIN": PIN, "TESTING": True}))
+    r = d.post("/api/bets", {"player": "Aki", "on": "saki", "amount": 10})
+    assert r.status_code == 201, r.get_json()
 
 
 def test_a_pot_another_server_tied_is_said_as_a_change_meanwhile_not_as_a_lost_pot(live, ledger_path):

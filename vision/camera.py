@@ -88,8 +88,9 @@ class CameraSource:
 
     def _open(self) -> None:
         self._last_try = time.monotonic()
-        cap = self._factory(self.index)
+        cap = None
         try:
+            cap = self._factory(self.index)  # (a driver may raise here too)
             if not cap.isOpened():
                 raise CameraError(f"{self.name} cannot be opened (is it plugged in and free?)")
             cap.set(cv2.CAP_PROP_FOURCC, cv2.VideoWriter_fourcc(*"MJPG"))
@@ -103,7 +104,8 @@ class CameraSource:
         except Exception as exc:
             # (each try left its handle open, and a driver's own error was said bare)
             try:
-                cap.release()
+                if cap is not None:
+                    cap.release()
             except Exception:
                 pass
             if isinstance(exc, CameraError):
@@ -322,13 +324,14 @@ def _decodes(path: Path) -> bool:
 def _read_image(path: Path) -> np.ndarray | None:
     """The picture in ``path``, or None where it cannot be decoded whole: a JPEG that does not end
     (cut short in the copy) is given by OpenCV with grey where it stops, and was read as a table."""
-    if path.suffix.lower() in (".jpg", ".jpeg"):
-        try:
-            if not _jpeg_whole(path.read_bytes()):
-                return None
-        except OSError:
-            return None
-    frame = cv2.imread(str(path), cv2.IMREAD_COLOR)
+    try:
+        data = path.read_bytes()
+    except OSError:
+        return None
+    if path.suffix.lower() in (".jpg", ".jpeg") and not _jpeg_whole(data):
+        return None
+    # (decoded from the bytes checked: read again, a file written meanwhile was decoded cut short)
+    frame = cv2.imdecode(np.frombuffer(data, np.uint8), cv2.IMREAD_COLOR) if data else None
     return frame if frame is not None and frame.size > 0 else None
 
 

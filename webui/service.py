@@ -125,7 +125,9 @@ class DealerService:
         self._bare_after_trick = False
         self._warned_tracks: frozenset = frozenset()
         self.layout_note: str | None = None
+        self._stored_as: dict | None = None  # the open session as the ledger holds it (_stored_session)
         self.session: dict | None = self._stored_session()
+        held = self._stored_as
         if self.session:
             if self.session.get("corrections") or self.session.get("settled_tracks"):
                 # a correction names a card by the tracker's track id, and the tracker of this run
@@ -137,16 +139,18 @@ class DealerService:
                 self.session["corrected_readings"] = {}
                 self.session["settled_tracks"] = []
                 self.ledger.save_session(self.session)
+                held = self.session
             # (the cards of the round last recorded are still known by where they lie and what they
             # are, settled_cards: a restart with them on the table does not book them again)
             self._apply_layout()
-        self._recorded = copy.deepcopy(self.session)  # the session as the ledger holds it
+        self._recorded = copy.deepcopy(held)  # the session as the ledger holds it
 
     def _stored_session(self) -> dict | None:
         """The open session kept in the ledger; one that cannot be read (damaged, not a session) is
         set aside in the ledger, not lost, and the page says so and starts with none."""
         try:
             stored = self.ledger.load_session()
+            self._stored_as = stored
             session = copy.deepcopy(stored)
             if isinstance(session, dict) and isinstance(session.get("house"), dict):
                 session["house"] = _house_as_applied(session.get("game"), session["house"])
@@ -155,12 +159,14 @@ class DealerService:
                 if session != stored:  # (kept so: the ledger holds the session this server shows)
                     try:
                         self.ledger.save_session(session, expected=stored)
+                        self._stored_as = session
                     except (LedgerError, SessionChanged):  # (said at the next save, as any write refused)
                         pass
                 return session
         except SessionUnreadable as exc:  # (a file that cannot be read at all is an error of its own)
             problem = str(exc)
         self.ledger.set_session_aside()
+        self._stored_as = None
         self.layout_note = (f"the open session kept in the ledger could not be read ({problem}); it is kept "
                             f"aside in the ledger: start a new session in Settings")
         try:
@@ -250,7 +256,7 @@ class DealerService:
         """The session another page or server stored since this one read it, taken as the open one;
         the change asked for is refused, said so."""
         self.session = self._stored_session()  # the one stored, shown as it is now
-        self._recorded = copy.deepcopy(self.session)
+        self._recorded = copy.deepcopy(self._stored_as if self.session is not None else None)
         self._view_cache = None
         self.trick_watch = None
         if self.session:
@@ -1236,7 +1242,7 @@ class DealerService:
             except SettlementGone as exc:
                 # another server on this ledger recorded it (or settled anew): take the session as stored
                 self.session = self._stored_session()
-                self._recorded = copy.deepcopy(self.session)
+                self._recorded = copy.deepcopy(self._stored_as if self.session is not None else None)
                 self.hub.bump()
                 raise InputError(str(exc)) from None
             self.session = after

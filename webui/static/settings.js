@@ -207,7 +207,8 @@ document.getElementById("zone-save").addEventListener("click", async () => {
   const drawnOn = drawnSize || pictureSize();
   try { const r = await api("/api/zones", {zones, drawn_on: drawnOn}); showMessage(`${r.saved} zone(s) saved.`); } catch (e) { /* shown */ }
 });
-img.addEventListener("load", () => {
+// (asked when the picture loads and when the saved zones come, whichever is last)
+function checkPictureSize() {
   const now = pictureSize();
   if (drawnSize && now && (now.width !== drawnSize.width || now.height !== drawnSize.height)) {
     showMessage(`The camera's picture is ${now.width}x${now.height} now, not the ${drawnSize.width}x` +
@@ -215,12 +216,14 @@ img.addEventListener("load", () => {
     zones = []; current = []; drawnSize = null;
   }
   draw();
-});
+}
+img.addEventListener("load", checkPictureSize);
 img.addEventListener("error", () => showMessage("No camera image yet: the zones can be drawn once the table is visible.", true));
 window.addEventListener("resize", draw);
 api("/api/zones").then((r) => {
   zones = r.zones || [];
   drawnSize = zones.length && r.drawn_on ? r.drawn_on : null;  // (the size their corners are in)
+  checkPictureSize();
   if (r.error) showMessage(r.error, true);
   document.getElementById("zone-name").replaceChildren(...r.names.map((n) => el("option", {value: n.name}, n.label)));
   draw();
