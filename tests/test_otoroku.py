@@ -277,9 +277,10 @@ BAD = [
     (changed(chosen=["ann"]), "the dealer may choose bettors only with exactly 2 cards totalling 10 or more"),
     (hands_with(dealer=[5, 3]) | {"chosen": ["ann"]}, "(dealer holds 2 cards, total 8)"),
     (hands_with(dealer=[10, 9]) | {"chosen": ["ann"]}, "and not buta"),
-    (hands_with(ann=[10, 7, 1]), "ann's hand goes on after going buta at 2 cards (total 17)"),
-    (hands_with(bob=[10, 7, 1]), "bob's hand goes on after going buta at 2 cards (total 17)"),
-    (hands_with(dealer=[8, 8, 2]), "dealer's hand goes on after going buta"),
+    # (buta after two cards in whatever order they were dealt: 17, 19 or 16)
+    (hands_with(ann=[10, 7, 9]), "ann's hand goes on after going buta at 2 cards (total 17), in whatever order"),
+    (hands_with(bob=[10, 9, 8]), "bob's hand goes on after going buta at 2 cards (total 19)"),  # (the last bettor's at 17)
+    (hands_with(dealer=[8, 8, 9]), "dealer's hand goes on after going buta"),
     (changed(bets=[{"player": "ann", "on": "ann", "amount": 1}]), "otoroku settles in shares"),
     (changed(house={"teyaku_multipliers": "yes"}), "house option 'teyaku_multipliers' cannot be 'yes'"),
     (changed(house={"fee_model": "buta_han"}), "house option 'fee_model' cannot be 'buta_han'"),
@@ -391,3 +392,14 @@ def test_a_buta_dealer_named_to_pay_the_bettors_still_in_settles_as_the_default(
     assert default["house"]["dealer_bust_settlement"] == "pay_survivors"
     named = settle_round(edited(round_, house={"dealer_bust_settlement": "pay_survivors"}))
     assert named["net"] == default["net"] and default["net"]["dealer"] < 0
+
+
+@pytest.mark.parametrize("laid, net", [
+    ([10, 9, 2], -100),  # dealt 2 and 10 (12), drew 9: buta, laid largest first
+    ([5, 5, 5, 1, 2], 100),  # dealt 1 and 2, drew three fives: Goshita Gomai, laid the fives first
+])
+def test_a_hand_laid_in_another_order_than_dealt_is_the_hand_it_is(laid, net):
+    # the table shows a hand as laid, not as dealt: a bust laid largest card first, or a Goshita Gomai
+    # laid so, was refused as going on after buta, and the round could not be settled
+    out = settle_round(hands_with(ann=laid))
+    assert out["net"]["ann"] == net, out

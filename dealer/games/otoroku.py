@@ -19,6 +19,8 @@ and receive nothing. ``net`` = shares × ``share``, less terazen on bettors' win
 """
 from __future__ import annotations
 
+from itertools import permutations
+
 from collections import Counter
 from dataclasses import dataclass
 from fractions import Fraction
@@ -237,11 +239,17 @@ def _read_hands(round_: Mapping[str, Any], seats: list[str], chosen: list[str] |
 
 
 def _check_no_draw_after_buta(who: str, cards: list[str], role: str, house: Mapping[str, Any]) -> None:
-    # a buta hand is revealed and discarded at once: nobody draws on a buta hand
-    for k in range(2, len(cards)):
-        if evaluate(cards[:k], role, house).buta:
-            raise RoundError(f"{who}'s hand goes on after going buta at {k} cards "
-                             f"(total {sum(value_of(c) for c in cards[:k])})")
+    # a buta hand is revealed and discarded at once: nobody draws on a buta hand. The cards are
+    # those of the hand in whatever order they lie (the table shows them as laid, not as dealt): the
+    # hand goes on after going buta only if no order it may have been dealt in has it drawn on buta
+    # (a bust laid largest card first, or a Goshita Gomai laid so, was refused and held the round)
+    def first_buta(order) -> int | None:
+        return next((k for k in range(2, len(order)) if evaluate(list(order[:k]), role, house).buta), None)
+    if first_buta(cards) is None or any(first_buta(order) is None for order in set(permutations(cards))):
+        return
+    k = first_buta(cards)
+    raise RoundError(f"{who}'s hand goes on after going buta at {k} cards "
+                     f"(total {sum(value_of(c) for c in cards[:k])}), in whatever order it was dealt")
 
 
 def _label(h: OtorokuHand, lang: int) -> str:
