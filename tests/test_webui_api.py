@@ -809,19 +809,21 @@ def test_otoroku_a_bust_bettor_not_chosen_still_pays_and_one_thrown_in_unseen_do
 
 
 @pytest.mark.parametrize("choose", [True, False])
-def test_otoroku_a_bust_hand_read_then_discarded_still_pays_its_share(app, live, ledger_path, choose):
-    # discarded as RULES.md 4.1 says, its zone empty: with a choice taken it was a hand thrown in
-    # unseen and paid nothing; without one the round could not be settled
+@pytest.mark.parametrize("discarded", ["taken off the table", "turned face down where it lies"])
+def test_otoroku_a_bust_hand_read_then_discarded_still_pays_its_share(app, live, ledger_path, choose, discarded):
+    # discarded as RULES.md 4.1 says, its zone empty (or its cards face down): with a choice taken it
+    # was a hand thrown in unseen and paid nothing; without one the round could not be settled
     d = Dealer(app)
     d.post("/api/session", {"game": "otoroku", "players": [{"name": n} for n in ("Aki", "Ben", "Cy")], "share": 100})
     live.show({"Aki": [(1, "maple-deer"), (2, "clover-boar")]})                 # 10 + 7: bust
     d.get("/api/state")
     ben, dealer = [(3, "pine-crane"), (4, "chrysanthemum-sake")], [(7, "maple-blue"), (8, "cherry-curtain")]
     cy = [(5, "iris-bridge"), (6, "peony-butterflies")]
-    live.show({"Ben": ben, "Cy": cy, "dealer": dealer})                         # Aki's hand discarded
+    aki = {} if discarded == "taken off the table" else {"Aki": {"cards": [], "face_down": 2}}
+    live.show({"Ben": ben, "Cy": cy, "dealer": dealer, **aki})                  # Aki's hand discarded
     if choose:
         assert d.post("/api/chosen", {"chosen": ["Ben"]}).status_code == 200
-        live.show({"Ben": ben, "Cy": {"cards": [], "face_down": 2}, "dealer": dealer})
+        live.show({"Ben": ben, "Cy": {"cards": [], "face_down": 2}, "dealer": dealer, **aki})
     state = d.get("/api/state").get_json()
     aki = next(z for z in state["zones"] if z["name"] == "Aki")
     assert [c["card"] for c in aki["cards"]] == ["maple-deer", "clover-boar"] and all(c["discarded"] for c in aki["cards"])

@@ -138,11 +138,15 @@ class RoundBuilder:
                     used[fix] += 1
         for z in layout:
             here = seen.get(z.name) or []
-            if not here and not down.get(z.name) and game.name == "otoroku" and z.name in (setup.get("busts") or {}):
-                # a bust hand read surely, then discarded as the rules say: it still pays its share
+            face_down = down.get(z.name, 0)
+            bust = (setup.get("busts") or {}).get(z.name) if game.name == "otoroku" else None
+            if not here and bust and face_down in (0, len(bust)):
+                # a bust hand read surely, then discarded as the rules say (taken off the table, or
+                # turned face down where it lies: it paid nothing then): it still pays its share
                 here = [{"track_id": None, "card": cid, "face": _face_of(cid), "confidence": None,
-                         "uncertain": False, "discarded": True} for cid in setup["busts"][z.name]]
-            needed = zone_needed(game, z, setup, here, down.get(z.name, 0), corrections)
+                         "uncertain": False, "discarded": True} for cid in bust]
+                face_down = 0
+            needed = zone_needed(game, z, setup, here, face_down, corrections)
             out = []
             for pos, c in enumerate(here, start=1):
                 fix = corrections.get(str(c.get("track_id")))
@@ -179,8 +183,7 @@ class RoundBuilder:
                                     f"tap it to confirm or correct it")
                 elif card is None:
                     problems.append(f"{where} was not recognised: tap it to choose the card")
-            view = ZoneView(z.name, z.label_en, z.label_ja, z.cards, z.scored, z.group, tuple(out),
-                            down.get(z.name, 0))
+            view = ZoneView(z.name, z.label_en, z.label_ja, z.cards, z.scored, z.group, tuple(out), face_down)
             views.append(view)
             if not needed:
                 continue
