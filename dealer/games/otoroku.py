@@ -19,11 +19,10 @@ and receive nothing. ``net`` = shares × ``share``, less terazen on bettors' win
 """
 from __future__ import annotations
 
-from itertools import permutations
-
 from collections import Counter
 from dataclasses import dataclass
 from fractions import Fraction
+from itertools import permutations
 from typing import Any, Mapping
 
 from dealer.cards import BACK, all_cards, get_card
