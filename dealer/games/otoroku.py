@@ -22,7 +22,7 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass
 from fractions import Fraction
-from itertools import permutations
+from functools import lru_cache
 from typing import Any, Mapping
 
 from dealer.cards import BACK, all_cards, get_card
@@ -241,12 +241,22 @@ def _check_no_draw_after_buta(who: str, cards: list[str], role: str, house: Mapp
     # a buta hand is revealed and discarded at once: nobody draws on a buta hand. The cards are
     # those of the hand in whatever order they lie (the table shows them as laid, not as dealt): the
     # hand goes on after going buta only if no order it may have been dealt in has it drawn on buta
-    # (a bust laid largest card first, or a Goshita Gomai laid so, was refused and held the round)
-    def first_buta(order) -> int | None:
-        return next((k for k in range(2, len(order)) if evaluate(list(order[:k]), role, house).buta), None)
-    if first_buta(cards) is None or any(first_buta(order) is None for order in set(permutations(cards))):
+    # (a bust laid largest card first, or a Goshita Gomai laid so, was refused and held the round).
+    # Each set of cards dealt first is asked once (up to 2**10 of them, not every order of ten cards)
+    n = len(cards)
+
+    @lru_cache(maxsize=None)
+    def dealt_without_buta(held: frozenset) -> bool:
+        """Whether the cards at these places can have been dealt first with no buta before the last."""
+        if len(held) < 2:
+            return True
+        if len(held) < n and evaluate([cards[i] for i in sorted(held)], role, house).buta:
+            return False
+        return any(dealt_without_buta(held - {i}) for i in held)
+
+    if dealt_without_buta(frozenset(range(n))):
         return
-    k = first_buta(cards)
+    k = next(k for k in range(2, n) if evaluate(cards[:k], role, house).buta)
     raise RoundError(f"{who}'s hand goes on after going buta at {k} cards "
                      f"(total {sum(value_of(c) for c in cards[:k])}), in whatever order it was dealt")
 
