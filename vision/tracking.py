@@ -336,7 +336,8 @@ class CardTracker:
         Another face there is another card, and so is a card laid in its place by a hand, which
         lies a few millimetres or degrees off (a whole card's gate, 0.15, gave the correction of a
         card picked up to the card of its misread face laid in the same spot)."""
-        near = [(_corner_offset(_smoothed(track.quads, self.return_distance), _smoothed(gone.quads, self.return_distance)), k)
+        entering = _smoothed(track.quads, self.return_distance)  # (once, not once per card gone)
+        near = [(_corner_offset(entering, _smoothed(gone.quads, self.return_distance)), k)
                 for k, (_, gone) in enumerate(self._gone) if gone.face == track.face]
         near = [(d, k) for d, k in near if d <= self.return_distance]
         if near:

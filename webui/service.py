@@ -256,7 +256,7 @@ class DealerService:
         """The session another page or server stored since this one read it, taken as the open one;
         the change asked for is refused, said so."""
         self.session = self._stored_session()  # the one stored, shown as it is now
-        self._recorded = copy.deepcopy(self._stored_as if self.session is not None else None)
+        self._recorded = copy.deepcopy(self._stored_as)
         self._view_cache = None
         self.trick_watch = None
         if self.session:
@@ -1242,7 +1242,7 @@ class DealerService:
             except SettlementGone as exc:
                 # another server on this ledger recorded it (or settled anew): take the session as stored
                 self.session = self._stored_session()
-                self._recorded = copy.deepcopy(self._stored_as if self.session is not None else None)
+                self._recorded = copy.deepcopy(self._stored_as)
                 self.hub.bump()
                 raise InputError(str(exc)) from None
             self.session = after

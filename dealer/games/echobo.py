@@ -44,7 +44,7 @@ OPTIONS = (
     HouseOption("bet_limit", None, check=amount_or_null,
                 doc="null or a positive number: most one bettor may stake in a round"),
     # (RULES.md §6: more decks allow more bettors; three serve eleven, as many as the page seats)
-    HouseOption("deck_count", 1, (1, 2, 3), doc="decks mixed: each serves the dealer's card and three bettors"),
+    HouseOption("deck_count", 1, (1, 2, 3), doc="decks mixed: 1 serves the dealer's card and 3 bettors, each more 4 bettors (7, 11)"),
 )
 
 

@@ -112,7 +112,7 @@ document.getElementById("session-form").addEventListener("submit", async (ev) =>
     showMessage("Session started.");
     setTimeout(() => { location.href = "/"; }, 500);
   } catch (e) {
-    markField(String(e.message), players);
+    markField(String(e.message));
     // another game while a tie's pot is still to be played for: only on the dealer's word
     if (String(e.message).includes("giving the pot up") && window.confirm(e.message + "\n\nGive the pot up? It is booked back to those who put it in.")) {
       try {
@@ -126,7 +126,7 @@ document.getElementById("session-form").addEventListener("submit", async (ev) =>
 
 // The field a refused save names, marked and focused (the message alone went by in 8 seconds, and
 // "player 2" counted only the rows with a name): a player by number or name, a house rule, a limit.
-function markField(message, players) {
+function markField(message) {
   const rows = [...document.querySelectorAll("#players .player")].filter((r) => r.querySelector(".player-name").value.trim());
   let field = null;
   const byNumber = /^player (\d+)\b/.exec(message), byName = /^player '([^']*)'/.exec(message);
