@@ -342,3 +342,35 @@ def test_a_second_ctrl_c_while_stopping_is_passed_over_and_the_stop_finishes():
         finished.append(True)
     assert finished == [True]
     assert signal.getsignal(signal.SIGINT) is signal.default_int_handler  # Ctrl-C works again after
+
+
+def test_serve_beside_a_lost_pot_of_another_game_starts_and_says_so(capsys, tmp_path, monkeypatch):
+    # no session could start for otoroku beside a Batta Maki pot whose session was set aside: the
+    # server read the game of the session it did not have, and ended in a traceback
+    pytest.importorskip("vision.demo_table", reason="the demo table is not available")
+    import werkzeug.serving
+    import webui.cli
+    from dealer.games import settle_round
+    from dealer.ledger import Ledger
+    tie = {"game": "atosaki", "house": {"tie_rule": "carry_over"},
+           "rows": {"saki": ["pine-crane", "plum-chaff-1", "cherry-chaff-1"],
+                    "ato": ["pine-chaff-1", "plum-warbler", "cherry-curtain"]},
+           "bets": [{"player": "Aki", "on": "saki", "amount": 100}, {"player": "Ben", "on": "ato", "amount": 100}]}
+    ledger = Ledger(tmp_path / "ledger.sqlite")
+    ledger.record_round(round_=tie, result=settle_round(tie), rule_version="1", cards=[])
+    ledger.set_meta("session", "{damaged")
+
+    class Served:  # (serves at once and stops, as after a Ctrl-C)
+        server_port = 5999
+
+        def serve_forever(self):
+            pass
+
+        def server_close(self):
+            pass
+    monkeypatch.setattr(werkzeug.serving, "make_server", lambda *a, **k: Served())
+    monkeypatch.setattr(webui.cli, "_stop_on_sigterm", lambda: None)
+    assert main(["serve", "--demo", "--port", "0", "--data", str(tmp_path), "--detector", "truth",
+                 "--game", "otoroku"]) == 0
+    err = capsys.readouterr().err
+    assert "no session was started for otoroku: the pot of 200 carried over" in err and "Traceback" not in err, err
