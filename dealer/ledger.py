@@ -24,7 +24,7 @@ from fractions import Fraction
 from pathlib import Path
 from typing import Any, Callable, Iterable, Mapping
 
-from dealer.pot import BOOKING_TEXT
+from dealer.pot import BOOKING_TEXT, exact
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (
@@ -109,30 +109,17 @@ class RoundRecord:
         return out
 
 
-def _fraction(value: Any) -> Fraction:
-    if isinstance(value, bool) or not isinstance(value, (int, float, str, Fraction)):
-        raise ValueError(f"amount must be a number, not {value!r}")
-    if isinstance(value, float) and not math.isfinite(value):  # (an infinity raised OverflowError)
-        raise ValueError(f"amount must be a finite number, not {value!r}")
-    # A float is the decimal its JSON shows (0.1 is 1/10), as the rule engine reads amounts; rounding it
-    # to a nearby fraction booked 999999.999999 as 999991999999/999992.
-    try:
-        return Fraction(repr(value)) if isinstance(value, float) else Fraction(value)
-    except ZeroDivisionError:  # ("1/0" is no amount: said as the others are, not as a traceback)
-        raise ValueError(f"amount must be a number, not {value!r}") from None
-
-
 def _booked_amounts(result: Mapping[str, Any]) -> dict[str, Fraction]:
     """A result's per-player amounts as they are booked: ``net``, or exactly ``net_exact``."""
     net = result.get("net")
     if not isinstance(net, Mapping) or not net:
         raise ValueError("the result has no 'net' amounts to record")
-    amounts = {str(p): _fraction(a) for p, a in net.items()}
-    exact = result.get("net_exact")
-    if exact is not None:
-        if not isinstance(exact, Mapping) or set(map(str, exact)) != set(amounts):
+    amounts = {str(p): exact(a) for p, a in net.items()}
+    said_exact = result.get("net_exact")
+    if said_exact is not None:
+        if not isinstance(said_exact, Mapping) or set(map(str, said_exact)) != set(amounts):
             raise ValueError("the result's 'net_exact' does not name the players of its 'net'")
-        exact_amounts = {str(p): _fraction(a) for p, a in exact.items()}
+        exact_amounts = {str(p): exact(a) for p, a in said_exact.items()}
         # the JSON number is the exact amount to 6 decimals, as a float: as near as a float can be
         off = [p for p, a in exact_amounts.items()
                if not math.isclose(float(a), float(amounts[p]), rel_tol=1e-12, abs_tol=1e-6)]

@@ -8,6 +8,7 @@ round by round, and it is returned to them, each what they put in.
 """
 from __future__ import annotations
 
+import math
 from fractions import Fraction
 from typing import Any, Iterable, Mapping
 
@@ -21,10 +22,17 @@ BOOKING_TEXT = {GIVEN_UP: "pot given up: returned to those who put it in",
 
 
 def exact(value: Any) -> Fraction:
-    """An amount of a result or a session as a Fraction: a JSON number as the decimal it shows."""
+    """An amount of a result, a session or a booking as a Fraction: a JSON number as the decimal it
+    shows (0.1 is 1/10, as the rule engine reads amounts; rounding it to a nearby fraction booked
+    999999.999999 as 999991999999/999992). Anything else is a ValueError naming it."""
     if isinstance(value, bool) or not isinstance(value, (int, float, str, Fraction)):
-        raise ValueError(f"not an amount: {value!r}")
-    return Fraction(repr(value)) if isinstance(value, float) else Fraction(value)
+        raise ValueError(f"amount must be a number, not {value!r}")
+    if isinstance(value, float) and not math.isfinite(value):  # (an infinity raised OverflowError)
+        raise ValueError(f"amount must be a finite number, not {value!r}")
+    try:
+        return Fraction(repr(value)) if isinstance(value, float) else Fraction(value)
+    except ZeroDivisionError:  # ("1/0" is no amount: said as the others are, not as a traceback)
+        raise ValueError(f"amount must be a number, not {value!r}") from None
 
 
 def carried(result: Mapping[str, Any]) -> Fraction:

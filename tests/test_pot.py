@@ -130,3 +130,18 @@ def test_a_pot_is_said_only_by_a_result_whose_amounts_are_amounts():
     # bookings that do not say who lost what into the pot (Kabu-Tsukuri's): the dealer hands it back
     told = result_from_bookings({"a": Fraction(-10), "b": Fraction(-30)}, Fraction(0), stakers_known=False)
     assert stakers_on_the_books([told]) == {"dealer": 40}
+
+
+@pytest.mark.parametrize("amount, said", [
+    ("1/0", "amount must be a number, not '1/0'"), (float("inf"), "must be a finite number, not inf"),
+    (float("nan"), "must be a finite number, not nan"), (True, "must be a number, not True"),
+    ([1], r"must be a number, not \[1\]")])
+def test_an_amount_that_is_no_number_is_a_value_error_naming_it(amount, said):
+    # a carried pot read from a damaged record is caught as a ValueError by every reader; a
+    # ZeroDivisionError or OverflowError went past the ones that did not name those too
+    from dealer.pot import carried, exact
+    with pytest.raises(ValueError, match=said):
+        exact(amount)
+    with pytest.raises(ValueError, match=said):
+        carried({"carry_exact": amount})
+    assert exact(0.1) == Fraction(1, 10) and exact("40/3") == Fraction(40, 3)
