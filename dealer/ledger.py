@@ -24,7 +24,7 @@ from fractions import Fraction
 from pathlib import Path
 from typing import Any, Callable, Iterable, Mapping
 
-from dealer.pot import BOOKING_TEXT, exact
+from dealer.pot import BOOKING_TEXT, DEALER, exact
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (
@@ -361,7 +361,7 @@ class Ledger:
                     f"WHERE r.game {'IN' if stones else 'NOT IN'} ({marks}) ORDER BY e.rowid", STONE_GAMES):
                 player = shown.setdefault(unicodedata.normalize("NFC", player), player)
                 totals[player] = totals.get(player, Fraction(0)) + self._booked(amount, rid)
-        return {p: _number(a) for p, a in sorted(totals.items(), key=lambda kv: (kv[0] == "dealer", kv[0]))}
+        return {p: _number(a) for p, a in sorted(totals.items(), key=lambda kv: (kv[0] == DEALER, kv[0]))}
 
     @_said_as_ledger_error("read")
     def export_csv(self) -> str:

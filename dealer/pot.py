@@ -12,8 +12,9 @@ import math
 from fractions import Fraction
 from typing import Any, Iterable, Mapping
 
-# the bank: it holds a pot whose stakers are not known (one named when a session started)
-DEALER = "dealer"
+# (the bank also holds a pot whose stakers are not known: one named when a session started)
+from dealer.games.common import DEALER
+
 # the bookings of a pot that are no round played, as the ledger keeps them (the round's "pot"), and
 # as the history and the export say them
 GIVEN_UP, NAMED = "given up", "named"

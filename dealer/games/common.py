@@ -70,8 +70,11 @@ def check_deck_usage(placed: Iterable[tuple[str, str]], deck: Counter, game: str
             raise RoundError(f"card {card!r} is dealt more than {copies} (again in {where})")
 
 
+# the bank: the name each result books the dealer's money under
+DEALER = "dealer"
+
 # words a result uses beside people's names, so no seat or player may be called by them
-RESERVED_NAMES = {"dealer": "the bank", "tie": "what a result calls a draw"}
+RESERVED_NAMES = {DEALER: "the bank", "tie": "what a result calls a draw"}
 
 
 def check_names(names: list, noun: str, field: str, reserved: Iterable[str] = ()) -> list[str]:

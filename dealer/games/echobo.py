@@ -21,8 +21,8 @@ from typing import Any, Mapping
 
 from dealer.cards import all_cards, get_card
 from dealer.games import Game, HouseOption, RoundError, ZoneSpec, exact_amounts, parse_amount, to_json_amount
-from dealer.games.common import (amount_or_null, check_deck_usage, check_hanafuda_card, check_names, parse_bets,
-                                 require)
+from dealer.games.common import (DEALER, amount_or_null, check_deck_usage, check_hanafuda_card, check_names,
+                                 parse_bets, require)
 
 NAME = "echobo"
 MONTHS = tuple(range(1, 7))
@@ -106,7 +106,7 @@ def settle(round_: Mapping[str, Any], house: Mapping[str, Any]) -> dict:
     if "players" in round_:
         # read only to check it: the bets say who plays, so a bet by someone not listed is a mistake
         players = check_names(require(round_, "players", list, "a list of player names"), "player", "players",
-                              reserved=("dealer",))
+                              reserved=(DEALER,))
         for i, bet in enumerate(bets, 1):
             if bet.player not in players:
                 raise RoundError(f"bet {i} is by {bet.player!r}, who is not in 'players'")
@@ -146,12 +146,12 @@ def settle(round_: Mapping[str, Any], house: Mapping[str, Any]) -> dict:
         lines.append({"player": bet.player, "on": bet.on, "month": month,
                       "amount": to_json_amount(bet.amount), "result": "win" if won else "lose",
                       "net": to_json_amount(change)})
-    net["dealer"] = -sum(net.values(), Fraction(0))
+    net[DEALER] = -sum(net.values(), Fraction(0))
     out = {
         "game": NAME,
         "house": dict(house),
         "winner": dealer_month,
-        "scores": {"dealer": dealer_month},
+        "scores": {DEALER: dealer_month},
         "net": {p: to_json_amount(v) for p, v in net.items()},
         "fee": to_json_amount(fee),
         "dealer_card": dealer_card,

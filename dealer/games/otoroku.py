@@ -27,12 +27,11 @@ from typing import Any, Mapping
 
 from dealer.cards import BACK, all_cards, get_card
 from dealer.games import Game, HouseOption, RoundError, ZoneSpec, exact_amounts, parse_amount, to_json_amount
-from dealer.games.common import (FEE_RATE_OPTION, check_card, check_deck_usage, check_fee_rate_applies, check_names,
+from dealer.games.common import (DEALER, FEE_RATE_OPTION, check_card, check_deck_usage, check_fee_rate_applies, check_names,
                                  percent_fee, require)
 from dealer.western import all_western_cards, is_western_card, rank_value
 
 NAME = "otoroku"
-DEALER = "dealer"
 BETTOR_MIN_CARDS, BETTOR_MAX_CARDS = 2, 5
 DEALER_MIN_CARDS = 2
 MAX_BETTORS = 6  # 2-7 players in all (§4.1)

@@ -19,9 +19,8 @@ from fractions import Fraction
 from typing import Any, Iterable, Mapping
 
 from dealer.games import MAX_AMOUNT, HouseOption, RoundError, ZoneSpec, parse_amount, parse_carried_pot, to_json_amount
-from dealer.games.common import Bet, amount_or_null, check_deck_usage, check_hanafuda_card, require
+from dealer.games.common import DEALER, Bet, amount_or_null, check_deck_usage, check_hanafuda_card, require
 
-DEALER = "dealer"
 
 
 # --- reading a round -------------------------------------------------------------------------
