@@ -205,7 +205,8 @@ def _stale_picture(frame: np.ndarray, what: str) -> np.ndarray:
     return out
 
 
-def _placeholder(message: str, size=(1280, 720)) -> np.ndarray:
+def placeholder_picture(message: str, size=(1280, 720)) -> np.ndarray:
+    """A grey picture saying why there is no camera picture to show."""
     img = np.full((size[1], size[0], 3), 40, np.uint8)
     cv2.putText(img, message, (40, size[1] // 2), cv2.FONT_HERSHEY_SIMPLEX, 1.2, (220, 220, 220), 2,
                 cv2.LINE_AA)
@@ -348,9 +349,9 @@ class LiveTable:
         if cached is not None and cached[0] == key and frame is not None:
             return cached[1]
         if frame is None:
-            image = _placeholder("waiting for the camera...")
+            image = placeholder_picture("waiting for the camera...")
         elif not _showable(frame):  # a frame the detector refused too (the status says why): still a picture
-            image = _placeholder(f"this camera picture cannot be shown ({_describe(frame)})")
+            image = placeholder_picture(f"this camera picture cannot be shown ({_describe(frame)})")
         elif camera != "ok":
             # the last picture is of a table that may have changed since: shown dimmed, its cards
             # neither outlined nor named, and said to be old (it looked like a live, frozen table)

@@ -703,10 +703,9 @@ def frame():
 def _no_picture_jpeg() -> bytes:
     """A small grey picture saying there is no camera image to show."""
     import cv2
-    import numpy as np
-    image = np.full((180, 320, 3), 60, np.uint8)
-    cv2.putText(image, "no camera image", (58, 98), cv2.FONT_HERSHEY_SIMPLEX, 0.8, (220, 220, 220), 2, cv2.LINE_AA)
-    return cv2.imencode(".jpg", image)[1].tobytes()
+
+    from vision.live import placeholder_picture
+    return cv2.imencode(".jpg", placeholder_picture("no camera image", (480, 270)))[1].tobytes()
 
 
 @stream.get("/video.mjpg")
