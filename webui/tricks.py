@@ -41,10 +41,15 @@ def live_layout(game: Game, setup: Mapping[str, Any]) -> list[ZoneSpec]:
     return layout
 
 
+def player_names(setup: Mapping[str, Any]) -> list[str]:
+    """The players of the session in seat order (a session keeps each as a name or as {"name": ...})."""
+    return [p["name"] if isinstance(p, Mapping) else p for p in setup.get("players", [])]
+
+
 def active_players(setup: Mapping[str, Any]) -> list[str]:
     """The players with a hand, in the order of play: all four, or with six the four not of the
     dealing pair (which sits out)."""
-    players = [p["name"] if isinstance(p, Mapping) else p for p in setup.get("players", [])]
+    players = player_names(setup)
     if len(players) == 6:
         dealers = set(setup.get("dealers") or [])
         return [p for p in players if p not in dealers]
@@ -101,7 +106,7 @@ def _replay(setup, house, tricks, seat_angles: dict[str, float] | None) -> tuple
     """The tricks replayed with the players seated at ``seat_angles``; and how many camera tricks
     agree with it (the leader's card appeared first) and how many read as they were recorded."""
     active = active_players(setup)
-    pairs = [p for p in pairs_of([p["name"] if isinstance(p, Mapping) else p for p in setup.get("players", [])])
+    pairs = [p for p in pairs_of(player_names(setup))
              if p[0] in active]
     pair_of = {p: pair for pair in pairs for p in pair}
     trump = setup.get("trump") or house["default_trump"]
@@ -156,7 +161,7 @@ def round_document(setup: Mapping[str, Any], play: TrickPlay) -> dict:
         for who, card in zip(trick["players"], trick["cards"]):
             hands[who].append(card)
     doc: dict[str, Any] = {"game": KAKEYA, "house": dict(setup.get("house") or {}),
-                           "players": [p["name"] for p in setup.get("players", [])],
+                           "players": player_names(setup),
                            "hands": hands, "tricks": [t["cards"] for t in play.tricks]}
     if setup.get("trump"):
         doc["trump"] = setup["trump"]
@@ -164,16 +169,14 @@ def round_document(setup: Mapping[str, Any], play: TrickPlay) -> dict:
         doc["dealers"] = list(setup["dealers"])
     if setup.get("stones"):  # (the stones each playing pair holds: the result says what is left)
         active = set(active_players(setup))
-        names = [p["name"] if isinstance(p, Mapping) else p for p in setup.get("players", [])]
-        doc["stones_held"] = {pair_name(p): setup["stones"].get(pair_name(p)) for p in pairs_of(names)
+        doc["stones_held"] = {pair_name(p): setup["stones"].get(pair_name(p)) for p in pairs_of(player_names(setup))
                               if p[0] in active}
     return doc
 
 
 def starting_stones(setup: Mapping[str, Any], house: Mapping[str, Any]) -> dict[str, int]:
     """Each partnership's stones at the start of a game (house rule stones_per_pair)."""
-    names = [p["name"] if isinstance(p, Mapping) else p for p in setup.get("players", [])]
-    return {pair_name(p): int(house["stones_per_pair"]) for p in pairs_of(names)}
+    return {pair_name(p): int(house["stones_per_pair"]) for p in pairs_of(player_names(setup))}
 
 
 def game_over(stones: Mapping[str, Any] | None) -> str | None:
