@@ -2220,3 +2220,19 @@ def test_the_page_is_told_when_settle_would_be_taken(app, live):
     assert d.get("/api/state").get_json()["can_settle"] is True
     assert d.post("/api/settle").status_code == 200
     assert d.get("/api/state").get_json()["can_settle"] is False     # a settlement waits
+
+
+def test_a_settlement_gone_on_another_server_shows_its_game_now(app, live, ledger_path):
+    # the other server recorded the round and started another game: this one took its session as
+    # stored, but went on reading the table with the old game's zones
+    d, pending = a_round_settled(app, live)
+    other_live = FakeLiveTable()
+    other = Dealer(create_app({"LIVE": other_live, "LEDGER": str(ledger_path), "PIN": PIN, "TESTING": True}))
+    assert other.post("/api/confirm", {"pending": pending["id"]}).status_code == 200
+    r = other.post("/api/session", {"game": "otoroku", "players": [{"name": n} for n in ("Aki", "Ben", "Cy")],
+                                    "share": 10})
+    assert r.status_code == 200, r.get_json()
+    r = d.post("/api/confirm", {"pending": pending["id"]})
+    assert r.status_code == 400 and "this settlement is no longer waiting" in r.get_json()["error"]
+    assert d.get("/api/state").get_json()["session"]["game"] == "otoroku"
+    assert [z.name for z in live.layout] == [z.name for z in other_live.layout]

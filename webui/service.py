@@ -252,9 +252,8 @@ class DealerService:
         newest = self.ledger.rounds(limit=1)
         return newest[0].game if newest else None
 
-    def _show_changed_meanwhile(self, exc: SessionChanged) -> None:
-        """The session another page or server stored since this one read it, taken as the open one;
-        the change asked for is refused, said so."""
+    def _take_stored_session(self) -> None:
+        """The session another page or server stored since this one read it, taken as the open one."""
         self.session = self._stored_session()  # the one stored, shown as it is now
         self._recorded = copy.deepcopy(self._stored_as)
         self._view_cache = None
@@ -262,6 +261,11 @@ class DealerService:
         if self.session:
             self._apply_layout()  # (its game may be another now)
         self.hub.bump()
+
+    def _show_changed_meanwhile(self, exc: SessionChanged) -> None:
+        """The session another page or server stored since this one read it, taken as the open one;
+        the change asked for is refused, said so."""
+        self._take_stored_session()
         raise InputError(f"{exc}: the page shows it as it is now; do it again if it is still to be "
                          f"done") from None
 
@@ -1240,10 +1244,9 @@ class DealerService:
                     rule_version=rule_version(s["game"]), cards=pending["cards"],
                     snapshot_jpeg=jpeg, session=after, pending_id=pending["id"])
             except SettlementGone as exc:
-                # another server on this ledger recorded it (or settled anew): take the session as stored
-                self.session = self._stored_session()
-                self._recorded = copy.deepcopy(self._stored_as)
-                self.hub.bump()
+                # another server on this ledger recorded it (or settled anew): take the session as
+                # stored, with its game's zones (it may have started another game since)
+                self._take_stored_session()
                 raise InputError(str(exc)) from None
             self.session = after
             self._recorded = copy.deepcopy(after)
