@@ -990,3 +990,28 @@ def test_zones_saved_on_a_picture_of_another_size_are_said_when_settings_opens(t
                                "'picture is 640x360 now, not the 1280x720')", timeout=10000)
         assert page.evaluate("zones.length") == 0
         assert errors == [], errors
+
+
+def test_settings_amounts_are_checked_as_bets_are_and_limits_go_only_with_bets(tmp_path):
+    """A house max_bet typed 1e309 was sent as null: no limit at all, silently; one typed with more
+    digits than a float carries was sent rounded. Table limits typed for Batta Maki went with a
+    switch to Otoroku, which takes no bets (and now refuses them)."""
+    session = {"game": "batta-maki", "players": [{"name": "Aki"}, {"name": "Ben"}]}
+    with page_on_a_fake_table(tmp_path, session, width=1280, height=900) as (page, errors, service, _):
+        page.goto(page.url.rstrip("/") + "/settings")
+        page.wait_for_selector("input[data-option=max_bet]", timeout=10000)
+        page.fill("input[data-option=max_bet]", "1e309")
+        page.click("#session-form button.primary")
+        page.wait_for_selector("#message:has-text('max_bet: 1e309 is not a number')", timeout=10000)
+        page.fill("input[data-option=max_bet]", "999999999999.123456")
+        page.click("#session-form button.primary")
+        page.wait_for_selector("#message:has-text('more digits than an amount can carry exactly')", timeout=10000)
+        assert service.session["house"] == {}
+        page.fill("input[data-option=max_bet]", "")
+        page.fill("#min-bet", "5")
+        page.select_option("#game", "otoroku")
+        page.fill("#share", "10")
+        page.click("#session-form button.primary")
+        page.wait_for_url("**/", timeout=10000)
+        assert service.session["game"] == "otoroku" and service.session["limits"] == {}
+        assert errors == [], errors

@@ -2236,3 +2236,60 @@ def test_a_settlement_gone_on_another_server_shows_its_game_now(app, live, ledge
     assert r.status_code == 400 and "this settlement is no longer waiting" in r.get_json()["error"]
     assert d.get("/api/state").get_json()["session"]["game"] == "otoroku"
     assert [z.name for z in live.layout] == [z.name for z in other_live.layout]
+
+
+def test_a_request_too_large_is_refused_before_it_is_read(app):
+    # an unbounded body was read whole and parsed, with no PIN, until the server ran out of memory
+    anon = Dealer(app, login=False)
+    r = anon.c.post("/api/login", data=b'{"pin": "' + b"1" * (2 * 1024 * 1024) + b'"}',
+                    headers={"X-CSRF-Token": anon.token, "Content-Type": "application/json"})
+    assert r.status_code == 413 and "too large" in r.get_json()["error"]
+    assert anon.post("/api/login", {"pin": PIN}).status_code == 200  # (no wrong PIN was counted)
+
+
+def test_a_pin_no_keypad_types_is_a_wrong_pin_and_cannot_be_set(app, live, ledger_path):
+    # a lone surrogate could not be hashed: a 500 with the exception's text, not counted as a guess
+    anon = Dealer(app, login=False)
+    for pin in ("\ud800", "12\udfff34", "٢٤٦٨"):
+        r = anon.post("/api/login", {"pin": pin})
+        assert r.status_code == 401 and r.get_json()["error"] == "wrong PIN", (pin, r.get_json())
+    fresh = Dealer(create_app({"LIVE": live, "LEDGER": str(ledger_path.with_name("other.sqlite")),
+                               "TESTING": True}), login=False)
+    r = fresh.post("/api/pin", {"pin": "٢٤٦٨"})  # Arabic-Indic digits: no keypad types them again
+    assert r.status_code == 400 and "digits" in r.get_json()["error"]
+    assert fresh.post("/api/pin", {"pin": "2468"}).status_code == 200
+
+
+def test_a_misspelt_field_of_a_player_is_named(app):
+    # {"color": "green"} was dropped: the page showed the bettor's chips as red
+    d = Dealer(app)
+    r = d.post("/api/session", {"game": "batta-maki", "players": [{"name": "Aki", "color": "green"},
+                                                                   {"name": "Ben"}]})
+    assert r.status_code == 400 and "unknown field 'color' in player 1 (did you mean 'colour'?)" in r.get_json()["error"]
+    assert d.get("/api/state").get_json()["session"] is None
+    assert d.post("/api/session", {"game": "batta-maki", "players": [{"name": "Aki", "colour": "green"},
+                                                                      {"name": "Ben"}]}).status_code == 200
+
+
+def test_writes_that_read_no_body_refuse_one_with_fields(app, live):
+    # {"trick": 1} to Undo took back the last trick; {"pending": other} to Cancel cancelled this one
+    d, pending = a_round_settled(app, live)
+    for url in ("/api/settle/cancel", "/api/settle", "/api/tricks/undo", f"/api/bets/{pending['id']}/remove"):
+        r = d.post(url, {"trick": 1})
+        assert r.status_code == 400 and "unknown field 'trick'" in r.get_json()["error"] \
+            and "takes no fields" in r.get_json()["error"], (url, r.get_json())
+    assert d.get("/api/state").get_json()["pending"]["id"] == pending["id"]
+    assert d.post("/api/settle/cancel", {}).status_code == 200  # (the page sends an empty object)
+    assert d.c.post("/api/settle", headers={"X-CSRF-Token": d.token}).status_code == 200  # or nothing
+
+
+@pytest.mark.parametrize("game, extra", [("otoroku", {"share": 10}), ("kabu-tsukuri", {"ante": 10}),
+                                         ("kakeya-toranpu", {})])
+def test_table_limits_are_refused_for_a_game_that_takes_no_bets(app, game, extra):
+    # stored, they limited nothing, and the dealer thought the table had them
+    d = Dealer(app)
+    players = [{"name": n} for n in ("Aki", "Ben", "Cho", "Dan")]
+    r = d.post("/api/session", {"game": game, "players": players, "limits": {"max_bet": 50}, **extra})
+    assert r.status_code == 400 and "table limits are for bets" in r.get_json()["error"]
+    assert d.get("/api/state").get_json()["session"] is None
+    assert d.post("/api/session", {"game": game, "players": players, "limits": {}, **extra}).status_code == 200

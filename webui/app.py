@@ -43,6 +43,9 @@ api = Blueprint("api", __name__, url_prefix="/api")
 stream = Blueprint("stream", __name__)
 
 PIN_MIN, PIN_MAX = 4, 12
+# the largest request body taken: the largest the page sends (the zones drawn) is a few KB, and an
+# unbounded one was read whole and parsed, without the PIN, until the server ran out of memory
+MAX_REQUEST_BYTES = 1024 * 1024
 LOCKOUT_AFTER, LOCKOUT_S = 5, 30.0
 
 log = logging.getLogger(__name__)
@@ -51,7 +54,8 @@ log = logging.getLogger(__name__)
 def create_app(config: dict | None = None) -> Flask:
     app = Flask(__name__)
     app.config.update(LEDGER="hanadealer-ledger.sqlite", LIVE=None, PIN=None, ZONES_DIR=None,
-                      VIDEO_FPS=10.0, VIDEO_RESEND_S=1.0, SSE_KEEPALIVE_S=15.0)
+                      VIDEO_FPS=10.0, VIDEO_RESEND_S=1.0, SSE_KEEPALIVE_S=15.0,
+                      MAX_CONTENT_LENGTH=MAX_REQUEST_BYTES)
     app.config.update(config or {})
     live = app.config["LIVE"]
     if live is None:  # e.g. `flask --app webui.app run`: the page works, the banner says why no table
@@ -80,6 +84,8 @@ def create_app(config: dict | None = None) -> Flask:
     app.register_error_handler(LedgerError, lambda e: (jsonify(error=str(e)), 503))
     app.register_error_handler(404, lambda e: (_err(e, "not found"), 404))
     app.register_error_handler(405, lambda e: (_err(e, "method not allowed"), 405))
+    app.register_error_handler(413, lambda e: (_err(None, f"the request is too large: at most "
+                                                     f"{MAX_REQUEST_BYTES // 1024} KB"), 413))
     app.register_error_handler(Exception, _unexpected)
     app.add_template_filter(signed)
     app.add_template_filter(winner_text)
@@ -254,7 +260,8 @@ def _csrf_token() -> str:
 
 
 def _check_pin_format(pin: str) -> str:
-    if not pin.isdigit() or not PIN_MIN <= len(pin) <= PIN_MAX:
+    # (ASCII digits: "٢٤٦٨" is digits too, which no keypad types again)
+    if not (pin.isascii() and pin.isdigit()) or not PIN_MIN <= len(pin) <= PIN_MAX:
         raise InputError(f"the PIN must be {PIN_MIN} to {PIN_MAX} digits")
     return pin
 
@@ -294,6 +301,13 @@ def _json_body() -> Any:
     if data is None:
         raise InputError("send a JSON body (Content-Type: application/json)")
     return data
+
+
+def _no_fields(what: str) -> None:
+    """A write that reads no body: one sent with fields is refused, as every write refuses a field it
+    does not read (the page sends none, or ``{}``)."""
+    if request.get_data():
+        only_fields(_json_body(), (), what)
 
 
 def _json_fault(exc: BadRequest) -> str:
@@ -411,7 +425,8 @@ def login():
         stored = _ext()["ledger"].get_meta("pin_hash")
         if stored is None:
             return jsonify(error="no PIN is set yet: set one first"), 409
-        if not check_password_hash(stored, pin):
+        # (a PIN no keypad types, as a lone surrogate that cannot be hashed, is a wrong one too)
+        if not (pin.isascii() and pin.isdigit()) or not check_password_hash(stored, pin):
             failures[0] += 1
             failures[1] = time.monotonic()
             return jsonify(error="wrong PIN"), 401
@@ -422,8 +437,7 @@ def login():
 
 @api.post("/logout")
 def logout():
-    if request.is_json:
-        only_fields(_json_body(), (), "a logout")
+    _no_fields("a logout")
     session.pop("dealer", None)
     return jsonify(ok=True)
 
@@ -440,6 +454,7 @@ def add_bet():
 
 @api.post("/bets/<bet_id>/remove")
 def remove_bet(bet_id: str):
+    _no_fields("a bet's removal")
     _service().remove_bet(bet_id)
     return jsonify(ok=True)
 
@@ -482,6 +497,7 @@ def replace_trick(number: int):
 
 @api.post("/tricks/undo")
 def undo_trick():
+    _no_fields("an undo")  # ({"trick": 1} took back the last trick, not the first)
     return jsonify(_service().undo_trick())
 
 
@@ -501,11 +517,13 @@ def reveal():
 
 @api.post("/settle")
 def settle():
+    _no_fields("a settle")
     return jsonify(_service().settle())
 
 
 @api.post("/settle/cancel")
 def cancel_settle():
+    _no_fields("a cancel")
     _service().cancel_settlement()
     return jsonify(ok=True)
 

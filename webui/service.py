@@ -341,6 +341,8 @@ class DealerService:
         session = {"game": game.name, "house": {k: v for k, v in (data.get("house") or {}).items()},
                    "players": players, "bets": [], "corrections": {}, "pending": None,
                    "limits": self._check_limits({} if data.get("limits") is None else data["limits"])}
+        if session["limits"] and game.name in NO_BETS:  # (stored, they limited nothing, unsaid)
+            raise InputError(f"table limits are for bets, and {NO_BETS[game.name]}")
         _check_limits_meet_house(session["limits"], house)
         if game.name == "otoroku":
             # (the Settings page lists the players in turn order, the seats' order where seats were
@@ -536,6 +538,8 @@ class DealerService:
                 p = {"name": p}
             if not isinstance(p, Mapping):
                 raise InputError(f"player {i} must have a name and a chip colour")
+            # ("color" was dropped without a word: the page showed the bettor's chips in another colour)
+            only_fields(p, ("name", "colour"), f"player {i}")
             if not isinstance(p.get("name", ""), str):  # (a null name became a player called "None")
                 raise InputError(f"player {i}: a name is text (got {p.get('name')!r})")
             name = p.get("name", "").strip()
@@ -1576,6 +1580,8 @@ def only_fields(data: Any, known: tuple[str, ...], what: str) -> None:
         return  # (each request says what it needs)
     for key in data:
         if key not in known:
+            if not known:
+                raise InputError(f"unknown field {key!r} in {what}: it takes no fields")
             raise InputError(f"unknown field {key!r} in {what}{did_you_mean(str(key), known)}; its fields "
                              f"are: {', '.join(known)}")
 

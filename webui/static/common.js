@@ -92,6 +92,15 @@ function tooPrecise(text) {
   return `${text.trim()} has more digits than an amount can carry exactly (about 15): round it`;
 }
 
+// an amount the dealer typed, as the number sent; null (said on the page) where it is none or would be
+// sent as another amount
+function typedAmount(text, what) {
+  const n = Number(text);
+  if (!Number.isFinite(n)) { showMessage(`${what}: ${text.trim()} is not a number`, true); return null; }
+  if (exactAmount(text) === null) { showMessage(tooPrecise(text), true); return null; }
+  return n;
+}
+
 function fmt(n) { return (n > 0 ? "+" : "") + Number(n).toLocaleString("en-US", {maximumFractionDigits: 6}); }
 
 function askPin(forAction) {

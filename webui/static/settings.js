@@ -74,15 +74,21 @@ document.getElementById("session-form").addEventListener("submit", async (ev) =>
     if (input.value.trim() === "") continue;  // the game's default
     let v = input.value;
     try { v = JSON.parse(v); } catch (e) { /* a plain string */ }
+    // an amount typed is checked as a bet is: rounded to a float it was sent as another amount, and
+    // 1e309 (Infinity, sent as null) silently became no limit at all
+    if (typeof v === "number" && typedAmount(input.value, input.dataset.option) === null) return;
     if (JSON.stringify(v) !== defaults[input.dataset.option]) house[input.dataset.option] = v;
   }
   const players = [...document.querySelectorAll("#players .player")]
     .map((r) => ({name: r.querySelector(".player-name").value.trim(), colour: r.querySelector(".player-colour").value}))
     .filter((p) => p.name);
   const limits = {};
-  const minB = document.getElementById("min-bet").value, maxB = document.getElementById("max-bet").value;
-  for (const raw of [minB, maxB]) {
-    if (raw !== "" && exactAmount(raw) === null) { showMessage(tooPrecise(raw), true); return; }
+  // (table limits only for a game that takes bets: the others refuse them)
+  const takesBets = Boolean(game && game.takes_bets);
+  const minB = takesBets ? document.getElementById("min-bet").value : "";
+  const maxB = takesBets ? document.getElementById("max-bet").value : "";
+  for (const [raw, what] of [[minB, "smallest bet"], [maxB, "largest bet"]]) {
+    if (raw !== "" && typedAmount(raw, what) === null) return;
   }
   if (minB !== "") limits.min_bet = Number(minB);
   if (maxB !== "") limits.max_bet = Number(maxB);
@@ -92,7 +98,7 @@ document.getElementById("session-form").addEventListener("submit", async (ev) =>
   if (stake) {
     const raw = document.getElementById(stake).value;
     if (raw === "") { showMessage(`Enter the ${stake} (in chips).`, true); return; }
-    if (exactAmount(raw) === null) { showMessage(tooPrecise(raw), true); return; }
+    if (typedAmount(raw, stake) === null) return;
     body[stake] = Number(raw);
   }
   if (gameSelect.value === "kabu-tsukuri") {
