@@ -62,6 +62,9 @@ BAD = [
     ("bet without player", batta(bets=[{"on": "saki", "amount": 1}]), "bet 1 is missing field 'player'"),
     ("bet with a misspelt field", batta(bets=[bet(amout=99)]),
      r"bet 1 has a field 'amout' that a bet does not have \(did you mean 'amount'\?\); a bet is player, on and amount"),
+    # written instead of amount (the usual slip): named, not only "missing field 'amount'"
+    ("bet with amount misspelt", batta(bets=[{"player": "a", "on": "saki", "amout": 99}]),
+     r"bet 1 has a field 'amout' that a bet does not have \(did you mean 'amount'\?\)"),
     ("bet with empty player", batta(bets=[bet(player=" ")]), "bet 1: player must be a non-empty name"),
     ("dealer as a player", batta(bets=[bet(player="dealer")]), "'dealer' is the bank"),
     ("bet on a row that does not exist", batta(bets=[bet(), bet(player="b", on="middle")]),

@@ -134,13 +134,15 @@ def parse_bets(round_: Mapping[str, Any], targets: Iterable[Any], *, required: b
     for i, b in enumerate(raw):
         if not isinstance(b, Mapping):
             raise RoundError(f"bet {i + 1} must be an object with player, on and amount")
-        for key in ("player", "on", "amount"):
-            if key not in b:
-                raise RoundError(f"bet {i + 1} is missing field {key!r}")
-        for key in b:  # (a misspelt field, "amout": 99, was left out without a word)
+        # (a misspelt field, "amout": 99, was left out without a word; named before the field it
+        # stands for is missing, so the message says what to fix)
+        for key in b:
             if key not in ("player", "on", "amount"):
                 raise RoundError(f"bet {i + 1} has a field {key!r} that a bet does not have"
                                  f"{did_you_mean(key, ('player', 'on', 'amount'))}; a bet is player, on and amount")
+        for key in ("player", "on", "amount"):
+            if key not in b:
+                raise RoundError(f"bet {i + 1} is missing field {key!r}")
         player = b["player"]
         if not isinstance(player, str) or not player.strip():
             raise RoundError(f"bet {i + 1}: player must be a non-empty name, not {player!r}")
