@@ -2293,3 +2293,37 @@ def test_table_limits_are_refused_for_a_game_that_takes_no_bets(app, game, extra
     assert r.status_code == 400 and "table limits are for bets" in r.get_json()["error"]
     assert d.get("/api/state").get_json()["session"] is None
     assert d.post("/api/session", {"game": game, "players": players, "limits": {}, **extra}).status_code == 200
+
+
+@pytest.mark.parametrize("how", ["given new tracks (a hand held over them)", "after a restart"])
+def test_a_row_of_the_round_recorded_beside_the_next_is_known_by_place_whatever_its_tracks(live, ledger_path, how):
+    # Ato of round 1 still lay beside round 2's Saki: once its tracks were new, round 2's bets were
+    # settled on round 1's Ato and booked
+    app = create_app({"LIVE": live, "LEDGER": str(ledger_path), "PIN": PIN, "TESTING": True})
+    d = Dealer(app)
+    d.post("/api/session", SESSION)
+    d.post("/api/bets", {"player": "Aki", "on": "saki", "amount": 10})
+    ato = [(4, "wisteria-cuckoo"), (5, "iris-bridge"), (6, "susuki-moon")]
+    live.show({"saki": SAKI, "ato": ato})
+    pending = d.post("/api/settle").get_json()
+    assert d.post("/api/confirm", {"pending": pending["id"]}).status_code == 200
+    # Saki gathered and dealt again; Ato not gathered yet
+    new_saki = [(31, "maple-deer"), (32, "clover-boar"), (33, "pine-chaff-2")]
+    live.show({"saki": new_saki, "ato": ato})
+    d.get("/api/state")
+    old_ato = [(t + 40, c) for t, c in ato]
+    if how == "after a restart":
+        d = Dealer(create_app({"LIVE": live, "LEDGER": str(ledger_path), "TESTING": True}))
+    d.post("/api/bets", {"player": "Ben", "on": "ato", "amount": 10})
+    live.show({"saki": new_saki, "ato": old_ato})
+    r = d.post("/api/settle")
+    said = "3 card(s) of the round just recorded still lie on the table (ato): gather them before settling"
+    assert r.status_code == 400 and said in r.get_json()["error"], r.get_json()
+    # gathered and dealt again (one card the same as round 1's, laid in the same row): a new round
+    live.show({"saki": new_saki})
+    d.get("/api/state")
+    live.show({"saki": new_saki, "ato": [(51, "wisteria-cuckoo"), (52, "cherry-chaff-1"), (53, "iris-chaff-1")]})
+    r = d.post("/api/settle")
+    assert r.status_code == 200, r.get_json()
+    assert d.post("/api/confirm", {"pending": r.get_json()["id"]}).status_code == 200
+    assert Ledger(ledger_path).round_count() == 2

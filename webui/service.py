@@ -848,7 +848,17 @@ class DealerService:
         tracks = {str(c.get("track_id")) for cards in zones.values() for c in cards} | {
             str(c.get("track_id")) for c in unassigned if c.get("face") not in (None, BACK)}
         settled_tracks = {k.split(":", 1)[0] for k in s.get("settled_tracks") or ()}
-        if placed & set(s["settled_cards"]) or tracks & settled_tracks:
+        # each card by itself too: one seen gone is gone (gathered, to be dealt again), while those
+        # still lying stay known by place and card, after a restart or under a new track (a row left
+        # beside the next round's was settled with it once its tracks were new)
+        lying = [k for k in s["settled_cards"] if k in placed]
+        if lying or tracks & settled_tracks:
+            if len(lying) < len(s["settled_cards"]):
+                s["settled_cards"] = lying
+                try:
+                    self._save()
+                except (LedgerError, InputError):  # (undone by _save: noted again at the next look)
+                    log.warning("the ledger refused to note that some of the cards recorded are gone")
             return
         s["settled_gone"] = True
         try:
@@ -1163,7 +1173,9 @@ class DealerService:
         # some of them beside the next round's (a hand not yet gathered, the dealer's new cards laid by
         # his old ones): settled, they were booked a second time
         old = set(s.get("settled_tracks") or ())
-        lying = [c for c in built.cards if f"{c.get('track_id')}:{c.get('recognised')}" in old]
+        old_places = set(s.get("settled_cards") or ()) if not s.get("settled_gone") else set()
+        lying = [c for c in built.cards if f"{c.get('track_id')}:{c.get('recognised')}" in old
+                 or f"{c.get('zone')}:{c.get('card')}" in old_places]
         if built.ready and lying:
             where = ", ".join(dict.fromkeys(str(c.get("zone")) for c in lying))
             return replace(built, round=None, problems=(*built.problems, (
