@@ -2327,3 +2327,34 @@ def test_a_row_of_the_round_recorded_beside_the_next_is_known_by_place_whatever_
     assert r.status_code == 200, r.get_json()
     assert d.post("/api/confirm", {"pending": r.get_json()["id"]}).status_code == 200
     assert Ledger(ledger_path).round_count() == 2
+
+
+def test_a_sure_misread_put_right_comes_back_unsure_after_a_restart_not_sure_and_wrong(live, ledger_path):
+    # the correction was cleared at a restart: the card came back sure as the camera misread it, the
+    # winner flipped from Ato to a tie, and Settle booked a push
+    app = create_app({"LIVE": live, "LEDGER": str(ledger_path), "PIN": PIN, "TESTING": True})
+    d = Dealer(app)
+    d.post("/api/session", SESSION)
+    d.post("/api/bets", {"player": "Aki", "on": "saki", "amount": 10})
+    live.show({"saki": SAKI, "ato": [(4, "wisteria-cuckoo"), (5, "iris-bridge"), (6, "clover-boar")]})
+    assert d.post("/api/correct", {"track_id": 6, "card": "susuki-moon"}).status_code == 200
+    assert d.get("/api/round").get_json()["preview"]["winner"] == "ato"
+    d = Dealer(create_app({"LIVE": live, "LEDGER": str(ledger_path), "TESTING": True}))
+    live.show({"saki": SAKI, "ato": [(14, "wisteria-cuckoo"), (15, "iris-bridge"), (16, "clover-boar")]})
+    round_ = d.get("/api/round").get_json()
+    ato = next(z for z in round_["zones"] if z["name"] == "ato")
+    assert [c["uncertain"] for c in ato["cards"]] == [False, False, True]
+    assert any("card 3 of Ato" in p and "was put right as Susuki moon" in p and "before the server restarted" in p
+               for p in round_["problems"]), round_["problems"]
+    r = d.post("/api/settle")
+    assert r.status_code == 400 and "before the server restarted" in r.get_json()["error"]
+    assert d.post("/api/correct", {"track_id": 16, "card": "susuki-moon"}).status_code == 200
+    pending = d.post("/api/settle").get_json()
+    assert pending["result"]["winner"] == "ato"
+    assert d.post("/api/confirm", {"pending": pending["id"]}).status_code == 200
+    # settled: the next round's Clover boar in Ato is read as it is
+    d.get("/api/state")
+    live.show({})
+    d.get("/api/state")
+    live.show({"saki": SAKI, "ato": [(24, "wisteria-cuckoo"), (25, "iris-bridge"), (26, "clover-boar")]})
+    assert not any("before the server restarted" in p for p in d.get("/api/round").get_json()["problems"])

@@ -130,6 +130,9 @@ class RoundBuilder:
         # the cards Echobo's bettors bet on are in their hands: the dealer's card is another copy
         if game.name == "echobo":
             used.update(b["on"] for b in bets if isinstance(b.get("on"), str) and is_card(b["on"]))
+        # cards put right before a restart: the camera's reading of each, and the card named for it
+        doubts = {d.get("read"): d.get("card") for d in setup.get("restart_doubts") or ()
+                  if isinstance(d, Mapping)}
         # corrected cards first, so a guess never takes the copy the dealer named
         for cards in seen.values():
             for c in cards:
@@ -162,6 +165,9 @@ class RoundBuilder:
                         "recognised": recognised, "confidence": c.get("confidence"),
                         "uncertain": bool(c.get("uncertain")) and not fix, "corrected": bool(fix),
                         "position": pos, **({"discarded": True} if c.get("discarded") else {})}
+                named_before = None if fix else doubts.get(c.get("card"))
+                if named_before:
+                    item["uncertain"] = True
                 if z.name in redraw_rows and pos > z.cards:
                     # a card laid after a full row is one drawn onto it to break a tie, in order
                     item["redraw"] = pos - z.cards
@@ -178,6 +184,10 @@ class RoundBuilder:
                               z.name not in setup["chosen"] else "")
                     problems.append(f"{where} looks face down, but unsure: turn it face up, or tap it "
                                     f"to name the card{thrown}")
+                elif named_before:
+                    problems.append(f"{where} was put right as {card_label(named_before)} before the server "
+                                    f"restarted, and the camera still reads {card_label(c.get('card'))}: tap it to "
+                                    f"confirm or correct it")
                 elif item["uncertain"]:
                     problems.append(f"{where} is uncertain (looks like {card or c.get('face')}): "
                                     f"tap it to confirm or correct it")

@@ -135,6 +135,10 @@ class DealerService:
                 # that number (shown as corrected, never amber). The cards still in doubt come back
                 # unsure, for the dealer to confirm again; a settlement waiting to be confirmed keeps
                 # the corrections it was made with. So too the cards of the round last recorded.
+                # A card the camera read surely but wrongly came back sure and wrong, unsaid, and the
+                # round was settled on it: each card it still reads as it read the card put right
+                # comes back unsure, saying what the dealer had named (RoundBuilder)
+                self.session["restart_doubts"] = _doubts_after_restart(self.session)
                 self.session["corrections"] = {}
                 self.session["corrected_readings"] = {}
                 self.session["settled_tracks"] = []
@@ -481,6 +485,7 @@ class DealerService:
             # seats still there, and a deck said to have run out
             new["corrections"] = dict(old.get("corrections") or {})
             new["corrected_readings"] = dict(old.get("corrected_readings") or {})
+            new["restart_doubts"] = list(old.get("restart_doubts") or [])
             if old.get("deck_exhausted") and get_game(new["game"]).resolve_house(new.get("house")).get("tie_rule") == "redraw":
                 # (kept only while ties are still redrawn: under another tie rule the flag refused
                 # every round, and the page offered no way to clear it)
@@ -1226,7 +1231,7 @@ class DealerService:
             if pending_id != pending["id"]:
                 raise InputError("the settlement changed since it was shown: check it and confirm again")
             after = dict(s, bets=[], corrections={}, corrected_readings={}, pending=None, chosen=None, busts={},
-                         deck_exhausted=False)
+                         deck_exhausted=False, restart_doubts=[])
             # the cards settled: the same cards still on the table are not settled again
             after["settled_tracks"] = sorted(_settled_keys(pending["cards"]))
             # (and by where they lie and what they are, which outlasts a restart: the tracker then
@@ -1683,6 +1688,21 @@ def not_settled(result: Mapping[str, Any]) -> str | None:
     return (f"the sets are tied{' again' if drawn else ''} and the house rule asks for a redraw: draw one "
             f"card onto each set and lay it at the end of its row, or press 'Deck ran out' if the deck "
             f"is empty" if step else "the sets are tied and the round waits for a redraw")
+
+
+def _doubts_after_restart(s: Mapping[str, Any]) -> list[dict]:
+    """The dealer's corrections of cards the camera read as another, as they stand when a restart
+    clears them (with those of an earlier restart not yet settled): each the camera's reading and the
+    card the dealer named. Kakeya's are not kept: a trick recorded keeps its own cards."""
+    if s.get("game") == KAKEYA:
+        return []
+    kept = [d for d in s.get("restart_doubts") or () if isinstance(d, Mapping)]
+    readings = s.get("corrected_readings") or {}
+    for track, card in (s.get("corrections") or {}).items():
+        read = readings.get(track)
+        if isinstance(read, str) and isinstance(card, str) and read != card:
+            kept.append({"read": read, "card": card})
+    return kept
 
 
 def _cards_seen(snap: Mapping[str, Any] | None) -> list[dict]:
