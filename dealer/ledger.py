@@ -351,7 +351,7 @@ class Ledger:
         ``stones``, each pair's in stones over the Kakeya Toranpu hands (STONE_GAMES), which are
         settled in stones between the pairs and never summed with chips. A name typed two ways that
         look the same (its accent apart in one session, as one letter in another) is one player, shown
-        as first booked."""
+        as first booked; so is a pair named from another of its seats ("Cho+Aki" is "Aki+Cho")."""
         totals: dict[str, Fraction] = {}
         shown: dict[str, str] = {}  # the name in one Unicode form -> as first booked
         marks = ",".join("?" * len(STONE_GAMES))
@@ -359,7 +359,10 @@ class Ledger:
             for rid, player, amount in db.execute(
                     f"SELECT e.round_id, e.player, e.amount FROM entries e JOIN rounds r ON r.id = e.round_id "
                     f"WHERE r.game {'IN' if stones else 'NOT IN'} ({marks}) ORDER BY e.rowid", STONE_GAMES):
-                player = shown.setdefault(unicodedata.normalize("NFC", player), player)
+                same = unicodedata.normalize("NFC", player)
+                if stones:
+                    same = "+".join(sorted(same.split("+")))
+                player = shown.setdefault(same, player)
                 totals[player] = totals.get(player, Fraction(0)) + self._booked(amount, rid)
         return {p: _number(a) for p, a in sorted(totals.items(), key=lambda kv: (kv[0] == DEALER, kv[0]))}
 

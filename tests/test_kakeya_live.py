@@ -773,6 +773,12 @@ def test_the_stones_held_go_on_through_a_settings_save_of_the_same_game(app, liv
     assert d.post("/api/session", dict(SESSION, house={"stones_per_pair": 5},
                                        dealers=pending["result"]["next_dealers"])).status_code == 200
     assert d.get("/api/state").get_json()["tricks"]["stones"] == held
+    # the same partnerships listed from another seat: the same pairs, their stones kept (both were
+    # set back to 5 as a new game, unsaid)
+    turned = dict(SESSION, players=[{"name": n} for n in ("Ben", "Cho", "Dan", "Aki")],
+                  dealers=pending["result"]["next_dealers"])
+    assert d.post("/api/session", turned).status_code == 200
+    assert d.get("/api/state").get_json()["tricks"]["stones"] == {"Ben+Dan": held["Ben+Dan"], "Cho+Aki": held["Aki+Cho"]}
 
 
 def lay_left(d, live, cards, first_track, players):

@@ -141,6 +141,10 @@ def test_stones_of_kakeya_are_kept_apart_from_chips(tmp_path):
                      rule_version="x")
     assert led.balances() == {"Aki": 100, "dealer": -100}
     assert led.balances(stones=True) == {"Aki+Cho": 2, "Ben+Dan": -2}
+    # a pair named from another of its seats (the players listed from another seat) is the same pair
+    led.record_round(round_={"game": "kakeya-toranpu"}, result={"net": {"Cho+Aki": 1, "Dan+Ben": -1}},
+                     rule_version="x")
+    assert led.balances(stones=True) == {"Aki+Cho": 3, "Ben+Dan": -3}
 
 
 def test_csv_export(tmp_path):
