@@ -1015,3 +1015,28 @@ def test_settings_amounts_are_checked_as_bets_are_and_limits_go_only_with_bets(t
         page.wait_for_url("**/", timeout=10000)
         assert service.session["game"] == "otoroku" and service.session["limits"] == {}
         assert errors == [], errors
+
+
+def test_a_bet_once_the_cards_are_face_up_is_taken_only_on_the_dealers_word_and_marked(tmp_path):
+    """Bets close at the reveal: the page asks, and a bet taken then is shown as such."""
+    session = {"game": "batta-maki", "players": [{"name": "Aki"}, {"name": "Ben"}]}
+    shown = {"saki": [(1, "pine-crane"), (2, "plum-chaff-1"), (3, "cherry-curtain")]}
+    with page_on_a_fake_table(tmp_path, session, shown=shown) as (page, errors, service, _):
+        page.wait_for_selector("#bet-on option", state="attached", timeout=10000)
+        asked = []
+
+        def answer(dialog):
+            asked.append(dialog.message)
+            dialog.dismiss() if len(asked) == 1 else dialog.accept()
+        page.on("dialog", answer)
+        page.fill("#bet-amount", "10")
+        page.click("#bet-add")
+        page.wait_for_selector("#message:has-text('bets close before the reveal')", timeout=10000)
+        page.wait_for_timeout(300)
+        assert len(asked) == 1 and "Take it anyway?" in asked[0] and service.session["bets"] == []
+        page.wait_for_timeout(800)  # (the same action again at once is taken for a double tap)
+        page.click("#bet-add")
+        page.wait_for_selector("#bet-list li:has-text('(taken after the reveal)')", timeout=10000)
+        assert [(b["amount"], b.get("after_reveal")) for b in service.session["bets"]] == [(10, True)]
+        assert page.input_value("#bet-amount") == ""
+        assert errors == [], errors

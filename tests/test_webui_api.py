@@ -140,7 +140,8 @@ def test_bets_cannot_change_while_a_settlement_waits(app, live, ledger_path):
                "ato": [(14, "wisteria-cuckoo"), (15, "iris-bridge"), (17, "clover-boar")]})
     assert d.post("/api/settle").status_code == 200
     assert d.post("/api/settle/cancel").status_code == 200
-    assert d.post(f"/api/bets/{bet['id']}/remove").status_code == 200
+    # (the cards face up: only on the dealer's word, test_bets_close_at_the_reveal)
+    assert d.post(f"/api/bets/{bet['id']}/remove", {"after_reveal": True}).status_code == 200
 
 
 def test_writes_need_the_pin(app):
@@ -291,7 +292,11 @@ def test_a_correction_does_not_outlive_the_tracker_that_numbered_its_card(live, 
     state = Dealer(app2, login=False).get("/api/state").get_json()
     saki = next(z for z in state["zones"] if z["name"] == "saki")
     assert [(c["card"], c["corrected"]) for c in saki["cards"]][0] == ("pine-crane", False)
-    assert any("is uncertain (looks like clover-boar)" in p for p in state["problems"]), state["problems"]
+    ato = next(z for z in state["zones"] if z["name"] == "ato")
+    assert [(c["card"], c["corrected"], c["uncertain"]) for c in ato["cards"]][2] == ("clover-boar", False, True)
+    # (unsure, saying what the dealer had named for the card read so)
+    assert any("card 3 of Ato" in p and "was put right as Susuki moon" in p for p in state["problems"]), \
+        state["problems"]
     assert app2.extensions["hanadealer"]["service"].session["corrections"] == {}
 
 
@@ -1614,6 +1619,9 @@ def test_a_redrawn_tie_is_finished_on_the_page(app, live, ledger_path):
     assert pending["result"]["net"] == {"Aki": -100, "Ben": 100, "dealer": 0}
     assert d.post("/api/confirm", {"pending": pending["id"]}).status_code == 200
     assert Ledger(ledger_path).rounds()[0].round["redraws"] == [{"saki": "maple-deer", "ato": "pine-chaff-1"}]
+    # the history says which card was drawn to break the tie (a row of four read as dealt so)
+    history = d.get("/history").get_data(as_text=True)
+    assert "Maple deer" in history and history.count("(drawn to break the tie)") == 2
 
 
 def tied_again(d, live):
@@ -1639,14 +1647,15 @@ def test_a_redraw_that_runs_out_of_deck_carries_the_pot_into_the_next_round(app,
     assert pending["result"]["carry"] == 200  # both stakes and the dealer's top-up of 40
     d.post("/api/confirm", {"pending": pending["id"]})
 
-    # the next round: the winners share the carried pot
-    # (the next deal: cards the camera sees afresh)
-    live.show({"saki": [(10 + t, c) for t, c in SAKI], "ato": [(10 + t, c) for t, c in ATO[:2]] + [(16, "susuki-moon")]})
-    state = d.get("/api/state").get_json()  # Ato 4+5+8 -> 7 wins
+    # the next round: the winners share the carried pot (the cards gathered, the bets taken, then
+    # the next deal revealed: cards the camera sees afresh)
+    live.show({})
+    state = d.get("/api/state").get_json()
     assert state["session"]["bets"] == [] and state["redraw"] == {"waiting": False, "deck_exhausted": False}
     d.post("/api/bets", {"player": "Aki", "on": "saki", "amount": 50})
     d.post("/api/bets", {"player": "Ben", "on": "ato", "amount": 50})
-    pending = d.post("/api/settle").get_json()
+    live.show({"saki": [(10 + t, c) for t, c in SAKI], "ato": [(10 + t, c) for t, c in ATO[:2]] + [(16, "susuki-moon")]})
+    pending = d.post("/api/settle").get_json()  # Ato 4+5+8 -> 7 wins
     assert pending["round"]["carry"] == 200 and pending["result"]["carry_in"] == 200
     assert pending["result"]["net"]["Ben"] > 50  # the stake won plus the carried pot
     d.post("/api/confirm", {"pending": pending["id"]})
@@ -2274,10 +2283,12 @@ def test_a_misspelt_field_of_a_player_is_named(app):
 def test_writes_that_read_no_body_refuse_one_with_fields(app, live):
     # {"trick": 1} to Undo took back the last trick; {"pending": other} to Cancel cancelled this one
     d, pending = a_round_settled(app, live)
-    for url in ("/api/settle/cancel", "/api/settle", "/api/tricks/undo", f"/api/bets/{pending['id']}/remove"):
+    for url in ("/api/settle/cancel", "/api/settle", "/api/tricks/undo"):
         r = d.post(url, {"trick": 1})
         assert r.status_code == 400 and "unknown field 'trick'" in r.get_json()["error"] \
             and "takes no fields" in r.get_json()["error"], (url, r.get_json())
+    r = d.post(f"/api/bets/{pending['id']}/remove", {"trick": 1})
+    assert r.status_code == 400 and "unknown field 'trick' in a bet's removal" in r.get_json()["error"]
     assert d.get("/api/state").get_json()["pending"]["id"] == pending["id"]
     assert d.post("/api/settle/cancel", {}).status_code == 200  # (the page sends an empty object)
     assert d.c.post("/api/settle", headers={"X-CSRF-Token": d.token}).status_code == 200  # or nothing
@@ -2358,3 +2369,46 @@ def test_a_sure_misread_put_right_comes_back_unsure_after_a_restart_not_sure_and
     d.get("/api/state")
     live.show({"saki": SAKI, "ato": [(24, "wisteria-cuckoo"), (25, "iris-bridge"), (26, "clover-boar")]})
     assert not any("before the server restarted" in p for p in d.get("/api/round").get_json()["problems"])
+
+
+def test_bets_close_at_the_reveal_unless_the_dealer_says_so_and_then_are_marked(app, live, ledger_path):
+    # with the winner on the page a bet of 500 on it was taken unsaid, and the dealer's top-up moved
+    # with it (RULES.md 3.1: the bets, then the dealer's stake, then the reveal)
+    d = Dealer(app)
+    d.post("/api/session", SESSION)
+    assert d.post("/api/bets", {"player": "Aki", "on": "saki", "amount": 100}).status_code == 201
+    live.show({"saki": {"cards": [], "face_down": 3}, "ato": {"cards": [], "face_down": 3}})
+    late = d.post("/api/bets", {"player": "Ben", "on": "saki", "amount": 20})  # dealt face down: still open
+    assert late.status_code == 201
+    live.show({"saki": SAKI, "ato": {"cards": [], "face_down": 3}})  # Saki turned up
+    r = d.post("/api/bets", {"player": "Ben", "on": "saki", "amount": 500})
+    assert r.status_code == 400 and "the cards of Saki 先 are face up: bets close before the reveal" in r.get_json()["error"]
+    r = d.post(f"/api/bets/{late.get_json()['id']}/remove")
+    assert r.status_code == 400 and "bets close before the reveal" in r.get_json()["error"]
+    assert len(d.get("/api/state").get_json()["session"]["bets"]) == 2
+    assert d.post("/api/bets", {"player": "Ben", "on": "saki", "amount": 5, "after_reveal": "yes"}).status_code == 400
+    # on the dealer's word: taken, and marked on the page and with the round
+    taken = d.post("/api/bets", {"player": "Ben", "on": "saki", "amount": 500, "after_reveal": True})
+    assert taken.status_code == 201 and taken.get_json()["after_reveal"] is True
+    live.show({"saki": SAKI, "ato": [(4, "wisteria-cuckoo"), (5, "iris-bridge"), (6, "susuki-moon")]})
+    pending = d.post("/api/settle").get_json()
+    assert pending["result"]["late_bets"] == ["Ben: 500 on saki taken after the reveal"]
+    assert d.post("/api/confirm", {"pending": pending["id"]}).status_code == 200
+    assert "Ben: 500 on saki taken after the reveal" in d.get("/history").get_data(as_text=True)
+    # the next round's bets, the cards of this one still lying: open (they are not the next round's)
+    assert d.post("/api/bets", {"player": "Aki", "on": "saki", "amount": 10}).status_code == 201
+    live.show({})
+    d.get("/api/state")
+    live.show({"saki": [(21, "maple-deer"), (22, "clover-boar"), (23, "pine-chaff-2")],
+               "ato": [(24, "cherry-chaff-1"), (25, "iris-chaff-1"), (26, "plum-chaff-2")]})
+    pending = d.post("/api/settle").get_json()
+    assert "late_bets" not in pending["result"]
+
+
+def test_echobo_bets_close_once_the_dealers_card_is_shown(app, live):
+    d = Dealer(app)
+    d.post("/api/session", {"game": "echobo", "players": [{"name": "Aki"}, {"name": "Ben"}]})
+    assert d.post("/api/bets", {"player": "Aki", "on": "pine-crane", "amount": 10}).status_code == 201
+    live.show({"dealer": [(1, "plum-warbler")]})
+    r = d.post("/api/bets", {"player": "Ben", "on": "plum-warbler", "amount": 10})
+    assert r.status_code == 400 and "Dealer's card" in r.get_json()["error"] and "bets close" in r.get_json()["error"]

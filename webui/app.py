@@ -454,8 +454,7 @@ def add_bet():
 
 @api.post("/bets/<bet_id>/remove")
 def remove_bet(bet_id: str):
-    _no_fields("a bet's removal")
-    _service().remove_bet(bet_id)
+    _service().remove_bet(bet_id, _json_body() if request.get_data() else None)
     return jsonify(ok=True)
 
 

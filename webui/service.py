@@ -454,6 +454,7 @@ class DealerService:
             raise InputError(f"{len(bets)} bet(s) are on the table: the house rules and limits change only "
                              f"between rounds (remove the bets first)")
         new["bets"] = [dict(b) for b in bets]
+        new["late_bets"] = list(old.get("late_bets") or []) if bets else []
         new["settled_tracks"] = list(old.get("settled_tracks") or [])  # the cards still on the table
         new["settled_cards"] = list(old.get("settled_cards") or [])
         new["settled_gone"] = bool(old.get("settled_gone"))
@@ -472,9 +473,12 @@ class DealerService:
                     new[key] = old[key]
             # the stones held go on with the same partnerships and stones a pair starts with; a game
             # over, or another stones_per_pair, starts a new game
-            if old.get("stones") and set(old["stones"]) == set(new.get("stones") or ()) and not game_over(old["stones"]) \
-                    and _stones_per_pair(old) == _stones_per_pair(new):
-                new["stones"] = old["stones"]
+            # (a pair by its two players: the same players listed from another seat named it "Cho+Aki",
+            # and both pairs started again with the stones of a new game, unsaid)
+            held = {frozenset(k.split("+")): v for k, v in (old.get("stones") or {}).items()}
+            if held and set(held) == {frozenset(k.split("+")) for k in new.get("stones") or ()} \
+                    and not game_over(old["stones"]) and _stones_per_pair(old) == _stones_per_pair(new):
+                new["stones"] = {k: held[frozenset(k.split("+"))] for k in new["stones"]}
             # nor is the leader of the first trick the dealer chose (the page hides the choice once a
             # trick is read: the tricks went to the players after the default leader)
             if old.get("leader") in active_players(new) and old["leader"] not in (new.get("dealers") or ()):
@@ -588,7 +592,7 @@ class DealerService:
 
     # --- bets ------------------------------------------------------------------------------------
     def add_bet(self, data: Mapping[str, Any]) -> dict:
-        only_fields(data, ("player", "on", "amount"), "a bet")
+        only_fields(data, ("player", "on", "amount", "after_reveal"), "a bet")
         with self._lock:
             s = self._require_session()
             game = self._game()
@@ -644,10 +648,47 @@ class DealerService:
             self._check_house_limits(game, s, player, on, amount)
             bet = {"id": secrets.token_hex(4), "player": player, "on": on,
                    "amount": to_json_amount(amount)}
+            if self._bets_closed(s, data.get("after_reveal"), "a bet"):
+                bet["after_reveal"] = True
+                s.setdefault("late_bets", []).append(f"{player}: {bet['amount']} on {on} taken after the reveal")
             s["bets"].append(bet)
             s["pending"] = None
             self._save()
             return bet
+
+    def _bets_closed(self, s: Mapping[str, Any], after_reveal: Any, what: str) -> bool:
+        """Whether the cards the bets are on are shown already (RULES.md §3.1: the rows lie face down
+        while bets are taken; Echobo's dealer's card is under the kamishita): then a bet taken or
+        removed is refused, or, where the dealer says so (``after_reveal``), taken and marked. A bet
+        changed with the outcome on the page had moved the dealer's top-up with it, unsaid."""
+        if after_reveal not in (None, False, True):
+            raise InputError(f"after_reveal is true or false, not {after_reveal!r}")
+        shown = self._shown_before_settling(s)
+        if shown and after_reveal is not True:
+            raise InputError(f"the cards of {', '.join(shown)} are face up: bets close before the reveal; "
+                             f"{what} now is taken only on the dealer's word (after_reveal), and marked so")
+        return bool(shown)
+
+    def _shown_before_settling(self, s: Mapping[str, Any]) -> list[str]:
+        """The zones of this round whose cards are hidden until the reveal and lie face up now (not
+        counting the cards of the round just recorded, still lying)."""
+        game = self._game()
+        if game.name not in ROW_GAMES and game.name != "echobo":
+            return []
+        snap = self._snapshot()
+        if _stale_table(snap):
+            return []
+        old_tracks = set(s.get("settled_tracks") or ())
+        old_places = set(s.get("settled_cards") or ()) if not s.get("settled_gone") else set()
+        shown = []
+        for z in self.builder.build(snap, game, s, s["bets"], _corrections_in_force(snap, s)).zones:
+            if not (z.scored if game.name in ROW_GAMES else z.name == "dealer"):
+                continue
+            if any((c.get("corrected") or (c.get("face") not in (None, BACK) and not c.get("uncertain")))
+                   and f"{c.get('track_id')}:{c.get('recognised')}" not in old_tracks
+                   and f"{z.name}:{c.get('card')}" not in old_places for c in z.cards):
+                shown.append(zone_title(z))
+        return shown
 
     def _check_house_limits(self, game, s, player, on, amount) -> None:
         """The house's limits that a single new bet can already break (the rule engine checks them
@@ -697,14 +738,22 @@ class DealerService:
                 raise InputError(f"{player} may bet on at most {max_cards} cards in a round "
                                  f"(house rule max_cards)")
 
-    def remove_bet(self, bet_id: str) -> None:
+    def remove_bet(self, bet_id: str, data: Mapping[str, Any] | None = None) -> None:
+        data = {} if data is None else data
+        if not isinstance(data, Mapping):
+            raise InputError('a bet\'s removal is sent with no body, or {"after_reveal": true}')
+        only_fields(data, ("after_reveal",), "a bet's removal")
         with self._lock:
             s = self._require_session()
             _no_bet_changes_while_settling(s)
-            before = len(s["bets"])
-            s["bets"] = [b for b in s["bets"] if b["id"] != bet_id]
-            if len(s["bets"]) == before:
+            gone = [b for b in s["bets"] if b["id"] == bet_id]
+            if not gone:
                 raise InputError(f"no bet {bet_id!r} (it may have been removed already)")
+            if self._bets_closed(s, data.get("after_reveal"), "a bet's removal"):
+                b = gone[0]
+                s.setdefault("late_bets", []).append(f"{b['player']}: {b['amount']} on {b['on']} removed after "
+                                                     f"the reveal")
+            s["bets"] = [b for b in s["bets"] if b["id"] != bet_id]
             s["pending"] = None
             self._save()
 
@@ -1210,6 +1259,8 @@ class DealerService:
                 jpeg = self.live.jpeg() or b""
             except Exception:  # no picture is no reason to refuse the round
                 jpeg = b""
+            if s.get("late_bets"):  # (recorded with the round, as the history shows it)
+                result = dict(result, late_bets=list(s["late_bets"]))
             s["pending"] = {"id": secrets.token_hex(6), "round": built.round, "result": result,
                             "cards": list(built.cards)}
             self._save()
@@ -1231,7 +1282,7 @@ class DealerService:
             if pending_id != pending["id"]:
                 raise InputError("the settlement changed since it was shown: check it and confirm again")
             after = dict(s, bets=[], corrections={}, corrected_readings={}, pending=None, chosen=None, busts={},
-                         deck_exhausted=False, restart_doubts=[])
+                         deck_exhausted=False, restart_doubts=[], late_bets=[])
             # the cards settled: the same cards still on the table are not settled again
             after["settled_tracks"] = sorted(_settled_keys(pending["cards"]))
             # (and by where they lie and what they are, which outlasts a restart: the tracker then
@@ -1271,6 +1322,10 @@ class DealerService:
                 raise InputError(str(exc)) from None
             self.session = after
             self._recorded = copy.deepcopy(after)
+            if after.get("settled_cards") and after.get("game") != KAKEYA:
+                # the cards gathered before the Confirm are gone now, not at the next look at the
+                # table (the same card dealt again into its row was taken for one still lying)
+                self._note_settled_cards_gone(after, self._snapshot())
             self.hub.bump()
             return round_id
 
@@ -1555,6 +1610,9 @@ def _stored_session_problem(session: Mapping[str, Any]) -> str | None:
     for key in ("house", "corrections", "corrected_readings", "limits", "busts", "carry_from", "stones"):
         if session.get(key) is not None and not isinstance(session[key], Mapping):
             return f"its {key} is not an object"
+    if session.get("late_bets") is not None and not (isinstance(session["late_bets"], list) and all(
+            isinstance(x, str) for x in session["late_bets"])):
+        return "its list of bets changed after the reveal is not one"
     if session.get("camera_gap") is not None and (not isinstance(session["camera_gap"], int)
                                                   or isinstance(session["camera_gap"], bool)):
         return "its trick count at a camera gap is not a number"

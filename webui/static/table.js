@@ -161,8 +161,9 @@ function renderBets(s) {
   // (redrawn only when the bets change: a Remove button replaced under the pointer loses the click)
   const list = document.getElementById("bet-list");
   if (changed(list, [sess ? sess.bets : [], colours, labels])) list.replaceChildren(...(sess ? sess.bets : []).map((b) =>
-    el("li", {class: "bet"}, el("span", {class: "chip chip-" + colours[b.player]}), `${b.player}: ${b.amount} on ${labels[String(b.on)] || b.on}`,
-      el("button", {type: "button", class: "small", onclick: () => api(`/api/bets/${b.id}/remove`, {}).catch(() => {})}, "Remove"))));
+    el("li", {class: "bet"}, el("span", {class: "chip chip-" + colours[b.player]}), `${b.player}: ${b.amount} on ${labels[String(b.on)] || b.on}` +
+      (b.after_reveal ? " (taken after the reveal)" : ""),
+      el("button", {type: "button", class: "small", onclick: () => afterRevealToo(`/api/bets/${b.id}/remove`, {}, "Remove it")}, "Remove"))));
   list.querySelectorAll("button").forEach((b) => { b.disabled = waiting; });  // (kept in place, not drawn anew)
   const adv = s.advice;
   document.getElementById("advice").textContent = !adv ? "" :
@@ -349,12 +350,27 @@ document.getElementById("bet-form").addEventListener("submit", async (ev) => {
   const target = ((STATE && STATE.session && STATE.session.targets) || []).find((t) => String(t.on) === onRaw);
   const amount = exactAmount(document.getElementById("bet-amount").value);
   if (amount === null) { showMessage(tooPrecise(document.getElementById("bet-amount").value), true); return; }
-  try {
-    await api("/api/bets", {player: document.getElementById("bet-player").value, on: target ? target.on : onRaw,
-      amount: document.getElementById("bet-amount").value === "" ? null : amount});
-    document.getElementById("bet-amount").value = "";
-  } catch (e) { /* shown */ }
+  const sent = await afterRevealToo("/api/bets", {player: document.getElementById("bet-player").value,
+    on: target ? target.on : onRaw, amount: document.getElementById("bet-amount").value === "" ? null : amount},
+    "Take it");
+  if (sent) document.getElementById("bet-amount").value = "";
 });
+
+// A bet taken or removed once the cards it is on are face up goes only on the dealer's word, asked
+// here, and is marked so with the round (the server refuses it otherwise): true once it went.
+async function afterRevealToo(path, body, doIt) {
+  try {
+    await api(path, body);
+    return true;
+  } catch (e) {
+    if (!String(e.message).includes("bets close before the reveal") ||
+        !window.confirm(`${e.message}\n\n${doIt} anyway? It is recorded as done after the reveal.`)) return false;
+  }
+  try {
+    await api(path, Object.assign({}, body, {after_reveal: true}));
+    return true;
+  } catch (e) { return false; /* shown */ }
+}
 
 document.getElementById("settle-btn").addEventListener("click", () => api("/api/settle", {}).catch(() => {}));
 
