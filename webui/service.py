@@ -941,14 +941,20 @@ class DealerService:
                 # taken for the trick gathered unread. A trick played meanwhile goes unseen: said
                 # (where to enter it) until the hand is whole
                 # (not before this server has read the table: the frames of its start are no gap)
-                if self._table_read and s.get("camera_gap") is None and (
-                        s["tricks"] or (self.trick_watch and self.trick_watch.seen)):
+                # (at the start of a hand too: trick 1 played unseen made trick 2 the first, and every
+                # trick after it went to the wrong players, unsaid)
+                if self._table_read and s.get("camera_gap") is None:
                     s["camera_gap"] = len(s["tricks"])
                     self._gap_from = (self._zone_read, time.monotonic())
                     self._save()
                 return
             if self.trick_watch is None:
                 self.trick_watch = TrickWatch(len(active_players(s)))
+                # the trick recorded last (or the last of the hand before), still lying, is read: its
+                # card tapped in doubt comes back amber once the tap is gone (a Confirm, a restart),
+                # and gathered it was taken for a trick missed, which held the next hand for good
+                self.trick_watch.mark_read([{"track_id": None, "card": c}
+                                            for cards in _last_trick_readings(s) for c in cards])
             in_zone = self._trick_cards(snap, s)
             changed = False
             zone = frozenset((c.get("track_id"), c.get("card")) for c in in_zone)
@@ -956,7 +962,10 @@ class DealerService:
                 # back with the trick lying as it lay, cards on it or a moment only: nothing was missed
                 before, since = self._gap_from
                 self._gap_from = None
-                if s.get("camera_gap") is not None and zone == before and (before or time.monotonic() - since < GAP_UNSEEN_S):
+                # (or the middle bare when it went, and back within moments: no whole trick was laid
+                # and gathered meanwhile, a card or two laid since are the trick being played)
+                short = time.monotonic() - since < GAP_UNSEEN_S
+                if s.get("camera_gap") is not None and (zone == before and (before or short) or not before and short):
                     s["camera_gap"] = None
                     changed = True
             self._table_read, self._zone_read = True, zone
@@ -1085,6 +1094,9 @@ class DealerService:
         only_fields(data, ("cards", "at"), "a trick")
         with self._lock:
             s = self._require_kakeya()
+            over = game_over(s.get("stones"))
+            if over:  # (taken, the Settings save of a new game was refused until it was undone)
+                raise InputError(f"the game is over: {over} has no stones left; start a new game in Settings")
             if len(s["tricks"]) >= TRICKS:
                 raise InputError(f"all {TRICKS} tricks are recorded: settle the hand, or undo a trick")
             played = {c for t in s["tricks"] for c in t["cards"]}
@@ -1107,8 +1119,17 @@ class DealerService:
                     self.trick_watch.mark_read(lying)
                     if at == len(s["tricks"]):  # (its reading, lying there, is no trick of this hand)
                         s["tricks"][at - 1]["camera_read"] = [c["card"] for c in lying]
+            elif self.trick_watch is not None:
+                # entered by hand while it lies there (a card in doubt, not tapped): it is read, or
+                # gathered it was taken for a trick missed. Only the trick entered: its sure cards are
+                # among those entered (the next trick shares no card with it)
+                lying = self._trick_cards(self._snapshot(), s)
+                sure = [c.get("card") for c in lying if not c.get("uncertain")]
+                if len(lying) == self.trick_watch.size and sure and set(sure) <= set(cards):
+                    self.trick_watch.mark_read(lying)
             s["trick_warning"] = None
-            s["camera_gap"] = None  # (the trick the camera may have missed is entered)
+            # (a camera gap stays said: a second trick may have been missed in it, until the hand
+            # has its thirteen; the place it says moves past the tricks entered there)
             s["pending"] = None
             self._save()
             return {"trick": at, "cards": cards}
@@ -1172,9 +1193,12 @@ class DealerService:
             problems.append(f"the game is over: {over} has no stones left; start a new game in Settings")
         if s.get("camera_gap") is not None and len(play.tricks) < TRICKS:
             gap = s["camera_gap"]
+            goes = gap + 1  # (past the tricks entered by hand there since)
+            while goes <= len(s["tricks"]) and s["tricks"][goes - 1].get("source") == "hand":
+                goes += 1
             problems.append(f"the table was not read (the camera away, or its reading stalled) "
                             f"{f'after trick {gap} was recorded' if gap else 'during the first trick'}: a trick "
-                            f"played meanwhile was not seen; if one is missing, enter it by hand as trick {gap + 1}")
+                            f"played meanwhile was not seen; if one is missing, enter it by hand as trick {goes}")
         if not problems and len(play.tricks) < TRICKS:
             problems.append(f"{len(play.tricks)} of {TRICKS} tricks recorded")
         cards = tuple({"zone": f"trick {t['trick']}", "position": k, "player": who, "card": card,
