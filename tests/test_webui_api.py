@@ -2412,3 +2412,25 @@ def test_echobo_bets_close_once_the_dealers_card_is_shown(app, live):
     live.show({"dealer": [(1, "plum-warbler")]})
     r = d.post("/api/bets", {"player": "Ben", "on": "plum-warbler", "amount": 10})
     assert r.status_code == 400 and "Dealer's card" in r.get_json()["error"] and "bets close" in r.get_json()["error"]
+
+
+def test_an_amount_booked_that_cannot_be_read_leaves_history_and_confirm_working(app, live, ledger_path):
+    # History was a bare JSON error with every round hidden, and a Confirm that had recorded its round
+    # answered "the ledger is damaged", so the page never said the round was recorded
+    import sqlite3
+    d, pending = a_round_settled(app, live)
+    assert d.post("/api/confirm", {"pending": pending["id"]}).status_code == 200
+    with sqlite3.connect(ledger_path) as db:
+        db.execute("UPDATE entries SET amount = '1/0' WHERE round_id = 1 AND player = 'Aki'")
+    live.show({})
+    d.get("/api/state")
+    d.post("/api/bets", {"player": "Ben", "on": "ato", "amount": 10})
+    live.show({"saki": [(21, "maple-deer"), (22, "clover-boar"), (23, "pine-chaff-2")],
+               "ato": [(24, "cherry-chaff-1"), (25, "iris-chaff-1"), (26, "plum-chaff-2")]})
+    second = d.post("/api/settle").get_json()
+    r = d.post("/api/confirm", {"pending": second["id"]})
+    assert r.status_code == 200 and r.get_json()["round"] == 2 and "1/0" in r.get_json()["balances_error"]
+    page = d.get("/history")
+    text = page.get_data(as_text=True)
+    assert page.status_code == 200 and "No balances can be shown" in text and "round 1 books" in text
+    assert text.count("round-cards") >= 2  # (both rounds listed)

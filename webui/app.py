@@ -333,8 +333,14 @@ HISTORY_ROUNDS = 200  # the rounds the history page lists (all of them are in th
 @pages.get("/history")
 def history():
     ledger = _ext()["ledger"]
+    # an amount booked that cannot be read leaves no balance to show, but the rounds are shown, the
+    # damaged one named (the page was a bare error, every round hidden)
+    try:
+        balances, stones, balances_error = ledger.balances(), ledger.balances(stones=True), None
+    except LedgerError as exc:
+        balances, stones, balances_error = {}, {}, str(exc)
     return render_template("history.html", page="history", rounds=ledger.rounds(limit=HISTORY_ROUNDS),
-                           balances=ledger.balances(), stones=ledger.balances(stones=True),
+                           balances=balances, stones=stones, balances_error=balances_error,
                            round_count=ledger.round_count())
 
 
@@ -532,7 +538,10 @@ def confirm():
     data = _json_body()
     only_fields(data, ("pending",), "a confirmation")
     round_id = _service().confirm(data.get("pending") if isinstance(data, dict) else None)
-    return jsonify(round=round_id, balances=_ext()["ledger"].balances())
+    try:
+        return jsonify(round=round_id, balances=_ext()["ledger"].balances())
+    except LedgerError as exc:  # (an older round's damage: this one is recorded, said so all the same)
+        return jsonify(round=round_id, balances=None, balances_error=str(exc))
 
 
 LARGEST_ID = 2**63 - 1  # SQLite's largest integer: a round id above it is none
