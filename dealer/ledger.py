@@ -109,7 +109,7 @@ class RoundRecord:
         return out
 
 
-def _booked_amounts(result: Mapping[str, Any]) -> dict[str, Fraction]:
+def booked_amounts(result: Mapping[str, Any]) -> dict[str, Fraction]:
     """A result's per-player amounts as they are booked: ``net``, or exactly ``net_exact``."""
     net = result.get("net")
     if not isinstance(net, Mapping) or not net:
@@ -224,7 +224,7 @@ class Ledger:
         returned to its stakers; a pot named when a session started), in the same transaction, so
         the session never shows a pot gone while the books still hold it, or the other way round."""
         value = json.dumps(session, sort_keys=True)
-        checked = [(round_, result, rule_version, _booked_amounts(result)) for round_, result, rule_version in bookings]
+        checked = [(round_, result, rule_version, booked_amounts(result)) for round_, result, rule_version in bookings]
         if expected is ... and not checked:
             self.set_meta("session", value)
             return
@@ -287,7 +287,7 @@ class Ledger:
         ``pending_id``: the settlement the stored session must still wait on, checked in the same
         transaction (SettlementGone otherwise): two servers on one ledger cannot both record it.
         Returns the round id."""
-        amounts = _booked_amounts(result)
+        amounts = booked_amounts(result)
         when = time or datetime.now(timezone.utc).isoformat(timespec="seconds")
         with closing(self._connect()) as db, db:
             if pending_id is not None:

@@ -2434,3 +2434,28 @@ def test_an_amount_booked_that_cannot_be_read_leaves_history_and_confirm_working
     text = page.get_data(as_text=True)
     assert page.status_code == 200 and "No balances can be shown" in text and "round 1 books" in text
     assert text.count("round-cards") >= 2  # (both rounds listed)
+
+
+@pytest.mark.parametrize("field, damage", [
+    ("corrections", None), ("settled_cards", 5), ("settled_tracks", [1]),
+    ("pending.cards", [1]), ("pending.result.net", {"Aki": None, "Ben": 0, "dealer": 0}),
+    ("pending.result", {}), ("pending.result.carry", "x")])
+def test_a_stored_session_damaged_inside_is_set_aside_not_an_error_on_every_page(live, ledger_path, field, damage):
+    # each made the table page's state (and so its live updates), or the Confirm, an internal error
+    app = create_app({"LIVE": live, "LEDGER": str(ledger_path), "PIN": PIN, "TESTING": True})
+    d, pending = a_round_settled(app, live)
+    ledger = Ledger(ledger_path)
+    stored = json.loads(ledger.get_meta("session"))
+    *path, last = field.split(".")
+    where = stored
+    for key in path:
+        where = where[key]
+    where[last] = damage
+    ledger.set_meta("session", json.dumps(stored))
+    d = Dealer(create_app({"LIVE": live, "LEDGER": str(ledger_path), "PIN": PIN, "TESTING": True}))
+    state = d.get("/api/state")
+    assert state.status_code == 200 and state.get_json()["session"] is None
+    assert any("could not be read" in p and "kept aside" in p for p in state.get_json()["problems"]), \
+        state.get_json()["problems"]
+    assert d.post("/api/confirm", {"pending": pending["id"]}).status_code == 400
+    assert ledger.round_count() == 0

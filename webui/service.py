@@ -27,7 +27,7 @@ from typing import Any, Callable, Mapping
 from dealer.cards import BACK, get_card, is_card, nearest_ids
 from dealer.games import (MAX_AMOUNT, RoundError, did_you_mean, exact_amounts, get_game, parse_amount,
                           parse_carried_pot, settle_round, to_json_amount)
-from dealer.ledger import Ledger, LedgerError, SessionChanged, SessionUnreadable, SettlementGone
+from dealer.ledger import Ledger, LedgerError, SessionChanged, SessionUnreadable, SettlementGone, booked_amounts
 from dealer.pot import (DEALER, GIVEN_UP, NAMED, carried, pot_said, pot_stakers, result_from_bookings,
                         stakers_on_the_books)
 from dealer.equalise import equalise
@@ -1634,6 +1634,14 @@ def _stored_session_problem(session: Mapping[str, Any]) -> str | None:
     for key in ("house", "corrections", "corrected_readings", "limits", "busts", "carry_from", "stones"):
         if session.get(key) is not None and not isinstance(session[key], Mapping):
             return f"its {key} is not an object"
+    if not isinstance(session.get("corrections"), Mapping):  # (read as one everywhere)
+        return "its corrections are not an object"
+    for key in ("settled_cards", "settled_tracks"):
+        if session.get(key) is not None and not (isinstance(session[key], list)
+                                                 and all(isinstance(x, str) for x in session[key])):
+            return f"its list of the cards last recorded ({key}) is not one"
+    if session.get("restart_doubts") is not None and not isinstance(session["restart_doubts"], list):
+        return "its list of cards put right before a restart is not one"
     if session.get("late_bets") is not None and not (isinstance(session["late_bets"], list) and all(
             isinstance(x, str) for x in session["late_bets"])):
         return "its list of bets changed after the reveal is not one"
@@ -1644,8 +1652,16 @@ def _stored_session_problem(session: Mapping[str, Any]) -> str | None:
     if pending is not None and not (isinstance(pending, Mapping) and isinstance(pending.get("id"), str)
                                     and isinstance(pending.get("round"), Mapping)
                                     and isinstance(pending.get("result"), Mapping)
-                                    and isinstance(pending.get("cards"), list)):
+                                    and isinstance(pending.get("cards"), list)
+                                    and all(isinstance(c, Mapping) for c in pending["cards"])):
         return "its settlement waiting is not one"
+    if pending is not None:
+        # (its Confirm answered an internal error: the amounts it would book are read as the ledger reads them)
+        try:
+            booked_amounts(pending["result"])
+            carried(pending["result"])
+        except ValueError as exc:
+            return f"its settlement waiting cannot be booked ({exc})"
     # (each of these made every page load an error: a house rule renamed since, a seat list damaged)
     try:
         get_game(session["game"]).resolve_house(session.get("house") or {})
