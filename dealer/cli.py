@@ -59,6 +59,8 @@ def read_round(source: str) -> Any:
         raise BadInput(f"cannot read {source}: {exc.strerror or exc}") from None
     except UnicodeDecodeError:
         raise BadInput(f"{name} is not UTF-8 text") from None
+    # (a file saved as "UTF-8 with BOM", as Windows editors do, was refused with advice to programmers)
+    text = text.removeprefix("\ufeff")
     try:
         return json.loads(text, object_pairs_hook=_reject_duplicates, parse_constant=_reject_constant)
     except json.JSONDecodeError as exc:

@@ -20,6 +20,7 @@ import unicodedata
 from contextlib import closing
 from dataclasses import dataclass
 from datetime import datetime, timezone
+from decimal import ROUND_HALF_EVEN, Context, Decimal
 from fractions import Fraction
 from pathlib import Path
 from typing import Any, Callable, Iterable, Mapping
@@ -166,6 +167,29 @@ def _winner_cell(winner) -> str:
 
 def _number(x: Fraction) -> int | float:
     return int(x) if x.denominator == 1 else round(float(x), 6)
+
+
+def six_decimals(x: Fraction) -> Decimal:
+    """An amount to 6 decimals, exactly (a float of it showed 10^12 + 1/3 as ...000.333374)."""
+    return (Decimal(x.numerator) / Decimal(x.denominator)).quantize(Decimal("0.000001"), ROUND_HALF_EVEN,
+                                                                      Context(prec=40))
+
+
+def _exact_cell(x: Fraction) -> str:
+    """An amount exactly as booked: its decimals where they end (1/2 is 0.5, which a spreadsheet reads
+    as the number, not as 2 January), else the fraction (103/3)."""
+    den = x.denominator
+    for p in (2, 5):
+        while den % p == 0:
+            den //= p
+    if den != 1 or x.denominator == 1:
+        return str(x)
+    return format(Decimal(x.numerator) / Decimal(x.denominator), "f")
+
+
+def _six_cell(x: Fraction) -> str:
+    """An amount to 6 decimals as the export writes it (0.5, 1.333333, 1200)."""
+    return str(x) if x.denominator == 1 else format(six_decimals(x).normalize(), "f")
 
 
 class Ledger:
@@ -346,12 +370,13 @@ class Ledger:
             return int(db.execute("SELECT COUNT(*) FROM rounds").fetchone()[0])
 
     @_said_as_ledger_error("read")
-    def balances(self, stones: bool = False) -> dict[str, int | float]:
+    def balances(self, stones: bool = False, exact: bool = False) -> dict[str, int | float | Fraction]:
         """Each player's (and the dealer's) running total in chips over every confirmed round; with
         ``stones``, each pair's in stones over the Kakeya Toranpu hands (STONE_GAMES), which are
         settled in stones between the pairs and never summed with chips. A name typed two ways that
         look the same (its accent apart in one session, as one letter in another) is one player, shown
-        as first booked; so is a pair named from another of its seats ("Cho+Aki" is "Aki+Cho")."""
+        as first booked; so is a pair named from another of its seats ("Cho+Aki" is "Aki+Cho").
+        ``exact``: each as the Fraction booked (a JSON number of 10^12 chips has no room for 6 decimals)."""
         totals: dict[str, Fraction] = {}
         shown: dict[str, str] = {}  # the name in one Unicode form -> as first booked
         marks = ",".join("?" * len(STONE_GAMES))
@@ -364,7 +389,7 @@ class Ledger:
                     same = "+".join(sorted(same.split("+")))
                 player = shown.setdefault(same, player)
                 totals[player] = totals.get(player, Fraction(0)) + self._booked(amount, rid)
-        return {p: _number(a) for p, a in sorted(totals.items(), key=lambda kv: (kv[0] == DEALER, kv[0]))}
+        return {p: a if exact else _number(a) for p, a in sorted(totals.items(), key=lambda kv: (kv[0] == DEALER, kv[0]))}
 
     @_said_as_ledger_error("read")
     def export_csv(self) -> str:
@@ -389,7 +414,7 @@ class Ledger:
                 w.writerow([rec.id, rec.time, rec.game, rec.rule_version,
                             _text_cell(BOOKING_TEXT.get(rec.round.get("pot"))
                                        or _winner_cell(rec.result.get("winner"))),
-                            _text_cell(player), _number(amount), str(amount), _text_cell(fixes)])
+                            _text_cell(player), _six_cell(amount), _exact_cell(amount), _text_cell(fixes)])
         return out.getvalue()
 
     @_said_as_ledger_error("check")

@@ -52,7 +52,7 @@ def test_a_decimal_net_is_booked_as_the_decimal_it_says(tmp_path):
     assert [a for _, p, a in led.iter_entries() if p == "A"] == [
         Fraction(999999999999, 10**6), Fraction(936732512818829, 10**6), Fraction(1, 10)]
     rows = [r for r in csv.DictReader(io.StringIO(led.export_csv())) if r["player"] == "A"]
-    assert rows[0]["amount_exact"] == "999999999999/1000000"
+    assert rows[0]["amount_exact"] == "999999.999999"
 
 
 def test_a_pro_rata_share_is_booked_exactly_not_as_its_six_decimals(tmp_path):
@@ -394,3 +394,19 @@ def test_a_name_that_a_spreadsheet_reads_as_a_formula_is_exported_as_text(tmp_pa
                      result={"winner": "saki", "net": {"-A1": -10, "=2+3": 5, "dealer": 5}})
     rows = list(csv.DictReader(io.StringIO(led.export_csv())))
     assert [(r["player"], r["amount"]) for r in rows] == [("'-A1", "-10"), ("'=2+3", "5"), ("dealer", "5")]
+
+
+def test_the_export_writes_amounts_a_spreadsheet_reads_as_numbers_and_exact_to_six_decimals(tmp_path):
+    # 1/2 and 5/2 in the exact column are 2 January and 5 February to a spreadsheet; and a float of
+    # 10^12 chips and a third gave ...000.333374 in the column of 6 decimals
+    led = Ledger(tmp_path / "l.sqlite")
+    for net in (0.5, -3.25):
+        led.record_round(round_={"game": "g"}, result={"net": {"A": net, "dealer": -net}}, rule_version="x")
+    big = Fraction(3000000000001, 3)
+    led.record_round(round_={"game": "g"}, result={"net": {"A": float(big), "dealer": -float(big)},
+                                                   "net_exact": {"A": str(big), "dealer": str(-big)}},
+                     rule_version="x")
+    rows = [r for r in csv.DictReader(io.StringIO(led.export_csv().lstrip("\ufeff"))) if r["player"] == "A"]
+    assert [(r["amount"], r["amount_exact"]) for r in rows] == [
+        ("0.5", "0.5"), ("-3.25", "-3.25"), ("1000000000000.333333", "3000000000001/3")]
+    assert led.balances(exact=True)["A"] == Fraction(1, 2) - Fraction(13, 4) + Fraction(3000000000001, 3)

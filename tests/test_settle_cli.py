@@ -277,3 +277,12 @@ def test_a_reader_that_goes_away_is_no_error(monkeypatch, capsys):
     finally:
         os.close(devnull)
     assert capsys.readouterr().err == ""
+
+
+def test_a_round_file_saved_with_a_byte_order_mark_is_read(capsys, tmp_path):
+    # "UTF-8 with BOM", as Windows editors save, was refused: "Unexpected UTF-8 BOM (decode using utf-8-sig)"
+    example = Path(__file__).resolve().parents[1] / "docs" / "examples" / "batta-maki.json"
+    path = tmp_path / "bom.json"
+    path.write_bytes(b"\xef\xbb\xbf" + example.read_bytes())
+    code, out, err = run(capsys, str(path))
+    assert code == 0 and err == "" and json.loads(out)["game"] == "batta-maki"

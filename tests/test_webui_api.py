@@ -1430,9 +1430,14 @@ def test_app_without_a_table_shows_why(tmp_path):
 
 
 def test_history_amounts_are_readable():
+    from fractions import Fraction
+
     from webui.app import signed
     assert [signed(x) for x in (1200000, -300, 0, 0.5, -2.25, 10.0)] == [
         "+1,200,000", "-300", "0", "+0.5", "-2.25", "+10"]
+    # a balance as booked, exactly to 6 decimals (as a float, 10^12 chips and a third were ...000.333374)
+    assert [signed(x) for x in (Fraction(3000000000001, 3), Fraction(-1, 2), Fraction(5), Fraction(0))] == [
+        "+1,000,000,000,000.333333", "-0.5", "+5", "0"]
 
 
 def test_rounds_come_in_pages_and_the_history_says_how_many_it_lists(live, ledger_path, monkeypatch):

@@ -21,6 +21,7 @@ import logging
 import secrets
 import threading
 import time
+from fractions import Fraction
 from pathlib import Path
 from typing import Any, Mapping
 from urllib.parse import urlsplit
@@ -32,7 +33,7 @@ from werkzeug.security import check_password_hash, generate_password_hash
 
 from dealer.cards import all_cards
 from dealer.games import GAME_NAMES, RoundError, get_game
-from dealer.ledger import Ledger, LedgerError
+from dealer.ledger import Ledger, LedgerError, six_decimals
 from dealer.pot import BOOKING_TEXT
 from dealer.western import all_western_cards
 from webui.round_builder import NO_BETS, SUIT_JA, card_label, zone_title
@@ -124,8 +125,11 @@ class NoTable:
 
 
 def signed(amount) -> str:
-    """+1,200 / -0.5 / 0: an amount with its sign, readable (no exponent)."""
-    if isinstance(amount, float) and not amount.is_integer():
+    """+1,200 / -0.5 / 0: an amount with its sign, readable (no exponent); a Fraction to its 6
+    decimals exactly (a float of 10^12 chips and a third showed ...000.333374)."""
+    if isinstance(amount, Fraction) and amount.denominator != 1:
+        text = f"{six_decimals(amount):+,f}".rstrip("0").rstrip(".")
+    elif isinstance(amount, float) and not amount.is_integer():
         text = f"{amount:+,.6f}".rstrip("0").rstrip(".")
     else:
         text = f"{int(amount):+,}"
@@ -336,7 +340,8 @@ def history():
     # an amount booked that cannot be read leaves no balance to show, but the rounds are shown, the
     # damaged one named (the page was a bare error, every round hidden)
     try:
-        balances, stones, balances_error = ledger.balances(), ledger.balances(stones=True), None
+        balances, stones = ledger.balances(exact=True), ledger.balances(stones=True, exact=True)
+        balances_error = None
     except LedgerError as exc:
         balances, stones, balances_error = {}, {}, str(exc)
     return render_template("history.html", page="history", rounds=ledger.rounds(limit=HISTORY_ROUNDS),
