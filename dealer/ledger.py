@@ -51,6 +51,9 @@ CREATE TABLE IF NOT EXISTS entries (
 """
 
 
+# a round whose result says other amounts than it booked (edited by hand): told by its bookings
+BOOKINGS_DISAGREE = "does not agree with what it booked"
+
 # games settled in stones between pairs of partners, not in chips (their balances are kept apart)
 STONE_GAMES = ("kakeya-toranpu",)
 
@@ -347,16 +350,28 @@ class Ledger:
             params += (int(limit),)
         with closing(self._connect()) as db:
             rows = db.execute(sql, params).fetchall()
-        return [self._record(r) for r in rows]
+            booked = self._bookings_of(db, [r[0] for r in rows])
+        return [self._record(r, booked.get(r[0], {})) for r in rows]
 
     @_said_as_ledger_error("read")
     def get_round(self, round_id: int) -> RoundRecord | None:
         with closing(self._connect()) as db:
             r = db.execute("SELECT id, time, game, rule_version, round_json, result_json, cards_json,"
                            " snapshot_jpeg IS NOT NULL FROM rounds WHERE id = ?", (round_id,)).fetchone()
-        if r is None:
-            return None
-        return self._record(r)
+            if r is None:
+                return None
+            booked = self._bookings_of(db, [r[0]])
+        return self._record(r, booked.get(r[0], {}))
+
+    @staticmethod
+    def _bookings_of(db, ids: list[int]) -> dict[int, dict[str, str]]:
+        """What each of the rounds ``ids`` booked, each player's amount as stored."""
+        out: dict[int, dict[str, str]] = {}
+        if ids:
+            for rid, player, amount in db.execute("SELECT round_id, player, amount FROM entries WHERE round_id "
+                                                  "BETWEEN ? AND ?", (min(ids), max(ids))):
+                out.setdefault(rid, {})[player] = amount
+        return out
 
     @_said_as_ledger_error("read")
     def snapshot(self, round_id: int) -> bytes | None:
@@ -449,7 +464,7 @@ class Ledger:
             raise LedgerError(f"the ledger {self.path} is damaged: round {round_id} books {amount!r}, "
                               f"which is not an amount") from None
 
-    def _record(self, r) -> RoundRecord:
+    def _record(self, r, booked: Mapping[str, str]) -> RoundRecord:
         try:
             round_, result, cards = json.loads(r[4]), json.loads(r[5]), json.loads(r[6])
         except (TypeError, ValueError) as exc:
@@ -470,4 +485,24 @@ class Ledger:
         if wrong:
             what, value = wrong[0]
             damage = f"cannot be read (its {what} is {json.dumps(value)[:60]})"
+        else:
+            # its result edited by hand: the history showed amounts the balances did not hold, and a
+            # pot it said was given up as said, chips booked from nothing
+            try:
+                said = booked_amounts(result)
+            except ValueError as exc:
+                said, damage = None, f"cannot be read ({exc})"
+            if said is not None:
+                on_books = {}
+                for player, amount in booked.items():
+                    try:
+                        on_books[player] = Fraction(amount)
+                    except (TypeError, ValueError, ZeroDivisionError):
+                        on_books[player] = None
+                # (as near as a float: an older version booked a float's nearby fraction)
+                off = sorted(set(said) ^ set(on_books) | {
+                    p for p in set(said) & set(on_books) if on_books[p] is None
+                    or not math.isclose(float(said[p]), float(on_books[p]), rel_tol=1e-12, abs_tol=1e-6)})
+                if off:
+                    damage = f"{BOOKINGS_DISAGREE} (for {', '.join(off)})"
         return RoundRecord(r[0], r[1], r[2], r[3], round_, result, cards, bool(r[7]), damage)

@@ -2438,7 +2438,8 @@ def test_an_amount_booked_that_cannot_be_read_leaves_history_and_confirm_working
     page = d.get("/history")
     text = page.get_data(as_text=True)
     assert page.status_code == 200 and "No balances can be shown" in text and "round 1 books" in text
-    assert text.count("round-cards") >= 2  # (both rounds listed)
+    # both rounds listed: round 2 with its cards, round 1 named for the amount it booked
+    assert text.count('class="round-cards"') == 1 and "it does not agree with what it booked (for Aki)" in text
 
 
 @pytest.mark.parametrize("field, damage", [
@@ -2464,3 +2465,22 @@ def test_a_stored_session_damaged_inside_is_set_aside_not_an_error_on_every_page
         state.get_json()["problems"]
     assert d.post("/api/confirm", {"pending": pending["id"]}).status_code == 400
     assert ledger.round_count() == 0
+
+
+def test_a_round_whose_result_was_edited_is_named_and_its_pot_told_by_its_bookings(live, ledger_path):
+    # the history showed the edited amounts the balances did not hold; and the pot it said (5000 for
+    # a pot of 200) was the one given up, chips booked from nothing
+    def edit(db):
+        result = json.loads(db.execute("SELECT result_json FROM rounds WHERE id = 1").fetchone()[0])
+        result["carry"] = 5000
+        result["net"] = dict(result["net"], Aki=1000)
+        db.execute("UPDATE rounds SET result_json = ? WHERE id = 1", (json.dumps(result),))
+    d = lost_pot(live, ledger_path, edit)
+    ledger = Ledger(ledger_path)
+    said = " ".join(d.get("/api/state").get_json()["problems"])
+    assert "the books hold a pot of 200 " in said, said
+    history = d.get("/history").get_data(as_text=True)
+    assert "This round cannot be read from the ledger: it does not agree with what it booked (for Aki)" in history
+    assert d.get("/api/rounds").get_json()[0]["damage"] == "does not agree with what it booked (for Aki)"
+    assert d.post("/api/session", dict(SESSION, game="hankan", house={}, drop_carry=True)).status_code == 200
+    assert sum(ledger.balances().values()) == 0 and ledger.balances() == {"Aki": 0, "Ben": 0, "dealer": 0}

@@ -27,7 +27,8 @@ from typing import Any, Callable, Mapping
 from dealer.cards import BACK, get_card, is_card, nearest_ids
 from dealer.games import (MAX_AMOUNT, RoundError, did_you_mean, exact_amounts, get_game, parse_amount,
                           parse_carried_pot, settle_round, to_json_amount)
-from dealer.ledger import Ledger, LedgerError, SessionChanged, SessionUnreadable, SettlementGone, booked_amounts
+from dealer.ledger import (BOOKINGS_DISAGREE, Ledger, LedgerError, SessionChanged, SessionUnreadable,
+                           SettlementGone, booked_amounts)
 from dealer.pot import (DEALER, GIVEN_UP, NAMED, carried, pot_said, pot_stakers, result_from_bookings,
                         stakers_on_the_books)
 from dealer.equalise import equalise
@@ -239,7 +240,9 @@ class DealerService:
                 if unread and rec.game != unread[-1].game:  # (nothing carried in from another game)
                     yield from told_by_bookings(unread, None)
                     unread = []
-                carry = pot_said(rec.result)  # (a round whose cards alone are damaged says its pot)
+                # (a round whose cards alone are damaged says its pot; one whose result disagrees with
+                # its bookings is told by them)
+                carry = None if (rec.damage or "").startswith(BOOKINGS_DISAGREE) else pot_said(rec.result)
                 if carry is None:
                     unread.append(rec if rec.damage else replace(rec, damage="says no pot that is an amount"))
                     if rec.game not in CARRY_GAMES:  # (nor in a game that carries none: told at once,
