@@ -68,7 +68,10 @@ def test_bad_images_get_a_clear_error_and_the_others_are_still_read(two_card_ima
     rc = main(["recognise", str(corrupt), str(two_card_image), str(empty), str(missing), "--json"])
     assert rc == 2
     captured = capsys.readouterr()
-    assert len(captured.out.strip().splitlines()) == 1  # the good image
+    docs = [json.loads(line) for line in captured.out.strip().splitlines()]  # one per image, in order
+    assert [d["image"] for d in docs] == [str(corrupt), str(two_card_image), str(empty), str(missing)]
+    assert [("cards" in d, "error" in d) for d in docs] == [(False, True), (True, False), (False, True), (False, True)]
+    assert docs[2]["error"] == f"{empty}: the file is empty"
     err = captured.err
     assert f"{corrupt}: not a readable image" in err
     assert f"{empty}: the file is empty" in err
@@ -113,7 +116,8 @@ def test_an_image_too_small_to_show_a_card_is_named_and_the_others_are_still_rea
     rc = main(["recognise", *map(str, paths[:2]), str(two_card_image), str(paths[2]), "--json"])
     assert rc == 2
     captured = capsys.readouterr()
-    assert [json.loads(line)["image"] for line in captured.out.strip().splitlines()] == [str(two_card_image)]
+    docs = [json.loads(line) for line in captured.out.strip().splitlines()]
+    assert [d["image"] for d in docs if "cards" in d] == [str(two_card_image)] and len(docs) == 4
     for path, size in zip(paths, ("1x1", "50x1", "400x20")):
         assert f"{path}: the frame is too small ({size} pixels)" in captured.err
     assert "Traceback" not in captured.err
@@ -320,3 +324,11 @@ def test_a_damaged_png_is_said_in_our_one_line_alone(two_card_image, tmp_path, c
     assert err.splitlines() == [
         f"hanadealer: recognise: {tmp_path / 'cut.png'}: not a readable image (corrupt or unsupported format)",
         f"hanadealer: recognise: {tmp_path / 'sig.png'}: not a readable image (corrupt or unsupported format)"], err
+
+
+def test_a_file_too_large_for_a_picture_is_refused_before_it_is_read(two_card_image, capsys, monkeypatch):
+    # a 3 GB file that was no picture was read whole (17 s, 3 GB of memory) before it was refused
+    import vision.cli
+    monkeypatch.setattr(vision.cli, "MAX_PICTURE_BYTES", 1024)
+    assert main(["recognise", str(two_card_image)]) == 2
+    assert "too large for a picture of the table (at most 0 MB)" in capsys.readouterr().err

@@ -11,6 +11,7 @@ import contextlib
 import logging
 import os
 import sys
+import tempfile
 import threading
 import time
 from dataclasses import dataclass
@@ -233,8 +234,7 @@ class ImageFolderSource:
         if not self.directory.is_dir():
             raise CameraError(f"image folder {str(self.directory)!r} " +
                               ("is a file, not a folder" if self.directory.exists() else "does not exist"))
-        self.files = sorted(p for p in self.directory.iterdir()
-                            if p.is_file() and p.suffix.lower() in IMAGE_SUFFIXES)
+        self.files = self._listed()
         if not self.files:
             raise CameraError(f"image folder {str(self.directory)!r} holds no images "
                               f"({', '.join(IMAGE_SUFFIXES)})")
@@ -259,6 +259,13 @@ class ImageFolderSource:
         self.frames_each = max(1, int(frames_each))
         self._held: tuple[np.ndarray, int] | None = None  # (the picture, frames of it still to give)
 
+    def _listed(self) -> list[Path]:
+        try:
+            return sorted(p for p in self.directory.iterdir()
+                          if p.is_file() and p.suffix.lower() in IMAGE_SUFFIXES)
+        except OSError:  # (the folder itself gone: no file in it, said so by the caller)
+            return []
+
     def read(self) -> np.ndarray:
         self._pacer.wait()
         if self._held is not None and self._held[1] > 0:
@@ -270,8 +277,15 @@ class ImageFolderSource:
                 if not self.loop:
                     raise CameraError(f"image folder {str(self.directory)!r} has no more images")
                 self._pos = 0
+                # listed again at each round: a file added since is shown, and a folder emptied and
+                # filled again under new names comes back (it was said to hold no readable image)
+                self.files = self._listed() or self.files
             # (every file gone, or damaged as it was: the camera is said lost, not a skip each frame)
             if all(_stamp(p) is None or self._bad.get(p) == _stamp(p) for p in self.files):
+                fresh = self._listed()
+                if fresh and fresh != self.files:
+                    self.files, self._pos = fresh, 0
+                    continue
                 raise CameraError(f"no image in {str(self.directory)!r} can be read")
             path = self.files[self._pos]
             self._pos += 1
@@ -331,8 +345,64 @@ def _read_image(path: Path) -> np.ndarray | None:
     if path.suffix.lower() in (".jpg", ".jpeg") and not _jpeg_whole(data):
         return None
     # (decoded from the bytes checked: read again, a file written meanwhile was decoded cut short)
-    frame = cv2.imdecode(np.frombuffer(data, np.uint8), cv2.IMREAD_COLOR) if data else None
-    return frame if frame is not None and frame.size > 0 else None
+    return decode_picture(data)
+
+
+_HEARING = threading.Lock()  # one decode at a time listens to the process's standard error
+
+
+def decode_picture(data: bytes) -> np.ndarray | None:
+    """A picture file's bytes as an 8-bit BGR image, or None where they are not one whole picture:
+    a JPEG whose picture data is damaged inside (it still ends as a JPEG should) was decoded grey, or
+    shifted, and read as a table; libjpeg's only word of it is a line on standard error, which is
+    heard here. A floating-point picture (PFM) was decoded near black; 16 bits are taken to 8."""
+    if not data:
+        return None
+    buf = np.frombuffer(data, np.uint8)
+    flags = cv2.IMREAD_COLOR | cv2.IMREAD_ANYDEPTH
+    try:
+        if data.startswith(b"\xff\xd8"):
+            image, said = _decoded_hearing_stderr(buf, flags)
+            # ("N extraneous bytes before marker", which some webcams write, loses no picture data)
+            if any("Corrupt JPEG data" in line and "extraneous bytes" not in line for line in said.splitlines()):
+                return None
+        else:
+            image = cv2.imdecode(buf, flags)
+    except cv2.error:  # e.g. a header claiming more pixels than OpenCV decodes (2^30)
+        return None
+    if image is None or image.size == 0 or image.dtype.kind == "f":
+        return None
+    if image.dtype == np.uint16:
+        image = (image >> 8).astype(np.uint8)
+    return image
+
+
+def _decoded_hearing_stderr(buf: np.ndarray, flags: int) -> tuple[np.ndarray | None, str]:
+    """``cv2.imdecode`` with the process's standard error written to a file meanwhile: (the image, what
+    the decoder said). Anything else written there in that moment (another thread's log) is passed on."""
+    with _HEARING:
+        try:
+            sys.stderr.flush()
+            saved = os.dup(2)
+        except (OSError, ValueError, AttributeError):  # no standard error to listen to
+            return cv2.imdecode(buf, flags), ""
+        heard = b""
+        try:
+            with tempfile.TemporaryFile() as said:
+                os.dup2(said.fileno(), 2)
+                try:
+                    image = cv2.imdecode(buf, flags)
+                finally:
+                    os.dup2(saved, 2)
+                said.seek(0)
+                heard = said.read()
+        finally:
+            os.close(saved)
+    text = heard.decode("utf-8", "replace")
+    others = "".join(line for line in text.splitlines(keepends=True) if "JPEG" not in line)
+    if others:
+        os.write(2, others.encode())
+    return image, text
 
 
 def _jpeg_whole(data: bytes) -> bool:

@@ -16,7 +16,8 @@ def register(subparsers) -> None:
     p = subparsers.add_parser("recognise", help="find and name the cards in images",
                               description="Find and name the cards in each image.")
     p.add_argument("images", nargs="+", metavar="IMAGE")
-    p.add_argument("--json", action="store_true", help="one JSON document per image, one per line")
+    p.add_argument("--json", action="store_true", help="one JSON document per image, one per line "
+                   "(an image that cannot be read: its \"error\")")
     p.add_argument("--models", default=None, help="folder with the ONNX models (default: the project's models/)")
     p.add_argument("--threshold", type=PROBABILITY, default=None,
                    help="confidence below which a card is uncertain (default: the calibrated one)")
@@ -67,11 +68,12 @@ def _detector(args):
         return None
 
 
+MAX_PICTURE_BYTES = 256 * 2**20
+
+
 def read_image(path: str) -> np.ndarray:
     """Decode an image file; ValueError with a clear reason when it cannot be."""
-    import cv2
-
-    from vision.camera import stderr_silenced
+    from vision.camera import decode_picture, stderr_silenced
     p = Path(path)
     if not p.exists():
         raise ValueError(f"{path}: no such file")
@@ -79,14 +81,14 @@ def read_image(path: str) -> np.ndarray:
         raise ValueError(f"{path}: is a folder, not an image")
     if not p.is_file():  # a pipe would be waited on for ever, a device read as what it gives
         raise ValueError(f"{path}: not a regular file (a pipe or a device?), not an image")
+    if p.stat().st_size > MAX_PICTURE_BYTES:  # (a 3 GB file was read whole before it was refused)
+        raise ValueError(f"{path}: {p.stat().st_size // 2**20} MB, too large for a picture of the table "
+                         f"(at most {MAX_PICTURE_BYTES // 2**20} MB)")
     data = np.fromfile(str(p), dtype=np.uint8)
     if data.size == 0:
         raise ValueError(f"{path}: the file is empty")
-    try:
-        with stderr_silenced():  # libpng says "libpng error: ..." itself, before our one line
-            image = cv2.imdecode(data, cv2.IMREAD_COLOR)
-    except cv2.error:  # e.g. a header claiming more pixels than OpenCV decodes (2^30)
-        image = None
+    with stderr_silenced():  # libpng says "libpng error: ..." itself, before our one line
+        image = decode_picture(data.tobytes())
     if image is None:
         raise ValueError(f"{path}: not a readable image (corrupt or unsupported format)")
     return image
@@ -98,23 +100,22 @@ def recognise(args) -> int:
         return 2
     status = 0
     for path in args.images:
-        try:
-            image = read_image(path)
-        except (ValueError, OSError) as exc:
-            _error(f"recognise: {exc}")
-            status = 2
-            continue
-        t0 = time.perf_counter()
-        try:
-            detections = detector.detect(image)
-        except ValueError as exc:  # an image it cannot read cards from (one too small)
-            _error(f"recognise: {path}: {exc}")
-            status = 2
-            continue
-        ms = (time.perf_counter() - t0) * 1e3
         # a name that is not UTF-8 (an old camera's) is shown with its odd bytes escaped, not a crash
         # (nor, in JSON, a lone surrogate that strict parsers refuse)
         shown = path.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
+        try:
+            image = read_image(path)
+            t0 = time.perf_counter()
+            detections = detector.detect(image)  # (ValueError: an image it cannot read cards from)
+        except (ValueError, OSError) as exc:
+            said = str(exc) if str(exc).startswith(path) else f"{path}: {exc}"
+            _error(f"recognise: {said}")
+            if args.json:  # (one document per image: a script reading them is told of this one too)
+                print(json.dumps({"image": shown, "error": said.encode("utf-8", "surrogateescape")
+                                  .decode("utf-8", "backslashreplace")}), flush=True)
+            status = 2
+            continue
+        ms = (time.perf_counter() - t0) * 1e3
         if args.json:
             print(json.dumps({"image": shown, "cards": [d.to_json() for d in detections], "ms": round(ms, 1)}),
                   flush=True)
