@@ -1040,3 +1040,21 @@ def test_a_bet_once_the_cards_are_face_up_is_taken_only_on_the_dealers_word_and_
         assert [(b["amount"], b.get("after_reveal")) for b in service.session["bets"]] == [(10, True)]
         assert page.input_value("#bet-amount") == ""
         assert errors == [], errors
+
+
+@pytest.mark.parametrize("house, ato, said", [
+    ({"tie_rule": "dealer_takes_all"}, [(4, "wisteria-cuckoo"), (5, "iris-bridge"), (6, "clover-boar")],
+     "Tie: the dealer takes every bet"),
+    ({"tie_rule": "card_points"}, [(4, "wisteria-cuckoo"), (5, "iris-bridge"), (6, "clover-boar")],
+     "Tied: decided by card points (Saki 41, Ato 30)"),
+    ({"tie_rule": "redraw"}, [(4, "wisteria-cuckoo"), (5, "iris-bridge"), (6, "clover-boar"), (8, "pine-chaff-2")],
+     "Tied: decided by a card drawn onto each row (Saki 6, Ato 7)")])
+def test_the_winner_box_says_how_a_tie_of_the_rows_was_settled(tmp_path, house, ato, said):
+    """Both rows showed 6 beside a winner, or "Tie" while every stake went to the dealer, unsaid."""
+    session = {"game": "batta-maki", "house": house, "players": [{"name": "Aki"}, {"name": "Ben"}]}
+    saki = [(1, "pine-crane"), (2, "plum-chaff-1"), (3, "cherry-curtain")]
+    if house["tie_rule"] == "redraw":
+        saki = saki + [(7, "maple-deer")]
+    with page_on_a_fake_table(tmp_path, session, shown={"saki": saki, "ato": ato}) as (page, errors, service, _):
+        page.wait_for_selector(f"#winner-how:has-text('{said}')", timeout=10000)
+        assert errors == [], errors

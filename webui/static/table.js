@@ -100,8 +100,27 @@ function renderWinner(s) {
   const name = winnerText(result.winner, s.zones, s.session && s.session.game);
   box.className = "winner shown";
   // (several contests, or long names: smaller type that wraps, never past the screen's edge)
+  const how = tieBrokenText(result, s.zones);
   box.replaceChildren(el("span", {class: "winner-label"}, "Winner 勝ち"),
-    el("span", {class: "winner-name" + (name.length > 18 ? " long" : ""), id: "winner-name"}, name));
+    el("span", {class: "winner-name" + (name.length > 18 ? " long" : ""), id: "winner-name"}, name),
+    ...(how ? [el("span", {class: "winner-how", id: "winner-how"}, how)] : []));
+}
+
+// How a tie of the rows was settled: the rows show equal scores beside a winner (or "Tie" where the
+// dealer took every stake), and the page did not say why (the result's tie_break and tie rule)
+function tieBrokenText(result, zones) {
+  const label = (name) => { const z = zones.find((x) => x.name === name); return z ? z.label_en : name; };
+  const each = (values) => Object.entries(values || {}).map(([row, v]) => `${label(row)} ${v}`).join(", ");
+  const brk = result.tie_break;
+  if (brk && brk.method === "card_points") return `Tied: decided by card points (${each(brk.values)})`;
+  if (brk && brk.method === "raw_total") return `Tied: decided by the sum of the card values (${each(brk.values)})`;
+  if (brk && brk.method === "redraw" && brk.draws && brk.draws.length) {
+    const last = brk.draws[brk.draws.length - 1];
+    return `Tied: decided by ${brk.draws.length === 1 ? "a card drawn" : brk.draws.length + " cards drawn"} onto each row (${each(last.scores)})`;
+  }
+  const rule = {push: "every bet is returned", dealer_takes_all: "the dealer takes every bet",
+    carry_over: "every stake goes into the pot for the next round"}[result.tie];
+  return rule ? `Tie: ${rule}` : "";
 }
 
 // The winner is a row name, a player, "tie", the dealer's month (Echobo), or (games with several
