@@ -46,10 +46,11 @@ def equalise(bets: Iterable[Bet], sides: tuple[str, str], *, dealer_tops_up: boo
                         dealer_adds=adds, dealer_side=lighter if adds else None)
 
 
-def equalise_round(round_) -> dict:
+def equalise_round(round_, check_limits: bool = True) -> dict:
     """The equalisation for a round document before its cards are revealed: only ``game``, ``house``
     and ``bets`` are read. For the games that make the sides equal (those with an ``equalise`` house
-    option: the Batta Maki family and Shoniban)."""
+    option: the Batta Maki family and Shoniban). ``check_limits``: a stake outside the house's wager
+    limits is refused (the dealer's page says that apart, and still shows the sides)."""
     from dealer.games import RoundError, game_and_house, to_json_amount
     from dealer.games.common import parse_bets
     from dealer.games.row_games import check_pot_can_carry, check_wager_limits, may_carry, parse_carry, stakes_by_player
@@ -62,7 +63,8 @@ def equalise_round(round_) -> dict:
     # the bets the round will be refused for once its cards are shown are refused now, before the
     # dealer stakes on them: a player on both sides, a stake outside the house's limits
     stakes = stakes_by_player(bets)
-    check_wager_limits(stakes, house)
+    if check_limits:
+        check_wager_limits(stakes, house)
     mode = house["equalise"]
     eq = equalise(bets, sides, dealer_tops_up=mode == "dealer_tops_up")
     if may_carry(house):

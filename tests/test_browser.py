@@ -1058,3 +1058,17 @@ def test_the_winner_box_says_how_a_tie_of_the_rows_was_settled(tmp_path, house, 
     with page_on_a_fake_table(tmp_path, session, shown={"saki": saki, "ato": ato}) as (page, errors, service, _):
         page.wait_for_selector(f"#winner-how:has-text('{said}')", timeout=10000)
         assert errors == [], errors
+
+
+def test_the_card_chooser_offers_only_the_cards_of_the_games_deck(tmp_path):
+    """Mutsu-wari plays without the Willows and Paulownias: one was offered, taken, and refused only at Settle."""
+    shown = {"saki": [(1, "pine-crane"), (2, "plum-chaff-1"), (3, "cherry-curtain", True)]}
+    session = {"game": "mutsu-wari", "players": [{"name": "Aki"}, {"name": "Ben"}]}
+    with page_on_a_fake_table(tmp_path, session, shown) as (page, errors, service, live):
+        page.wait_for_selector("#zones .card[data-track='3']", timeout=10000)
+        page.click("#zones .card[data-track='3']")
+        page.wait_for_selector("#correct-dialog[open]")
+        offered = page.eval_on_selector_all("#card-choices button", "bs => bs.map(b => b.value)")
+        assert len(offered) == 40 and "cherry-curtain" in offered
+        assert not any(c.startswith(("willow-", "paulownia-")) for c in offered)
+        assert errors == [], errors

@@ -2484,3 +2484,32 @@ def test_a_round_whose_result_was_edited_is_named_and_its_pot_told_by_its_bookin
     assert d.get("/api/rounds").get_json()[0]["damage"] == "does not agree with what it booked (for Aki)"
     assert d.post("/api/session", dict(SESSION, game="hankan", house={}, drop_carry=True)).status_code == 200
     assert sum(ledger.balances().values()) == 0 and ledger.balances() == {"Aki": 0, "Ben": 0, "dealer": 0}
+
+
+def test_the_equalising_advice_names_the_rows_as_the_page_does_and_stays_beside_a_stake_below_the_minimum(app):
+    # the page printed the round file's "ato is short by 40"; and one stake below the house's min_bet
+    # (said among the problems) took the advice away from every other bettor
+    d = Dealer(app)
+    d.post("/api/session", dict(SESSION, house={"equalise": "encouraged", "min_bet": 50}))
+    assert d.post("/api/bets", {"player": "Aki", "on": "saki", "amount": 10}).status_code == 201
+    assert d.post("/api/bets", {"player": "Ben", "on": "ato", "amount": 100}).status_code == 201
+    advice = d.get("/api/state").get_json()["advice"]
+    assert advice is not None and advice["lighter_side"] == "saki" and advice["difference"] == 90
+    assert advice["message"] == "Saki 先 is short by 90: encourage bets on Saki 先; the dealer covers the rest as banker"
+
+
+def test_a_card_after_rows_not_tied_is_said_in_the_tables_words_not_the_round_files(app, live):
+    # "'redraws' is given but the sets are not tied": the words of a round file, not of the table
+    d = Dealer(app)
+    d.post("/api/session", REDRAW_SESSION)
+    d.post("/api/bets", {"player": "Aki", "on": "saki", "amount": 10})
+    live.show({"saki": SAKI + [(7, "maple-deer")], "ato": [(4, "wisteria-cuckoo"), (5, "iris-bridge"),
+                                                          (6, "susuki-moon"), (8, "pine-chaff-2")]})
+    problems = d.get("/api/round").get_json()["problems"]
+    assert problems == ["a card lies after a full row, but the rows are not tied: a card is drawn onto each row "
+                        "only to break a tie (take it away, or it is a card of another round)"], problems
+    live.show({"saki": SAKI, "ato": [(4, "wisteria-cuckoo"), (5, "iris-bridge"), (6, "susuki-moon")]})
+    assert d.post("/api/round/deck-exhausted", {"exhausted": True}).status_code == 200
+    problems = d.get("/api/round").get_json()["problems"]
+    assert problems == ['the deck was said to have run out, but the rows are not tied: tap "Deck ran out" again '
+                        'to take it back'], problems

@@ -1414,7 +1414,7 @@ class DealerService:
                            "targets": _target_labels(game, s), "no_bets": NO_BETS.get(game.name),
                            "seats": s.get("seats"), "chosen": s.get("chosen"),
                            "card_kind": game.card_kind, "carry": s.get("carry") or 0,
-                           "dealer": s.get("dealer")}
+                           "dealer": s.get("dealer"), "deck": _deck_ids(game, s)}
         try:
             built = self.build(snap)
         except RoundError as exc:
@@ -1430,7 +1430,7 @@ class DealerService:
             try:
                 view["preview"] = settle_round(built.round)
             except RoundError as exc:
-                view["problems"] = [str(exc)]
+                view["problems"] = [_said_of_the_table(str(exc))]
             else:
                 unsettled = not_settled(view["preview"])
                 if unsettled:
@@ -1863,6 +1863,29 @@ def _target_labels(game, s) -> list[dict]:
     return out
 
 
+# the rule engine's words for a round file, as the table page says them
+TABLE_WORDS = {
+    "'redraws' is given but the sets are not tied":
+        "a card lies after a full row, but the rows are not tied: a card is drawn onto each row only to "
+        "break a tie (take it away, or it is a card of another round)",
+    "'deck_exhausted' is true but the sets are not tied":
+        "the deck was said to have run out, but the rows are not tied: tap \"Deck ran out\" again to take it back",
+}
+
+
+def _said_of_the_table(engine_said: str) -> str:
+    return TABLE_WORDS.get(engine_said, engine_said)
+
+
+def _deck_ids(game, s) -> list[str] | None:
+    """The cards of the game's deck as the house plays it (the tap dialog offers only these: Mutsu-wari
+    has no Willow, Hankan no Paulownia chaff), or None where it cannot be said."""
+    try:
+        return sorted(set(game.deck(game.resolve_house(s.get("house")))))
+    except Exception:  # (a deck that cannot be built: every card offered, the round says what is wrong)
+        return None
+
+
 def equalise_advice(game, s) -> dict | None:
     """How much the dealer must add, and where, so that the sides carry equal stakes (the rule
     engine's helper, dealer/equalise.py); None for games that do not equalise."""
@@ -1872,10 +1895,16 @@ def equalise_advice(game, s) -> dict | None:
     except ImportError:  # an engine without the helper: the plain two-sided rule
         return _two_sided(game, s, bets)
     try:
-        return _jsonable(equalise_round({"game": game.name, "house": dict(s.get("house") or {}),
-                                         "bets": bets}))
+        # (one stake below the house's min_bet, said among the problems, took the advice away from
+        # every other bettor)
+        advice = _jsonable(equalise_round({"game": game.name, "house": dict(s.get("house") or {}),
+                                           "bets": bets}, check_limits=False))
     except (RoundError, ValueError):
         return None
+    if isinstance(advice.get("message"), str):  # the rows as the page names them ("Ato 後", not "ato")
+        for z in game.layout(layout_setup(s)):
+            advice["message"] = re.sub(rf"(?<![\w-]){re.escape(z.name)}(?![\w-])", zone_title(z), advice["message"])
+    return advice
 
 
 def _two_sided(game, s, bets) -> dict | None:

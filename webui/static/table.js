@@ -348,7 +348,9 @@ function openCorrect(zone, card) {
   document.getElementById("correct-what").textContent = `${zone.label_en} ${zone.label_ja}, card ${card.position}: read as ${card.label}` +
     (card.uncertain ? " (unsure)" : "");
   const box = document.getElementById("card-choices");
-  box.replaceChildren(...CARDS.map((c) => el("button", {type: "button", class: "choice" + (c.id === card.card ? " current" : ""),
+  // (only the game's own deck: a card of none was taken, then refused at Settle)
+  const deck = STATE && STATE.session && STATE.session.deck ? new Set(STATE.session.deck) : null;
+  box.replaceChildren(...CARDS.filter((c) => !deck || deck.has(c.id)).map((c) => el("button", {type: "button", class: "choice" + (c.id === card.card ? " current" : ""),
     value: c.id, onclick: () => chooseCard(c.id)}, c.label)));
   document.getElementById("correct-dialog").showModal();
 }
