@@ -928,3 +928,18 @@ def test_a_card_named_with_confidence_is_not_in_doubt_for_a_doubtful_turn(monkey
     (detection,) = detector.detect(table())
     assert detection.face == "maple-deer" and not detection.uncertain
     assert detection.quad[0] == (454.0, 387.0)  # read upside down: the quad starts at the far corner
+
+
+def test_frames_of_grey_with_or_without_a_channel_axis_and_with_alpha_are_read_and_others_named():
+    # a grey frame shaped (h, w, 1), as some cameras give it, was refused as "not a BGR image"
+    from vision.detector import _as_bgr
+    grey = np.full((64, 80), 90, np.uint8)
+    for frame in (grey, grey[:, :, None], np.dstack([grey, grey, grey, grey])):
+        got = _as_bgr(frame)
+        assert got.shape == (64, 80, 3) and int(got[0, 0, 0]) == 90
+    with pytest.raises(ValueError, match="must be 8-bit"):
+        _as_bgr(grey.astype(np.float32))
+    with pytest.raises(ValueError, match="must be a BGR image"):
+        _as_bgr(np.zeros((64, 80, 5), np.uint8))
+    with pytest.raises(ValueError, match="the frame is empty"):
+        _as_bgr(np.zeros((0, 80, 3), np.uint8))

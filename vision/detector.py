@@ -857,6 +857,8 @@ def _as_bgr(frame: np.ndarray) -> np.ndarray:
         raise ValueError("the frame is empty")
     if frame.dtype != np.uint8:
         raise ValueError(f"the frame must be 8-bit (got {frame.dtype})")
+    if frame.ndim == 3 and frame.shape[2] == 1:  # (grey with a channel axis, as some cameras give it)
+        frame = frame[:, :, 0]
     if frame.ndim == 2:
         frame = cv2.cvtColor(frame, cv2.COLOR_GRAY2BGR)
     if frame.ndim == 3 and frame.shape[2] == 4:
