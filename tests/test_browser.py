@@ -534,7 +534,7 @@ def test_a_state_that_changes_nothing_shown_leaves_the_cards_and_pickers_in_plac
     with page_on_a_fake_table(tmp_path, session, shown) as (page, errors, service, live):
         card = page.wait_for_selector("#zones .card[data-track='2']", timeout=10000)
         option = page.wait_for_selector("#bet-on option", state="attached", timeout=10000)
-        service.add_bet({"player": "Aki", "on": "saki", "amount": 5})   # a new state, same cards
+        service.add_bet({"player": "Aki", "on": "saki", "amount": 5, "after_reveal": True})  # a new state, same cards
         page.wait_for_selector("#bet-list li", timeout=10000)
         assert card.evaluate("(e) => e.isConnected") and option.evaluate("(e) => e.isConnected")
         live.show({"saki": [(1, "pine-crane"), (2, "iris-bridge")]})     # now shown sure: drawn anew
@@ -667,7 +667,7 @@ def test_confirm_and_remove_stay_in_place_while_the_table_changes(tmp_path):
     shown = {"saki": saki, "ato": [(4, "wisteria-cuckoo"), (5, "iris-bridge"), (6, "clover-boar")]}
     session = {"game": "batta-maki", "players": [{"name": "Aki"}, {"name": "Ben"}]}
     with page_on_a_fake_table(tmp_path, session, shown) as (page, errors, service, live):
-        service.add_bet({"player": "Aki", "on": "saki", "amount": 5})
+        service.add_bet({"player": "Aki", "on": "saki", "amount": 5, "after_reveal": True})
         remove = page.wait_for_selector("#bet-list li button", timeout=10000)
         page.click("#settle-btn")
         confirm = page.wait_for_selector("#confirm-btn", timeout=10000)

@@ -28,7 +28,8 @@ def test_a_bet_removed_after_a_cancel_voids_the_settlement_shown(app, live):
     pending = d.post("/api/settle").get_json()
     assert d.post(f"/api/bets/{ben['id']}/remove").status_code == 400  # while it waits: refused
     assert d.post("/api/settle/cancel").status_code == 200
-    assert d.post(f"/api/bets/{ben['id']}/remove").status_code == 200
+    # (the cards face up: removed only on the dealer's word)
+    assert d.post(f"/api/bets/{ben['id']}/remove", {"after_reveal": True}).status_code == 200
     _refused_as_stale(d, pending)
     assert Ledger(app.config["LEDGER"]).rounds() == []
 
