@@ -141,6 +141,15 @@ CASES = [
     ("bm buta-han: losing set not a buta, no fee",
      "batta-maki", NINE, LOW, BETS, {"fee_model": "buta_han"}, "saki", "score",
      {"a": 100, "b": -60, "dealer": -40}, 0),
+    # the boundaries next to a buta: a losing score of 1, and of 9 (two nines, card points breaking
+    # the tie) charge nothing (only a random property test told a fee on 1 from none)
+    ("bm buta-han: losing set scores 1, no fee",
+     "batta-maki", NINE, MOON_BOAR_PEONY, BETS, {"fee_model": "buta_han"}, "saki", "score",
+     {"a": 100, "b": -60, "dealer": -40}, 0),
+    ("bm buta-han: losing set scores 9 (a tie broken by card points), no fee",
+     "batta-maki", NINE, ["chrysanthemum-chaff-1", "susuki-chaff-1", "plum-chaff-1"], BETS,
+     {"fee_model": "buta_han", "tie_rule": "card_points"}, "saki", "card_points",
+     {"a": 100, "b": -60, "dealer": -40}, 0),
     ("bm buta-han: losing raw total 30 ends in 0 too",
      "batta-maki", NINE, ["maple-deer", "maple-blue", "maple-chaff-1"], [("a", "saki", 10)],
      {"fee_model": "buta_han"}, "saki", "score", {"a": 5, "dealer": -5}, 5),

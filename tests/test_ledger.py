@@ -394,6 +394,10 @@ def test_a_name_that_a_spreadsheet_reads_as_a_formula_is_exported_as_text(tmp_pa
                      result={"winner": "saki", "net": {"-A1": -10, "=2+3": 5, "dealer": 5}})
     rows = list(csv.DictReader(io.StringIO(led.export_csv())))
     assert [(r["player"], r["amount"]) for r in rows] == [("'-A1", "-10"), ("'=2+3", "5"), ("dealer", "5")]
+    led.record_round(round_={"game": "batta-maki"}, rule_version="x",
+                     result={"winner": "saki", "net": {"@SUM(A1)": 1, "+1": 1, "\tx": 1, "dealer": -3}})
+    rows = list(csv.DictReader(io.StringIO(led.export_csv())))
+    assert [r["player"] for r in rows if r["round"] == "2"] == ["'@SUM(A1)", "'+1", "'\tx", "dealer"]
 
 
 def test_the_export_writes_amounts_a_spreadsheet_reads_as_numbers_and_exact_to_six_decimals(tmp_path):

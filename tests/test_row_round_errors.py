@@ -198,3 +198,37 @@ def test_one_name_written_two_ways_is_refused_not_taken_for_two_bettors(bets):
 def test_the_bank_is_no_bettor_however_it_is_written():
     with pytest.raises(RoundError, match="bet 1: 'Dealer' is the bank, not a player name"):
         settle_round(batta(bets=[bet(player="Dealer")]))
+
+
+_ROWS = {"saki": ["pine-crane", "plum-warbler", "cherry-curtain"], "ato": ["iris-bridge", "maple-deer", "willow-swallow"]}
+
+
+@pytest.mark.parametrize("name, round_doc, said", [
+    # each just past its limit, where a limit moved by a step (10^12 + 1, a fee of 100%, a stake a
+    # half past) had passed every test
+    ("pot as text above 10^12", {"carry": "1000000000000.5"}, "a pot is above 0 and at most 1000000000000"),
+    ("bet a half above the largest amount", {"bets": [{"player": "ann", "on": "saki", "amount": 10**12 + 0.5}]},
+     "above the largest amount 1000000000000"),
+    ("a fee of 100%", {"house": {"fee_model": "percent", "fee_rate": 1}}, "house option 'fee_rate' cannot be 1"),
+    ("a stake a half over max_bet", {"house": {"max_bet": 10}, "bets": [{"player": "ann", "on": "saki", "amount": 10.5}]},
+     "stakes 10.5 on 'saki', above the house's max_bet 10"),
+    ("a stake a half under min_bet", {"house": {"min_bet": 10}, "bets": [{"player": "ann", "on": "saki", "amount": 9.5}]},
+     "stakes 9.5 on 'saki', below the house's min_bet 10"),
+])
+def test_amounts_just_past_a_limit_are_refused(name, round_doc, said):
+    doc = {"game": "batta-maki", "rows": _ROWS, "bets": [{"player": "ann", "on": "saki", "amount": 100}], **round_doc}
+    with pytest.raises(RoundError, match=re.escape(said)):
+        settle_round(doc)
+    at_limit = {"carry": "1000000000000", "house": {"fee_model": "percent", "fee_rate": 0.99}}
+    if name in ("pot as text above 10^12", "a fee of 100%"):  # (the limit itself is taken)
+        key = "carry" if "pot" in name else "house"
+        assert settle_round({**doc, key: at_limit[key]})["game"] == "batta-maki"
+
+
+def test_echobo_stakes_just_over_the_bet_limit_are_refused():
+    doc = {"game": "echobo", "dealer_card": "pine-crane", "house": {"bet_mode": "limit_per_player", "bet_limit": 40},
+           "bets": [{"player": "ann", "on": 1, "amount": 20}, {"player": "ann", "on": 2, "amount": 20.5}]}
+    with pytest.raises(RoundError, match="ann stakes 40.5 in all, over the bet_limit 40"):
+        settle_round(doc)
+    doc["bets"][1]["amount"] = 20
+    assert settle_round(doc)["game"] == "echobo"

@@ -161,6 +161,30 @@ def test_wrong_pins_lock_out_for_a_while(app):
     assert r.status_code == 429 and "wait" in r.get_json()["error"]
 
 
+def test_a_right_pin_clears_the_wrong_ones_and_the_lock_lasts_thirty_seconds(app, monkeypatch):
+    # five slips over an evening would lock the dealer out after every later slip; and the lock's
+    # length was nowhere held to what the page says
+    import time
+    import types
+
+    import webui.app
+    now = [1000.0]
+    monkeypatch.setattr(webui.app, "time", types.SimpleNamespace(monotonic=lambda: now[0], sleep=time.sleep))
+    anon = Dealer(app, login=False)
+    for _ in range(4):
+        assert anon.post("/api/login", {"pin": "1111"}).status_code == 401
+    assert anon.post("/api/login", {"pin": PIN}).status_code == 200
+    for _ in range(4):
+        assert anon.post("/api/login", {"pin": "1111"}).status_code == 401
+    assert anon.post("/api/login", {"pin": PIN}).status_code == 200  # (four since the right one: no lock)
+    for _ in range(5):
+        anon.post("/api/login", {"pin": "1111"})
+    now[0] += 29.0
+    assert anon.post("/api/login", {"pin": PIN}).status_code == 429
+    now[0] += 1.5
+    assert anon.post("/api/login", {"pin": PIN}).status_code == 200
+
+
 def test_a_misspelt_login_field_is_named_not_counted_as_a_wrong_pin(app):
     # {"PIN": ...} was checked as an empty PIN: five of them locked the dealer out
     anon = Dealer(app, login=False)
@@ -187,6 +211,7 @@ def test_pin_is_set_once_at_first_start_and_stored_hashed(live, ledger_path):
     d = Dealer(app, login=False)
     assert d.get("/api/auth").get_json()["pin_set"] is False
     assert d.post("/api/pin", {"pin": "12"}).status_code == 400
+    assert d.post("/api/pin", {"pin": "1" * 13}).status_code == 400  # (4 to 12 digits)
     assert d.post("/api/pin", {"pin": "97531"}).status_code == 200
     assert d.post("/api/pin", {"pin": "11111"}).status_code == 409
     stored = Ledger(ledger_path).get_meta("pin_hash")
@@ -206,8 +231,9 @@ def test_csrf_token_and_origin_are_checked(app):
         assert r.status_code == 403 and "CSRF" in r.get_json()["error"]
     r = d.c.post("/api/login", data={"pin": PIN, "csrf_token": "\u00e9"})
     assert r.status_code == 403 and "CSRF" in r.get_json()["error"]
-    r = d.post("/api/session", SESSION, Origin="http://evil.example")
-    assert r.status_code == 403 and "cross-site" in r.get_json()["error"]
+    for origin in ("http://evil.example", "null"):  # (a sandboxed frame or a file: says Origin null)
+        r = d.post("/api/session", SESSION, Origin=origin)
+        assert r.status_code == 403 and "cross-site" in r.get_json()["error"], origin
     assert d.post("/api/session", SESSION, Origin="http://localhost").status_code == 200
 
 
