@@ -2539,3 +2539,22 @@ def test_a_card_after_rows_not_tied_is_said_in_the_tables_words_not_the_round_fi
     problems = d.get("/api/round").get_json()["problems"]
     assert problems == ['the deck was said to have run out, but the rows are not tied: tap "Deck ran out" again '
                         'to take it back'], problems
+
+
+def test_the_round_recorded_is_not_settled_again_after_a_hand_passed_over_each_row_in_turn(app, live, ledger_path):
+    # each row covered a moment (its cards on new tracks after): the cards struck off one by one as
+    # gone, the round was taken for gathered, and the same cards were settled and booked again
+    d = Dealer(app)
+    d.post("/api/session", SESSION)
+    d.post("/api/bets", {"player": "Aki", "on": "saki", "amount": 10})
+    ato = [(4, "wisteria-cuckoo"), (5, "iris-bridge"), (6, "clover-boar")]
+    live.show({"saki": SAKI, "ato": ato})
+    assert d.post("/api/confirm", {"pending": d.post("/api/settle").get_json()["id"]}).status_code == 200
+    assert d.post("/api/bets", {"player": "Ben", "on": "ato", "amount": 10}).status_code == 201
+    saki2 = [(t + 20, c) for t, c in SAKI]
+    for shown in ({"ato": ato}, {"saki": saki2}, {"saki": saki2, "ato": [(t + 20, c) for t, c in ato]}):
+        live.show(shown)
+        d.get("/api/state")
+    r = d.post("/api/settle")
+    assert r.status_code == 400 and "these are the cards of the round just recorded" in r.get_json()["error"]
+    assert Ledger(ledger_path).round_count() == 1

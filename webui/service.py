@@ -460,6 +460,7 @@ class DealerService:
         new["late_bets"] = list(old.get("late_bets") or []) if bets else []
         new["settled_tracks"] = list(old.get("settled_tracks") or [])  # the cards still on the table
         new["settled_cards"] = list(old.get("settled_cards") or [])
+        new["settled_cards_all"] = list(old.get("settled_cards_all") or [])
         new["settled_gone"] = bool(old.get("settled_gone"))
         if old.get("game") == KAKEYA and old.get("tricks"):
             raise InputError(f"{len(old['tricks'])} trick(s) of this hand are recorded: settle the hand (or undo "
@@ -909,7 +910,10 @@ class DealerService:
         # still lying stay known by place and card, after a restart or under a new track (a row left
         # beside the next round's was settled with it once its tracks were new)
         lying = [k for k in s["settled_cards"] if k in placed]
-        if lying or tracks & settled_tracks:
+        # (gone only once none of the round's cards lies: one left out of the list under a hand, seen
+        # again on a new track while a hand covers the others, is still one of them)
+        whole = s.get("settled_cards_all") or s["settled_cards"]
+        if lying or any(k in placed for k in whole) or tracks & settled_tracks:
             if len(lying) < len(s["settled_cards"]):
                 s["settled_cards"] = lying
                 try:
@@ -1247,7 +1251,7 @@ class DealerService:
         # few frames under a hand, until the cards recorded have left the table (settled_gone)
         placed = _placed_keys(built.cards) if not s.get("settled_gone") else set()
         if built.ready and (tracks and tracks <= set(s.get("settled_tracks") or ())
-                            or placed and placed <= set(s.get("settled_cards") or ())):
+                            or placed and placed <= set(s.get("settled_cards_all") or s.get("settled_cards") or ())):
             # Settle and Confirm pressed again on the same table booked the same round twice
             return replace(built, round=None, problems=(*built.problems, "these are the cards of the round just "
                                                         "recorded: deal the next round before settling again"))
@@ -1315,6 +1319,9 @@ class DealerService:
             # (and by where they lie and what they are, which outlasts a restart: the tracker then
             # numbers the cards afresh)
             after["settled_cards"] = sorted(_placed_keys(pending["cards"]))
+            # (each struck off the first list once seen gone; the second keeps them all, so the round
+            # is gone only once none of them lies)
+            after["settled_cards_all"] = list(after["settled_cards"])
             after["settled_gone"] = False  # (until the table is seen without them)
             if s["game"] in CARRY_GAMES:  # a tied round's pot goes to the next round
                 after["carry"] = pending["result"].get("carry", 0) or 0
@@ -1639,7 +1646,7 @@ def _stored_session_problem(session: Mapping[str, Any]) -> str | None:
             return f"its {key} is not an object"
     if not isinstance(session.get("corrections"), Mapping):  # (read as one everywhere)
         return "its corrections are not an object"
-    for key in ("settled_cards", "settled_tracks"):
+    for key in ("settled_cards", "settled_cards_all", "settled_tracks"):
         if session.get(key) is not None and not (isinstance(session[key], list)
                                                  and all(isinstance(x, str) for x in session[key])):
             return f"its list of the cards last recorded ({key}) is not one"
