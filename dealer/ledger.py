@@ -20,7 +20,7 @@ import unicodedata
 from contextlib import closing
 from dataclasses import dataclass
 from datetime import datetime, timezone
-from decimal import ROUND_HALF_EVEN, Context, Decimal
+from decimal import Decimal
 from fractions import Fraction
 from pathlib import Path
 from typing import Any, Callable, Iterable, Mapping
@@ -172,27 +172,34 @@ def _number(x: Fraction) -> int | float:
     return int(x) if x.denominator == 1 else round(float(x), 6)
 
 
+def _decimal(x: Fraction, places: int) -> Decimal:
+    """``x`` (a multiple of 10^-places) as the Decimal it is, exactly: no context rounds it."""
+    return Decimal(f"{x.numerator * 10**places // x.denominator}e-{places}")  # (a string: taken exactly)
+
+
 def six_decimals(x: Fraction) -> Decimal:
-    """An amount to 6 decimals, exactly (a float of it showed 10^12 + 1/3 as ...000.333374)."""
-    return (Decimal(x.numerator) / Decimal(x.denominator)).quantize(Decimal("0.000001"), ROUND_HALF_EVEN,
-                                                                      Context(prec=40))
+    """An amount to 6 decimals, exactly rounded (a float of it showed 10^12 + 1/3 as ...000.333374)."""
+    return _decimal(Fraction(round(x, 6)), 6)
 
 
 def _exact_cell(x: Fraction) -> str:
     """An amount exactly as booked: its decimals where they end (1/2 is 0.5, which a spreadsheet reads
     as the number, not as 2 January), else the fraction (103/3)."""
-    den = x.denominator
+    den, places = x.denominator, 0
     for p in (2, 5):
+        k = 0
         while den % p == 0:
             den //= p
+            k += 1
+        places = max(places, k)
     if den != 1 or x.denominator == 1:
         return str(x)
-    return format(Decimal(x.numerator) / Decimal(x.denominator), "f")
+    return format(_decimal(x, places), "f")
 
 
 def _six_cell(x: Fraction) -> str:
     """An amount to 6 decimals as the export writes it (0.5, 1.333333, 1200)."""
-    return str(x) if x.denominator == 1 else format(six_decimals(x).normalize(), "f")
+    return str(x) if x.denominator == 1 else format(six_decimals(x), "f").rstrip("0").rstrip(".")
 
 
 class Ledger:

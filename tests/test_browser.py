@@ -1048,11 +1048,16 @@ def test_a_bet_once_the_cards_are_face_up_is_taken_only_on_the_dealers_word_and_
     ({"tie_rule": "card_points"}, [(4, "wisteria-cuckoo"), (5, "iris-bridge"), (6, "clover-boar")],
      "Tied: decided by card points (Saki 41, Ato 30)"),
     ({"tie_rule": "redraw"}, [(4, "wisteria-cuckoo"), (5, "iris-bridge"), (6, "clover-boar"), (8, "pine-chaff-2")],
-     "Tied: decided by a card drawn onto each row (Saki 6, Ato 7)")])
+     "Tied: decided by a card drawn onto each row (Saki 6, Ato 7)"),
+    # tied again by the tie-break: the rule it falls back to (it said "decided by card points")
+    ({"tie_rule": "card_points", "_saki": [(1, "pine-chaff-1"), (2, "plum-chaff-1"), (3, "cherry-chaff-1")]},
+     [(4, "pine-chaff-2"), (5, "plum-chaff-2"), (6, "cherry-chaff-2")],
+     "Tied again on card points (Saki 3, Ato 3): every bet is returned")])
 def test_the_winner_box_says_how_a_tie_of_the_rows_was_settled(tmp_path, house, ato, said):
     """Both rows showed 6 beside a winner, or "Tie" while every stake went to the dealer, unsaid."""
+    house = dict(house)
+    saki = house.pop("_saki", [(1, "pine-crane"), (2, "plum-chaff-1"), (3, "cherry-curtain")])
     session = {"game": "batta-maki", "house": house, "players": [{"name": "Aki"}, {"name": "Ben"}]}
-    saki = [(1, "pine-crane"), (2, "plum-chaff-1"), (3, "cherry-curtain")]
     if house["tie_rule"] == "redraw":
         saki = saki + [(7, "maple-deer")]
     with page_on_a_fake_table(tmp_path, session, shown={"saki": saki, "ato": ato}) as (page, errors, service, _):

@@ -562,3 +562,21 @@ def test_an_image_folder_shows_files_added_and_comes_back_when_filled_again_unde
         except FrameSkipped:
             reads.append(None)
     assert reads[-2:] == [30, 30], reads
+
+
+def test_a_jpeg_damaged_inside_is_refused_with_standard_error_closed_too(tmp_path):
+    # with nowhere to hear the decoder, the damaged picture was taken as a table (a service started
+    # with its standard error closed)
+    import subprocess
+    import sys
+    from pathlib import Path
+    scene = cv2.GaussianBlur(np.random.default_rng(0).integers(0, 256, (240, 320, 3), dtype=np.uint8), (9, 9), 3)
+    whole = cv2.imencode(".jpg", scene)[1].tobytes()
+    (tmp_path / "damaged.jpg").write_bytes(_damaged_inside(whole, "random"))
+    (tmp_path / "whole.jpg").write_bytes(whole)
+    code = ("import os, sys; os.close(2); from vision.camera import decode_picture; "
+            "print([decode_picture(open(p, 'rb').read()) is None for p in sys.argv[1:]]); "
+            "print(os.fstat(2) if False else 'ok')")
+    out = subprocess.run([sys.executable, "-c", code, str(tmp_path / "damaged.jpg"), str(tmp_path / "whole.jpg")],
+                         capture_output=True, text=True, cwd=Path(__file__).resolve().parents[1], timeout=120)
+    assert out.stdout.split() == ["[True,", "False]", "ok"], (out.stdout, out.stderr)

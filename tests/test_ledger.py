@@ -414,3 +414,9 @@ def test_the_export_writes_amounts_a_spreadsheet_reads_as_numbers_and_exact_to_s
     assert [(r["amount"], r["amount_exact"]) for r in rows] == [
         ("0.5", "0.5"), ("-3.25", "-3.25"), ("1000000000000.333333", "3000000000001/3")]
     assert led.balances(exact=True)["A"] == Fraction(1, 2) - Fraction(13, 4) + Fraction(3000000000001, 3)
+    # exact however many decimals it takes (a 28-digit division rounded a share of 2^-33 chips), and
+    # to 6 decimals rounded once, from the amount itself
+    from dealer.ledger import _exact_cell, six_decimals
+    share = Fraction(15633589918967, 8589934592)
+    assert Fraction(_exact_cell(share)) == share and _exact_cell(share).startswith("1819.98940172686707228422164916")
+    assert str(six_decimals(Fraction(10**12) + Fraction(33333349999999999967, 10**20))) == "1000000000000.333333"

@@ -379,28 +379,36 @@ def decode_picture(data: bytes) -> np.ndarray | None:
 
 def _decoded_hearing_stderr(buf: np.ndarray, flags: int) -> tuple[np.ndarray | None, str]:
     """``cv2.imdecode`` with the process's standard error written to a file meanwhile: (the image, what
-    the decoder said). Anything else written there in that moment (another thread's log) is passed on."""
+    the decoder said). Anything else written there in that moment (another thread's log) is passed on.
+    With standard error closed it is listened to all the same, and left closed after."""
     with _HEARING:
         try:
             sys.stderr.flush()
-            saved = os.dup(2)
-        except (OSError, ValueError, AttributeError):  # no standard error to listen to
-            return cv2.imdecode(buf, flags), ""
-        heard = b""
+        except (OSError, ValueError, AttributeError):
+            pass
         try:
-            with tempfile.TemporaryFile() as said:
-                os.dup2(said.fileno(), 2)
+            saved = os.dup(2)
+        except OSError:
+            saved = None
+        try:
+            with tempfile.TemporaryFile() as said:  # (fd 2 itself, where standard error is closed)
+                if said.fileno() != 2:
+                    os.dup2(said.fileno(), 2)
                 try:
                     image = cv2.imdecode(buf, flags)
                 finally:
-                    os.dup2(saved, 2)
-                said.seek(0)
-                heard = said.read()
+                    if saved is not None:
+                        os.dup2(saved, 2)
+                    said.seek(0)
+                    heard = said.read()
+                    if saved is None and said.fileno() != 2:
+                        os.close(2)
         finally:
-            os.close(saved)
+            if saved is not None:
+                os.close(saved)
     text = heard.decode("utf-8", "replace")
     others = "".join(line for line in text.splitlines(keepends=True) if "JPEG" not in line)
-    if others:
+    if others and saved is not None:
         os.write(2, others.encode())
     return image, text
 

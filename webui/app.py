@@ -310,7 +310,9 @@ def _json_body() -> Any:
 def _no_fields(what: str) -> None:
     """A write that reads no body: one sent with fields is refused, as every write refuses a field it
     does not read (the page sends none, or ``{}``)."""
-    if request.get_data():
+    if request.form:  # (a form's fields, read before for its CSRF token, leave no body to see)
+        only_fields(request.form.to_dict(), ("csrf_token",), what)
+    elif request.get_data():
         only_fields(_json_body(), (), what)
 
 

@@ -457,7 +457,8 @@ class DealerService:
             raise InputError(f"{len(bets)} bet(s) are on the table: the house rules and limits change only "
                              f"between rounds (remove the bets first)")
         new["bets"] = [dict(b) for b in bets]
-        new["late_bets"] = list(old.get("late_bets") or []) if bets else []
+        # (a note of a bet taken or removed after the reveal goes with the round it was made in)
+        new["late_bets"] = list(old.get("late_bets") or []) if same else []
         new["settled_tracks"] = list(old.get("settled_tracks") or [])  # the cards still on the table
         new["settled_cards"] = list(old.get("settled_cards") or [])
         new["settled_cards_all"] = list(old.get("settled_cards_all") or [])
@@ -667,32 +668,37 @@ class DealerService:
         changed with the outcome on the page had moved the dealer's top-up with it, unsaid."""
         if after_reveal not in (None, False, True):
             raise InputError(f"after_reveal is true or false, not {after_reveal!r}")
-        shown = self._shown_before_settling(s)
+        shown, in_doubt = self._shown_before_settling(s)
         if shown and after_reveal is not True:
-            raise InputError(f"the cards of {', '.join(shown)} are face up: bets close before the reveal; "
+            how = "read face up, in doubt" if in_doubt else "face up"
+            raise InputError(f"the cards of {', '.join(shown)} are {how}: bets close before the reveal; "
                              f"{what} now is taken only on the dealer's word (after_reveal), and marked so")
         return bool(shown)
 
-    def _shown_before_settling(self, s: Mapping[str, Any]) -> list[str]:
+    def _shown_before_settling(self, s: Mapping[str, Any]) -> tuple[list[str], bool]:
         """The zones of this round whose cards are hidden until the reveal and lie face up now (not
-        counting the cards of the round just recorded, still lying)."""
+        counting the cards of the round just recorded, still lying), and whether every card of them
+        read so is read in doubt (a face read unsure may be a back: the dealer is asked all the same,
+        as a bet taken unsaid with the outcome in view is what the rule is for)."""
         game = self._game()
         if game.name not in ROW_GAMES and game.name != "echobo":
-            return []
+            return [], False
         snap = self._snapshot()
         if _stale_table(snap):
-            return []
+            return [], False
         old_tracks = set(s.get("settled_tracks") or ())
         old_places = set(s.get("settled_cards") or ()) if not s.get("settled_gone") else set()
-        shown = []
+        shown, sure = [], False
         for z in self.builder.build(snap, game, s, s["bets"], _corrections_in_force(snap, s)).zones:
             if not (z.scored if game.name in ROW_GAMES else z.name == "dealer"):
                 continue
-            if any((c.get("corrected") or (c.get("face") not in (None, BACK) and not c.get("uncertain")))
-                   and f"{c.get('track_id')}:{c.get('recognised')}" not in old_tracks
-                   and f"{z.name}:{c.get('card')}" not in old_places for c in z.cards):
+            up = [c for c in z.cards if (c.get("corrected") or c.get("face") not in (None, BACK))
+                  and f"{c.get('track_id')}:{c.get('recognised')}" not in old_tracks
+                  and f"{z.name}:{c.get('card')}" not in old_places]
+            if up:
                 shown.append(zone_title(z))
-        return shown
+                sure |= any(c.get("corrected") or not c.get("uncertain") for c in up)
+        return shown, bool(shown) and not sure
 
     def _check_house_limits(self, game, s, player, on, amount) -> None:
         """The house's limits that a single new bet can already break (the rule engine checks them
@@ -1282,7 +1288,7 @@ class DealerService:
             try:
                 result = settle_round(built.round)
             except RoundError as exc:
-                raise InputError(f"cannot settle: {exc}") from None
+                raise InputError(f"cannot settle: {_said_of_the_table(str(exc))}") from None
             unsettled = not_settled(result)
             if unsettled:
                 raise InputError(f"cannot settle: {unsettled}")

@@ -111,16 +111,23 @@ function renderWinner(s) {
 function tieBrokenText(result, zones) {
   const label = (name) => { const z = zones.find((x) => x.name === name); return z ? z.label_en : name; };
   const each = (values) => Object.entries(values || {}).map(([row, v]) => `${label(row)} ${v}`).join(", ");
+  const rules = {push: "every bet is returned", dealer_takes_all: "the dealer takes every bet",
+    carry_over: "every stake goes into the pot for the next round"};
   const brk = result.tie_break;
-  if (brk && brk.method === "card_points") return `Tied: decided by card points (${each(brk.values)})`;
-  if (brk && brk.method === "raw_total") return `Tied: decided by the sum of the card values (${each(brk.values)})`;
-  if (brk && brk.method === "redraw" && brk.draws && brk.draws.length) {
-    const last = brk.draws[brk.draws.length - 1];
-    return `Tied: decided by ${brk.draws.length === 1 ? "a card drawn" : brk.draws.length + " cards drawn"} onto each row (${each(last.scores)})`;
+  let compared = "";
+  if (brk && (brk.method === "card_points" || brk.method === "raw_total")) {
+    compared = `${brk.method === "card_points" ? "card points" : "the sum of the card values"} (${each(brk.values)})`;
+  } else if (brk && brk.method === "redraw" && brk.draws && brk.draws.length) {
+    const n = brk.draws.length;
+    compared = `${n === 1 ? "a card drawn" : n + " cards drawn"} onto each row (${each(brk.draws[n - 1].scores)})`;
   }
-  const rule = {push: "every bet is returned", dealer_takes_all: "the dealer takes every bet",
-    carry_over: "every stake goes into the pot for the next round"}[result.tie];
-  return rule ? `Tie: ${rule}` : "";
+  // (the tie-break left the rows tied too: the rule it falls back to says what becomes of the bets)
+  if (result.winner === "tie") {
+    const rule = rules[(brk && brk.then) || result.tie];
+    if (compared) return `Tied again on ${compared}${rule ? ": " + rule : ""}`;
+    return rule ? `Tie: ${rule}` : "";
+  }
+  return compared ? `Tied: decided by ${compared}` : "";
 }
 
 // The winner is a row name, a player, "tie", the dealer's month (Echobo), or (games with several
