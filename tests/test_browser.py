@@ -1037,6 +1037,8 @@ def test_a_bet_once_the_cards_are_face_up_is_taken_only_on_the_dealers_word_and_
         page.wait_for_timeout(800)  # (the same action again at once is taken for a double tap)
         page.click("#bet-add")
         page.wait_for_selector("#bet-list li:has-text('(taken after the reveal)')", timeout=10000)
+        page.wait_for_selector("#message:has-text('Done, and marked as after the reveal.')", timeout=10000)
+        assert "after_reveal" not in asked[0]
         assert [(b["amount"], b.get("after_reveal")) for b in service.session["bets"]] == [(10, True)]
         assert page.input_value("#bet-amount") == ""
         assert errors == [], errors

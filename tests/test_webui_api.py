@@ -2425,9 +2425,9 @@ def test_bets_close_at_the_reveal_unless_the_dealer_says_so_and_then_are_marked(
     assert taken.status_code == 201 and taken.get_json()["after_reveal"] is True
     live.show({"saki": SAKI, "ato": [(4, "wisteria-cuckoo"), (5, "iris-bridge"), (6, "susuki-moon")]})
     pending = d.post("/api/settle").get_json()
-    assert pending["result"]["late_bets"] == ["Ben: 500 on saki taken after the reveal"]
+    assert pending["result"]["late_bets"] == ["Ben: 500 on Saki 先 taken after the reveal"]
     assert d.post("/api/confirm", {"pending": pending["id"]}).status_code == 200
-    assert "Ben: 500 on saki taken after the reveal" in d.get("/history").get_data(as_text=True)
+    assert "Ben: 500 on Saki 先 taken after the reveal" in d.get("/history").get_data(as_text=True)
     # the next round's bets, the cards of this one still lying: open (they are not the next round's)
     assert d.post("/api/bets", {"player": "Aki", "on": "saki", "amount": 10}).status_code == 201
     live.show({})
@@ -2445,6 +2445,10 @@ def test_echobo_bets_close_once_the_dealers_card_is_shown(app, live):
     live.show({"dealer": [(1, "plum-warbler")]})
     r = d.post("/api/bets", {"player": "Ben", "on": "plum-warbler", "amount": 10})
     assert r.status_code == 400 and "Dealer's card" in r.get_json()["error"] and "bets close" in r.get_json()["error"]
+    # taken on the dealer's word, the note says what it is on as the page does (not "on 2")
+    assert d.post("/api/bets", {"player": "Ben", "on": 2, "amount": 10, "after_reveal": True}).status_code == 201
+    assert [e["note"] for e in app.extensions["hanadealer"]["service"].session["late_bets"]] == [
+        "Ben: 10 on month 2 taken after the reveal"]
 
 
 def test_an_amount_booked_that_cannot_be_read_leaves_history_and_confirm_working(app, live, ledger_path):
@@ -2473,7 +2477,7 @@ def test_an_amount_booked_that_cannot_be_read_leaves_history_and_confirm_working
 @pytest.mark.parametrize("field, damage", [
     ("corrections", None), ("settled_cards", 5), ("settled_tracks", [1]),
     ("pending.cards", [1]), ("pending.result.net", {"Aki": None, "Ben": 0, "dealer": 0}),
-    ("pending.result", {}), ("pending.result.carry", "x")])
+    ("pending.result", {}), ("pending.result.carry", "x"), ("chosen", "Aki"), ("busts", {"Ben": "maple-deer"})])
 def test_a_stored_session_damaged_inside_is_set_aside_not_an_error_on_every_page(live, ledger_path, field, damage):
     # each made the table page's state (and so its live updates), or the Confirm, an internal error
     app = create_app({"LIVE": live, "LEDGER": str(ledger_path), "PIN": PIN, "TESTING": True})
@@ -2575,4 +2579,73 @@ def test_a_row_read_face_up_in_doubt_closes_bets_too_and_a_removal_noted_outlast
     assert r.status_code == 400 and "the cards of Saki 先 are read face up, in doubt: bets close" in r.get_json()["error"]
     assert d.post(f"/api/bets/{bet['id']}/remove", {"after_reveal": True}).status_code == 200
     assert d.post("/api/session", dict(SESSION, players=SESSION["players"] + [{"name": "Cho"}])).status_code == 200
-    assert app.extensions["hanadealer"]["service"].session["late_bets"] == ["Aki: 100 on saki removed after the reveal"]
+    assert [e["note"] for e in app.extensions["hanadealer"]["service"].session["late_bets"]] == [
+        "Aki: 100 on Saki 先 removed after the reveal"]
+
+
+@pytest.mark.parametrize("how", ["a chaff copy named for a bet on the other", "a card the dealer corrected"])
+def test_echobo_the_dealers_card_of_the_round_recorded_is_known_however_the_page_named_it(app, live, how):
+    # the page's name for it (pine-chaff-2, the -1 copy being bet on; or the dealer's correction) was
+    # not the camera's, so it was struck off at once, and the old card was settled and booked again
+    d = Dealer(app)
+    d.post("/api/session", {"game": "echobo", "players": [{"name": "Aki"}, {"name": "Ben"}]})
+    if how.startswith("a chaff"):
+        d.post("/api/bets", {"player": "Aki", "on": "pine-chaff-1", "amount": 10})
+        live.show({"dealer": [(1, "pine-chaff-1")]})
+    else:
+        d.post("/api/bets", {"player": "Aki", "on": 2, "amount": 10})
+        live.show({"dealer": [(1, "cherry-curtain")]})
+        assert d.post("/api/correct", {"track_id": 1, "card": "plum-warbler"}).status_code == 200
+    assert d.post("/api/confirm", {"pending": d.post("/api/settle").get_json()["id"]}).status_code == 200
+    # the next round's bet is open: the card lying is the last round's
+    assert d.post("/api/bets", {"player": "Ben", "on": 3, "amount": 10}).status_code == 201
+    old = live.snapshot()["zones"]["dealer"][0]
+    live.show({"dealer": [(9, old["card"])]})  # (a hand held over it: a new track)
+    r = d.post("/api/settle")
+    assert r.status_code == 400 and "these are the cards of the round just recorded" in r.get_json()["error"]
+    assert Ledger(app.config["LEDGER"]).round_count() == 1
+
+
+def test_a_bet_while_the_camera_is_away_is_checked_against_the_cards_last_seen(app, live):
+    # the dealer's card last seen face up, the camera then lost: a bet on its month was taken unmarked
+    d = Dealer(app)
+    d.post("/api/session", {"game": "echobo", "players": [{"name": "Aki"}, {"name": "Ben"}]})
+    d.post("/api/bets", {"player": "Aki", "on": 1, "amount": 10})
+    live.show({"dealer": [(1, "cherry-curtain")]}, status={"camera": "lost", "error": "unplugged", "table": "stale"})
+    r = d.post("/api/bets", {"player": "Ben", "on": 3, "amount": 10})
+    assert r.status_code == 400 and "bets close before the reveal" in r.get_json()["error"]
+
+
+def test_a_settlement_waiting_over_a_restart_keeps_its_corrections_unsaid_as_a_change(live, ledger_path):
+    # after the restart the page said the table had changed since Settle, and asked for a tap on the
+    # card put right, which would have voided the settlement
+    app = create_app({"LIVE": live, "LEDGER": str(ledger_path), "PIN": PIN, "TESTING": True})
+    d = Dealer(app)
+    d.post("/api/session", SESSION)
+    d.post("/api/bets", {"player": "Aki", "on": "saki", "amount": 10})
+    live.show({"saki": SAKI, "ato": [(4, "wisteria-cuckoo"), (5, "iris-bridge"), (6, "clover-boar")]})
+    assert d.post("/api/correct", {"track_id": 6, "card": "susuki-moon"}).status_code == 200
+    pending = d.post("/api/settle").get_json()
+    d = Dealer(create_app({"LIVE": live, "LEDGER": str(ledger_path), "TESTING": True}))
+    live.show({"saki": [(11, "pine-crane"), (12, "plum-chaff-1"), (13, "cherry-curtain")],
+               "ato": [(14, "wisteria-cuckoo"), (15, "iris-bridge"), (16, "clover-boar")]})
+    state = d.get("/api/state").get_json()
+    assert "pending_note" not in state and not any("before the server restarted" in p for p in state["problems"])
+    assert d.post("/api/confirm", {"pending": pending["id"]}).status_code == 200
+    assert Ledger(ledger_path).rounds()[0].result["winner"] == "ato"
+
+
+def test_a_bet_taken_after_a_reveal_not_settled_is_recorded_as_such_with_the_next_deal(app, live, ledger_path):
+    # the deal gathered unsettled (a misdeal), its bets left for the next: that round was recorded
+    # with "taken after the reveal", as if it came after its own
+    d = Dealer(app)
+    d.post("/api/session", SESSION)
+    d.post("/api/bets", {"player": "Aki", "on": "saki", "amount": 10})
+    live.show({"saki": SAKI})
+    assert d.post("/api/bets", {"player": "Ben", "on": "ato", "amount": 10, "after_reveal": True}).status_code == 201
+    live.show({})  # gathered, not settled
+    d.get("/api/state")
+    live.show({"saki": [(21, "maple-deer"), (22, "clover-boar"), (23, "pine-chaff-2")],
+               "ato": [(24, "cherry-chaff-1"), (25, "iris-chaff-1"), (26, "plum-chaff-2")]})
+    pending = d.post("/api/settle").get_json()
+    assert pending["result"]["late_bets"] == ["Ben: 10 on Ato 後 taken after the reveal of an earlier deal, not settled"]

@@ -131,8 +131,9 @@ class RoundBuilder:
         if game.name == "echobo":
             used.update(b["on"] for b in bets if isinstance(b.get("on"), str) and is_card(b["on"]))
         # cards put right before a restart: the camera's reading of each, and the card named for it
-        doubts = {d.get("read"): d.get("card") for d in setup.get("restart_doubts") or ()
-                  if isinstance(d, Mapping)}
+        # (not while a settlement waits: it keeps the corrections it was made with, and a tap voids it)
+        doubts = {} if setup.get("pending") else {
+            d.get("read"): d.get("card") for d in setup.get("restart_doubts") or () if isinstance(d, Mapping)}
         # corrected cards first, so a guess never takes the copy the dealer named
         for cards in seen.values():
             for c in cards:

@@ -653,52 +653,57 @@ class DealerService:
             self._check_house_limits(game, s, player, on, amount)
             bet = {"id": secrets.token_hex(4), "player": player, "on": on,
                    "amount": to_json_amount(amount)}
-            if self._bets_closed(s, data.get("after_reveal"), "a bet"):
+            shown = self._bets_closed(s, data.get("after_reveal"), "a bet")
+            if shown:
                 bet["after_reveal"] = True
-                s.setdefault("late_bets", []).append(f"{player}: {bet['amount']} on {on} taken after the reveal")
+                s.setdefault("late_bets", []).append({
+                    "note": f"{player}: {bet['amount']} on {_target_said(game, s, on)} taken after the reveal",
+                    "shown": shown})
             s["bets"].append(bet)
             s["pending"] = None
             self._save()
             return bet
 
-    def _bets_closed(self, s: Mapping[str, Any], after_reveal: Any, what: str) -> bool:
+    def _bets_closed(self, s: Mapping[str, Any], after_reveal: Any, what: str) -> list[str]:
         """Whether the cards the bets are on are shown already (RULES.md §3.1: the rows lie face down
         while bets are taken; Echobo's dealer's card is under the kamishita): then a bet taken or
         removed is refused, or, where the dealer says so (``after_reveal``), taken and marked. A bet
-        changed with the outcome on the page had moved the dealer's top-up with it, unsaid."""
+        changed with the outcome on the page had moved the dealer's top-up with it, unsaid. The cards
+        shown (their place keys) are given back: the note is for the reveal of those cards."""
         if after_reveal not in (None, False, True):
             raise InputError(f"after_reveal is true or false, not {after_reveal!r}")
-        shown, in_doubt = self._shown_before_settling(s)
+        shown, in_doubt, keys = self._shown_before_settling(s)
         if shown and after_reveal is not True:
             how = "read face up, in doubt" if in_doubt else "face up"
             raise InputError(f"the cards of {', '.join(shown)} are {how}: bets close before the reveal; "
                              f"{what} now is taken only on the dealer's word (after_reveal), and marked so")
-        return bool(shown)
+        return sorted(keys) if shown else []
 
-    def _shown_before_settling(self, s: Mapping[str, Any]) -> tuple[list[str], bool]:
+    def _shown_before_settling(self, s: Mapping[str, Any]) -> tuple[list[str], bool, set[str]]:
         """The zones of this round whose cards are hidden until the reveal and lie face up now (not
         counting the cards of the round just recorded, still lying), and whether every card of them
         read so is read in doubt (a face read unsure may be a back: the dealer is asked all the same,
         as a bet taken unsaid with the outcome in view is what the rule is for)."""
         game = self._game()
         if game.name not in ROW_GAMES and game.name != "echobo":
-            return [], False
+            return [], False, set()
+        # (a table not being read now shows its cards as last seen: a bet taken while the camera was
+        # away, the dealer's card last seen face up, was taken unmarked)
         snap = self._snapshot()
-        if _stale_table(snap):
-            return [], False
         old_tracks = set(s.get("settled_tracks") or ())
         old_places = set(s.get("settled_cards") or ()) if not s.get("settled_gone") else set()
-        shown, sure = [], False
+        shown, sure, keys = [], False, set()
         for z in self.builder.build(snap, game, s, s["bets"], _corrections_in_force(snap, s)).zones:
             if not (z.scored if game.name in ROW_GAMES else z.name == "dealer"):
                 continue
             up = [c for c in z.cards if (c.get("corrected") or c.get("face") not in (None, BACK))
                   and f"{c.get('track_id')}:{c.get('recognised')}" not in old_tracks
-                  and f"{z.name}:{c.get('card')}" not in old_places]
+                  and _place_key(z.name, c) not in old_places]
             if up:
                 shown.append(zone_title(z))
                 sure |= any(c.get("corrected") or not c.get("uncertain") for c in up)
-        return shown, bool(shown) and not sure
+                keys |= {k for c in up if (k := _place_key(z.name, c)) is not None}
+        return shown, bool(shown) and not sure, keys
 
     def _check_house_limits(self, game, s, player, on, amount) -> None:
         """The house's limits that a single new bet can already break (the rule engine checks them
@@ -759,10 +764,12 @@ class DealerService:
             gone = [b for b in s["bets"] if b["id"] == bet_id]
             if not gone:
                 raise InputError(f"no bet {bet_id!r} (it may have been removed already)")
-            if self._bets_closed(s, data.get("after_reveal"), "a bet's removal"):
+            shown = self._bets_closed(s, data.get("after_reveal"), "a bet's removal")
+            if shown:
                 b = gone[0]
-                s.setdefault("late_bets", []).append(f"{b['player']}: {b['amount']} on {b['on']} removed after "
-                                                     f"the reveal")
+                s.setdefault("late_bets", []).append({
+                    "note": f"{b['player']}: {b['amount']} on {_target_said(self._game(), s, b['on'])} removed "
+                            f"after the reveal", "shown": shown})
             s["bets"] = [b for b in s["bets"] if b["id"] != bet_id]
             s["pending"] = None
             self._save()
@@ -908,7 +915,7 @@ class DealerService:
         if _stale_table(snap):
             return  # (cards not seen on a table not being read are not gone)
         zones, _, unassigned = table_zones(snap)
-        placed = {f"{name}:{c.get('card')}" for name, cards in zones.items() for c in cards if c.get("card")}
+        placed = {k for name, cards in zones.items() for c in cards if (k := _place_key(name, c)) is not None}
         tracks = {str(c.get("track_id")) for cards in zones.values() for c in cards} | {
             str(c.get("track_id")) for c in unassigned if c.get("face") not in (None, BACK)}
         settled_tracks = {k.split(":", 1)[0] for k in s.get("settled_tracks") or ()}
@@ -1069,7 +1076,7 @@ class DealerService:
         for zone in self.builder.build(snap, self._game(), s, s["bets"], _corrections_in_force(snap, s)).zones:
             if zone.name == "dealer" or not zone.cards or not _read_surely(zone) \
                     or any(c.get("discarded") for c in zone.cards) \
-                    or any(f"{zone.name}:{c['card']}" in settled for c in zone.cards):
+                    or any(_place_key(zone.name, c) in settled for c in zone.cards):
                 continue
             cards = [c["card"] for c in zone.cards]
             if _is_bust(cards, "last" if zone.name == seats[-1] else "bettor", house):
@@ -1260,18 +1267,21 @@ class DealerService:
                             or placed and placed <= set(s.get("settled_cards_all") or s.get("settled_cards") or ())):
             # Settle and Confirm pressed again on the same table booked the same round twice
             return replace(built, round=None, problems=(*built.problems, "these are the cards of the round just "
-                                                        "recorded: deal the next round before settling again"))
+                                                        "recorded: deal the next round before settling again (a "
+                                                        "card of the new deal laid where the same card lay: lift "
+                                                        "it a moment and lay it again)"))
         # some of them beside the next round's (a hand not yet gathered, the dealer's new cards laid by
         # his old ones): settled, they were booked a second time
         old = set(s.get("settled_tracks") or ())
         old_places = set(s.get("settled_cards") or ()) if not s.get("settled_gone") else set()
         lying = [c for c in built.cards if f"{c.get('track_id')}:{c.get('recognised')}" in old
-                 or f"{c.get('zone')}:{c.get('card')}" in old_places]
+                 or _place_key(c.get("zone"), c) in old_places]
         if built.ready and lying:
             where = ", ".join(dict.fromkeys(str(c.get("zone")) for c in lying))
             return replace(built, round=None, problems=(*built.problems, (
                 f"{len(lying)} card(s) of the round just recorded still lie on the table ({where}): gather them "
-                f"before settling the next round")))
+                f"before settling the next round (a card of the new deal laid where the same card lay while the "
+                f"table was not read: lift it a moment and lay it again)")))
         return built
 
     def settle(self) -> dict:
@@ -1297,7 +1307,7 @@ class DealerService:
             except Exception:  # no picture is no reason to refuse the round
                 jpeg = b""
             if s.get("late_bets"):  # (recorded with the round, as the history shows it)
-                result = dict(result, late_bets=list(s["late_bets"]))
+                result = dict(result, late_bets=_late_notes(s["late_bets"], _placed_keys(built.cards)))
             s["pending"] = {"id": secrets.token_hex(6), "round": built.round, "result": result,
                             "cards": list(built.cards)}
             self._save()
@@ -1656,10 +1666,17 @@ def _stored_session_problem(session: Mapping[str, Any]) -> str | None:
         if session.get(key) is not None and not (isinstance(session[key], list)
                                                  and all(isinstance(x, str) for x in session[key])):
             return f"its list of the cards last recorded ({key}) is not one"
+    # (Otoroku: a choice of bettors given as a name, or a bust as text, was read letter by letter)
+    if session.get("chosen") is not None and not (isinstance(session["chosen"], list)
+                                                  and all(isinstance(x, str) for x in session["chosen"])):
+        return "its choice of bettors is not a list of seats"
+    if not all(isinstance(v, list) and all(isinstance(c, str) for c in v) for v in (session.get("busts") or {}).values()):
+        return "a bust remembered in it is not a list of cards"
     if session.get("restart_doubts") is not None and not isinstance(session["restart_doubts"], list):
         return "its list of cards put right before a restart is not one"
     if session.get("late_bets") is not None and not (isinstance(session["late_bets"], list) and all(
-            isinstance(x, str) for x in session["late_bets"])):
+            isinstance(x, str) or isinstance(x, Mapping) and isinstance(x.get("note"), str)
+            for x in session["late_bets"])):
         return "its list of bets changed after the reveal is not one"
     if session.get("camera_gap") is not None and (not isinstance(session["camera_gap"], int)
                                                   or isinstance(session["camera_gap"], bool)):
@@ -1863,6 +1880,27 @@ def banner(status: Mapping[str, Any]) -> str | None:
     return f"{what}: {error}" if error else what
 
 
+def _late_notes(late: list, settled: set[str]) -> list[str]:
+    """The notes of bets taken or removed after a reveal, as recorded with the round settled on the
+    cards ``settled`` (place keys): one made after the reveal of other cards (a deal gathered
+    unsettled, its bets left for the next) says so, not that it came after this round's reveal."""
+    out = []
+    for entry in late:
+        if isinstance(entry, str):
+            out.append(entry)
+        elif not entry.get("shown") or set(entry["shown"]) & settled:
+            out.append(entry["note"])
+        else:
+            out.append(entry["note"].replace("after the reveal", "after the reveal of an earlier deal, not settled"))
+    return out
+
+
+def _target_said(game, s, on) -> str:
+    """What a bet is on, as the page says it: "Saki 先", "month 2", a card's name."""
+    label = next((t["label"] for t in _target_labels(game, s) if t["on"] == on), None)
+    return label or (card_label(on) if isinstance(on, str) else f"month {on}")
+
+
 def _target_labels(game, s) -> list[dict]:
     try:
         targets = bet_targets(game, s)
@@ -2015,9 +2053,17 @@ def _exact(amount: int | float) -> Fraction:
     return parse_amount(amount, "a stored amount")
 
 
+def _place_key(zone: Any, card: Mapping[str, Any]) -> str | None:
+    """A card by its zone and the face the camera reads on it, or None for a back: not the card id the
+    page gives it, which a correction, or the chaff copy a bet on the other took, makes another than
+    the camera's next reading of the same card (Echobo's card of the last round was booked again)."""
+    face = card.get("face")
+    return None if face in (None, BACK) else f"{zone}:{face}"
+
+
 def _placed_keys(cards) -> set[str]:
-    """Each card of a round by its zone and card id (the cards of the next deal differ from them)."""
-    return {f"{c.get('zone')}:{c.get('card')}" for c in cards if c.get("card")}
+    """Each card of a round by its zone and face (the cards of the next deal differ from them)."""
+    return {k for c in cards if (k := _place_key(c.get("zone"), c)) is not None}
 
 
 def _settled_keys(cards) -> set[str]:

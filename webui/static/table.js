@@ -391,11 +391,13 @@ async function afterRevealToo(path, body, doIt) {
     await api(path, body);
     return true;
   } catch (e) {
-    if (!String(e.message).includes("bets close before the reveal") ||
-        !window.confirm(`${e.message}\n\n${doIt} anyway? It is recorded as done after the reveal.`)) return false;
+    const said = String(e.message).replace(" (after_reveal)", "");  // (the field is the server's word)
+    if (!said.includes("bets close before the reveal") ||
+        !window.confirm(`${said}\n\n${doIt} anyway? It is recorded as done after the reveal.`)) return false;
   }
   try {
     await api(path, Object.assign({}, body, {after_reveal: true}));
+    showMessage("Done, and marked as after the reveal.");  // (the refusal stayed up, as if it had failed)
     return true;
   } catch (e) { return false; /* shown */ }
 }
