@@ -562,6 +562,11 @@ def test_an_image_folder_shows_files_added_and_comes_back_when_filled_again_unde
         except FrameSkipped:
             reads.append(None)
     assert reads[-2:] == [30, 30], reads
+    import shutil
+    shutil.rmtree(tmp_path)  # the folder itself taken away
+    with pytest.raises(CameraError, match="image folder .* is gone"):
+        for _ in range(3):
+            source.read()
 
 
 def test_a_jpeg_damaged_inside_is_refused_with_standard_error_closed_too(tmp_path):

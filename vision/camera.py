@@ -282,6 +282,8 @@ class ImageFolderSource:
                 self.files = self._listed() or self.files
             # (every file gone, or damaged as it was: the camera is said lost, not a skip each frame)
             if all(_stamp(p) is None or self._bad.get(p) == _stamp(p) for p in self.files):
+                if not self.directory.is_dir():  # (said as a folder with no readable image)
+                    raise CameraError(f"image folder {str(self.directory)!r} is gone")
                 fresh = self._listed()
                 if fresh and fresh != self.files:
                     self.files, self._pos = fresh, 0
