@@ -1079,3 +1079,20 @@ def test_the_card_chooser_offers_only_the_cards_of_the_games_deck(tmp_path):
         assert len(offered) == 40 and "cherry-curtain" in offered
         assert not any(c.startswith(("willow-", "paulownia-")) for c in offered)
         assert errors == [], errors
+
+
+def test_a_settlement_says_the_pot_carried_as_an_amount_and_no_fee_where_none_is_taken(tmp_path):
+    """The pot carried read "+200" as if someone had won it, and "Fee (terazen): 0" stood under every
+    settlement of a house that takes no fee."""
+    session = {"game": "batta-maki", "house": {"tie_rule": "carry_over"}, "players": [{"name": "Aki"}, {"name": "Ben"}]}
+    with page_on_a_fake_table(tmp_path, session) as (page, errors, service, live):
+        service.add_bet({"player": "Aki", "on": "saki", "amount": 100})
+        service.add_bet({"player": "Ben", "on": "ato", "amount": 100})
+        live.show({"saki": [(1, "pine-crane"), (2, "plum-chaff-1"), (3, "cherry-curtain")],
+                   "ato": [(4, "wisteria-cuckoo"), (5, "iris-bridge"), (6, "clover-boar")]})
+        page.wait_for_selector("#winner-name", timeout=10000)
+        page.click("#settle-btn")
+        page.wait_for_selector("#carry-out", timeout=10000)
+        assert page.inner_text("#carry-out") == "Pot carried to the next round: 200"
+        assert "Fee (terazen" not in page.inner_text("body")
+        assert errors == [], errors
