@@ -262,6 +262,14 @@ def _synth(args) -> int:
             raise ValueError(f"--workers must be from 1 to 64, not {args.workers}")
         config = _config_from(args)
         _check_shared_for(args)
+        # (an export meant for training that holds the benchmark's own scenes, or the art it holds out,
+        # makes every figure measured after it a figure of the training data: said, not refused, as a
+        # look at those scenes is fair)
+        from datasets.splits import EVAL_SEED_BASE, HELD_OUT_ART
+        held = [f"seeds from {EVAL_SEED_BASE} render the evaluation splits"] if args.seed >= EVAL_SEED_BASE else []
+        held += [f"{HELD_OUT_ART} is the art training never sees"] if HELD_OUT_ART in args.art else []
+        if held:
+            print(f"hanadealer synth: warning: {' and '.join(held)}: do not train on these scenes", file=sys.stderr)
         for name in dict.fromkeys(args.art):  # (each read, or refused, before --out is made or cleared:
             load_art(name, shared=args.shared)  # --overwrite with a misspelt set deleted the run before)
         out = _writable_dir(args.out)

@@ -16,6 +16,17 @@ def test_bench_prints_json_figures(capsys):
     assert "realtime" not in out
 
 
+def test_cards_never_shown_right_are_counted_not_left_out_unsaid(capsys):
+    # missed cards were simply absent from the delays, which looked the better for them
+    assert bench_live.main(["--frames", "120", "--miss-rate", "0"]) == 0
+    clean = json.loads(capsys.readouterr().out)
+    assert clean["cards_never_shown_right"] == 0
+    assert bench_live.main(["--frames", "120", "--miss-rate", "0.95"]) == 0
+    missing = json.loads(capsys.readouterr().out)
+    assert missing["cards_never_shown_right"] > 0
+    assert missing["frames_until_card_shown"]["n"] < clean["frames_until_card_shown"]["n"]
+
+
 def test_bench_realtime_part(capsys):
     assert bench_live.main(["--frames", "5", "--realtime-seconds", "0.5"]) == 0
     realtime = json.loads(capsys.readouterr().out)["realtime"]

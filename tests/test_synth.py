@@ -650,3 +650,14 @@ def test_negative_crops_when_one_card_fills_the_frame():
     crops = crops_from_scene(np.random.default_rng(0), image, labels, negatives=3)
     assert [c[1]["face"] for c in crops][0] == "pine-crane"
     assert all(c[0].shape == (96, 64, 3) for c in crops)
+
+
+def test_synth_warns_that_scenes_of_the_evaluation_seeds_are_not_for_training(tmp_path):
+    # `synth --seed 1000006 --art demo` wrote the demo split's own scenes, unsaid: trained on, every
+    # figure after it measured the training data
+    r = _cli("synth", "--art", "demo", "--count", "1", "--out", str(tmp_path / "a"), "--seed", "1000006",
+             "--size", "320x180")
+    assert r.returncode == 0 and "warning: seeds from 1000000 render the evaluation splits: do not train on these scenes" \
+        in r.stderr, r.stderr
+    r = _cli("synth", "--art", "demo", "--count", "1", "--out", str(tmp_path / "b"), "--seed", "3", "--size", "320x180")
+    assert r.returncode == 0 and "warning" not in r.stderr

@@ -174,6 +174,22 @@ def test_bench_vision_on_the_demo_split(capsys):
     for key in ("face_accuracy", "detection_recall", "detection_precision", "uncertain_share",
                 "confident_wrong_rate"):
         assert key in demo
+    assert report["renders"] == "development"
+    assert report["totals"]["cards"] == demo["cards"] and report["totals"]["found"] == demo["cards"] - demo["missed"]
+    assert report["totals"]["uncertain"] == demo["uncertain"]
+
+
+def test_bench_vision_test_renders_are_the_splits_at_other_seeds_nothing_was_chosen_on(capsys):
+    # the development splits' zero of confident misreads was selected for: fresh renders showed some
+    assert main(["bench-vision", "--no-speed", "--splits", "demo", "--scenes", "2", "--test"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert report["renders"] == "test" and sorted(report["splits"]) == ["demo+1000", "demo+2000"]
+    from datasets.splits import get_split, split_scenes
+    dev, test = next(split_scenes("demo", limit=1)), next(split_scenes(get_split("demo", 1000), limit=1))
+    assert dev[2] != test[2]  # (other scenes)
+    assert report["totals"]["cards"] == sum(r["cards"] for r in report["splits"].values())
+    with pytest.raises(ValueError, match="a test render is at a seed offset of 1000 or 2000"):
+        get_split("demo", 5)
 
 
 def test_bench_vision_says_why_cards_were_missed(monkeypatch, capsys):

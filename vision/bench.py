@@ -12,10 +12,11 @@ import numpy as np
 from vision.evaluate import MISS_CAUSES, Tally, cards_from_scene_labels, load_photo_labels, miss_causes, score_frame
 
 
-def split_scenes(name: str, count: int | None, shared=None):
-    """(image, labels) of the evaluation split ``name`` (its own seeded scenes; the first ``count``)."""
+def split_scenes(name: str, count: int | None, shared=None, offset: int = 0):
+    """(image, labels) of the evaluation split ``name`` (its own seeded scenes; the first ``count``;
+    with ``offset``, its test render)."""
     from datasets import splits
-    split = splits.get_split(name)
+    split = splits.get_split(name, offset)
     if split.needs_shared and shared is None:
         raise FileNotFoundError("needs ../shared (card art), which is not present")
     for _, image, labels in splits.split_scenes(split, shared=shared, limit=count):
@@ -39,12 +40,12 @@ def timing_frames(cards: int, frames: int, seed: int = 5) -> tuple[list[np.ndarr
     return [image for image, _ in scenes], float(np.mean([len(labels["cards"]) for _, labels in scenes]))
 
 
-def evaluate_split(detector, name: str, count: int | None, shared=None) -> dict:
+def evaluate_split(detector, name: str, count: int | None, shared=None, offset: int = 0) -> dict:
     """The split's figures; with a detector that can list its candidate quads and their readings
     (``candidate_readings``), also why the missed cards were missed (vision.evaluate.miss_causes)."""
     tally = Tally()
     ms = []
-    for image, labels in split_scenes(name, count, shared):
+    for image, labels in split_scenes(name, count, shared, offset):
         detections, t = detector.detect_timed(image)
         ms.append(t["total"])
         frame_tally = score_frame(detections, cards_from_scene_labels(labels))
@@ -122,8 +123,27 @@ def cpu_model(cpuinfo: Path = Path("/proc/cpuinfo")) -> str:
         return name
 
 
+TOTALLED = ("cards", "found", "uncertain", "false_alarms", "confident_false_alarms", "confident_wrong",
+            "confident_errors", "confident_errors_naming_a_card")
+
+
+def _totals(rows: dict) -> dict:
+    """The splits' counts added up (the rates of the README: of all cards, or of all found)."""
+    out = dict.fromkeys(TOTALLED, 0)
+    for r in rows.values():
+        if "cards" not in r:
+            continue
+        out["found"] += r["cards"] - r["missed"]
+        for k in TOTALLED:
+            if k != "found":
+                out[k] += r.get(k, 0)
+    return out
+
+
 def run_benchmark(detector, scenes=None, splits=None, frames=30, card_counts=(9, 45), accuracy=True,
-                  speed=True, shared=None) -> dict:
+                  speed=True, shared=None, test=False) -> dict:
+    """``test``: the test renders of the splits (datasets.splits.TEST_SEED_OFFSETS), which nothing was
+    chosen on, instead of the development splits."""
     from datasets.shared import shared_dir
     report: dict = {"machine": {"python": platform.python_version(), "cpu": platform.processor() or platform.machine(),
                                 "cpu_model": cpu_model(),
@@ -138,12 +158,17 @@ def run_benchmark(detector, scenes=None, splits=None, frames=30, card_counts=(9,
             if unknown:
                 raise ValueError(f"unknown split(s) {', '.join(unknown)}; the splits are: {', '.join(names)}")
             names = list(splits)
+        from datasets.splits import TEST_SEED_OFFSETS
         report["splits"] = {}
-        for name in names:
-            try:
-                report["splits"][name] = evaluate_split(detector, name, scenes, root)
-            except FileNotFoundError as exc:  # a split that needs ../shared where it is absent
-                report["splits"][name] = {"skipped": str(exc)}
+        for offset in TEST_SEED_OFFSETS if test else (0,):
+            for name in names:
+                key = f"{name}+{offset}" if offset else name
+                try:
+                    report["splits"][key] = evaluate_split(detector, name, scenes, root, offset)
+                except FileNotFoundError as exc:  # a split that needs ../shared where it is absent
+                    report["splits"][key] = {"skipped": str(exc)}
+        report["totals"] = _totals(report["splits"])
+        report["renders"] = "test" if test else "development"
         if root is not None and (root / "photos-dev" / "labels.csv").is_file():
             report["photos_dev"] = evaluate_photos(detector, root / "photos-dev")
         else:

@@ -40,6 +40,9 @@ def register(subparsers) -> None:
     only.add_argument("--no-accuracy", action="store_true", help="timing only")
     only.add_argument("--no-speed", action="store_true", help="accuracy only")
     b.add_argument("--markdown", action="store_true", help="print the headline figures as Markdown tables too")
+    b.add_argument("--test", action="store_true",
+                   help="the test renders of the splits (their seeds + 1000 and + 2000), on which nothing was "
+                        "chosen, instead of the development splits (where what shipped was judged)")
     b.add_argument("--models", default=None)
     b.add_argument("--shared", default=None, help="the shared data folder (default: $HANADEALER_SHARED, else ../shared)")
     b.add_argument("--threads", type=whole(1, 64), default=2, help="onnxruntime threads (default 2)")
@@ -137,7 +140,7 @@ def bench(args) -> int:
         report = run_benchmark(detector, scenes=20 if args.quick and args.scenes is None else args.scenes,
                                splits=args.splits, frames=args.frames or (10 if args.quick else 30),
                                card_counts=args.cards, accuracy=not args.no_accuracy, speed=not args.no_speed,
-                               shared=args.shared)
+                               shared=args.shared, test=args.test)
     except (ValueError, FileNotFoundError) as exc:
         _error(f"bench-vision: {exc}")
         return 2

@@ -140,6 +140,7 @@ class Tally:
             "orientation_accuracy": _ratio(sum(c.orientation_right for c in found if c.truth != "back"),
                                            sum(1 for c in found if c.truth != "back")),
             "uncertain_share": _ratio(sum(c.uncertain for c in found), len(found)),
+            "uncertain": sum(c.uncertain for c in found),
             # the doubt split by what the card is: a face-up card the dealer confirms before a settlement
             # names it, or a face-down card read as a back (a plain dark back on a dark table reads
             # much like the table; a back names no card)
