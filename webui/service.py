@@ -130,7 +130,10 @@ class DealerService:
         self.session: dict | None = self._stored_session()
         held = self._stored_as
         if self.session:
-            if self.session.get("corrections") or self.session.get("settled_tracks"):
+            for key in ("settled_cards", "settled_cards_all"):  # (stored by an earlier version: zone:card id)
+                if self.session.get(key):
+                    self.session[key] = sorted({_key_by_face(k) for k in self.session[key]})
+            if self.session.get("corrections") or self.session.get("settled_tracks") or self.session != held:
                 # a correction names a card by the tracker's track id, and the tracker of this run
                 # numbers its cards afresh: kept, a correction would land on whichever card now has
                 # that number (shown as corrected, never amber). The cards still in doubt come back
@@ -657,19 +660,20 @@ class DealerService:
             if shown:
                 bet["after_reveal"] = True
                 s.setdefault("late_bets", []).append({
-                    "note": f"{player}: {bet['amount']} on {_target_said(game, s, on)} taken after the reveal",
-                    "shown": shown})
+                    "note": f"{player}: {bet['amount']} on {_target_said(game, s, on)} taken after the reveal"
+                            f"{shown['doubt']}", "shown": shown["keys"]})
             s["bets"].append(bet)
             s["pending"] = None
             self._save()
             return bet
 
-    def _bets_closed(self, s: Mapping[str, Any], after_reveal: Any, what: str) -> list[str]:
+    def _bets_closed(self, s: Mapping[str, Any], after_reveal: Any, what: str) -> dict | None:
         """Whether the cards the bets are on are shown already (RULES.md §3.1: the rows lie face down
         while bets are taken; Echobo's dealer's card is under the kamishita): then a bet taken or
         removed is refused, or, where the dealer says so (``after_reveal``), taken and marked. A bet
-        changed with the outcome on the page had moved the dealer's top-up with it, unsaid. The cards
-        shown (their place keys) are given back: the note is for the reveal of those cards."""
+        changed with the outcome on the page had moved the dealer's top-up with it, unsaid. Where they
+        are shown: the cards (their keys: the note is for the reveal of those cards) and, where all
+        were read so in doubt, the words that say it; else None."""
         if after_reveal not in (None, False, True):
             raise InputError(f"after_reveal is true or false, not {after_reveal!r}")
         shown, in_doubt, keys = self._shown_before_settling(s)
@@ -677,7 +681,9 @@ class DealerService:
             how = "read face up, in doubt" if in_doubt else "face up"
             raise InputError(f"the cards of {', '.join(shown)} are {how}: bets close before the reveal; "
                              f"{what} now is taken only on the dealer's word (after_reveal), and marked so")
-        return sorted(keys) if shown else []
+        if not shown:
+            return None
+        return {"keys": sorted(keys), "doubt": " (the cards read face up in doubt)" if in_doubt else ""}
 
     def _shown_before_settling(self, s: Mapping[str, Any]) -> tuple[list[str], bool, set[str]]:
         """The zones of this round whose cards are hidden until the reveal and lie face up now (not
@@ -691,7 +697,7 @@ class DealerService:
         # away, the dealer's card last seen face up, was taken unmarked)
         snap = self._snapshot()
         old_tracks = set(s.get("settled_tracks") or ())
-        old_places = set(s.get("settled_cards") or ()) if not s.get("settled_gone") else set()
+        old_places = set(s.get("settled_cards_all") or s.get("settled_cards") or ()) if not s.get("settled_gone") else set()
         shown, sure, keys = [], False, set()
         for z in self.builder.build(snap, game, s, s["bets"], _corrections_in_force(snap, s)).zones:
             if not (z.scored if game.name in ROW_GAMES else z.name == "dealer"):
@@ -702,7 +708,8 @@ class DealerService:
             if up:
                 shown.append(zone_title(z))
                 sure |= any(c.get("corrected") or not c.get("uncertain") for c in up)
-                keys |= {k for c in up if (k := _place_key(z.name, c)) is not None}
+                keys |= {k for c in up for k in _card_keys(z.name, c)}
+                keys |= {f"track:{c.get('track_id')}" for c in up if c.get("track_id") is not None}
         return shown, bool(shown) and not sure, keys
 
     def _check_house_limits(self, game, s, player, on, amount) -> None:
@@ -769,7 +776,7 @@ class DealerService:
                 b = gone[0]
                 s.setdefault("late_bets", []).append({
                     "note": f"{b['player']}: {b['amount']} on {_target_said(self._game(), s, b['on'])} removed "
-                            f"after the reveal", "shown": shown})
+                            f"after the reveal{shown['doubt']}", "shown": shown["keys"]})
             s["bets"] = [b for b in s["bets"] if b["id"] != bet_id]
             s["pending"] = None
             self._save()
@@ -1307,7 +1314,8 @@ class DealerService:
             except Exception:  # no picture is no reason to refuse the round
                 jpeg = b""
             if s.get("late_bets"):  # (recorded with the round, as the history shows it)
-                result = dict(result, late_bets=_late_notes(s["late_bets"], _placed_keys(built.cards)))
+                result = dict(result, late_bets=_late_notes(s["late_bets"], _placed_keys(built.cards) | {
+                    f"track:{c.get('track_id')}" for c in built.cards if c.get("track_id") is not None}))
             s["pending"] = {"id": secrets.token_hex(6), "round": built.round, "result": result,
                             "cards": list(built.cards)}
             self._save()
@@ -1472,8 +1480,8 @@ class DealerService:
             view["redraw"] = {"waiting": waiting, "deck_exhausted": bool(s.get("deck_exhausted"))}
         view["pending"] = s.get("pending")
         if s.get("pending") and game.name != KAKEYA:  # (Kakeya is settled on its tricks, not the table)
-            then = _placed_keys(s["pending"].get("cards") or [])
-            now = _placed_keys(built.cards)
+            then = Counter(k for c in s["pending"].get("cards") or [] if (k := _place_key(c.get("zone"), c)))
+            now = Counter(k for c in built.cards if (k := _place_key(c.get("zone"), c)))
             if not now <= then:
                 # the rows show the table now, the settlement the table as it was: said, so that a
                 # dealer does not pay out on a settlement the cards before him no longer match (cards
@@ -1675,7 +1683,8 @@ def _stored_session_problem(session: Mapping[str, Any]) -> str | None:
     if session.get("restart_doubts") is not None and not isinstance(session["restart_doubts"], list):
         return "its list of cards put right before a restart is not one"
     if session.get("late_bets") is not None and not (isinstance(session["late_bets"], list) and all(
-            isinstance(x, str) or isinstance(x, Mapping) and isinstance(x.get("note"), str)
+            isinstance(x, str) or isinstance(x, Mapping) and isinstance(x.get("note"), str) and (
+                x.get("shown") is None or isinstance(x["shown"], list) and all(isinstance(k, str) for k in x["shown"]))
             for x in session["late_bets"])):
         return "its list of bets changed after the reveal is not one"
     if session.get("camera_gap") is not None and (not isinstance(session["camera_gap"], int)
@@ -2061,9 +2070,26 @@ def _place_key(zone: Any, card: Mapping[str, Any]) -> str | None:
     return None if face in (None, BACK) else f"{zone}:{face}"
 
 
+def _key_by_face(key: str) -> str:
+    """A place key stored by an earlier version (zone:card id) as zone:face."""
+    from webui.round_builder import _face_of
+    zone, _, card = key.rpartition(":")
+    return f"{zone}:{_face_of(card) or card}" if zone else key
+
+
+def _card_keys(zone: Any, card: Mapping[str, Any]) -> set[str]:
+    """A card by the face the camera reads and, where the dealer named it, by the card he named (the
+    camera may read it right next time, or read a face where it had read a back)."""
+    keys = {k} if (k := _place_key(zone, card)) is not None else set()
+    if card.get("corrected") and isinstance(card.get("card"), str):
+        from webui.round_builder import _face_of
+        keys.add(f"{zone}:{_face_of(card['card']) or card['card']}")
+    return keys
+
+
 def _placed_keys(cards) -> set[str]:
     """Each card of a round by its zone and face (the cards of the next deal differ from them)."""
-    return {k for c in cards if (k := _place_key(c.get("zone"), c)) is not None}
+    return {k for c in cards for k in _card_keys(c.get("zone"), c)}
 
 
 def _settled_keys(cards) -> set[str]:
