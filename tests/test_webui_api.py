@@ -2373,15 +2373,21 @@ def test_a_row_of_the_round_recorded_beside_the_next_is_known_by_place_whatever_
     assert Ledger(ledger_path).round_count() == 2
 
 
-def test_a_sure_misread_put_right_comes_back_unsure_after_a_restart_not_sure_and_wrong(live, ledger_path):
-    # the correction was cleared at a restart: the card came back sure as the camera misread it, the
-    # winner flipped from Ato to a tie, and Settle booked a push
-    app = create_app({"LIVE": live, "LEDGER": str(ledger_path), "PIN": PIN, "TESTING": True})
-    d = Dealer(app)
+def a_sure_misread_put_right(live, ledger_path):
+    """Batta Maki with Aki's bet on Saki, Ato's third card read surely as Clover boar and put right by
+    the dealer as Susuki moon (Ato wins then): the page."""
+    d = Dealer(create_app({"LIVE": live, "LEDGER": str(ledger_path), "PIN": PIN, "TESTING": True}))
     d.post("/api/session", SESSION)
     d.post("/api/bets", {"player": "Aki", "on": "saki", "amount": 10})
     live.show({"saki": SAKI, "ato": [(4, "wisteria-cuckoo"), (5, "iris-bridge"), (6, "clover-boar")]})
     assert d.post("/api/correct", {"track_id": 6, "card": "susuki-moon"}).status_code == 200
+    return d
+
+
+def test_a_sure_misread_put_right_comes_back_unsure_after_a_restart_not_sure_and_wrong(live, ledger_path):
+    # the correction was cleared at a restart: the card came back sure as the camera misread it, the
+    # winner flipped from Ato to a tie, and Settle booked a push
+    d = a_sure_misread_put_right(live, ledger_path)
     assert d.get("/api/round").get_json()["preview"]["winner"] == "ato"
     d = Dealer(create_app({"LIVE": live, "LEDGER": str(ledger_path), "TESTING": True}))
     live.show({"saki": SAKI, "ato": [(14, "wisteria-cuckoo"), (15, "iris-bridge"), (16, "clover-boar")]})
@@ -2620,12 +2626,7 @@ def test_a_bet_while_the_camera_is_away_is_checked_against_the_cards_last_seen(a
 def test_a_settlement_waiting_over_a_restart_keeps_its_corrections_unsaid_as_a_change(live, ledger_path):
     # after the restart the page said the table had changed since Settle, and asked for a tap on the
     # card put right, which would have voided the settlement
-    app = create_app({"LIVE": live, "LEDGER": str(ledger_path), "PIN": PIN, "TESTING": True})
-    d = Dealer(app)
-    d.post("/api/session", SESSION)
-    d.post("/api/bets", {"player": "Aki", "on": "saki", "amount": 10})
-    live.show({"saki": SAKI, "ato": [(4, "wisteria-cuckoo"), (5, "iris-bridge"), (6, "clover-boar")]})
-    assert d.post("/api/correct", {"track_id": 6, "card": "susuki-moon"}).status_code == 200
+    d = a_sure_misread_put_right(live, ledger_path)
     pending = d.post("/api/settle").get_json()
     d = Dealer(create_app({"LIVE": live, "LEDGER": str(ledger_path), "TESTING": True}))
     live.show({"saki": [(11, "pine-crane"), (12, "plum-chaff-1"), (13, "cherry-curtain")],
