@@ -2556,15 +2556,21 @@ def test_a_card_after_rows_not_tied_is_said_in_the_tables_words_not_the_round_fi
                         'to take it back'], problems
 
 
-def test_the_round_recorded_is_not_settled_again_after_a_hand_passed_over_each_row_in_turn(app, live, ledger_path):
-    # each row covered a moment (its cards on new tracks after): the cards struck off one by one as
-    # gone, the round was taken for gathered, and the same cards were settled and booked again
+def a_round_recorded_still_lying(app, live):
+    """Batta Maki's round (Saki, Ato) settled and confirmed, its cards still on the table: (the page, Ato)."""
     d = Dealer(app)
     d.post("/api/session", SESSION)
     d.post("/api/bets", {"player": "Aki", "on": "saki", "amount": 10})
     ato = [(4, "wisteria-cuckoo"), (5, "iris-bridge"), (6, "clover-boar")]
     live.show({"saki": SAKI, "ato": ato})
     assert d.post("/api/confirm", {"pending": d.post("/api/settle").get_json()["id"]}).status_code == 200
+    return d, ato
+
+
+def test_the_round_recorded_is_not_settled_again_after_a_hand_passed_over_each_row_in_turn(app, live, ledger_path):
+    # each row covered a moment (its cards on new tracks after): the cards struck off one by one as
+    # gone, the round was taken for gathered, and the same cards were settled and booked again
+    d, ato = a_round_recorded_still_lying(app, live)
     assert d.post("/api/bets", {"player": "Ben", "on": "ato", "amount": 10}).status_code == 201
     saki2 = [(t + 20, c) for t, c in SAKI]
     for shown in ({"ato": ato}, {"saki": saki2}, {"saki": saki2, "ato": [(t + 20, c) for t, c in ato]}):
@@ -2706,12 +2712,7 @@ def test_a_second_chaff_of_a_month_laid_after_settle_is_said_as_a_change(app, li
 def test_the_next_rounds_bets_are_open_beside_a_row_of_the_round_recorded_a_hand_passed_over(app, live):
     # Ato of the round recorded seen again on new tracks after a hand: Settle knew it for the old
     # round's, but the next round's bets were refused as "face up"
-    d = Dealer(app)
-    d.post("/api/session", SESSION)
-    d.post("/api/bets", {"player": "Aki", "on": "saki", "amount": 10})
-    ato = [(4, "wisteria-cuckoo"), (5, "iris-bridge"), (6, "clover-boar")]
-    live.show({"saki": SAKI, "ato": ato})
-    assert d.post("/api/confirm", {"pending": d.post("/api/settle").get_json()["id"]}).status_code == 200
+    d, ato = a_round_recorded_still_lying(app, live)
     live.show({"saki": SAKI})  # a hand over Ato
     d.get("/api/state")
     live.show({"saki": SAKI, "ato": [(t + 20, c) for t, c in ato]})
