@@ -2718,3 +2718,52 @@ def test_the_next_rounds_bets_are_open_beside_a_row_of_the_round_recorded_a_hand
     live.show({"saki": SAKI, "ato": [(t + 20, c) for t, c in ato]})
     d.get("/api/state")
     assert d.post("/api/bets", {"player": "Ben", "on": "ato", "amount": 10}).status_code == 201
+
+
+@pytest.mark.parametrize("new_card", ["cherry-curtain", "plum-warbler"])
+def test_echobo_a_corrected_card_read_right_then_gathered_leaves_the_next_round_free(app, live, new_card):
+    # read right before it was gathered, the card struck its one key off and the round was never seen
+    # gone: the next dealer's card of either face was taken for the old one, bets on it unmarked and
+    # every Settle refused
+    d = Dealer(app)
+    d.post("/api/session", {"game": "echobo", "players": [{"name": "Aki"}, {"name": "Ben"}]})
+    d.post("/api/bets", {"player": "Aki", "on": 1, "amount": 10})
+    live.show({"dealer": [(1, "cherry-curtain", True)]})
+    assert d.post("/api/correct", {"track_id": 1, "card": "plum-warbler"}).status_code == 200
+    assert d.post("/api/confirm", {"pending": d.post("/api/settle").get_json()["id"]}).status_code == 200
+    for shown in ({"dealer": [(1, "plum-warbler")]}, {}, {"dealer": [(20, "back")]}):
+        live.show(shown)
+        d.get("/api/state")
+    assert d.post("/api/bets", {"player": "Ben", "on": 3, "amount": 10}).status_code == 201
+    live.show({"dealer": [(20, new_card)]})
+    r = d.post("/api/bets", {"player": "Aki", "on": 5, "amount": 10})
+    assert r.status_code == 400 and "bets close before the reveal" in r.get_json()["error"]
+    assert d.post("/api/settle").status_code == 200
+
+
+def test_a_corrected_card_read_right_while_a_settlement_waits_is_no_change(app, live):
+    d = Dealer(app)
+    d.post("/api/session", {"game": "echobo", "players": [{"name": "Aki"}, {"name": "Ben"}]})
+    d.post("/api/bets", {"player": "Aki", "on": 1, "amount": 10})
+    live.show({"dealer": [(1, "cherry-curtain", True)]})
+    assert d.post("/api/correct", {"track_id": 1, "card": "plum-warbler"}).status_code == 200
+    assert d.post("/api/settle").status_code == 200
+    live.show({"dealer": [(1, "plum-warbler")]})  # the same card, read right now
+    assert "pending_note" not in d.get("/api/state").get_json()
+
+
+def test_a_late_bets_note_of_a_deal_not_settled_is_told_so_after_a_restart_too(live, ledger_path):
+    # the restarted tracker numbers cards from 1 again: the note's track matched the next deal's card,
+    # and the bet read as taken after this round's reveal
+    app = create_app({"LIVE": live, "LEDGER": str(ledger_path), "PIN": PIN, "TESTING": True})
+    d = Dealer(app)
+    d.post("/api/session", {"game": "echobo", "players": [{"name": "Aki"}, {"name": "Ben"}]})
+    d.post("/api/bets", {"player": "Aki", "on": 1, "amount": 10})
+    live.show({"dealer": [(1, "cherry-curtain")]})
+    assert d.post("/api/bets", {"player": "Ben", "on": 3, "amount": 10, "after_reveal": True}).status_code == 201
+    live.show({})  # gathered unsettled
+    d.get("/api/state")
+    d = Dealer(create_app({"LIVE": live, "LEDGER": str(ledger_path), "TESTING": True}))
+    live.show({"dealer": [(1, "pine-crane")]})
+    pending = d.post("/api/settle").get_json()
+    assert pending["result"]["late_bets"] == ["Ben: 10 on month 3 taken after the reveal of an earlier deal, not settled"]

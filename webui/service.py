@@ -133,6 +133,9 @@ class DealerService:
             for key in ("settled_cards", "settled_cards_all"):  # (stored by an earlier version: zone:card id)
                 if self.session.get(key):
                     self.session[key] = sorted({_key_by_face(k) for k in self.session[key]})
+            for entry in self.session.get("late_bets") or ():  # (track ids: this run numbers its cards afresh)
+                if isinstance(entry, dict) and entry.get("shown"):
+                    entry["shown"] = [k for k in entry["shown"] if not k.startswith("track:")]
             if self.session.get("corrections") or self.session.get("settled_tracks") or self.session != held:
                 # a correction names a card by the tracker's track id, and the tracker of this run
                 # numbers its cards afresh: kept, a correction would land on whichever card now has
@@ -952,7 +955,7 @@ class DealerService:
         every change of the table, and before the page is drawn)."""
         with self._lock:
             s = self.session
-            if s and s.get("settled_cards") and not s.get("settled_gone"):
+            if s and (s.get("settled_cards") or s.get("settled_cards_all")) and not s.get("settled_gone"):
                 self._note_settled_cards_gone(s, self._snapshot() if snap is None else snap)
                 s = self.session  # (a save refused put back the session as recorded)
             if s and s.get("game") == "otoroku" and not s.get("pending") and not _stale_table(
@@ -1480,7 +1483,7 @@ class DealerService:
             view["redraw"] = {"waiting": waiting, "deck_exhausted": bool(s.get("deck_exhausted"))}
         view["pending"] = s.get("pending")
         if s.get("pending") and game.name != KAKEYA:  # (Kakeya is settled on its tricks, not the table)
-            then = Counter(k for c in s["pending"].get("cards") or [] if (k := _place_key(c.get("zone"), c)))
+            then = Counter(k for c in s["pending"].get("cards") or [] for k in _card_keys(c.get("zone"), c))
             now = Counter(k for c in built.cards if (k := _place_key(c.get("zone"), c)))
             if not now <= then:
                 # the rows show the table now, the settlement the table as it was: said, so that a
