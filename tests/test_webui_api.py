@@ -2323,6 +2323,8 @@ def test_writes_that_read_no_body_refuse_one_with_fields(app, live):
     assert d.get("/api/state").get_json()["pending"]["id"] == pending["id"]
     r = d.c.post("/api/settle/cancel", data={"pending": "another", "csrf_token": d.token})  # (a form: the same)
     assert r.status_code == 400 and "unknown field 'pending' in a cancel" in r.get_json()["error"]
+    r = d.c.post(f"/api/bets/{pending['id']}/remove", data={"trick": "1", "csrf_token": d.token})
+    assert r.status_code == 400 and "unknown field 'trick' in a bet's removal" in r.get_json()["error"]
     assert d.post("/api/settle/cancel", {}).status_code == 200  # (the page sends an empty object)
     assert d.c.post("/api/settle", headers={"X-CSRF-Token": d.token}).status_code == 200  # or nothing
 
@@ -2484,7 +2486,7 @@ def test_an_amount_booked_that_cannot_be_read_leaves_history_and_confirm_working
     ("corrections", None), ("settled_cards", 5), ("settled_tracks", [1]),
     ("pending.cards", [1]), ("pending.result.net", {"Aki": None, "Ben": 0, "dealer": 0}),
     ("pending.result", {}), ("pending.result.carry", "x"), ("chosen", "Aki"), ("busts", {"Ben": "maple-deer"}),
-    ("late_bets", [{"note": "Ben: 5 on Ato taken after the reveal", "shown": 5}])])
+    ("late_bets", [{"note": "Ben: 5 on Ato taken after the reveal", "shown": 5}]), ("restart_doubts", [5])])
 def test_a_stored_session_damaged_inside_is_set_aside_not_an_error_on_every_page(live, ledger_path, field, damage):
     # each made the table page's state (and so its live updates), or the Confirm, an internal error
     app = create_app({"LIVE": live, "LEDGER": str(ledger_path), "PIN": PIN, "TESTING": True})
@@ -2767,3 +2769,33 @@ def test_a_late_bets_note_of_a_deal_not_settled_is_told_so_after_a_restart_too(l
     live.show({"dealer": [(1, "pine-crane")]})
     pending = d.post("/api/settle").get_json()
     assert pending["result"]["late_bets"] == ["Ben: 10 on month 3 taken after the reveal of an earlier deal, not settled"]
+
+
+def test_otoroku_a_bust_of_the_round_recorded_a_hand_passed_over_is_not_remembered_again(app, live):
+    # struck off the shrinking list under the hand, the bust hand seen again was remembered as the
+    # next round's bust, and charged again when that round's hand was thrown in unseen
+    d = Dealer(app)
+    d.post("/api/session", {"game": "otoroku", "players": [{"name": n} for n in ("Aki", "Ben", "Cy")], "share": 100})
+    aki, ben = [(1, "maple-deer"), (2, "clover-boar")], [(3, "pine-crane"), (4, "chrysanthemum-sake")]
+    cy, dealer = [(5, "iris-bridge"), (6, "peony-butterflies")], [(7, "maple-blue"), (8, "cherry-curtain")]
+    live.show({"Aki": aki, "Ben": ben, "Cy": cy, "dealer": dealer})
+    assert d.post("/api/confirm", {"pending": d.post("/api/settle").get_json()["id"]}).status_code == 200
+    for shown in ({"Ben": ben, "Cy": cy, "dealer": dealer},  # a hand over Aki's cards
+                  {"Aki": [(21, "maple-deer"), (22, "clover-boar")], "Ben": ben, "Cy": cy, "dealer": dealer}):
+        live.show(shown)
+        d.get("/api/state")
+    assert app.extensions["hanadealer"]["service"].session.get("busts") in ({}, None)
+
+
+def test_a_card_laid_after_settle_of_the_face_a_correction_named_is_said_as_a_change(app, live):
+    # the corrected card counted under both its faces: the other Pine chaff laid in the hand went
+    # unsaid, and Confirm booked the old result
+    d = Dealer(app)
+    d.post("/api/session", {"game": "otoroku", "players": [{"name": "Aki"}, {"name": "Ben"}], "share": 10})
+    table = {"Aki": [(1, "pine-crane", True), (2, "iris-bridge")], "Ben": [(3, "maple-deer"), (4, "plum-warbler")],
+             "dealer": [(5, "peony-butterflies"), (6, "clover-boar")]}
+    live.show(table)
+    assert d.post("/api/correct", {"track_id": 1, "card": "pine-chaff-1"}).status_code == 200
+    assert d.post("/api/settle").status_code == 200
+    live.show(dict(table, Aki=table["Aki"] + [(7, "pine-chaff-2")]))
+    assert "the cards on the table have changed since Settle" in d.get("/api/state").get_json().get("pending_note", "")

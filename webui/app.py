@@ -467,6 +467,8 @@ def add_bet():
 
 @api.post("/bets/<bet_id>/remove")
 def remove_bet(bet_id: str):
+    if request.form:  # (a form's fields, read for its CSRF token: checked as a body's are)
+        only_fields(request.form.to_dict(), ("csrf_token", "after_reveal"), "a bet's removal")
     _service().remove_bet(bet_id, _json_body() if request.get_data() else None)
     return jsonify(ok=True)
 

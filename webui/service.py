@@ -170,7 +170,7 @@ class DealerService:
                 if session != stored:  # (kept so: the ledger holds the session this server shows)
                     try:
                         self.ledger.save_session(session, expected=stored)
-                        self._stored_as = session
+                        self._stored_as = copy.deepcopy(session)
                     except (LedgerError, SessionChanged):  # (said at the next save, as any write refused)
                         pass
                 return session
@@ -951,8 +951,9 @@ class DealerService:
             log.warning("the ledger refused to note that the cards recorded are gone")
 
     def observe_table(self, snap: Mapping[str, Any] | None = None) -> None:
-        """Kakeya: read the trick in the middle of the table when it is complete and sure (called on
-        every change of the table, and before the page is drawn)."""
+        """What the table's change means for the session (called on every change of the table, and
+        before the page is drawn): the cards of the round just recorded seen gone, Otoroku's busts
+        remembered, and Kakeya's trick in the middle read when it is complete and sure."""
         with self._lock:
             s = self.session
             if s and (s.get("settled_cards") or s.get("settled_cards_all")) and not s.get("settled_gone"):
@@ -1082,7 +1083,7 @@ class DealerService:
         busts = dict(s.get("busts") or {})
         # the cards of the round just recorded, still lying: not this round's (a bust of that round
         # was remembered again at once, and charged in the next)
-        settled = set(s.get("settled_cards") or ()) if not s.get("settled_gone") else set()
+        settled = set(s.get("settled_cards_all") or s.get("settled_cards") or ()) if not s.get("settled_gone") else set()
         for zone in self.builder.build(snap, self._game(), s, s["bets"], _corrections_in_force(snap, s)).zones:
             if zone.name == "dealer" or not zone.cards or not _read_surely(zone) \
                     or any(c.get("discarded") for c in zone.cards) \
@@ -1483,9 +1484,9 @@ class DealerService:
             view["redraw"] = {"waiting": waiting, "deck_exhausted": bool(s.get("deck_exhausted"))}
         view["pending"] = s.get("pending")
         if s.get("pending") and game.name != KAKEYA:  # (Kakeya is settled on its tricks, not the table)
-            then = Counter(k for c in s["pending"].get("cards") or [] for k in _card_keys(c.get("zone"), c))
-            now = Counter(k for c in built.cards if (k := _place_key(c.get("zone"), c)))
-            if not now <= then:
+            then = [_card_keys(c.get("zone"), c) for c in s["pending"].get("cards") or []]
+            now = [k for c in built.cards if (k := _place_key(c.get("zone"), c))]
+            if not _each_matched(now, then):
                 # the rows show the table now, the settlement the table as it was: said, so that a
                 # dealer does not pay out on a settlement the cards before him no longer match (cards
                 # being gathered, the usual course before Confirm, are no change)
@@ -1683,7 +1684,9 @@ def _stored_session_problem(session: Mapping[str, Any]) -> str | None:
         return "its choice of bettors is not a list of seats"
     if not all(isinstance(v, list) and all(isinstance(c, str) for c in v) for v in (session.get("busts") or {}).values()):
         return "a bust remembered in it is not a list of cards"
-    if session.get("restart_doubts") is not None and not isinstance(session["restart_doubts"], list):
+    if session.get("restart_doubts") is not None and not (isinstance(session["restart_doubts"], list) and all(
+            isinstance(d, Mapping) and isinstance(d.get("read"), str) and isinstance(d.get("card"), str)
+            for d in session["restart_doubts"])):
         return "its list of cards put right before a restart is not one"
     if session.get("late_bets") is not None and not (isinstance(session["late_bets"], list) and all(
             isinstance(x, str) or isinstance(x, Mapping) and isinstance(x.get("note"), str) and (
@@ -2088,6 +2091,22 @@ def _card_keys(zone: Any, card: Mapping[str, Any]) -> set[str]:
         from webui.round_builder import _face_of
         keys.add(f"{zone}:{_face_of(card['card']) or card['card']}")
     return keys
+
+
+def _each_matched(keys: list[str], cards: list[set[str]]) -> bool:
+    """Whether each key can be given a card of its own that is known by it (a card settled is known
+    by the face the camera read and by the card the dealer named: each stands for one card only)."""
+    held: dict[int, int] = {}  # card -> the key it is given to
+
+    def give(i: int, seen: set[int]) -> bool:
+        for j, known in enumerate(cards):
+            if keys[i] in known and j not in seen:
+                seen.add(j)
+                if j not in held or give(held[j], seen):
+                    held[j] = i
+                    return True
+        return False
+    return all(give(i, set()) for i in range(len(keys)))
 
 
 def _placed_keys(cards) -> set[str]:
