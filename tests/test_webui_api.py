@@ -2661,16 +2661,23 @@ def test_a_bet_taken_after_a_reveal_not_settled_is_recorded_as_such_with_the_nex
     assert pending["result"]["late_bets"] == ["Ben: 10 on Ato 後 taken after the reveal of an earlier deal, not settled"]
 
 
+def echobo_round_recorded_on_a_card_put_right(app, live, read_as):
+    """Echobo: the dealer's card read in doubt as ``read_as``, named Plum warbler by the dealer, the
+    round settled and confirmed with the card still lying: the page."""
+    d = Dealer(app)
+    d.post("/api/session", {"game": "echobo", "players": [{"name": "Aki"}, {"name": "Ben"}]})
+    d.post("/api/bets", {"player": "Aki", "on": 1, "amount": 10})
+    live.show({"dealer": [(1, read_as, True)]})
+    assert d.post("/api/correct", {"track_id": 1, "card": "plum-warbler"}).status_code == 200
+    assert d.post("/api/confirm", {"pending": d.post("/api/settle").get_json()["id"]}).status_code == 200
+    return d
+
+
 @pytest.mark.parametrize("track", [1, 9])
 def test_echobo_a_card_read_as_a_back_and_named_by_the_dealer_is_known_when_read_right_later(app, live, track):
     # keyed only by the camera's reading (a back: no key at all), the card of the round recorded,
     # read right once the glare was gone, was settled and booked again
-    d = Dealer(app)
-    d.post("/api/session", {"game": "echobo", "players": [{"name": "Aki"}, {"name": "Ben"}]})
-    d.post("/api/bets", {"player": "Aki", "on": 1, "amount": 10})
-    live.show({"dealer": [(1, "back", True)]})
-    assert d.post("/api/correct", {"track_id": 1, "card": "plum-warbler"}).status_code == 200
-    assert d.post("/api/confirm", {"pending": d.post("/api/settle").get_json()["id"]}).status_code == 200
+    d = echobo_round_recorded_on_a_card_put_right(app, live, "back")
     assert d.post("/api/bets", {"player": "Ben", "on": 3, "amount": 10}).status_code == 201
     live.show({"dealer": [(track, "plum-warbler")]})
     d.get("/api/state")
@@ -2727,12 +2734,7 @@ def test_echobo_a_corrected_card_read_right_then_gathered_leaves_the_next_round_
     # read right before it was gathered, the card struck its one key off and the round was never seen
     # gone: the next dealer's card of either face was taken for the old one, bets on it unmarked and
     # every Settle refused
-    d = Dealer(app)
-    d.post("/api/session", {"game": "echobo", "players": [{"name": "Aki"}, {"name": "Ben"}]})
-    d.post("/api/bets", {"player": "Aki", "on": 1, "amount": 10})
-    live.show({"dealer": [(1, "cherry-curtain", True)]})
-    assert d.post("/api/correct", {"track_id": 1, "card": "plum-warbler"}).status_code == 200
-    assert d.post("/api/confirm", {"pending": d.post("/api/settle").get_json()["id"]}).status_code == 200
+    d = echobo_round_recorded_on_a_card_put_right(app, live, "cherry-curtain")
     for shown in ({"dealer": [(1, "plum-warbler")]}, {}, {"dealer": [(20, "back")]}):
         live.show(shown)
         d.get("/api/state")
