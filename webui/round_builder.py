@@ -147,7 +147,7 @@ class RoundBuilder:
             if not here and bust and face_down in (0, len(bust)):
                 # a bust hand read surely, then discarded as the rules say (taken off the table, or
                 # turned face down where it lies: it paid nothing then): it still pays its share
-                here = [{"track_id": None, "card": cid, "face": _face_of(cid), "confidence": None,
+                here = [{"track_id": None, "card": cid, "face": face_of(cid), "confidence": None,
                          "uncertain": False, "discarded": True} for cid in bust]
                 face_down = 0
             needed = zone_needed(game, z, setup, here, face_down, corrections)
@@ -266,7 +266,7 @@ def zone_needed(game: Game, z: ZoneSpec | ZoneView, setup: Mapping[str, Any] | N
     return True
 
 
-def _face_of(card_id: str) -> str | None:
+def face_of(card_id: str) -> str | None:
     try:
         return get_card(card_id).face
     except UnknownCardError:

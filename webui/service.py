@@ -43,7 +43,7 @@ from dealer.western import SUITS, is_western_card, nearest_western_ids
 from vision.live import CAMERA_AWAY
 from webui.tricks import (KAKEYA, TRICK_ZONE, TrickWatch, active_players, check_trick_cards, game_over, live_layout,
                           order_trick, play_order, replay_tricks, ring_of, round_document, starting_stones)
-from webui.round_builder import (CARRY_GAMES, NO_BETS, ROW_GAMES, BuiltRound, ZoneView, RoundBuilder, revealed_scores, bet_targets, card_label, layout_setup, table_zones,
+from webui.round_builder import (CARRY_GAMES, face_of, NO_BETS, ROW_GAMES, BuiltRound, ZoneView, RoundBuilder, revealed_scores, bet_targets, card_label, layout_setup, table_zones,
                                  tie_redraw_rows, zone_title)
 
 log = logging.getLogger(__name__)
@@ -2078,9 +2078,8 @@ def _place_key(zone: Any, card: Mapping[str, Any]) -> str | None:
 
 def _key_by_face(key: str) -> str:
     """A place key stored by an earlier version (zone:card id) as zone:face."""
-    from webui.round_builder import _face_of
     zone, _, card = key.rpartition(":")
-    return f"{zone}:{_face_of(card) or card}" if zone else key
+    return f"{zone}:{face_of(card) or card}" if zone else key
 
 
 def _card_keys(zone: Any, card: Mapping[str, Any]) -> set[str]:
@@ -2088,8 +2087,7 @@ def _card_keys(zone: Any, card: Mapping[str, Any]) -> set[str]:
     camera may read it right next time, or read a face where it had read a back)."""
     keys = {k} if (k := _place_key(zone, card)) is not None else set()
     if card.get("corrected") and isinstance(card.get("card"), str):
-        from webui.round_builder import _face_of
-        keys.add(f"{zone}:{_face_of(card['card']) or card['card']}")
+            keys.add(f"{zone}:{face_of(card['card']) or card['card']}")
     return keys
 
 
