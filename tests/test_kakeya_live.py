@@ -203,6 +203,43 @@ def test_a_whole_hand_read_off_the_table_settles_in_stones_and_is_recorded(app, 
     assert after["tricks"]["leader"] not in expected["next_dealers"]
 
 
+def play_a_hand(d, live, seed, track, first_seen=None, settings_between=False):
+    """One hand laid trick by trick off the table and settled; ``first_seen``: the order the camera
+    first sees the cards of its first trick in. (the expected result, the page's trick winners, the
+    next track id)."""
+    st = d.get("/api/state").get_json()["tricks"]
+    hands = deal(PLAYERS, seed=seed)
+    tricks = play(PLAYERS, hands, leader=st["leader"], seed=seed)
+    expected = settle_round({"game": "kakeya-toranpu", "players": PLAYERS, "hands": hands, "tricks": tricks,
+                             "dealers": st["dealers"]})
+    for t, cards in enumerate(tricks):
+        state = lay_trick(d, live, cards, expected["tricks"][t]["players"], track,
+                          seen_order=first_seen if t == 0 else None)
+        track += len(cards)
+    winners = [r["winner"] for r in state["tricks"]["recorded"]]
+    pending = d.post("/api/settle").get_json()
+    assert d.post("/api/confirm", {"pending": pending["id"]}).status_code == 200
+    if settings_between:  # (Settings saved between hands, the same players in the same seats)
+        dealers = d.get("/api/state").get_json()["tricks"]["dealers"]
+        assert d.post("/api/session", dict(SESSION, dealers=dealers)).status_code == 200
+    return expected, winners, track
+
+
+@pytest.mark.parametrize("settings_between", [False, True])
+def test_later_hands_are_read_by_where_the_players_sat_whichever_card_the_camera_saw_first(app, live,
+                                                                                         settings_between):
+    # in a hand after the first, a first trick whose second card the camera saw first gave every card
+    # of the hand to the next player round the table (the seats learnt were only a tie-break)
+    d = Dealer(app)
+    d.post("/api/session", SESSION)
+    expected, winners, track = play_a_hand(d, live, seed=20, track=1, settings_between=settings_between)
+    assert winners == [t["winner"] for t in expected["tricks"]]
+    expected, winners, _ = play_a_hand(d, live, seed=21, track=track, first_seen=[1, 0, 2, 3])
+    assert winners == [t["winner"] for t in expected["tricks"]]
+    rec = Ledger(app.config["LEDGER"]).rounds()[0]
+    assert rec.result["net"] == expected["net"]
+
+
 def test_the_last_trick_of_a_hand_left_on_the_table_is_not_the_first_of_the_next(app, live):
     # the hand's 13th trick, still in the middle when the dealer settled, was recorded as trick 1 of
     # the next hand

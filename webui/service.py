@@ -42,7 +42,7 @@ from dealer.games.kakeya import TRICKS, rensho_of
 from dealer.western import SUITS, is_western_card, nearest_western_ids
 from vision.live import CAMERA_AWAY
 from webui.tricks import (KAKEYA, TRICK_ZONE, TrickWatch, active_players, check_trick_cards, game_over, live_layout,
-                          order_trick, play_order, replay_tricks, ring_of, round_document, starting_stones)
+                          order_trick, play_order, player_names, replay_tricks, ring_of, round_document, starting_stones)
 from webui.round_builder import (CARRY_GAMES, face_of, NO_BETS, ROW_GAMES, BuiltRound, ZoneView, RoundBuilder, revealed_scores, bet_targets, card_label, layout_setup, table_zones,
                                  tie_redraw_rows, zone_title)
 
@@ -482,6 +482,8 @@ class DealerService:
             for key in ("previous_trick", "previous_read", "undone_trick"):
                 if old.get(key):
                     new[key] = old[key]
+            if old.get("known_seats") and player_names(old) == player_names(new):
+                new["known_seats"] = dict(old["known_seats"])  # (the same players in the same seats)
             # the stones held go on with the same partnerships and stones a pair starts with; a game
             # over, or another stones_per_pair, starts a new game
             # (a pair by its two players: the same players listed from another seat named it "Cho+Aki",
@@ -1364,6 +1366,9 @@ class DealerService:
             if s["game"] == KAKEYA:  # a new hand: the losing pair deals (§8)
                 if pending["result"].get("stones_left"):
                     after["stones"] = {**(s.get("stones") or {}), **pending["result"]["stones_left"]}
+                seated = replay_tricks(s, self._game().resolve_house(s.get("house")), s["tricks"]).seat_angles
+                if seated:  # where each player sat this hand: the next hands' tricks are read by it
+                    after["known_seats"] = {**(s.get("known_seats") or {}), **seated}
                 after.update(tricks=[], trick_warning=None, undone_trick=None, camera_gap=None,
                              previous_trick=list(s["tricks"][-1]["cards"]) if s["tricks"] else None,
                              # (and as the camera read it, where the dealer put it right by hand)

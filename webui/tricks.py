@@ -12,7 +12,8 @@ it now say, and where each player sits, the seating that agrees best with the ca
 So a first trick missed and entered by hand (or replaced by hand), or led by another player than was
 first named, changes who laid the later cards with it. (Tricks the camera read alone agree with any
 turn of the seating once the first is placed: a first trick whose second card appeared first is read
-from that card, as before; the page shows who played what, for the dealer to check.) The dealer
+from that card, as before, in the first hand; in the hands after it, where each player sat in the
+hands settled before decides; the page shows who played what, for the dealer to check.) The dealer
 names who leads the first trick; the winner of each trick leads the next (the engine's own
 ``trick_winner``). A trick the camera could not read surely, or whose order is wrong, is undone and
 entered by hand on the page. After the thirteenth trick the round is complete and settles like any
@@ -92,11 +93,18 @@ def replay_tricks(setup: Mapping[str, Any], house: Mapping[str, Any], tricks: li
         return _replay(setup, house, tricks, None)[0]
     active = active_players(setup)
     first = rings[0]
+    # where each player sat in the hands settled before: a surer guide than which card the camera
+    # saw first (a first trick whose second card appeared first shifted the whole hand onto the
+    # next players, in any hand)
+    known = setup.get("known_seats")
+    known = known if isinstance(known, Mapping) else {}
+    known_all = all(isinstance(known.get(p), (int, float)) for p in active)
     best, best_key = None, None
     for h in range(len(active)):
         seats = {active[j]: float(first[(h + j) % len(active)]["angle"]) for j in range(len(active))}
         play, agree, as_read = _replay(setup, house, tricks, seats)
-        key = (agree, as_read, -h)
+        fit = -sum(_angle_gap(seats[p], float(known[p])) for p in active) if known_all else 0.0
+        key = (fit, agree, as_read, -h)
         if best_key is None or key > best_key:
             best, best_key = play, key
     return best
