@@ -873,6 +873,25 @@ def test_settings_remove_takes_one_player_per_double_tap_and_a_new_one_gets_a_fr
         assert errors == [], errors
 
 
+def test_a_double_tap_on_a_bets_remove_takes_that_bet_only(tmp_path):
+    """The list is redrawn between the two taps of a double tap: the next bet's Remove moved up under
+    the finger and the second tap took it too."""
+    session = {"game": "batta-maki", "players": [{"name": n} for n in ("Aki", "Ben", "Cho")]}
+    with page_on_a_fake_table(tmp_path, session) as (page, errors, service, _):
+        for who in ("Aki", "Ben", "Cho"):
+            service.add_bet({"player": who, "on": "saki", "amount": 10})
+        page.wait_for_selector("#bet-list li:nth-child(3)", timeout=10000)
+        page.click("#bet-list li:nth-child(1) button")
+        page.wait_for_function("document.querySelectorAll('#bet-list li').length === 2", timeout=5000)
+        page.click("#bet-list li:nth-child(1) button")  # the second tap, on Ben's Remove now
+        page.wait_for_timeout(800)
+        assert [b["player"] for b in service.session["bets"]] == ["Ben", "Cho"]
+        page.click("#bet-list li:nth-child(1) button")  # a tap of its own, later: Ben's bet goes
+        page.wait_for_function("document.querySelectorAll('#bet-list li').length === 1", timeout=5000)
+        assert [b["player"] for b in service.session["bets"]] == ["Cho"]
+        assert errors == [], errors
+
+
 def test_a_tablet_opened_before_the_pin_was_set_logs_in_with_the_pin_set_elsewhere(tmp_path):
     """It kept asking to set the PIN ("the PIN is already set") until the page was reloaded."""
     need_browser()

@@ -189,12 +189,21 @@ function renderBets(s) {
   if (changed(list, [sess ? sess.bets : [], colours, labels])) list.replaceChildren(...(sess ? sess.bets : []).map((b) =>
     el("li", {class: "bet"}, el("span", {class: "chip chip-" + colours[b.player]}), `${b.player}: ${b.amount} on ${labels[String(b.on)] || b.on}` +
       (b.after_reveal ? " (taken after the reveal)" : ""),
-      el("button", {type: "button", class: "small", onclick: () => afterRevealToo(`/api/bets/${b.id}/remove`, {}, "Remove it")}, "Remove"))));
+      el("button", {type: "button", class: "small", onclick: () => removeBet(b.id)}, "Remove"))));
   list.querySelectorAll("button").forEach((b) => { b.disabled = waiting; });  // (kept in place, not drawn anew)
   const adv = s.advice;
   document.getElementById("advice").textContent = !adv ? "" :
     (adv.dealer_adds ? `Equalise: the dealer adds ${adv.dealer_adds} on ${labels[adv.dealer_side] || adv.dealer_side}` :
       ("Equalise: " + (adv.message || "the sides are even")));
+}
+
+// A tablet's double tap on Remove took the next bet too (its line moved up under the finger once
+// the list was redrawn): a second Remove this soon after one is dropped.
+let lastBetRemoved = -Infinity;
+function removeBet(id) {
+  if (Date.now() - lastBetRemoved < REPEAT_MS) return;
+  lastBetRemoved = Date.now();
+  afterRevealToo(`/api/bets/${id}/remove`, {}, "Remove it");
 }
 
 // Otoroku: when the rules let him, the dealer picks the bettors he shows down with.
