@@ -419,6 +419,22 @@ def test_amounts_to_confirm_are_written_to_six_decimals_whatever_the_tablets_lan
             ["+1,234.5", "-0.0004", "+33.333333", "0"]
 
 
+def test_the_settlement_box_shows_the_amounts_as_booked(tmp_path):
+    """The box formatted the settlement's JSON numbers: 10^10 chips and a fraction less 10% showed
+    ...011.111103 where the ledger books ...011.111104."""
+    session = {"game": "batta-maki", "players": [{"name": "Aki"}, {"name": "Ben"}],
+               "house": {"equalise": "none", "fee_model": "percent"}}
+    table = {"saki": [(1, "pine-crane"), (2, "plum-chaff-1"), (3, "cherry-curtain")],
+             "ato": [(4, "wisteria-cuckoo"), (5, "iris-bridge"), (6, "peony-butterflies")]}
+    with page_on_a_fake_table(tmp_path, session) as (page, errors, service, live):
+        service.add_bet({"player": "Aki", "on": "saki", "amount": 12345678901.23456})
+        live.show(table)
+        service.settle()
+        page.wait_for_selector("#net-table", timeout=10000)
+        assert "+11,111,111,011.111104" in page.inner_text("#net-table")
+        assert errors == [], errors
+
+
 def test_the_page_reconnects_after_an_answer_that_was_no_stream_and_starts_the_video_again(tmp_path):
     """An /events answer that was no stream (a proxy's 502) closed the page's connection for good;
     and after contact came back, the video kept its last frame."""

@@ -2,12 +2,13 @@
 reveal, correct, settle, confirm) ends in the right ledger; PIN and CSRF are enforced; bad input gets
 a clear message; a new app on the same ledger resumes the session; SSE and MJPEG deliver."""
 import json
+from fractions import Fraction
 
 import pytest
 
 from dealer.ledger import Ledger, LedgerError
 from webfakes import FakeLiveTable, card_json
-from webui.app import create_app
+from webui.app import create_app, signed
 
 PIN = "2468"
 
@@ -1464,6 +1465,26 @@ def test_history_amounts_are_readable():
     # a balance as booked, exactly to 6 decimals (as a float, 10^12 chips and a third were ...000.333374)
     assert [signed(x) for x in (Fraction(3000000000001, 3), Fraction(-1, 2), Fraction(5), Fraction(0))] == [
         "+1,000,000,000,000.333333", "-0.5", "+5", "0"]
+
+
+def test_large_amounts_are_shown_as_booked_in_the_settlement_and_the_history(app, live, ledger_path):
+    # the page formatted the settlement's JSON numbers itself (10^10 chips and a fraction showed other
+    # decimals than the ledger booked), and the history printed a float's binary value (...000.100006)
+    d = Dealer(app)
+    d.post("/api/session", dict(SESSION, house={"equalise": "none", "fee_model": "percent"}))
+    d.post("/api/bets", {"player": "Aki", "on": "saki", "amount": 12345678901.23456})
+    d.post("/api/bets", {"player": "Ben", "on": "ato", "amount": 100000000000.1})
+    live.show({"saki": [(1, "pine-crane"), (2, "plum-chaff-1"), (3, "cherry-curtain")],
+               "ato": [(4, "wisteria-cuckoo"), (5, "iris-bridge"), (6, "peony-butterflies")]})
+    pending = d.post("/api/settle").get_json()
+    shown = d.get("/api/state").get_json()["pending_text"]["net"]
+    booked = {p: signed(Fraction(pending["result"]["net_exact"][p])) for p in ("Aki", "dealer")}
+    assert shown["Aki"] == booked["Aki"] == "+11,111,111,011.111104"
+    assert shown["dealer"] == booked["dealer"] and shown["Ben"] == "-100,000,000,000.1"
+    assert d.post("/api/confirm", {"pending": pending["id"]}).status_code == 200
+    page = d.get("/history").get_data(as_text=True)
+    assert "Ben -100,000,000,000.1<" in page and "100,000,000,000.100006" not in page
+    assert "Aki +11,111,111,011.111104<" in page
 
 
 def test_rounds_come_in_pages_and_the_history_says_how_many_it_lists(live, ledger_path, monkeypatch):

@@ -21,7 +21,6 @@ import logging
 import secrets
 import threading
 import time
-from fractions import Fraction
 from pathlib import Path
 from typing import Any, Mapping
 from urllib.parse import urlsplit
@@ -33,10 +32,10 @@ from werkzeug.security import check_password_hash, generate_password_hash
 
 from dealer.cards import all_cards
 from dealer.games import GAME_NAMES, RoundError, get_game
-from dealer.ledger import Ledger, LedgerError, six_decimals
+from dealer.ledger import Ledger, LedgerError
 from dealer.pot import BOOKING_TEXT
 from dealer.western import all_western_cards
-from webui.round_builder import NO_BETS, SUIT_JA, card_label, zone_title
+from webui.round_builder import NO_BETS, SUIT_JA, card_label, result_texts, signed, zone_title
 from webui.service import CHIP_COLOURS, DealerService, InputError, only_fields, settings_key
 
 pages = Blueprint("pages", __name__)
@@ -89,6 +88,7 @@ def create_app(config: dict | None = None) -> Flask:
                                                      f"{MAX_REQUEST_BYTES // 1024} KB"), 413))
     app.register_error_handler(Exception, _unexpected)
     app.add_template_filter(signed)
+    app.add_template_filter(result_texts)
     app.add_template_filter(winner_text)
     app.add_template_filter(pot_text)
     app.add_template_filter(game_title)
@@ -122,18 +122,6 @@ class NoTable:
 
     def set_layout(self, layout, zones=None) -> None:
         pass
-
-
-def signed(amount) -> str:
-    """+1,200 / -0.5 / 0: an amount with its sign, readable (no exponent); a Fraction to its 6
-    decimals exactly (a float of 10^12 chips and a third showed ...000.333374)."""
-    if isinstance(amount, Fraction) and amount.denominator != 1:
-        text = f"{six_decimals(amount):+,f}".rstrip("0").rstrip(".")
-    elif isinstance(amount, float) and not amount.is_integer():
-        text = f"{amount:+,.6f}".rstrip("0").rstrip(".")
-    else:
-        text = f"{int(amount):+,}"
-    return "0" if text in ("+0", "-0") else text
 
 
 def game_title(game: str) -> str:

@@ -8,12 +8,15 @@ stops the round from being settled is a plain sentence in ``problems``; it is ne
 """
 from __future__ import annotations
 
+import math
 from collections import Counter
+from fractions import Fraction
 from dataclasses import dataclass, field
 from typing import Any, Mapping
 
 from dealer.cards import BACK, cards_of_face, get_card, is_card, UnknownCardError
 from dealer.games import Game, RoundError, ZoneSpec
+from dealer.ledger import six_decimals
 from dealer.western import is_western_card
 
 ROW_GAMES = {"batta-maki", "atosaki", "koikoi-atosaki", "mutsu-wari", "hankan", "shoniban"}
@@ -419,3 +422,40 @@ def _row_scorer(name: str, house: Mapping[str, Any]):
     if family is None:
         return None
     return lambda cards: score_row(cards, family.value).score
+
+
+def signed(amount) -> str:
+    """+1,200 / -0.5 / 0: an amount with its sign, readable (no exponent); a Fraction to its 6
+    decimals exactly (a float of 10^12 chips and a third showed ...000.333374)."""
+    if isinstance(amount, Fraction) and amount.denominator != 1:
+        text = f"{six_decimals(amount):+,f}".rstrip("0").rstrip(".")
+    elif isinstance(amount, float) and not amount.is_integer():
+        # (as written, not the float's binary value: 10^11 and a tenth showed ...000.100006)
+        text = f"{six_decimals(Fraction(repr(amount))):+,f}".rstrip("0").rstrip(".")
+    else:
+        text = f"{int(amount):+,}"
+    return "0" if text in ("+0", "-0") else text
+
+
+def result_texts(result: Mapping[str, Any]) -> dict:
+    """A settlement's amounts as shown (the page's box, the history), to 6 decimals of the amounts
+    as booked: from the exact amounts where the engine gives them (a JSON number of 10^10 chips and a
+    fraction, or one rounded as a float, showed other decimals than the ledger books)."""
+    exact = result.get("net_exact") if isinstance(result.get("net_exact"), Mapping) else {}
+    net = result.get("net") if isinstance(result.get("net"), Mapping) else {}
+    texts = {who: _amount_text(amount, exact.get(who)) for who, amount in net.items()}
+    return {"net": {who: text for who, text in texts.items() if text is not None},
+            "carry": (_amount_text(result.get("carry"), result.get("carry_exact")) or "").lstrip("+") or None}
+
+
+def _amount_text(amount: Any, exact: Any) -> str | None:
+    """``signed`` of the exact amount (a fraction as text) where it reads, else of the JSON number;
+    None for neither (a record damaged by hand is shown as damaged elsewhere, not here)."""
+    if isinstance(exact, str):
+        try:
+            return signed(Fraction(exact))
+        except (ValueError, ZeroDivisionError):
+            pass
+    if isinstance(amount, (int, float)) and not isinstance(amount, bool) and math.isfinite(amount):
+        return signed(amount)
+    return None

@@ -43,7 +43,7 @@ from dealer.western import SUITS, is_western_card, nearest_western_ids
 from vision.live import CAMERA_AWAY
 from webui.tricks import (KAKEYA, TRICK_ZONE, TrickWatch, active_players, check_trick_cards, game_over, live_layout,
                           order_trick, play_order, player_names, replay_tricks, ring_of, round_document, starting_stones)
-from webui.round_builder import (CARRY_GAMES, face_of, NO_BETS, ROW_GAMES, BuiltRound, ZoneView, RoundBuilder, revealed_scores, bet_targets, card_label, layout_setup, table_zones,
+from webui.round_builder import (CARRY_GAMES, face_of, NO_BETS, ROW_GAMES, BuiltRound, ZoneView, RoundBuilder, revealed_scores, bet_targets, card_label, layout_setup, result_texts, table_zones,
                                  tie_redraw_rows, zone_title)
 
 log = logging.getLogger(__name__)
@@ -1488,6 +1488,8 @@ class DealerService:
             waiting = bool(view["preview"]) and view["preview"].get("settled") is False
             view["redraw"] = {"waiting": waiting, "deck_exhausted": bool(s.get("deck_exhausted"))}
         view["pending"] = s.get("pending")
+        if s.get("pending"):
+            view["pending_text"] = result_texts(s["pending"]["result"])
         if s.get("pending") and game.name != KAKEYA:  # (Kakeya is settled on its tricks, not the table)
             then = [_card_keys(c.get("zone"), c) for c in s["pending"].get("cards") or []]
             now = [k for c in built.cards if (k := _place_key(c.get("zone"), c))]

@@ -314,15 +314,17 @@ function renderPending(s) {
   // changed (a card gathered) lost the dealer's click
   if (!changed(box, [p.id, p.result, s.pending_note])) return;
   const net = p.result.net || {};
+  const text = s.pending_text || {};  // (the amounts as booked, to 6 decimals: a JSON number is not exact)
   const rows = Object.entries(net).map(([who, amount]) =>
     el("tr", {class: who === "dealer" ? "dealer" : ""}, el("td", {}, who === "dealer" ? "Dealer 胴元" : who),
-      el("td", {class: "num " + (amount < 0 ? "neg" : "pos")}, fmt(amount), amount < 0 ? " pays" : (amount > 0 ? " wins" : ""))));
+      el("td", {class: "num " + (amount < 0 ? "neg" : "pos")}, (text.net && text.net[who]) || fmt(amount),
+        amount < 0 ? " pays" : (amount > 0 ? " wins" : ""))));
   const extra = [];
   // (a fee of 0, where the house takes none, said nothing but noise)
   for (const key of ["fee", "house_fee", "terazen"]) if (p.result[key] !== undefined && p.result[key] !== 0) extra.push(el("p", {}, `Fee (terazen 寺銭): ${JSON.stringify(p.result[key])}`));
   if (p.result.stones !== undefined) extra.push(el("p", {id: "stones"}, `Stones 石: ${p.result.stones} from the losing pair to ` +
     `${(p.result.winner || []).join(" and ")} (${p.result.decided_by})`));
-  if (p.result.carry) extra.push(el("p", {id: "carry-out"}, `Pot carried to the next round: ${Number(p.result.carry).toLocaleString("en-US", {maximumFractionDigits: 6})}`));
+  if (p.result.carry) extra.push(el("p", {id: "carry-out"}, `Pot carried to the next round: ${text.carry || Number(p.result.carry).toLocaleString("en-US", {maximumFractionDigits: 6})}`));
   // the note above the amounts, and Cancel beside Confirm, never above or below it: a note appearing
   // as the dealer reached for Cancel moved Confirm under his finger, and booked the old result
   box.replaceChildren(...(s.pending_note ? [el("p", {class: "problems", id: "pending-note"}, "⚠ " + s.pending_note)] : []),
