@@ -177,6 +177,17 @@ def _decimal(x: Fraction, places: int) -> Decimal:
     return Decimal(f"{x.numerator * 10**places // x.denominator}e-{places}")  # (a string: taken exactly)
 
 
+def is_stored_session(stored: str | None, session: Any) -> bool:
+    """Whether the session stored (its JSON text, None or empty for none) is ``session``: compared as
+    JSON values, not as text (the same session written by hand with other spacing or key order was
+    taken for another page's change, and every write was refused for good)."""
+    try:
+        value = json.loads(stored) if stored else None
+    except ValueError:
+        return False
+    return value == json.loads(json.dumps(session))
+
+
 def six_decimals(x: Fraction) -> Decimal:
     """An amount to 6 decimals, exactly rounded (a float of it showed 10^12 + 1/3 as ...000.333374)."""
     return _decimal(Fraction(round(x, 6)), 6)
@@ -267,8 +278,7 @@ class Ledger:
             db.execute("BEGIN IMMEDIATE")  # no other writer between the check and the write
             if expected is not ...:
                 row = db.execute("SELECT value FROM meta WHERE key = 'session'").fetchone()
-                stored = row[0] if row and row[0] else "null"
-                if stored != json.dumps(expected, sort_keys=True):
+                if not is_stored_session(row[0] if row else None, expected):
                     raise SessionChanged("the session was changed meanwhile by another page or server on this "
                                          "ledger")
             for round_, result, rule_version, amounts in checked:

@@ -341,6 +341,29 @@ def test_restart_resumes_the_session_and_pending_bets(live, ledger_path):
     assert live.layout is not None and [z.name for z in live.layout] == ["saki", "ato"]
 
 
+@pytest.mark.parametrize("edit", ["pretty", "json_set"])
+def test_a_session_written_back_by_hand_in_another_spelling_still_takes_writes(live, ledger_path, edit):
+    # the stored session was compared as text: the same session with other spacing or key order (an
+    # editor, SQLite's json_set) was taken for another page's change, and every write was refused
+    import sqlite3
+    d = Dealer(create_app({"LIVE": live, "LEDGER": str(ledger_path), "PIN": PIN, "TESTING": True}))
+    d.post("/api/session", SESSION)
+    d.post("/api/bets", {"player": "Aki", "on": "saki", "amount": 10})
+    with sqlite3.connect(ledger_path) as db:
+        raw = db.execute("SELECT value FROM meta WHERE key = 'session'").fetchone()[0]
+        if edit == "pretty":
+            db.execute("UPDATE meta SET value = ? WHERE key = 'session'", (json.dumps(json.loads(raw), indent=1),))
+        else:  # the bet put right, with SQLite's own JSON function
+            db.execute("UPDATE meta SET value = json_set(value, '$.bets[0].amount', 20) WHERE key = 'session'")
+    db.close()
+    d = Dealer(create_app({"LIVE": live, "LEDGER": str(ledger_path), "PIN": PIN, "TESTING": True}))
+    r = d.post("/api/bets", {"player": "Ben", "on": "ato", "amount": 10})
+    assert r.status_code == 201, r.get_json()
+    bets = [(b["player"], b["amount"]) for b in d.get("/api/state").get_json()["session"]["bets"]]
+    assert bets == [("Aki", 10 if edit == "pretty" else 20), ("Ben", 10)]
+    assert d.post("/api/session", SESSION).status_code == 200
+
+
 def test_a_game_played_with_two_decks_mixed_tells_the_table(app, live):
     """With the house rule of two decks mixed a face may lie on the table twice as often: the
     table's detector is told (it doubts a face read more often than the decks hold)."""

@@ -27,7 +27,7 @@ from typing import Any, Callable, Mapping
 from dealer.cards import BACK, get_card, is_card, nearest_ids
 from dealer.games import (MAX_AMOUNT, RoundError, did_you_mean, exact_amounts, get_game, parse_amount,
                           parse_carried_pot, settle_round, to_json_amount)
-from dealer.ledger import (BOOKINGS_DISAGREE, Ledger, LedgerError, SessionChanged, SessionUnreadable,
+from dealer.ledger import (BOOKINGS_DISAGREE, Ledger, is_stored_session, LedgerError, SessionChanged, SessionUnreadable,
                            SettlementGone, booked_amounts)
 from dealer.pot import (DEALER, GIVEN_UP, NAMED, carried, pot_said, pot_stakers, result_from_bookings,
                         stakers_on_the_books)
@@ -283,8 +283,7 @@ class DealerService:
                          f"done") from None
 
     def _refuse_if_changed_meanwhile(self) -> None:
-        stored = self.ledger.get_meta("session")
-        if (stored or "null") != json.dumps(self._recorded, sort_keys=True):
+        if not is_stored_session(self.ledger.get_meta("session"), self._recorded):
             self._show_changed_meanwhile(SessionChanged("the session was changed meanwhile by another page or "
                                                         "server on this ledger"))
 
