@@ -180,9 +180,12 @@ class CardTracker:
         same_face = (shown[None, :] == -1) | (seen == -2) | (seen == shown[None, :])
         placed = off <= 0.15
         near = placed & same_face
-        if not near.any():
+        by_places = not (near & (shown != -1)[None, :]).any()
+        if by_places:
             # the faces say nothing (a knock frame so blurred every card is misread there, as where
-            # they stood): weighed by where the cards lie alone
+            # they stood; a face-down card fits any face, so it is no word for a move: one card
+            # misread and another hidden let a move of a card's width fit by the face-down card
+            # alone): weighed by where the cards lie alone
             near = placed
         counts = near.sum(axis=1)
         misfit = (off * near).sum(axis=1) / np.maximum(counts, 1)  # how far off the tracks it fits lie
@@ -194,6 +197,11 @@ class CardTracker:
         # (a blurred knock frame reads few cards right: two cards placed, one read right, is a knock
         # where staying put reads none right)
         if placing[best] < 2 or counts[best] < 1 or counts[best] <= counts[0]:
+            return None
+        # (by places alone, where staying put leaves cards in place too, two cards are too few to
+        # tell a knock: a card missed, its neighbour misread and a card laid beside them fitted a
+        # move of one card along, and both cards were shown sure on their neighbours' places)
+        if by_places and (shown != -1).any() and placed[0].any() and placing[best] < 3:
             return None
         # (not even where both fit exactly: a card taken from one end of a row and one laid at the
         # other fit a move of one card along as well as staying put does. Where the move fits only
