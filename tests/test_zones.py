@@ -539,3 +539,17 @@ def test_a_hand_laid_half_a_card_higher_than_those_beside_it_keeps_its_seat(rais
              card(7, 1000, ys["C"]), card(8, 1070, ys["C"])]
     zones = {n: [c.track_id for c in cs] for n, cs in ZoneAssigner(layout).assign(cards).zones.items()}
     assert zones == {"A": [3, 4], "B": [5, 6], "C": [7, 8], "dealer": [1, 2]}
+
+
+@pytest.mark.parametrize("jitter", [(0, 0, 0), (1, 0, 0), (0, 1, 0), (-1, 1, 0)])
+def test_a_near_square_zone_orders_its_cards_the_way_they_run(jitter):
+    # a hand's zone drawn a little generously (210 wide, 215 tall) took its order from its long side,
+    # top to bottom, and a pixel of jitter shuffled the three cards laid left to right
+    layout = [ZoneSpec("p1-a", 3, "A", "A", group="p1"), ZoneSpec("p1-b", 3, "B", "B", group="p1")]
+    assigner = ZoneAssigner(layout, [TableZone("p1-a", [(90, 40), (300, 40), (300, 255), (90, 255)])])
+    faces = ["pine-crane", "plum-warbler", "cherry-curtain"]
+    state = assigner.assign([card(k + 1, 100 + 65 * k, 100 + dy, face=f) for k, (f, dy) in enumerate(zip(faces, jitter))])
+    assert [c.face for c in state.zones["p1-a"]] == faces
+    # and a column laid top to bottom in the same zone reads top to bottom
+    state = assigner.assign([card(k + 1, 150 + dx, 45 + 70 * k, face=f, h=60) for k, (f, dx) in enumerate(zip(faces, jitter))])
+    assert [c.face for c in state.zones["p1-a"]] == faces

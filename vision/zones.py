@@ -80,6 +80,12 @@ class TableZone:
             ux, uy = -ux, -uy
         return ux, uy
 
+    def elongated(self) -> bool:
+        """Whether the zone is clearly longer one way than the other (its long side says which way its
+        cards run); a zone drawn near square says nothing (its long side turned with a pixel)."""
+        (_, _), (w, h), _ = cv2.minAreaRect(np.asarray(self.polygon, dtype=np.float32))
+        return max(w, h) >= 1.25 * min(w, h)
+
     def to_json(self) -> dict:
         return {"name": self.name, "polygon": [[round(x, 1), round(y, 1)] for x, y in self.polygon]}
 
@@ -187,6 +193,17 @@ def load_zones(path: str | Path) -> list[TableZone]:
 
 
 # --- assignment --------------------------------------------------------------------------------
+
+def _spread_axis(cards) -> tuple[float, float]:
+    """Left to right where the cards spread more across the picture than up it, else top to bottom
+    (the order of a near-square zone's cards: a hand of three laid left to right in a zone drawn a
+    little generously was read top to bottom, its order shuffled by a pixel's jitter)."""
+    if len(cards) < 2:
+        return 1.0, 0.0
+    xs = [_centre(c)[0] for c in cards]
+    ys = [_centre(c)[1] for c in cards]
+    return (1.0, 0.0) if max(xs) - min(xs) >= max(ys) - min(ys) else (0.0, 1.0)
+
 
 def _centre(card: TableCard) -> tuple[float, float]:
     return (sum(p[0] for p in card.quad) / 4.0, sum(p[1] for p in card.quad) / 4.0)
@@ -332,8 +349,9 @@ class ZoneAssigner:
                 zones.setdefault(home.name, []).append(card)
         self._drawn_home = homes
         for zone in self.zones:
-            ux, uy = zone.axis()
-            zones.get(zone.name, []).sort(key=lambda c: _centre(c)[0] * ux + _centre(c)[1] * uy)
+            held = zones.get(zone.name, [])
+            ux, uy = zone.axis() if zone.elongated() else _spread_axis(held)
+            held.sort(key=lambda c: _centre(c)[0] * ux + _centre(c)[1] * uy)
         return zones, unassigned
 
     def _automatic(self, cards):
