@@ -69,6 +69,9 @@ def _is_name(name: str) -> bool:
 # for a trick to be played and gathered (seconds)
 GAP_UNSEEN_S = 3.0
 MISREAD_HINT = ": tap the card misread, or enter the trick by hand"
+NO_TRICK_ZONE_HINT = ("; with no trick zone drawn, every card in the camera's view is read as the trick, so "
+                      "picture cards kept face up in view are read with it: keep them out of view, or draw "
+                      "the trick zone in Settings")
 
 
 class InputError(ValueError):
@@ -126,6 +129,7 @@ class DealerService:
         self._bare_after_trick = False
         self._warned_tracks: frozenset = frozenset()
         self.layout_note: str | None = None
+        self._zones_drawn = False  # (drawn in Settings, else found automatically)
         self._stored_as: dict | None = None  # the open session as the ledger holds it (_stored_session)
         self.session: dict | None = self._stored_session()
         held = self._stored_as
@@ -313,6 +317,7 @@ class DealerService:
         try:
             zones = self.zones_loader(self.session["game"]) if self.zones_loader else None
             self.live.set_layout(layout, zones)
+            self._zones_drawn = bool(zones)
             # a zone of the layout with none drawn gets no card (a player added since the zones were
             # drawn): his cards were only "outside every zone", with no word why
             undrawn = [z.name for z in layout if zones and z.name not in {d.name for d in zones}]
@@ -324,6 +329,7 @@ class DealerService:
                 raise InputError(f"the drawn zones cannot be used: {exc}") from None
             self.layout_note = f"the drawn zones were set aside ({exc}); rows are found automatically"
             self.live.set_layout(layout, None)
+            self._zones_drawn = False
 
     # --- session ---------------------------------------------------------------------------------
     def start_session(self, data: Mapping[str, Any]) -> dict:
@@ -1051,6 +1057,9 @@ class DealerService:
                 elif set(ids) & played:
                     said = (f"the trick on the table ({' '.join(ids)}) has cards already played: check the "
                             f"tricks recorded{MISREAD_HINT}")
+                    if not self._zones_drawn:
+                        # (the likelier cause, with every card in view read as the trick)
+                        said += NO_TRICK_ZONE_HINT
                     changed |= s.get("trick_warning") != said
                     s["trick_warning"] = said
                     self._warned_tracks = frozenset(c.get("track_id") for c in trick)
@@ -1064,7 +1073,7 @@ class DealerService:
                     s["undone_trick"] = None
                     s["tricks"].append({"cards": ids, "source": "camera", "ring": ring,
                                         "read": [{k: v for k, v in c.items() if k != "quad"} for c in trick]})
-                    if (s.get("trick_warning") or "").endswith(MISREAD_HINT):
+                    if MISREAD_HINT in (s.get("trick_warning") or ""):
                         s["trick_warning"] = None  # it was about this trick, read right now
                     if angles:  # where each player lays his cards: the next tricks are read by it
                         s["seat_angles"] = angles
@@ -1141,7 +1150,7 @@ class DealerService:
             if not isinstance(at, int) or isinstance(at, bool) or not 1 <= at <= len(s["tricks"]) + 1:
                 raise InputError(f"'at' is the place of the trick, 1 to {len(s['tricks']) + 1}, not {at!r}")
             s["tricks"].insert(at - 1, {"cards": cards, "source": "hand"})
-            if (s.get("trick_warning") or "").endswith(MISREAD_HINT) and self.trick_watch is not None:
+            if MISREAD_HINT in (s.get("trick_warning") or "") and self.trick_watch is not None:
                 # the trick warned of (a card misread), entered by hand as the warning says: lying there
                 # still, it is read (it was read again at once, warned again, and when gathered a card
                 # at a time taken for a trick missed, which held the hand for good)
