@@ -43,7 +43,7 @@ from dealer.western import SUITS, is_western_card, nearest_western_ids
 from vision.live import CAMERA_AWAY
 from webui.tricks import (KAKEYA, TRICK_ZONE, TrickWatch, active_players, check_trick_cards, game_over, live_layout,
                           order_trick, play_order, player_names, replay_tricks, ring_of, round_document, starting_stones)
-from webui.round_builder import (CARRY_GAMES, face_of, NO_BETS, ROW_GAMES, BuiltRound, ZoneView, RoundBuilder, revealed_scores, bet_targets, card_label, layout_setup, result_texts, table_zones,
+from webui.round_builder import (CARRY_GAMES, face_of, NO_BETS, ROW_GAMES, BuiltRound, ZoneView, RoundBuilder, revealed_scores, bet_targets, card_label, layout_setup, result_texts, signed, table_zones,
                                  tie_redraw_rows, zone_title)
 
 log = logging.getLogger(__name__)
@@ -670,7 +670,7 @@ class DealerService:
             if shown:
                 bet["after_reveal"] = True
                 s.setdefault("late_bets", []).append({
-                    "note": f"{player}: {bet['amount']} on {_target_said(game, s, on)} taken after the reveal"
+                    "note": f"{player}: {_plain(bet['amount'])} on {_target_said(game, s, on)} taken after the reveal"
                             f"{shown['doubt']}", "shown": shown["keys"]})
             s["bets"].append(bet)
             s["pending"] = None
@@ -785,7 +785,7 @@ class DealerService:
             if shown:
                 b = gone[0]
                 s.setdefault("late_bets", []).append({
-                    "note": f"{b['player']}: {b['amount']} on {_target_said(self._game(), s, b['on'])} removed "
+                    "note": f"{b['player']}: {_plain(b['amount'])} on {_target_said(self._game(), s, b['on'])} removed "
                             f"after the reveal{shown['doubt']}", "shown": shown["keys"]})
             s["bets"] = [b for b in s["bets"] if b["id"] != bet_id]
             s["pending"] = None
@@ -923,6 +923,24 @@ class DealerService:
                         "position": pos, "quad": c.get("quad")})
         return out
 
+    def _note_deal_gathered(self, s: dict, snap: Mapping[str, Any]) -> None:
+        """The table seen bare after a bet was taken or removed after the reveal: that deal was gathered
+        unsettled, and the note says so with the round it is recorded in (told by the cards alone, a
+        card of the new deal lying where the same face lay, as a month's look-alike chaff often does,
+        made the note this round's)."""
+        if _stale_table(snap):
+            return  # (no cards seen on a table not being read is no bare table)
+        zones, _, unassigned = table_zones(snap)
+        if any(zones.values()) or unassigned:
+            return
+        for entry in s["late_bets"]:
+            if isinstance(entry, dict) and entry.get("shown"):
+                entry["gathered"] = True
+        try:
+            self._save()
+        except (LedgerError, InputError):  # (undone by _save: noted again at the next look)
+            pass
+
     def _note_settled_cards_gone(self, s: dict, snap: Mapping[str, Any]) -> None:
         """Once the live table shows none of the cards of the round just recorded (gathered, or turned
         face down for the next deal), the same cards laid again are a new round (Echobo's bettors
@@ -966,6 +984,10 @@ class DealerService:
             if s and (s.get("settled_cards") or s.get("settled_cards_all")) and not s.get("settled_gone"):
                 self._note_settled_cards_gone(s, self._snapshot() if snap is None else snap)
                 s = self.session  # (a save refused put back the session as recorded)
+            if s and not s.get("pending") and any(isinstance(e, dict) and e.get("shown") and not e.get("gathered")
+                                                  for e in s.get("late_bets") or ()):
+                self._note_deal_gathered(s, self._snapshot() if snap is None else snap)
+                s = self.session
             if s and s.get("game") == "otoroku" and not s.get("pending") and not _stale_table(
                     snap := self._snapshot() if snap is None else snap):
                 self._note_busts(s, snap)
@@ -1910,15 +1932,21 @@ def banner(status: Mapping[str, Any]) -> str | None:
     return f"{what}: {error}" if error else what
 
 
+def _plain(amount) -> str:
+    """An amount as the notes write it: 0.00005, not 5e-05."""
+    return signed(amount).lstrip("+")
+
+
 def _late_notes(late: list, settled: set[str]) -> list[str]:
     """The notes of bets taken or removed after a reveal, as recorded with the round settled on the
     cards ``settled`` (place keys): one made after the reveal of other cards (a deal gathered
-    unsettled, its bets left for the next) says so, not that it came after this round's reveal."""
+    unsettled, its bets left for the next: the table seen bare since, or none of its cards settled)
+    says so, not that it came after this round's reveal."""
     out = []
     for entry in late:
         if isinstance(entry, str):
             out.append(entry)
-        elif not entry.get("shown") or set(entry["shown"]) & settled:
+        elif not entry.get("gathered") and (not entry.get("shown") or set(entry["shown"]) & settled):
             out.append(entry["note"])
         else:
             out.append(entry["note"].replace("after the reveal", "after the reveal of an earlier deal, not settled"))
