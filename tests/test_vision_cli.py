@@ -234,6 +234,9 @@ def test_bench_vision_refuses_an_unknown_split(capsys):
     (["bench-vision", "--scenes", "-3"], "argument --scenes: -3 is out of range"),
     (["bench-vision", "--threads", "-1"], "argument --threads: -1 is out of range"),
     (["bench-western", "--cards", "0"], "argument --cards: 0 is out of range"),
+    # a scene holds at most 48 cards: more failed once the whole accuracy run was done
+    (["bench-vision", "--cards", "9", "100"], "argument --cards: 100 is out of range: a whole number from 1 to 48"),
+    (["bench-western", "--cards", "50"], "argument --cards: 50 is out of range"),
     # no values: nothing timed, or no split read, and the exit said it went well
     (["bench-vision", "--cards"], "argument --cards: expected at least one argument"),
     (["bench-vision", "--splits"], "argument --splits: expected at least one argument"),
@@ -348,3 +351,13 @@ def test_a_file_too_large_for_a_picture_is_refused_before_it_is_read(two_card_im
     monkeypatch.setattr(vision.cli, "MAX_PICTURE_BYTES", 1024)
     assert main(["recognise", str(two_card_image)]) == 2
     assert "too large for a picture of the table (at most 0 MB)" in capsys.readouterr().err
+
+
+def test_bench_vision_names_the_photo_folder_it_looked_in(tmp_path, capsys):
+    # "../shared/photos-dev is not present" was said whatever folder --shared named
+    import shutil
+    from pathlib import Path
+    shutil.copy(Path(__file__).resolve().parent.parent / "dealer" / "cards.csv", tmp_path / "cards.csv")
+    assert main(["bench-vision", "--no-speed", "--scenes", "1", "--splits", "demo", "--shared", str(tmp_path)]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert report["photos_dev"] == {"skipped": f"{tmp_path / 'photos-dev' / 'labels.csv'} is not present"}

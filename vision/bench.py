@@ -172,7 +172,9 @@ def run_benchmark(detector, scenes=None, splits=None, frames=30, card_counts=(9,
         if root is not None and (root / "photos-dev" / "labels.csv").is_file():
             report["photos_dev"] = evaluate_photos(detector, root / "photos-dev")
         else:
-            report["photos_dev"] = {"skipped": "../shared/photos-dev is not present"}
+            # (the folder looked in: --shared may name another than ../shared)
+            where = root / "photos-dev" / "labels.csv" if root is not None else "../shared/photos-dev"
+            report["photos_dev"] = {"skipped": f"{where} is not present"}
     if speed:
         t0 = time.perf_counter()
         load_before = os.getloadavg()[0]

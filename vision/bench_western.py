@@ -116,7 +116,7 @@ def register(subparsers) -> None:
     b.add_argument("--scenes", type=whole(1), default=None, help="scenes per split (default: the split's own count)")
     b.add_argument("--splits", nargs="+", default=None, choices=list(SPLITS), help="only these splits")
     b.add_argument("--frames", type=whole(1, 10000), default=None, help="timed frames, 1 to 10,000 (default 30; 10 with --quick)")
-    b.add_argument("--cards", type=whole(1, 52), default=8, help="cards per timed frame (default 8)")
+    b.add_argument("--cards", type=whole(1, 48), default=8, help="cards per timed frame, 1 to 48 (default 8)")
     b.add_argument("--quick", action="store_true", help="20 scenes per split and 10 timed frames, unless --scenes or --frames say otherwise")
     only = b.add_mutually_exclusive_group()  # (both: nothing measured, and a 0 exit)
     only.add_argument("--no-accuracy", action="store_true", help="timing only")
