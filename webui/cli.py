@@ -44,8 +44,9 @@ def register(subparsers) -> None:
                         "0.0.0.0 lets a tablet on the network connect)")
     p.add_argument("--port", type=PORT, default=DEFAULT_PORT, help=f"port (default {DEFAULT_PORT})")
     p.add_argument("--data", default=None,
-                   metavar="DIR", help="folder of the ledger and the drawn zones (default $HANADEALER_DATA, "
-                                       "else ~/.hanadealer; with --demo, its demo/ folder)")
+                   metavar="DIR", help="folder of the ledger and the drawn zones, used as named, with --demo too "
+                                       "(default $HANADEALER_DATA, else ~/.hanadealer; with --demo, its demo/ "
+                                       "folder)")
     p.add_argument("--detector", choices=("model", "truth"), default=None,
                    help="card detector: the ONNX models, or (demo only) the demo's own truth "
                         "(default: model for a camera/video/images, truth for the demo when "
