@@ -427,26 +427,35 @@ class Ledger:
     def export_csv(self) -> str:
         """One line per player per round: round, time, game, winner, player, amount (to 6 decimals),
         the amount exactly as booked (``103/3`` where 6 decimals do not say it; the column that adds
-        up to the balances), corrections."""
+        up to the balances), corrections, and the notes of bets taken or removed after the reveal."""
         out = io.StringIO()
         w = csv.writer(out)
         w.writerow(["round", "time", "game", "rule_version", "winner", "player", "amount", "amount_exact",
-                    "corrections"])
+                    "corrections", "notes"])
         booked: dict[int, list[tuple[str, Fraction]]] = {}
-        shown: dict[str, str] = {}  # (a name typed two ways that look the same: one player, as the balances)
         for rid, player, amount in self.iter_entries():
-            player = shown.setdefault(unicodedata.normalize("NFC", player), player)
             booked.setdefault(rid, []).append((player, amount))
+        # (a name typed two ways that look the same: one player, as the balances; a pair of partners
+        # named from either seat, "Cho+Aki" or "Aki+Cho": one pair)
+        shown: dict[tuple[bool, str], str] = {}
         for rec in reversed(self.rounds()):
             if rec.damage:  # (an export without it would not add up to the balances)
                 raise LedgerError(f"the ledger {self.path} is damaged: round {rec.id} {rec.damage}")
             fixes = "; ".join(f"{c.get('zone')}#{c.get('position')}: {c.get('recognised')} -> "
                               f"{c.get('card')}" for c in rec.cards if c.get("corrected"))
+            late = rec.result.get("late_bets")
+            notes = "; ".join(n for n in late if isinstance(n, str)) if isinstance(late, list) else ""
+            stones = rec.game in STONE_GAMES
             for player, amount in booked.get(rec.id, []):
+                same = unicodedata.normalize("NFC", player)
+                if stones:
+                    same = "+".join(sorted(same.split("+")))
+                player = shown.setdefault((stones, same), player)
                 w.writerow([rec.id, rec.time, rec.game, rec.rule_version,
                             _text_cell(BOOKING_TEXT.get(rec.round.get("pot"))
                                        or _winner_cell(rec.result.get("winner"))),
-                            _text_cell(player), _six_cell(amount), _exact_cell(amount), _text_cell(fixes)])
+                            _text_cell(player), _six_cell(amount), _exact_cell(amount), _text_cell(fixes),
+                            _text_cell(notes)])
         return out.getvalue()
 
     @_said_as_ledger_error("check")

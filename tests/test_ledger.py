@@ -420,3 +420,24 @@ def test_the_export_writes_amounts_a_spreadsheet_reads_as_numbers_and_exact_to_s
     share = Fraction(15633589918967, 8589934592)
     assert Fraction(_exact_cell(share)) == share and _exact_cell(share).startswith("1819.98940172686707228422164916")
     assert str(six_decimals(Fraction(10**12) + Fraction(33333349999999999967, 10**20))) == "1000000000000.333333"
+
+
+def test_the_export_names_a_pair_as_the_balances_do_and_carries_the_late_bet_notes(tmp_path):
+    # the balances take "Cho+Aki" and "Aki+Cho" for one pair, the export kept both spellings (and did
+    # not add up to them); the notes of bets taken after the reveal were on the history page only
+    led = Ledger(tmp_path / "l.sqlite")
+    led.record_round(round_={"game": "kakeya-toranpu"}, rule_version="x",
+                     result={"net": {"Aki+Cho": 2, "Ben+Dai": -2}, "winner": ["Aki", "Cho"]})
+    led.record_round(round_={"game": "kakeya-toranpu"}, rule_version="x",
+                     result={"net": {"Cho+Aki": 1, "Dai+Ben": -1}, "winner": ["Cho", "Aki"]})
+    led.record_round(round_={"game": "batta-maki"}, rule_version="x",
+                     result={"net": {"a": 5, "dealer": -5}, "winner": "saki",
+                             "late_bets": ["a: 5 on Saki 先 taken after the reveal"]})
+    rows = list(csv.DictReader(io.StringIO(led.export_csv())))
+    stones: dict[str, Fraction] = {}
+    for r in rows:
+        if r["game"] == "kakeya-toranpu":
+            stones[r["player"]] = stones.get(r["player"], Fraction(0)) + Fraction(r["amount_exact"])
+    assert stones == led.balances(stones=True) == {"Aki+Cho": 3, "Ben+Dai": -3}
+    assert [r["notes"] for r in rows if r["game"] == "batta-maki"] == ["a: 5 on Saki 先 taken after the reveal"] * 2
+    assert {r["notes"] for r in rows if r["game"] == "kakeya-toranpu"} == {""}
