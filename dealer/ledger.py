@@ -125,8 +125,7 @@ def booked_amounts(result: Mapping[str, Any]) -> dict[str, Fraction]:
             raise ValueError("the result's 'net_exact' does not name the players of its 'net'")
         exact_amounts = {str(p): exact(a) for p, a in said_exact.items()}
         # the JSON number is the exact amount to 6 decimals, as a float: as near as a float can be
-        off = [p for p, a in exact_amounts.items()
-               if not math.isclose(float(a), float(amounts[p]), rel_tol=1e-12, abs_tol=1e-6)]
+        off = [p for p, a in exact_amounts.items() if not _near(a, amounts[p])]
         if off:
             raise ValueError(f"the result's 'net_exact' and 'net' disagree for {', '.join(off)}")
         amounts = exact_amounts
@@ -166,6 +165,15 @@ def _winner_cell(winner) -> str:
     if isinstance(winner, (str, int, float)):
         return str(winner)
     return json.dumps(winner, ensure_ascii=False, sort_keys=True)
+
+
+def _near(a: Fraction, b: Fraction) -> bool:
+    """As near as a float can be (an older version booked a float's nearby fraction); an amount past
+    a float's range (a hand-edited 1e400) is near only itself."""
+    try:
+        return math.isclose(float(a), float(b), rel_tol=1e-12, abs_tol=1e-6)
+    except OverflowError:
+        return a == b
 
 
 def _number(x: Fraction) -> int | float:
@@ -394,7 +402,8 @@ class Ledger:
     def snapshot(self, round_id: int) -> bytes | None:
         with closing(self._connect()) as db:
             r = db.execute("SELECT snapshot_jpeg FROM rounds WHERE id = ?", (round_id,)).fetchone()
-        return bytes(r[0]) if r and r[0] is not None else None
+        # (a picture is bytes: anything else stored there by hand is none, not a failed page)
+        return bytes(r[0]) if r and isinstance(r[0], (bytes, bytearray, memoryview)) and r[0] else None
 
     @_said_as_ledger_error("read")
     def round_count(self) -> int:
@@ -460,9 +469,21 @@ class Ledger:
 
     @_said_as_ledger_error("check")
     def integrity(self) -> str:
-        """SQLite's own integrity check ('ok' when the file is sound)."""
+        """SQLite's own integrity check ('ok' when the file is sound), and amounts booked by no round."""
         with closing(self._connect()) as db:
-            return db.execute("PRAGMA integrity_check").fetchone()[0]
+            said = db.execute("PRAGMA integrity_check").fetchone()[0]
+        lost = self.entries_of_no_round()
+        if said == "ok" and lost:
+            return f"amounts are booked for round(s) {', '.join(map(str, lost))}, which the ledger no longer holds"
+        return said
+
+    @_said_as_ledger_error("read")
+    def entries_of_no_round(self) -> list[int]:
+        """The round ids that amounts are booked for but that are no longer in the ledger (a round
+        deleted by hand, in a tool that does not enforce the link): their amounts are in no balance."""
+        with closing(self._connect()) as db:
+            return [r[0] for r in db.execute(
+                "SELECT DISTINCT round_id FROM entries WHERE round_id NOT IN (SELECT id FROM rounds) ORDER BY round_id")]
 
     @_said_as_ledger_error("read")
     def iter_entries(self) -> list[tuple[int, str, Fraction]]:
@@ -528,7 +549,7 @@ class Ledger:
                 # (as near as a float: an older version booked a float's nearby fraction)
                 off = sorted(set(said) ^ set(on_books) | {
                     p for p in set(said) & set(on_books) if on_books[p] is None
-                    or not math.isclose(float(said[p]), float(on_books[p]), rel_tol=1e-12, abs_tol=1e-6)})
+                    or not _near(said[p], on_books[p])})
                 if off:
                     damage = f"{BOOKINGS_DISAGREE} (for {', '.join(off)})"
         return RoundRecord(r[0], r[1], r[2], r[3], round_, result, cards, bool(r[7]), damage)

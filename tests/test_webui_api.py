@@ -1510,6 +1510,40 @@ def test_large_amounts_are_shown_as_booked_in_the_settlement_and_the_history(app
     assert "Aki +11,111,111,011.111104<" in page
 
 
+@pytest.mark.parametrize("edit, url, status", [
+    ("UPDATE rounds SET result_json = json_set(result_json, '$.late_bets', 5) WHERE id = 1", "/history", 200),
+    ("UPDATE entries SET amount = '1e400' WHERE round_id = 1 AND player = 'Aki'", "/history", 200),
+    ("UPDATE entries SET amount = '1e400' WHERE round_id = 1 AND player = 'Aki'", "/api/rounds", 200),
+    ("UPDATE entries SET amount = '1e400' WHERE round_id = 1 AND player = 'Aki'", "/export.csv", 503),
+    ("UPDATE rounds SET snapshot_jpeg = 'abc' WHERE id = 1", "/rounds/1/snapshot.jpg", 404),
+])
+def test_a_ledger_edited_by_hand_gives_pages_not_internal_errors(live, ledger_path, edit, url, status):
+    # each was a 500: notes that were no list, an amount past a float's range, a picture kept as text
+    import sqlite3
+    led = Ledger(ledger_path)
+    led.record_round(round_={"game": "batta-maki"}, rule_version="x", snapshot_jpeg=b"\xff\xd8jpeg",
+                     result={"net": {"Aki": 10, "Ben": -5, "dealer": -5}, "winner": "saki"})
+    with sqlite3.connect(ledger_path) as db:
+        db.execute(edit)
+    db.close()
+    app = create_app({"LIVE": live, "LEDGER": str(ledger_path), "PIN": PIN, "TESTING": True})
+    assert app.test_client().get(url).status_code == status
+
+
+def test_amounts_of_a_round_deleted_by_hand_are_said_on_the_history(live, ledger_path):
+    # the sqlite3 shell enforces no link: the round's amounts stayed, in no balance, without a word
+    import sqlite3
+    led = Ledger(ledger_path)
+    for net in ({"Aki": 10, "dealer": -10}, {"Aki": -2, "dealer": 2}):
+        led.record_round(round_={"game": "batta-maki"}, rule_version="x", result={"net": net, "winner": "saki"})
+    with sqlite3.connect(ledger_path) as db:
+        db.execute("DELETE FROM rounds WHERE id = 1")
+    db.close()
+    assert led.integrity() == "amounts are booked for round(s) 1, which the ledger no longer holds"
+    page = create_app({"LIVE": live, "LEDGER": str(ledger_path), "PIN": PIN, "TESTING": True}).test_client()
+    assert "Amounts are booked for round 1, which the ledger no longer holds" in page.get("/history").get_data(as_text=True)
+
+
 def test_rounds_come_in_pages_and_the_history_says_how_many_it_lists(live, ledger_path, monkeypatch):
     ledger = Ledger(ledger_path)
     for n in range(5):

@@ -89,6 +89,7 @@ def create_app(config: dict | None = None) -> Flask:
     app.register_error_handler(Exception, _unexpected)
     app.add_template_filter(signed)
     app.add_template_filter(result_texts)
+    app.add_template_filter(late_notes)
     app.add_template_filter(winner_text)
     app.add_template_filter(pot_text)
     app.add_template_filter(game_title)
@@ -122,6 +123,13 @@ class NoTable:
 
     def set_layout(self, layout, zones=None) -> None:
         pass
+
+
+def late_notes(result) -> list[str]:
+    """The notes of bets taken or removed after the reveal recorded with a round (none where a
+    hand-edited record holds something else there)."""
+    late = result.get("late_bets") if isinstance(result, Mapping) else None
+    return [n for n in late if isinstance(n, str)] if isinstance(late, list) else []
 
 
 def game_title(game: str) -> str:
@@ -336,7 +344,7 @@ def history():
         balances, stones, balances_error = {}, {}, str(exc)
     return render_template("history.html", page="history", rounds=ledger.rounds(limit=HISTORY_ROUNDS),
                            balances=balances, stones=stones, balances_error=balances_error,
-                           round_count=ledger.round_count())
+                           round_count=ledger.round_count(), rounds_gone=ledger.entries_of_no_round())
 
 
 @pages.get("/settings")
