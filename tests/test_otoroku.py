@@ -154,6 +154,11 @@ SETTLE = [
                                         "dealer": [10, 4]},
                  ["ann"], {}, {"ann": "win", "bob": "not_chosen", "cat": "not_chosen"},
                  {"ann": 1, "bob": 0, "cat": 0, "dealer": -1}, id="dealers-choice-face-down-hand"),
+    # ...as they lie: the first card hidden, those dealt after it face up (it was refused, "every card
+    # must be revealed")
+    pytest.param(["ann", "bob"], {"ann": [10, 5], "bob": ["back", 2, 4], "dealer": [10, 4]},
+                 ["ann"], {}, {"ann": "win", "bob": "not_chosen"},
+                 {"ann": 1, "bob": 0, "dealer": -1}, id="dealers-choice-hand-as-it-lies"),
     pytest.param(["ann", "bob"], {"ann": [10, 3], "bob": [10, 4], "dealer": [1, 9]}, ["bob"], {},
                  {"ann": "not_chosen", "bob": "lose"}, {"ann": 0, "bob": -1, "dealer": 1},
                  id="choice-on-point-total-10-with-14.5"),
@@ -261,6 +266,11 @@ BAD = [
      "'tie' is what a result calls a draw, not a seat name"),
     (hands_with(ann=["maple-der", "pine-chaff-1"]), "unknown card 'maple-der' in ann's hand (did you mean maple-deer"),
     (hands_with(ann=["back", "pine-chaff-1"]), "a card in ann's hand is face down ('back'): every card must be"),
+    # a hand the dealer did not choose, as it lies, still holds cards of the deck, each once
+    (dict(GOOD, chosen=["bob"], hands={**GOOD["hands"], "ann": ["back", GOOD["hands"]["bob"][0]]}),
+     "is dealt more than once"),
+    (dict(GOOD, chosen=["bob"], hands={**GOOD["hands"], "ann": ["back", "willow-swallow"]}),
+     "card 'willow-swallow' in ann's hand is not in the deck of otoroku"),
     (hands_with(ann=["willow-swallow", "pine-chaff-1"]), "card 'willow-swallow' in ann's hand is not in the deck of otoroku"),
     (hands_with(ann=["paulownia-phoenix", "pine-chaff-1"]), "is not in the deck of otoroku"),
     (hands_with(ann=["maple-blue", 3], dealer=["maple-blue", 2]), "card 'maple-blue' is dealt more than once"),

@@ -222,6 +222,17 @@ def _read_hands(round_: Mapping[str, Any], seats: list[str], chosen: list[str] |
         if unseen_ok and (given is None or isinstance(given, list) and all(c == BACK for c in given)):
             out[who] = None  # discarded unseen: left out, empty, or still face down
             continue
+        if unseen_ok and isinstance(given, list) and BACK in given:
+            # as it lies: the first card hidden, those dealt after it face up (§4.1 "discard without
+            # revealing"); the cards shown are still cards of the deck, none of them twice
+            if not BETTOR_MIN_CARDS <= len(given) <= BETTOR_MAX_CARDS:
+                raise RoundError(f"{who}'s hand must be a list of {BETTOR_MIN_CARDS} to {BETTOR_MAX_CARDS} card ids, "
+                                 f"not {given!r}")
+            for card in given:
+                if card != BACK:
+                    placed.append((check_card(card, f"{who}'s hand", house["deck"]), f"{who}'s hand"))
+            out[who] = None
+            continue
         if who not in hands:
             raise RoundError(f"missing hand for {who!r} in 'hands'")
         cards = hands[who]
