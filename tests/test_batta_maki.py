@@ -204,6 +204,19 @@ CASES = [
 ]
 
 
+@pytest.mark.parametrize("rate", [0.9999996, 4e-7, 0.0123457])
+def test_a_fee_rate_of_more_than_6_decimals_is_refused_not_rounded(rate):
+    # read as its nearest millionths fraction, 0.9999996 charged the whole profit and 4e-7 nothing
+    with pytest.raises(RoundError, match=f"house option 'fee_rate' cannot be {rate!r} .*6 decimals at most"):
+        settle_round(round_("batta-maki", NINE, LOW, BETS, {"fee_model": "percent", "fee_rate": rate}))
+
+
+def test_a_fee_rate_is_charged_as_written():
+    r = settle_round(round_("batta-maki", NINE, LOW, [("a", "saki", 1000000)],
+                            {"fee_model": "percent", "fee_rate": 0.123457, "equalise": "none"}))
+    assert r["fee"] == 123457 and r["net"]["a"] == 1000000 - 123457
+
+
 @pytest.mark.parametrize("case", CASES, ids=[c[0] for c in CASES])
 def test_settlement(case):
     _id, game, saki, ato, bets, house, winner, decided_by, nets, fee = case

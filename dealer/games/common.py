@@ -172,10 +172,19 @@ def amount_or_null(value: Any) -> bool:
 # --- a percentage fee (terazen) on winning players' profit --------------------------------------
 
 def _fee_rate_ok(v: Any) -> bool:
-    return isinstance(v, (int, float)) and not isinstance(v, bool) and 0 < v < 1
+    # (to 6 decimals, as amounts are: a rate of more was charged as its nearest millionths fraction,
+    # 0.9999996 as all of the profit and 4e-7 as none)
+    return isinstance(v, (int, float)) and not isinstance(v, bool) and 0 < v < 1 \
+        and (_written(v) * 10**6).denominator == 1
 
 
-FEE_RATE_OPTION = HouseOption("fee_rate", 0.1, check=_fee_rate_ok, doc="a number between 0 and 1 (0.1 = 10%)")
+def _written(v: int | float) -> Fraction:
+    """A JSON number as written (0.1 is a tenth, not the float nearest it)."""
+    return Fraction(repr(v))
+
+
+FEE_RATE_OPTION = HouseOption("fee_rate", 0.1, check=_fee_rate_ok,
+                              doc="a number between 0 and 1, to 6 decimals at most (0.1 = 10%)")
 
 
 def check_fee_rate_applies(round_: Mapping[str, Any], house: Mapping[str, Any]) -> None:
@@ -189,4 +198,4 @@ def percent_fee(house: Mapping[str, Any]) -> Fraction:
     """The share of a winning player's profit kept as fee under fee_model ``percent`` (else 0)."""
     if house["fee_model"] != "percent":
         return Fraction(0)
-    return Fraction(house["fee_rate"]).limit_denominator(10**6)
+    return _written(house["fee_rate"])
