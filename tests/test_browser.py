@@ -285,6 +285,9 @@ def test_settings_form_starts_a_session_with_the_house_rules_as_set(tmp_path):
             assert page.locator("#min-bet").is_hidden() is no_bets, game
         session = start("batta-maki", fee_model='"percent"', fee_rate="0.05")
         assert session["house"] == {"fee_model": "percent", "fee_rate": 0.05}
+        # a number as a person writes one (it was sent as the text ".05", and refused)
+        session = start("batta-maki", fee_model='"percent"', fee_rate=".05")
+        assert session["house"] == {"fee_model": "percent", "fee_rate": 0.05}
         # the form shows the open session's own values: started again unchanged, they are kept
         assert start("batta-maki")["house"] == {"fee_model": "percent", "fee_rate": 0.05}
         assert start("otoroku", [("#share", "50")])["share"] == 50

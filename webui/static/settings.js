@@ -74,6 +74,9 @@ document.getElementById("session-form").addEventListener("submit", async (ev) =>
     if (input.value.trim() === "") continue;  // the game's default
     let v = input.value;
     try { v = JSON.parse(v); } catch (e) { /* a plain string */ }
+    // a number written as a person writes one (.5, 5., +0.5) is a number, as in the bet boxes: sent
+    // as text it was refused with "cannot be '.5' (a number ...)"
+    if (typeof v === "string" && /^\s*\+?(\d+\.?\d*|\.\d+)\s*$/.test(v)) v = Number(v);
     // an amount typed is checked as a bet is: rounded to a float it was sent as another amount, and
     // 1e309 (Infinity, sent as null) silently became no limit at all
     if (typeof v === "number" && typedAmount(input.value, input.dataset.option) === null) return;
