@@ -1544,6 +1544,27 @@ def test_amounts_of_a_round_deleted_by_hand_are_said_on_the_history(live, ledger
     assert "Amounts are booked for round 1, which the ledger no longer holds" in page.get("/history").get_data(as_text=True)
 
 
+def test_the_history_says_how_each_card_the_dealer_tapped_was_read(app, live):
+    # a back read in doubt and named was "read as nothing"; a card read surely, tapped and kept as
+    # read, was "unsure, confirmed"
+    import html
+    import re
+    d = Dealer(app)
+    d.post("/api/session", SESSION)
+    d.post("/api/bets", {"player": "Aki", "on": "saki", "amount": 10})
+    live.show({"saki": [(1, "pine-crane"), (2, "plum-chaff-1"), (3, "cherry-curtain", True)],
+               "ato": [(4, "wisteria-cuckoo"), (5, "iris-bridge"), (6, "back", True)]})
+    for track, card in ((6, "peony-butterflies"), (1, "pine-crane"), (3, "cherry-curtain")):
+        assert d.post("/api/correct", {"track_id": track, "card": card}).status_code == 200
+    pending = d.post("/api/settle").get_json()
+    assert d.post("/api/confirm", {"pending": pending["id"]}).status_code == 200
+    page = d.get("/history").get_data(as_text=True)
+    said = [html.unescape(x) for x in re.findall(r'<span class="fixed" title="[^"]*">([^<]*)</span>', page)]
+    assert [s.split(" (", 1)[1] for s in said] == ["confirmed)", "unsure, confirmed)", "read face down, corrected)"]
+    assert [s.split(": ", 1)[1].split(" ")[:2] for s in said] == [["Pine", "crane"], ["Cherry", "curtain"],
+                                                                  ["Peony", "butterflies"]]
+
+
 def test_rounds_come_in_pages_and_the_history_says_how_many_it_lists(live, ledger_path, monkeypatch):
     ledger = Ledger(ledger_path)
     for n in range(5):

@@ -168,7 +168,10 @@ class RoundBuilder:
                 item = {"track_id": c.get("track_id"), "card": card, "face": c.get("face"),
                         "recognised": recognised, "confidence": c.get("confidence"),
                         "uncertain": bool(c.get("uncertain")) and not fix, "corrected": bool(fix),
-                        "position": pos, **({"discarded": True} if c.get("discarded") else {})}
+                        "position": pos, **({"discarded": True} if c.get("discarded") else {}),
+                        # (whether the card tapped was in doubt: the history said "unsure, confirmed"
+                        # of a card read surely that the dealer tapped and kept as read)
+                        **({"read_uncertain": bool(c.get("uncertain"))} if fix else {})}
                 named_before = None if fix else doubts.get(c.get("card"))
                 if named_before:
                     item["uncertain"] = True
