@@ -210,6 +210,13 @@ def worker_pool(workers: int, art_names, shared, art_height: int, config: SceneC
     finally:
         if main:
             signal.signal(signal.SIGINT, before)
-    pool.map(_ready, range(workers), chunksize=1)
+    try:
+        pool.map(_ready, range(workers), chunksize=1)
+    except BaseException:
+        # (Ctrl-C while the workers warm up, before any `with` owns the pool: left to the interpreter's
+        # exit, its teardown printed a traceback under the one-line message)
+        pool.terminate()
+        pool.join()
+        raise
     return pool
 

@@ -585,6 +585,29 @@ def test_worker_processes_leave_ctrl_c_to_the_command():
         assert pool.map(_ignores_ctrl_c, range(2)) == [True, True]
 
 
+def test_ctrl_c_as_the_workers_warm_up_stops_them_at_once(monkeypatch):
+    # pressed before any `with` owned the pool, the pool was left to the interpreter's exit, whose
+    # teardown printed a traceback under the command's one line
+    import multiprocessing.pool
+    from datasets.export import worker_pool
+    from datasets.scenes import SceneConfig
+    stopped = []
+    real_terminate = multiprocessing.pool.Pool.terminate
+
+    def interrupted(self, *args, **kwargs):
+        raise KeyboardInterrupt
+
+    def terminate(self):
+        stopped.append(self)
+        real_terminate(self)
+
+    monkeypatch.setattr(multiprocessing.pool.Pool, "map", interrupted)
+    monkeypatch.setattr(multiprocessing.pool.Pool, "terminate", terminate)
+    with pytest.raises(KeyboardInterrupt):
+        worker_pool(2, ["demo"], None, 100, SceneConfig(size=(320, 180)))
+    assert len(stopped) == 1 and all(not w.is_alive() for w in stopped[0]._pool)
+
+
 def test_export_names_stay_importable_from_scenes():
     from datasets import export, scenes
     assert scenes.generate is export.generate and scenes.render_encoded is export.render_encoded
