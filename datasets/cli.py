@@ -203,6 +203,7 @@ def check_named_shared(shared) -> None:
 def _check_shared_for(args) -> None:
     """Refuse, before any scene, the options whose art is in ../shared where it is absent: found only
     when a scene first asked for it, the run failed part way or not at all, by the seed and count."""
+    from datasets.art import FOREIGN_DECKS
     from datasets.shared import shared_dir
     check_named_shared(args.shared)
     surfaces = {s.strip() for s in (args.surfaces or "").split(",")}
@@ -212,6 +213,14 @@ def _check_shared_for(args) -> None:
     if needs and shared_dir(args.shared) is None:
         raise FileNotFoundError(f"{' and '.join(needs)} need{'s' if len(needs) == 1 else ''} the shared data "
                                 f"folder (../shared, HANADEALER_SHARED or --shared), which is not present")
+    # (a shared folder without that art failed once a scene asked for it: a partial run, unsaid)
+    root = shared_dir(args.shared)
+    if args.foreign_cards and not any(any((root / folder).glob("*.png")) for folder, _ in FOREIGN_DECKS.values()):
+        raise FileNotFoundError(f"--foreign-cards needs the card images of {root / 'cardart-western'} or "
+                                f"{root / 'cardart-kabufuda'}, and there are none")
+    if "ukiyoe" in surfaces and not any((root / "backgrounds").glob("*.jpg")):
+        raise FileNotFoundError(f"the ukiyoe surface needs the prints of {root / 'backgrounds'} (*.jpg), and there "
+                                f"are none")
 
 
 RUN_FOLDERS = ("images", "labels", "crops")

@@ -416,6 +416,22 @@ def test_synth_options_that_need_shared_art_are_refused_up_front_without_it(tmp_
     assert not (tmp_path / "out").exists()
 
 
+@pytest.mark.parametrize("option, needs", [(["--foreign-cards"], "--foreign-cards needs the card images of"),
+                                           (["--surfaces", "felt,ukiyoe"], "the ukiyoe surface needs the prints of")])
+def test_synth_options_whose_art_the_shared_folder_lacks_are_refused_up_front(tmp_path, capsys, option, needs):
+    # a shared folder without that art passed the check: the run failed once a scene asked for it,
+    # leaving a partial run, unsaid
+    import shutil
+    from hanadealer.cli import main
+    shared = tmp_path / "shared"
+    shared.mkdir()
+    shutil.copy(Path(__file__).resolve().parent.parent / "dealer" / "cards.csv", shared / "cards.csv")
+    assert main(["synth", "--art", "demo", "--count", "6", "--out", str(tmp_path / "out"), "--shared", str(shared),
+                 *option]) == 2
+    assert needs in capsys.readouterr().err
+    assert not (tmp_path / "out").exists()
+
+
 def test_a_shared_folder_named_by_the_environment_that_is_not_there_is_an_error(tmp_path, monkeypatch, capsys):
     # a mistyped HANADEALER_SHARED fell back to ../shared, without a word, as --shared never does
     from datasets.shared import shared_dir
