@@ -240,6 +240,42 @@ def test_later_hands_are_read_by_where_the_players_sat_whichever_card_the_camera
     assert rec.result["net"] == expected["net"]
 
 
+def test_the_seats_of_the_hands_before_are_forgotten_on_another_picture_or_new_zones(app, live):
+    # kept whatever the camera did, a restart with another --rotate (or a camera moved) seated every
+    # player at his neighbour's place in every hand after, and nothing let the dealer clear them
+    d = Dealer(app)
+    d.post("/api/session", SESSION)
+    live.picture = lambda: {"width": 640, "height": 480, "rotate": 0}
+    play_a_hand(d, live, seed=20, track=1)
+    service = app.extensions["hanadealer"]["service"]
+    assert set(service.session["known_seats"]) == set(PLAYERS)
+    d.get("/api/state")
+    assert service.session.get("known_seats")  # (the same picture: kept)
+    live.picture = lambda: {"width": 640, "height": 480, "rotate": 180}
+    live.show({"trick": [western(200, "2S", seat="Aki")]})
+    d.get("/api/state")
+    assert "known_seats" not in service.session
+    # drawn anew, the zones say the camera may have moved
+    live.picture = lambda: {"width": 640, "height": 480, "rotate": 0}
+    service.session["known_seats"] = {p: 0.0 for p in PLAYERS}
+    middle = [[100, 50], [540, 50], [540, 470], [100, 470]]
+    pytest.importorskip("vision.zones", reason="vision.zones is not available")
+    assert d.post("/api/zones", {"zones": [{"name": "trick", "points": middle}]}).status_code == 200
+    assert "known_seats" not in service.session
+
+
+def test_damaged_seats_of_the_hands_before_are_passed_over(app, live):
+    # a stored value that was no mapping made Settings and Confirm fail with an internal error
+    d = Dealer(app)
+    d.post("/api/session", SESSION)
+    service = app.extensions["hanadealer"]["service"]
+    service.session["known_seats"] = "garbage"
+    assert d.post("/api/session", SESSION).status_code == 200
+    service.session["known_seats"] = {"Aki": "north", "Ben": float("nan")}
+    expected, winners, _ = play_a_hand(d, live, seed=20, track=1)
+    assert winners == [t["winner"] for t in expected["tricks"]]
+
+
 def test_the_last_trick_of_a_hand_left_on_the_table_is_not_the_first_of_the_next(app, live):
     # the hand's 13th trick, still in the middle when the dealer settled, was recorded as trick 1 of
     # the next hand

@@ -640,6 +640,7 @@ def save_zones():
         write_zones(path, zones, picture)
     except (OSError, UnicodeDecodeError) as exc:  # (a folder in its place, a disk that refuses it)
         raise InputError(f"the zones cannot be saved to {path}: {exc}") from None
+    s.forget_known_seats()  # (zones drawn again: the camera may have moved)
     try:
         s._apply_layout(strict=True)
     except InputError:

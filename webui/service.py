@@ -42,7 +42,7 @@ from dealer.games.kakeya import TRICKS, rensho_of
 from dealer.western import SUITS, is_western_card, nearest_western_ids
 from vision.live import CAMERA_AWAY
 from webui.tricks import (KAKEYA, TRICK_ZONE, TrickWatch, active_players, check_trick_cards, game_over, live_layout,
-                          order_trick, play_order, player_names, replay_tricks, ring_of, round_document, starting_stones)
+                          known_seats_of, order_trick, play_order, player_names, replay_tricks, ring_of, round_document, starting_stones)
 from webui.round_builder import (CARRY_GAMES, face_of, NO_BETS, ROW_GAMES, BuiltRound, ZoneView, RoundBuilder, revealed_scores, bet_targets, card_label, layout_setup, result_texts, signed, table_zones,
                                  tie_redraw_rows, zone_title)
 
@@ -487,8 +487,9 @@ class DealerService:
             for key in ("previous_trick", "previous_read", "undone_trick"):
                 if old.get(key):
                     new[key] = old[key]
-            if old.get("known_seats") and player_names(old) == player_names(new):
-                new["known_seats"] = dict(old["known_seats"])  # (the same players in the same seats)
+            if known_seats_of(old.get("known_seats")) and player_names(old) == player_names(new):
+                new["known_seats"] = known_seats_of(old["known_seats"])  # (the same players in the same seats)
+                new["known_seats_picture"] = old.get("known_seats_picture")
             # the stones held go on with the same partnerships and stones a pair starts with; a game
             # over, or another stones_per_pair, starts a new game
             # (a pair by its two players: the same players listed from another seat named it "Cho+Aki",
@@ -1008,6 +1009,12 @@ class DealerService:
                     self._gap_from = (self._zone_read, time.monotonic())
                     self._save()
                 return
+            if s.get("known_seats") and s.get("known_seats_picture") != (self._picture() or s.get("known_seats_picture")):
+                # the seats of the hands before, kept on another picture (a restart with another
+                # --rotate): read from the camera's order again
+                s.pop("known_seats", None)
+                s.pop("known_seats_picture", None)
+                self._save()
             if self.trick_watch is None:
                 self.trick_watch = TrickWatch(len(active_players(s)))
                 # the trick recorded last (or the last of the hand before), still lying, is read: its
@@ -1398,7 +1405,10 @@ class DealerService:
                     after["stones"] = {**(s.get("stones") or {}), **pending["result"]["stones_left"]}
                 seated = replay_tricks(s, self._game().resolve_house(s.get("house")), s["tricks"]).seat_angles
                 if seated:  # where each player sat this hand: the next hands' tricks are read by it
-                    after["known_seats"] = {**(s.get("known_seats") or {}), **seated}
+                    after["known_seats"] = {**known_seats_of(s.get("known_seats")), **seated}
+                    # (on this picture: on another turn or size, --rotate changed at a restart, they
+                    # would seat every player at his neighbour's place)
+                    after["known_seats_picture"] = self._picture()
                 after.update(tricks=[], trick_warning=None, undone_trick=None, camera_gap=None,
                              previous_trick=list(s["tricks"][-1]["cards"]) if s["tricks"] else None,
                              # (and as the camera read it, where the dealer put it right by hand)
@@ -1431,6 +1441,21 @@ class DealerService:
             s = self._require_session()
             s["pending"] = None
             self._save()
+
+    def _picture(self) -> dict | None:
+        """The camera's picture as the page shows it (width, height, turn), None before a frame."""
+        try:
+            picture = self.live.picture() if callable(getattr(self.live, "picture", None)) else None
+        except Exception:  # (a source that fails is said by the snapshot, not here)
+            return None
+        return dict(picture) if isinstance(picture, Mapping) else None
+
+    def forget_known_seats(self) -> None:
+        """The zones were drawn again (the camera moved): the seats of the hands before are no guide."""
+        with self._lock:
+            if self.session and self.session.pop("known_seats", None) is not None:
+                self.session.pop("known_seats_picture", None)
+                self._save()
 
     def _snapshot(self) -> dict:
         """The table now. A table source that fails (a camera driver raising, a bad reply) is shown

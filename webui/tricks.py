@@ -96,18 +96,42 @@ def replay_tricks(setup: Mapping[str, Any], house: Mapping[str, Any], tricks: li
     # where each player sat in the hands settled before: a surer guide than which card the camera
     # saw first (a first trick whose second card appeared first shifted the whole hand onto the
     # next players, in any hand)
-    known = setup.get("known_seats")
-    known = known if isinstance(known, Mapping) else {}
-    known_all = all(isinstance(known.get(p), (int, float)) for p in active)
+    turns = [{active[j]: float(first[(h + j) % len(active)]["angle"]) for j in range(len(active))}
+             for h in range(len(active))]
+    gaps = _gaps_to_known(setup.get("known_seats"), active, turns)
     best, best_key = None, None
-    for h in range(len(active)):
-        seats = {active[j]: float(first[(h + j) % len(active)]["angle"]) for j in range(len(active))}
+    for h, seats in enumerate(turns):
         play, agree, as_read = _replay(setup, house, tricks, seats)
-        fit = -sum(_angle_gap(seats[p], float(known[p])) for p in active) if known_all else 0.0
-        key = (fit, agree, as_read, -h)
+        key = (-gaps[h] if gaps else 0.0, agree, as_read, -h)
         if best_key is None or key > best_key:
             best, best_key = play, key
     return best
+
+
+# how near the seats of the hands before must fit a turn of the first trick to be taken as where the
+# players sit now: a camera turned (moved, or restarted with another --rotate) fitted no turn, and
+# the nearest gave every card of every hand to another player
+KNOWN_SEAT_FIT = math.pi / 6
+
+
+def known_seats_of(known: Any) -> dict[str, float]:
+    """The seats kept from the hands settled before (player -> angle), those that read as such."""
+    if not isinstance(known, Mapping):
+        return {}
+    return {p: float(a) for p, a in known.items() if isinstance(p, str) and isinstance(a, (int, float))
+            and not isinstance(a, bool) and math.isfinite(a)}
+
+
+def _gaps_to_known(known: Any, active: list[str], turns: list[dict[str, float]]) -> list[float] | None:
+    """For each turn of the first trick's seating, the mean gap to the seats of the hands before, of
+    the players of this hand seated before (two at least: with six players, the pair that dealt the
+    hand before plays its first hand now); None where they do not say which turn (too few, or none
+    fits: the camera turned)."""
+    seated = {p: a for p, a in known_seats_of(known).items() if p in active}
+    if len(seated) < 2:
+        return None
+    gaps = [sum(_angle_gap(seats[p], a) for p, a in seated.items()) / len(seated) for seats in turns]
+    return gaps if min(gaps) < KNOWN_SEAT_FIT else None
 
 
 def _replay(setup, house, tricks, seat_angles: dict[str, float] | None) -> tuple[TrickPlay, int, int]:
