@@ -2746,10 +2746,12 @@ def test_a_settlement_waiting_over_a_restart_keeps_its_corrections_unsaid_as_a_c
 
 @pytest.mark.parametrize("first_again", ["maple-deer", "pine-crane"])
 def test_a_bet_taken_after_a_reveal_not_settled_is_recorded_as_such_with_the_next_deal(app, live, ledger_path,
-                                                                                     first_again):
+                                                                                     first_again, monkeypatch):
     # the deal gathered unsettled (a misdeal), its bets left for the next: that round was recorded
     # with "taken after the reveal", as if it came after its own; and so again where a card of the
     # new deal lay in Saki with a face that lay there before (the pine crane again, or a look-alike)
+    import webui.service
+    monkeypatch.setattr(webui.service, "GATHERED_S", 0.0)  # (bare long enough to be gathered)
     d = Dealer(app)
     d.post("/api/session", SESSION)
     d.post("/api/bets", {"player": "Aki", "on": "saki", "amount": 10})
@@ -2763,6 +2765,24 @@ def test_a_bet_taken_after_a_reveal_not_settled_is_recorded_as_such_with_the_nex
     # (the amount as the page writes amounts: 5e-05 read as a number in another notation)
     assert pending["result"]["late_bets"] == [
         "Ben: 0.00005 on Ato 後 taken after the reveal of an earlier deal, not settled"]
+
+
+@pytest.mark.parametrize("hidden", [{}, {"saki": [], "ato": [(4, "back"), (5, "back"), (6, "back")]}])
+def test_a_hand_over_the_deal_for_a_moment_is_no_deal_gathered(app, live, hidden):
+    # one look at a table with no face-up card (a hand over Saki while Ato lay face down, or over the
+    # whole deal) marked the note as of an earlier deal, and the round settled on those same cards
+    # was recorded so
+    d = Dealer(app)
+    d.post("/api/session", SESSION)
+    d.post("/api/bets", {"player": "Aki", "on": "saki", "amount": 10})
+    live.show({"saki": SAKI, "ato": [(4, "back"), (5, "back"), (6, "back")]})
+    d.get("/api/state")
+    assert d.post("/api/bets", {"player": "Ben", "on": "ato", "amount": 10, "after_reveal": True}).status_code == 201
+    live.show(hidden)
+    d.get("/api/state")
+    live.show({"saki": SAKI, "ato": [(4, "wisteria-cuckoo"), (5, "iris-bridge"), (6, "clover-boar")]})
+    pending = d.post("/api/settle").get_json()
+    assert pending["result"]["late_bets"] == ["Ben: 10 on Ato 後 taken after the reveal"]
 
 
 def echobo_round_recorded_on_a_card_put_right(app, live, read_as):

@@ -68,6 +68,7 @@ def _is_name(name: str) -> bool:
 # Kakeya: a moment the table was not read, with no card in the middle before and after, too short
 # for a trick to be played and gathered (seconds)
 GAP_UNSEEN_S = 3.0
+GATHERED_S = 2.0  # the table bare this long after a bet taken after the reveal: that deal was gathered
 MISREAD_HINT = ": tap the card misread, or enter the trick by hand"
 NO_TRICK_ZONE_HINT = ("; with no trick zone drawn, every card in the camera's view is read as the trick, so "
                       "picture cards kept face up in view are read with it: keep them out of view, or draw "
@@ -130,6 +131,7 @@ class DealerService:
         self._warned_tracks: frozenset = frozenset()
         self.layout_note: str | None = None
         self._zones_drawn = False  # (drawn in Settings, else found automatically)
+        self._bare_since: float | None = None  # (the table seen bare since, for the late-bet notes)
         self._stored_as: dict | None = None  # the open session as the ledger holds it (_stored_session)
         self.session: dict | None = self._stored_session()
         held = self._stored_as
@@ -930,10 +932,21 @@ class DealerService:
         card of the new deal lying where the same face lay, as a month's look-alike chaff often does,
         made the note this round's)."""
         if _stale_table(snap):
-            return  # (no cards seen on a table not being read is no bare table)
-        zones, _, unassigned = table_zones(snap)
-        if any(zones.values()) or unassigned:
+            self._bare_since = None  # (no cards seen on a table not being read is no bare table)
             return
+        zones, down, unassigned = table_zones(snap)
+        now = time.monotonic()
+        if not any(zones.values()) and not any(down.values()) and not unassigned:
+            # bare, face-down cards and all; gathered once it stayed so for a while (a hand held over
+            # the deal for a moment, or over the one card lying, is no deal gathered), told when it is
+            # so, or when the next deal's first cards come
+            self._bare_since = self._bare_since if self._bare_since is not None else now
+            if now - self._bare_since < GATHERED_S:
+                return
+        elif self._bare_since is None or now - self._bare_since < GATHERED_S:
+            self._bare_since = None
+            return
+        self._bare_since = None
         for entry in s["late_bets"]:
             if isinstance(entry, dict) and entry.get("shown"):
                 entry["gathered"] = True
