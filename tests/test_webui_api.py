@@ -2079,6 +2079,9 @@ def test_a_round_of_another_game_between_bounds_a_pot_told_by_the_books(ledger_p
     # taken rounded when stored (now refused: the session was set aside with its bets)
     ("batta-maki", {"max_bet": 100.0000004}, {"max_bet": 100}),
     ("echobo", {"bet_size": 0.1234567}, {"bet_size": 0.123457}),
+    # a fee rate of more than 6 decimals (stored before such a rate was refused)
+    ("batta-maki", {"fee_model": "percent", "fee_rate": 1 / 3}, {"fee_model": "percent", "fee_rate": 0.333333}),
+    ("batta-maki", {"fee_model": "percent", "fee_rate": 0.9999996}, {"fee_model": "percent", "fee_rate": 0.999999}),
     # beside a tie rule that never falls back it did nothing (now refused: every round was)
     ("batta-maki", {"tie_fallback": "carry_over"}, {}),
     ("atosaki", {"tie_fallback": "carry_over"}, {"tie_fallback": "carry_over"}),  # (card_points: it applies)

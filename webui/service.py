@@ -1710,14 +1710,22 @@ HOUSE_AMOUNTS = ("min_bet", "max_bet", "bet_size", "bet_limit")
 
 
 def _house_as_applied(game: Any, house: dict) -> dict:
-    """A stored session's house rules as they were applied when it was stored: an amount of more than
-    6 decimals was taken rounded (now refused, the session was set aside with its bets), and a
+    """A stored session's house rules as they were applied when it was stored: an amount (or a fee
+    rate) of more than 6 decimals was taken rounded (now refused, the session was set aside with its
+    bets), and a
     tie_fallback beside a tie rule that never falls back did nothing (now refused, every round was)."""
     house = dict(house)
     for key in HOUSE_AMOUNTS:
         value = house.get(key)
         if isinstance(value, float) and math.isfinite(value) and round(Fraction(repr(value)), 6) != Fraction(repr(value)):
             house[key] = to_json_amount(round(Fraction(repr(value)), 6))
+    rate = house.get("fee_rate")
+    if isinstance(rate, float) and math.isfinite(rate) and 0 < rate < 1 \
+            and round(Fraction(repr(rate)), 6) != Fraction(repr(rate)):
+        # (a rate of more than 6 decimals was charged as its nearest fraction of a million; now
+        # refused, the session was set aside with its bets): to 6 decimals, within (0, 1)
+        step = Fraction(1, 10**6)
+        house["fee_rate"] = float(min(max(round(Fraction(repr(rate)), 6), step), 1 - step))
     if "tie_fallback" in house:
         try:
             rule = get_game(game).resolve_house(house)["tie_rule"]
