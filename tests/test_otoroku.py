@@ -271,6 +271,12 @@ BAD = [
      "is dealt more than once"),
     (dict(GOOD, chosen=["bob"], hands={**GOOD["hands"], "ann": ["back", "willow-swallow"]}),
      "card 'willow-swallow' in ann's hand is not in the deck of otoroku"),
+    # ...its first card the one face down; and a hand buta whatever that card pays its share (settled
+    # as not chosen, it paid nothing)
+    (dict(GOOD, chosen=["bob"], hands={**GOOD["hands"], "ann": ["pine-chaff-1", "back"]}),
+     "ann's hand, not chosen, is given as it lies: its first card face down"),
+    (dict(GOOD, chosen=["bob"], hands={**GOOD["hands"], "ann": ["back", "maple-chaff-1", "susuki-chaff-1"]}),
+     "ann's hand is buta whatever its face-down card (the cards face up come to 18)"),
     (hands_with(ann=["willow-swallow", "pine-chaff-1"]), "card 'willow-swallow' in ann's hand is not in the deck of otoroku"),
     (hands_with(ann=["paulownia-phoenix", "pine-chaff-1"]), "is not in the deck of otoroku"),
     (hands_with(ann=["maple-blue", 3], dealer=["maple-blue", 2]), "card 'maple-blue' is dealt more than once"),

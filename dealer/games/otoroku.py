@@ -228,9 +228,18 @@ def _read_hands(round_: Mapping[str, Any], seats: list[str], chosen: list[str] |
             if not BETTOR_MIN_CARDS <= len(given) <= BETTOR_MAX_CARDS:
                 raise RoundError(f"{who}'s hand must be a list of {BETTOR_MIN_CARDS} to {BETTOR_MAX_CARDS} card ids, "
                                  f"not {given!r}")
-            for card in given:
-                if card != BACK:
-                    placed.append((check_card(card, f"{who}'s hand", house["deck"]), f"{who}'s hand"))
+            if given[0] != BACK or BACK in given[1:]:
+                raise RoundError(f"{who}'s hand, not chosen, is given as it lies: its first card face down "
+                                 f"('back'), the cards dealt after it face up, not {given!r}")
+            shown = [check_card(card, f"{who}'s hand", house["deck"]) for card in given[1:]]
+            placed += [(card, f"{who}'s hand") for card in shown]
+            months = [value_of(c) for c in shown]
+            role = "last" if who == seats[-1] else "bettor"
+            if sum(months) + 1 >= bust_limit(role, house) and not (len(given) == 5 and max(months) <= 5):
+                # (whatever the hidden card, the hand is buta: a buta is revealed and pays its share,
+                # chosen or not; settled as not chosen, it paid nothing)
+                raise RoundError(f"{who}'s hand is buta whatever its face-down card (the cards face up come to "
+                                 f"{sum(months)}): a buta is revealed and pays its share; give it face up")
             out[who] = None
             continue
         if who not in hands:
