@@ -177,7 +177,12 @@ def _near(a: Fraction, b: Fraction) -> bool:
 
 
 def _number(x: Fraction) -> int | float:
-    return int(x) if x.denominator == 1 else round(float(x), 6)
+    if x.denominator == 1:
+        return int(x)
+    try:
+        return round(float(x), 6)
+    except OverflowError:  # (a hand-edited amount: said as damage, not an internal error)
+        raise LedgerError(f"an amount booked, {str(x)[:40]}..., is past what a JSON number carries") from None
 
 
 def _decimal(x: Fraction, places: int) -> Decimal:

@@ -1530,6 +1530,33 @@ def test_a_ledger_edited_by_hand_gives_pages_not_internal_errors(live, ledger_pa
     assert app.test_client().get(url).status_code == status
 
 
+def test_amounts_past_a_floats_range_edited_in_by_hand_give_pages_not_internal_errors(live, ledger_path):
+    # a whole amount of 10^400 in a round and its books alike failed the history (a float's check of
+    # an int); one not whole failed the balances, and the Confirm after the round was recorded
+    import sqlite3
+    big = "1" + "0" * 400
+    led = Ledger(ledger_path)
+    for _ in range(2):
+        led.record_round(round_={"game": "batta-maki"}, rule_version="x",
+                         result={"net": {"Aki": 10, "dealer": -10}, "winner": "saki"})
+    with sqlite3.connect(ledger_path) as db:
+        db.execute(f"UPDATE rounds SET result_json = '{{\"net\": {{\"Aki\": {big}, \"dealer\": -{big}}}, "
+                   f"\"winner\": \"saki\"}}' WHERE id = 1")
+        db.execute("UPDATE entries SET amount = ? WHERE round_id = 1 AND player = 'Aki'", (big,))
+        db.execute("UPDATE entries SET amount = ? WHERE round_id = 1 AND player = 'dealer'", ("-" + big,))
+        db.execute("UPDATE entries SET amount = ? WHERE round_id = 2 AND player = 'Aki'", (big + "1/2",))
+    db.close()
+    d = Dealer(create_app({"LIVE": live, "LEDGER": str(ledger_path), "PIN": PIN, "TESTING": True}))
+    for url in ("/history", "/api/rounds", "/export.csv", "/api/balances", "/api/state", "/"):
+        assert d.get(url).status_code != 500, url  # (503 where the damage is said)
+    d.post("/api/session", SESSION)
+    d.post("/api/bets", {"player": "Aki", "on": "saki", "amount": 10})
+    live.show({"saki": SAKI, "ato": [(4, "wisteria-cuckoo"), (5, "iris-bridge"), (6, "clover-boar")]})
+    pending = d.post("/api/settle").get_json()
+    r = d.post("/api/confirm", {"pending": pending["id"]})
+    assert r.status_code == 200 and r.get_json()["round"] == 3 and "past what a JSON number" in r.get_json()["balances_error"]
+
+
 def test_amounts_of_a_round_deleted_by_hand_are_said_on_the_history(live, ledger_path):
     # the sqlite3 shell enforces no link: the round's amounts stayed, in no balance, without a word
     import sqlite3

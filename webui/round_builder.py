@@ -459,6 +459,6 @@ def _amount_text(amount: Any, exact: Any) -> str | None:
             return signed(Fraction(exact))
         except (ValueError, ZeroDivisionError):
             pass
-    if isinstance(amount, (int, float)) and not isinstance(amount, bool) and math.isfinite(amount):
+    if isinstance(amount, int) and not isinstance(amount, bool) or isinstance(amount, float) and math.isfinite(amount):
         return signed(amount)
     return None
