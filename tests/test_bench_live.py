@@ -40,3 +40,15 @@ def test_bench_bad_options(capsys):
     assert "--frames" in capsys.readouterr().err
     assert bench_live.main(["--game", "poker", "--frames", "5"]) == 2
     assert "unknown game 'poker'" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["--realtime-seconds", "nan"], "argument --realtime-seconds: nan is out of range"),  # (passed over)
+    (["--realtime-seconds", "inf"], "argument --realtime-seconds: inf is out of range"),  # (ran for ever)
+    (["--seed", "-1"], "argument --seed: -1 is out of range"),  # (a bare numpy message)
+    (["--miss-rate", "1"], "argument --miss-rate: 1 is out of range"),
+])
+def test_bench_numbers_out_of_range_are_refused_before_any_work(argv, message, capsys):
+    with pytest.raises(SystemExit) as stop:
+        bench_live.main(argv)
+    assert stop.value.code == 2 and message in capsys.readouterr().err

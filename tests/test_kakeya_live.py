@@ -264,6 +264,21 @@ def test_the_seats_of_the_hands_before_are_forgotten_on_another_picture_or_new_z
     assert "known_seats" not in service.session
 
 
+def test_seats_kept_before_the_cameras_first_frame_are_taken_as_on_its_picture(app, live):
+    # kept with no picture (a hand confirmed before the first frame after a restart, or by an earlier
+    # version), they were dropped at the first frame as if the picture had turned
+    d = Dealer(app)
+    d.post("/api/session", SESSION)
+    live.picture = lambda: None
+    play_a_hand(d, live, seed=20, track=1)
+    service = app.extensions["hanadealer"]["service"]
+    assert service.session["known_seats"] and service.session.get("known_seats_picture") is None
+    live.picture = lambda: {"width": 640, "height": 480, "rotate": 0}
+    live.show({"trick": [western(200, "2S", seat="Aki")]})
+    d.get("/api/state")
+    assert service.session["known_seats"] and service.session["known_seats_picture"]["rotate"] == 0
+
+
 def test_damaged_seats_of_the_hands_before_are_passed_over(app, live):
     # a stored value that was no mapping made Settings and Confirm fail with an internal error
     d = Dealer(app)

@@ -2815,6 +2815,55 @@ def test_a_hand_over_the_deal_for_a_moment_is_no_deal_gathered(app, live, hidden
     assert pending["result"]["late_bets"] == ["Ben: 10 on Ato 後 taken after the reveal"]
 
 
+def test_a_deal_bare_long_enough_before_the_camera_went_away_was_gathered(app, live, monkeypatch):
+    # the camera going away cleared the time the table had lain bare: the next deal's round recorded
+    # the note as of its own reveal
+    import time
+
+    import webui.service
+    monkeypatch.setattr(webui.service, "GATHERED_S", 0.05)
+    d = Dealer(app)
+    d.post("/api/session", SESSION)
+    d.post("/api/bets", {"player": "Aki", "on": "saki", "amount": 10})
+    live.show({"saki": SAKI})
+    assert d.post("/api/bets", {"player": "Ben", "on": "ato", "amount": 10, "after_reveal": True}).status_code == 201
+    live.show({})
+    d.get("/api/state")
+    time.sleep(0.1)
+    live.show({}, status={"camera": "lost", "error": "unplugged", "table": "stale"})
+    d.get("/api/state")
+    # (the pine crane in Saki again: the cards alone took the note for this deal's)
+    live.show({"saki": [(21, "pine-crane"), (22, "clover-boar"), (23, "pine-chaff-2")],
+               "ato": [(24, "cherry-chaff-1"), (25, "iris-chaff-1"), (26, "plum-chaff-2")]})
+    pending = d.post("/api/settle").get_json()
+    assert pending["result"]["late_bets"] == ["Ben: 10 on Ato 後 taken after the reveal of an earlier deal, not settled"]
+
+
+def test_a_bare_look_of_an_earlier_session_does_not_mark_a_later_note(app, live, monkeypatch):
+    # the time the table lay bare outlived the session: the first look after the next late bet marked
+    # it as of an earlier deal
+    import time
+
+    import webui.service
+    monkeypatch.setattr(webui.service, "GATHERED_S", 0.05)
+    d = Dealer(app)
+    d.post("/api/session", SESSION)
+    live.show({"saki": SAKI})
+    d.post("/api/bets", {"player": "Aki", "on": "saki", "amount": 10, "after_reveal": True})
+    live.show({})
+    d.get("/api/state")  # (bare, the note waiting)
+    d.post("/api/bets/" + d.get("/api/state").get_json()["session"]["bets"][0]["id"] + "/remove",
+           {"after_reveal": True})
+    assert d.post("/api/session", dict(SESSION, game="atosaki")).status_code == 200  # (its notes gone with it)
+    time.sleep(0.1)
+    live.show({"saki": SAKI, "ato": [(4, "wisteria-cuckoo"), (5, "iris-bridge"), (6, "clover-boar")]})
+    d.get("/api/state")
+    assert d.post("/api/bets", {"player": "Ben", "on": "ato", "amount": 10, "after_reveal": True}).status_code == 201
+    d.get("/api/state")
+    pending = d.post("/api/settle").get_json()
+    assert pending["result"]["late_bets"] == ["Ben: 10 on Ato 後 taken after the reveal"]
+
+
 def echobo_round_recorded_on_a_card_put_right(app, live, read_as):
     """Echobo: the dealer's card read in doubt as ``read_as``, named Plum warbler by the dealer, the
     round settled and confirmed with the card still lying: the page."""

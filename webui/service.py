@@ -418,6 +418,7 @@ class DealerService:
             self.session = session
             self._save(bookings)  # (refused, the session before is back, and the table was never told)
             self.trick_watch = None
+            self._bare_since = None
             # the table is told the new game once it is recorded: told first and back again after a
             # refusal, a switch of deck forgot the cards twice, and the dealer's corrections with them
             self._apply_layout()
@@ -931,12 +932,15 @@ class DealerService:
         unsettled, and the note says so with the round it is recorded in (told by the cards alone, a
         card of the new deal lying where the same face lay, as a month's look-alike chaff often does,
         made the note this round's)."""
-        if _stale_table(snap):
-            self._bare_since = None  # (no cards seen on a table not being read is no bare table)
-            return
-        zones, down, unassigned = table_zones(snap)
         now = time.monotonic()
-        if not any(zones.values()) and not any(down.values()) and not unassigned:
+        zones, down, unassigned = table_zones(snap)
+        if _stale_table(snap):
+            # (no cards seen on a table not being read is no bare table; bare long enough before the
+            # camera went, it was gathered all the same)
+            if self._bare_since is None or now - self._bare_since < GATHERED_S:
+                self._bare_since = None
+                return
+        elif not any(zones.values()) and not any(down.values()) and not unassigned:
             # bare, face-down cards and all; gathered once it stayed so for a while (a hand held over
             # the deal for a moment, or over the one card lying, is no deal gathered), told when it is
             # so, or when the next deal's first cards come
@@ -1002,6 +1006,8 @@ class DealerService:
                                                   for e in s.get("late_bets") or ()):
                 self._note_deal_gathered(s, self._snapshot() if snap is None else snap)
                 s = self.session
+            else:
+                self._bare_since = None  # (timed only while a note waits: a bare look of before is no guide)
             if s and s.get("game") == "otoroku" and not s.get("pending") and not _stale_table(
                     snap := self._snapshot() if snap is None else snap):
                 self._note_busts(s, snap)
@@ -1022,7 +1028,12 @@ class DealerService:
                     self._gap_from = (self._zone_read, time.monotonic())
                     self._save()
                 return
-            if s.get("known_seats") and s.get("known_seats_picture") != (self._picture() or s.get("known_seats_picture")):
+            picture = self._picture()
+            if s.get("known_seats") and picture and not s.get("known_seats_picture"):
+                # (kept before a frame was seen, or by an earlier version: taken as on this picture)
+                s["known_seats_picture"] = picture
+                self._save()
+            if s.get("known_seats") and picture and s.get("known_seats_picture") != picture:
                 # the seats of the hands before, kept on another picture (a restart with another
                 # --rotate): read from the camera's order again
                 s.pop("known_seats", None)
@@ -1421,7 +1432,7 @@ class DealerService:
                     after["known_seats"] = {**known_seats_of(s.get("known_seats")), **seated}
                     # (on this picture: on another turn or size, --rotate changed at a restart, they
                     # would seat every player at his neighbour's place)
-                    after["known_seats_picture"] = self._picture()
+                    after["known_seats_picture"] = self._picture() or s.get("known_seats_picture")
                 after.update(tricks=[], trick_warning=None, undone_trick=None, camera_gap=None,
                              previous_trick=list(s["tricks"][-1]["cards"]) if s["tricks"] else None,
                              # (and as the camera read it, where the dealer put it right by hand)
@@ -1442,6 +1453,7 @@ class DealerService:
                 raise InputError(str(exc)) from None
             self.session = after
             self._recorded = copy.deepcopy(after)
+            self._bare_since = None
             if after.get("settled_cards") and after.get("game") != KAKEYA:
                 # the cards gathered before the Confirm are gone now, not at the next look at the
                 # table (the same card dealt again into its row was taken for one still lying)
