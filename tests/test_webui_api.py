@@ -2774,24 +2774,36 @@ def test_a_settlement_waiting_over_a_restart_keeps_its_corrections_unsaid_as_a_c
     assert Ledger(ledger_path).rounds()[0].result["winner"] == "ato"
 
 
+def a_late_bet_and_the_deal_gathered(app, live, monkeypatch, gathered_s, amount=10):
+    """A page whose deal was revealed, Ben's bet taken after the reveal, and the table then seen bare
+    (the deal gathered unsettled: a misdeal), bare counting as gathered after ``gathered_s``."""
+    import webui.service
+    monkeypatch.setattr(webui.service, "GATHERED_S", gathered_s)
+    d = Dealer(app)
+    d.post("/api/session", SESSION)
+    d.post("/api/bets", {"player": "Aki", "on": "saki", "amount": 10})
+    live.show({"saki": SAKI})
+    assert d.post("/api/bets", {"player": "Ben", "on": "ato", "amount": amount, "after_reveal": True}).status_code == 201
+    live.show({})
+    d.get("/api/state")
+    return d
+
+
+def the_next_deal_settled(d, live, first_in_saki):
+    """The next deal laid (``first_in_saki`` first in Saki) and settled: the settlement."""
+    live.show({"saki": [(21, first_in_saki), (22, "clover-boar"), (23, "pine-chaff-2")],
+               "ato": [(24, "cherry-chaff-1"), (25, "iris-chaff-1"), (26, "plum-chaff-2")]})
+    return d.post("/api/settle").get_json()
+
+
 @pytest.mark.parametrize("first_again", ["maple-deer", "pine-crane"])
 def test_a_bet_taken_after_a_reveal_not_settled_is_recorded_as_such_with_the_next_deal(app, live, ledger_path,
                                                                                      first_again, monkeypatch):
     # the deal gathered unsettled (a misdeal), its bets left for the next: that round was recorded
     # with "taken after the reveal", as if it came after its own; and so again where a card of the
     # new deal lay in Saki with a face that lay there before (the pine crane again, or a look-alike)
-    import webui.service
-    monkeypatch.setattr(webui.service, "GATHERED_S", 0.0)  # (bare long enough to be gathered)
-    d = Dealer(app)
-    d.post("/api/session", SESSION)
-    d.post("/api/bets", {"player": "Aki", "on": "saki", "amount": 10})
-    live.show({"saki": SAKI})
-    assert d.post("/api/bets", {"player": "Ben", "on": "ato", "amount": 0.00005, "after_reveal": True}).status_code == 201
-    live.show({})  # gathered, not settled
-    d.get("/api/state")
-    live.show({"saki": [(21, first_again), (22, "clover-boar"), (23, "pine-chaff-2")],
-               "ato": [(24, "cherry-chaff-1"), (25, "iris-chaff-1"), (26, "plum-chaff-2")]})
-    pending = d.post("/api/settle").get_json()
+    d = a_late_bet_and_the_deal_gathered(app, live, monkeypatch, 0.0, amount=0.00005)  # (bare long enough)
+    pending = the_next_deal_settled(d, live, first_again)
     # (the amount as the page writes amounts: 5e-05 read as a number in another notation)
     assert pending["result"]["late_bets"] == [
         "Ben: 0.00005 on Ato 後 taken after the reveal of an earlier deal, not settled"]
@@ -2819,23 +2831,12 @@ def test_a_deal_bare_long_enough_before_the_camera_went_away_was_gathered(app, l
     # the camera going away cleared the time the table had lain bare: the next deal's round recorded
     # the note as of its own reveal
     import time
-
-    import webui.service
-    monkeypatch.setattr(webui.service, "GATHERED_S", 0.05)
-    d = Dealer(app)
-    d.post("/api/session", SESSION)
-    d.post("/api/bets", {"player": "Aki", "on": "saki", "amount": 10})
-    live.show({"saki": SAKI})
-    assert d.post("/api/bets", {"player": "Ben", "on": "ato", "amount": 10, "after_reveal": True}).status_code == 201
-    live.show({})
-    d.get("/api/state")
+    d = a_late_bet_and_the_deal_gathered(app, live, monkeypatch, 0.05)
     time.sleep(0.1)
     live.show({}, status={"camera": "lost", "error": "unplugged", "table": "stale"})
     d.get("/api/state")
     # (the pine crane in Saki again: the cards alone took the note for this deal's)
-    live.show({"saki": [(21, "pine-crane"), (22, "clover-boar"), (23, "pine-chaff-2")],
-               "ato": [(24, "cherry-chaff-1"), (25, "iris-chaff-1"), (26, "plum-chaff-2")]})
-    pending = d.post("/api/settle").get_json()
+    pending = the_next_deal_settled(d, live, "pine-crane")
     assert pending["result"]["late_bets"] == ["Ben: 10 on Ato 後 taken after the reveal of an earlier deal, not settled"]
 
 
