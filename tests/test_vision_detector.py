@@ -943,3 +943,24 @@ def test_frames_of_grey_with_or_without_a_channel_axis_and_with_alpha_are_read_a
         _as_bgr(np.zeros((64, 80, 5), np.uint8))
     with pytest.raises(ValueError, match="the frame is empty"):
         _as_bgr(np.zeros((0, 80, 3), np.uint8))
+
+
+def test_a_grey_picture_reads_every_face_in_doubt(detector):
+    # faces told apart by colour (a ribbon from its month's chaff) were read as the look-alike, surely,
+    # from a webcam in black-and-white mode or a grey photo
+    frame, truth = grid_frames(["iris-ribbon", "paulownia-phoenix", "willow-ribbon", "pine-crane", "back-red"])[0]
+    colour = detector.detect(frame)
+    assert sum(not d.uncertain for d in colour if d.face != BACK) >= 3
+    grey = cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY)
+    for picture in (grey, cv2.cvtColor(grey, cv2.COLOR_GRAY2BGR)):
+        read = detector.detect(picture)
+        assert len(read) == len(truth)
+        assert all(d.uncertain for d in read if d.face != BACK), [(d.face, d.confidence) for d in read]
+
+
+def test_one_coloured_card_on_a_grey_table_is_read_surely(detector):
+    # (told by the cards' own pixels: a grey table is no grey picture)
+    frame = np.full((720, 1280, 3), 128, np.uint8)
+    quad = place(frame, render_card("pine-crane", 435), (640, 360), 150, 5)
+    (card,) = detector.detect(frame)
+    assert card.face == "pine-crane" and not card.uncertain and quad_iou(card.quad, quad) > 0.8

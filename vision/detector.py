@@ -66,9 +66,8 @@ NUDGES = ((-8, 1, 0, 0), (-4, 1, 0, 0), (4, 1, 0, 0), (8, 1, 0, 0), (0, 0.92, 0,
           (0, 1, 0.04, 0), (0, 1, -0.04, 0), (0, 1, 0, 0.04), (0, 1, 0, -0.04))
 # empty map columns between the windows of a closer look laid side by side (MaskStage.run_windows)
 WINDOW_GAP = 4
-# the smallest frame read: a card's short side must be at least MIN_CARD_SIDE pixels to be read
-# (vision.proposals), so a narrower frame cannot show one (and a side of 1 pixel cannot be halved)
-MIN_CARD_SIDE = QuadProposer.min_short_side
+# the smallest frame read: no card of a narrower one can be read (and a side of 1 pixel cannot be
+# halved by the mask net's steps)
 MIN_FRAME_SIDE = 32
 # the least IoU a quad re-fitted before the first reading must keep with the mask net's quad it came
 # from, or that quad is read as it was (the net moved it onto half of the card, or a neighbour's):
@@ -576,6 +575,10 @@ class CardDetector:
             detections = self._backs_of_several_cards(frame, detections)
         # what the deck allows: one card is not on the table twice
         detections = _faces_seen_too_often(_one_card_read_twice(detections, self.decks), self.decks)
+        if _colourless(frame, [d.quad for d in detections if d.face not in (BACK, NONE)]):
+            # a grey picture (a webcam in black-and-white mode, a grey photo): faces told apart by
+            # colour, a ribbon from its month's chaff, were read as the look-alike, surely
+            detections = [replace(d, uncertain=True) if d.face not in (BACK, NONE) else d for d in detections]
         t3 = time.perf_counter()
         ms = {"mask": (t1 - t0) * 1e3, "quads": (t2 - t1) * 1e3, "proposals": (t2b - t2) * 1e3,
               "refit": (t2c - t2b) * 1e3, "classify": (t3 - t2c) * 1e3,
@@ -852,6 +855,26 @@ def _faces_seen_too_often(detections: list[Detection], decks: int = 1) -> list[D
     return [replace(d, uncertain=True) if d.face in too_often else d for d in detections]
 
 
+# faces whose pixels differ this little between their channels (99 in 100 of them) have no colour to
+# be told apart by: their readings are all in doubt
+COLOURLESS_SPREAD = 10
+
+
+def _colourless(frame: np.ndarray, quads: list) -> bool:
+    """Whether the faces read at ``quads`` lie in a grey picture, or all but one: told by the cards'
+    own pixels (a table may well be grey; every 4th pixel each way is enough)."""
+    h, w = frame.shape[:2]
+    spreads = []
+    for quad in quads:
+        xs, ys = [p[0] for p in quad], [p[1] for p in quad]
+        x0, x1 = max(0, int(min(xs))), min(w, int(max(xs)) + 1)
+        y0, y1 = max(0, int(min(ys))), min(h, int(max(ys)) + 1)
+        box = frame[y0:y1:4, x0:x1:4].astype(np.int16)
+        if box.size:
+            spreads.append((box.max(axis=2) - box.min(axis=2)).ravel())
+    return bool(spreads) and float(np.percentile(np.concatenate(spreads), 99)) < COLOURLESS_SPREAD
+
+
 def _as_bgr(frame: np.ndarray) -> np.ndarray:
     if not isinstance(frame, np.ndarray) or frame.size == 0:
         raise ValueError("the frame is empty")
@@ -867,6 +890,6 @@ def _as_bgr(frame: np.ndarray) -> np.ndarray:
         raise ValueError(f"the frame must be a BGR image (got shape {frame.shape})")
     h, w = frame.shape[:2]
     if min(h, w) < MIN_FRAME_SIDE:
-        raise ValueError(f"the frame is too small ({w}x{h} pixels): the smallest card read has a short side of "
-                         f"{MIN_CARD_SIDE:.0f} pixels, so a frame needs at least {MIN_FRAME_SIDE} on each side")
+        raise ValueError(f"the frame is too small ({w}x{h} pixels): a frame needs at least {MIN_FRAME_SIDE} "
+                         f"pixels on each side")
     return frame
