@@ -964,3 +964,15 @@ def test_one_coloured_card_on_a_grey_table_is_read_surely(detector):
     quad = place(frame, render_card("pine-crane", 435), (640, 360), 150, 5)
     (card,) = detector.detect(frame)
     assert card.face == "pine-crane" and not card.uncertain and quad_iou(card.quad, quad) > 0.8
+
+
+def test_a_reading_lying_within_another_cards_reading_puts_both_in_doubt(detector):
+    # a close-up of one card (the willow rain-man filling the frame's height) gave a sure back in its
+    # dark sky: a face-down card that is not there, which a round would wait on
+    frame = table()
+    quad = place(frame, render_card("willow-rainman", 435), (640, 360), 720, 0)
+    read = detector.detect(frame)
+    card = max(read, key=lambda d: quad_iou(d.quad, quad))
+    assert card.face == "willow-rainman"
+    assert all(d.uncertain for d in read if d is not card), [(d.face, d.confidence, d.uncertain) for d in read]
+    assert len(read) == 1 or card.uncertain

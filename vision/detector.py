@@ -570,7 +570,7 @@ class CardDetector:
         if (self.nudge or self.refine_unsure) and not crowded:
             # (with 45 cards many are in doubt, and their nudged quads cost about 18 ms a frame)
             detections = self._nudged(frame, detections, held)
-        detections = _back_strips_in_doubt(_small_backs_in_doubt(detections))
+        detections = _back_strips_in_doubt(_small_backs_in_doubt(_one_inside_another_in_doubt(detections)))
         if self.split_merged:
             detections = self._backs_of_several_cards(frame, detections)
         # what the deck allows: one card is not on the table twice
@@ -763,6 +763,26 @@ def _drop_duplicates(detections: list[Detection], inside: float = 0.8) -> list[D
                 a, b = detections[i].quad, detections[j].quad
                 keep[j] = max(quad_overlap(a, b), quad_overlap(b, a)) < inside
     return [d for d, k in zip(detections, keep) if k]
+
+
+def _one_inside_another_in_doubt(detections: list[Detection], inside: float = 0.8) -> list[Detection]:
+    """Where a quad lies mostly (``inside`` of its area) within another that names another face, both
+    are in doubt: one card does not lie within another, so one of the two is a part of a card read as
+    a card (a close-up of one card gave a sure back in its dark sky, and a look-alike beside it)."""
+    if len(detections) < 2:
+        return detections
+    from vision.evaluate import quad_overlap
+    # (the boxes first: with 45 cards the pairs are many, and few boxes lie much on another)
+    pts = np.array([np.asarray(d.quad, np.float64) for d in detections])
+    lo, hi = pts.min(axis=1), pts.max(axis=1)
+    span = np.clip(np.minimum(hi[:, None, :], hi[None, :, :]) - np.maximum(lo[:, None, :], lo[None, :, :]), 0, None)
+    boxed = span.prod(axis=2) >= 0.5 * (hi - lo).prod(axis=1)[:, None]
+    doubt = set()
+    for i, j in zip(*np.nonzero(boxed)):
+        if i != j and detections[i].face != detections[j].face \
+                and quad_overlap(detections[i].quad, detections[j].quad) >= inside:
+            doubt |= {int(i), int(j)}
+    return [replace(d, uncertain=True) if k in doubt else d for k, d in enumerate(detections)]
 
 
 def _drop_small(detections: list[Detection], least: float = 0.6) -> list[Detection]:
