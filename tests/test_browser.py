@@ -911,6 +911,43 @@ def test_a_double_tap_on_a_bets_remove_takes_that_bet_only(tmp_path):
         assert errors == [], errors
 
 
+def test_a_trick_typed_with_suit_symbols_is_entered_once_on_a_double_tap(tmp_path):
+    """The trick list writes 4♦, and a trick typed so was refused ("unknown western card '4♦'"); the
+    second tap of a double tap sent the emptied box, and an error stood beside the trick entered."""
+    session = {"game": "kakeya-toranpu", "players": [{"name": n} for n in ("Aki", "Ben", "Cho", "Dan")],
+               "dealers": ["Ben", "Dan"]}
+    with page_on_a_fake_table(tmp_path, session) as (page, errors, service, _):
+        page.wait_for_selector("#trick-form:not([hidden])", timeout=10000)
+        page.fill("#trick-input", "2♠ k♠ 4♠ 9♠")
+        page.dblclick("#trick-form button.small >> nth=0")
+        page.wait_for_function("document.getElementById('message').textContent.includes('entered')", timeout=10000)
+        page.wait_for_timeout(500)
+        assert [t["cards"] for t in service.session["tricks"]] == [["2S", "KS", "4S", "9S"]]
+        assert "not []" not in page.inner_text("#message")
+        assert errors == [], errors
+
+
+def test_zones_cannot_be_saved_with_one_left_open_and_a_second_close_says_nothing(tmp_path):
+    """Save left out a zone whose corners were tapped but not closed, and said it saved; a double tap
+    on Close zone said "A zone needs at least 3 corners." right after closing it."""
+    session = {"game": "batta-maki", "players": [{"name": "Aki"}, {"name": "Ben"}]}
+    with page_on_a_fake_table(tmp_path, session) as (page, errors, service, _):
+        page.goto(page.url.rstrip("/") + "/settings")
+        page.wait_for_selector("#zone-name option", state="attached", timeout=10000)
+        canvas = page.locator("#zone-canvas")
+        page.evaluate("document.getElementById('zone-canvas').style.minHeight = '300px'")
+        for x, y in ((10, 10), (200, 10), (200, 120)):
+            canvas.click(position={"x": x, "y": y})
+        page.click("#zone-save")
+        assert "Close the zone being drawn" in page.inner_text("#message")
+        assert not (tmp_path / "zones-batta-maki.json").exists()
+        page.evaluate("document.getElementById('message').textContent = ''")
+        page.dblclick("#zone-close")
+        page.wait_for_timeout(300)
+        assert "at least 3 corners" not in page.inner_text("#message")
+        assert errors == [], errors
+
+
 def test_a_tablet_opened_before_the_pin_was_set_logs_in_with_the_pin_set_elsewhere(tmp_path):
     """It kept asking to set the PIN ("the PIN is already set") until the page was reloaded."""
     need_browser()

@@ -205,6 +205,7 @@ canvas.addEventListener("click", (ev) => {
   draw();
 });
 document.getElementById("zone-close").addEventListener("click", () => {
+  if (current.length === 0) return;  // (the second tap of a double tap: the zone is closed already)
   if (current.length < 3) { showMessage("A zone needs at least 3 corners.", true); return; }
   const name = document.getElementById("zone-name").value;
   zones = zones.filter((z) => z.name !== name).concat([{name, points: current}]);
@@ -212,9 +213,20 @@ document.getElementById("zone-close").addEventListener("click", () => {
 });
 document.getElementById("zone-clear").addEventListener("click", () => { zones = []; current = []; drawnSize = null; draw(); });
 document.getElementById("zone-save").addEventListener("click", async () => {
+  // (a zone whose corners were tapped but not closed was left out, and "saved" said all the same)
+  if (current.length) { showMessage("Close the zone being drawn (Close zone) or clear it before saving.", true); return; }
   // (with the size of the picture they were drawn on: the camera may have come back at another)
   const drawnOn = drawnSize || pictureSize();
-  try { const r = await api("/api/zones", {zones, drawn_on: drawnOn}); showMessage(`${r.saved} zone(s) saved.`); } catch (e) { /* shown */ }
+  try {
+    const r = await api("/api/zones", {zones, drawn_on: drawnOn});
+    showMessage(`${r.saved} zone(s) saved.`);
+  } catch (e) {
+    // refused for being drawn on a picture of another size: the picture as it is now, to draw on
+    // (it was reloaded only when a banner cleared, and every redraw was made on the old one)
+    if (/draw them again on the picture as it is now/.test(String(e && e.message))) {
+      img.src = img.src.split("?")[0] + "?t=" + Date.now();
+    }
+  }
 });
 // (asked when the picture loads and when the saved zones come, whichever is last)
 function checkPictureSize() {

@@ -292,11 +292,17 @@ document.getElementById("trick-form").addEventListener("submit", async (ev) => {
   ev.preventDefault();
   const input = document.getElementById("trick-input"), which = document.getElementById("trick-number");
   const how = document.getElementById("trick-how").value;
-  const cards = input.value.trim().toUpperCase().split(/[\s,]+/).filter(Boolean);
+  // (the suits as the trick list writes them, 4♦, are the letters the server reads, 4D)
+  const letters = {"♠": "S", "♥": "H", "♦": "D", "♣": "C", "♤": "S", "♡": "H", "♢": "D", "♧": "C"};
+  const cards = input.value.trim().replace(/[♠♥♦♣♤♡♢♧]/g, (s) => letters[s]).toUpperCase()
+    .split(/[\s,]+/).filter(Boolean);
+  // (the second tap of a double tap found the box emptied by the first, and sent a trick of no card)
+  if (!cards.length) return;
   try {
     if (how === "replace") await api(`/api/tricks/${Number(which.value)}`, {cards});
     else await api("/api/tricks", how === "insert" ? {cards, at: Number(which.value)} : {cards});
     input.value = ""; which.value = "";
+    showMessage(`Trick ${cards.join(" ")} entered.`);
   } catch (e) { /* shown */ }
 });
 document.getElementById("undo-trick").addEventListener("click", () => api("/api/tricks/undo", {}).catch(() => {}));
