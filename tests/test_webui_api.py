@@ -573,6 +573,34 @@ def test_a_damaged_zones_file_is_said_and_the_zones_can_be_drawn_again(app, live
     assert r.status_code == 200 and "error" not in d.get("/api/zones").get_json()
 
 
+def test_zones_drawn_on_the_picture_turned_another_way_are_not_offered_to_draw_over(app, live, ledger_path):
+    # shown over the turned picture, one zone redrawn and saved stored the others as on the new turn
+    pytest.importorskip("vision.zones", reason="vision.zones is not available")
+    d = Dealer(app)
+    d.post("/api/session", SESSION)
+    live.picture = lambda: {"width": 640, "height": 480, "rotate": 0}
+    square = [[10, 10], [300, 10], [300, 120], [10, 120]]
+    assert d.post("/api/zones", {"zones": [{"name": "saki", "points": square}]}).status_code == 200
+    assert len(d.get("/api/zones").get_json()["zones"]) == 1
+    live.picture = lambda: {"width": 640, "height": 480, "rotate": 180}
+    got = d.get("/api/zones").get_json()
+    assert got["zones"] == [] and "turned by 0 degrees, and it is turned by 180 now" in got["error"]
+
+
+def test_a_zone_of_a_seat_no_longer_at_the_table_is_left_out_and_said(app, live, ledger_path):
+    # it could be neither chosen nor removed on the page, and every save was refused ("zone 3: ...")
+    from vision.zones import TableZone, save_zones
+    d = Dealer(app)
+    d.post("/api/session", SESSION)
+    save_zones(ledger_path.parent / "zones-batta-maki.json",
+               [TableZone("saki", [(10, 10), (300, 10), (300, 120), (10, 120)]),
+                TableZone("cho", [(10, 200), (300, 200), (300, 320), (10, 320)])])
+    got = d.get("/api/zones").get_json()
+    assert [z["name"] for z in got["zones"]] == ["saki"] and "the zones drawn for cho" in got["error"]
+    r = d.post("/api/zones", {"zones": [{"name": "cho", "points": [[10, 200], [300, 200], [300, 320]]}]})
+    assert "zone 1 ('cho'): the name must be one of saki, ato" in r.get_json()["error"]
+
+
 def test_zone_fields_that_are_not_read_are_refused(app, live, ledger_path):
     # "polygon" beside "points" was dropped without a word, and unknown fields passed
     pytest.importorskip("vision.zones", reason="vision.zones is not available")

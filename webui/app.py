@@ -614,7 +614,8 @@ def save_zones():
     items = []
     for i, z in enumerate(raw, start=1):
         if not isinstance(z, dict) or z.get("name") not in names:
-            raise InputError(f"zone {i}: the name must be one of {', '.join(names)}")
+            said = f" ({z.get('name')!r})" if isinstance(z, dict) and isinstance(z.get("name"), str) else ""
+            raise InputError(f"zone {i}{said}: the name must be one of {', '.join(names)}")
         # (a field not read was passed over: "polygon" beside "points" was dropped without a word)
         only_fields(z, ("name", "points", "polygon"), f"zone {i}")
         if "points" in z and "polygon" in z:
@@ -666,8 +667,25 @@ def get_zones():
         return jsonify(zones=[], names=names, error=f"the zones saved for this game cannot be read ({exc}): "
                                                      f"draw them again and save")
     picture = getattr(zones, "picture", None)  # (the page keeps their corners in that picture's pixels)
-    return jsonify(zones=[{"name": z.name, "points": [list(p) for p in z.polygon]} for z in zones], names=names,
-                   drawn_on={"width": picture["width"], "height": picture["height"]} if picture else None)
+    live = _ext()["live"]
+    now = live.picture() if callable(getattr(live, "picture", None)) else None
+    if picture and now and picture.get("rotate", 0) != now.get("rotate", 0):
+        # drawn on the picture turned another way (--rotate changed): shown over this one, one zone
+        # redrawn and saved stored the others as on this turn, read wrongly without a word
+        return jsonify(zones=[], names=names, error=f"the zones were drawn on the picture turned by "
+                                                     f"{picture.get('rotate', 0)} degrees, and it is turned by "
+                                                     f"{now.get('rotate', 0)} now: draw them again and save")
+    # (a zone of a seat no longer in the game, a player gone, could be neither chosen nor removed, and
+    # refused every save: left out, said)
+    offered = {n["name"] for n in names}
+    gone = sorted({z.name for z in zones} - offered)
+    out = {"zones": [{"name": z.name, "points": [list(p) for p in z.polygon]} for z in zones if z.name in offered],
+           "names": names,
+           "drawn_on": {"width": picture["width"], "height": picture["height"]} if picture else None}
+    if gone:
+        out["error"] = (f"the zones drawn for {', '.join(gone)}, no longer at the table, are left out: save to "
+                        f"forget them")
+    return jsonify(**out)
 
 
 def _layout_of(session_data):
