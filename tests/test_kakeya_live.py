@@ -264,19 +264,30 @@ def test_the_seats_of_the_hands_before_are_forgotten_on_another_picture_or_new_z
     assert "known_seats" not in service.session
 
 
-def test_seats_kept_before_the_cameras_first_frame_are_taken_as_on_its_picture(app, live):
-    # kept with no picture (a hand confirmed before the first frame after a restart, or by an earlier
-    # version), they were dropped at the first frame as if the picture had turned
+@pytest.mark.parametrize("turned", [False, True])
+def test_seats_are_kept_with_the_picture_their_tricks_were_read_on(app, live, turned):
+    # kept with no picture (the hand confirmed before the first frame after a restart), they were
+    # dropped at the first frame; taken as on that frame's picture, a restart with another --rotate
+    # seated every player of the next hand at his neighbour's place
     d = Dealer(app)
     d.post("/api/session", SESSION)
-    live.picture = lambda: None
-    play_a_hand(d, live, seed=20, track=1)
-    service = app.extensions["hanadealer"]["service"]
-    assert service.session["known_seats"] and service.session.get("known_seats_picture") is None
     live.picture = lambda: {"width": 640, "height": 480, "rotate": 0}
+    st = d.get("/api/state").get_json()["tricks"]
+    hands = deal(PLAYERS, seed=20)
+    tricks = play(PLAYERS, hands, leader=st["leader"], seed=20)
+    expected = settle_round({"game": "kakeya-toranpu", "players": PLAYERS, "hands": hands, "tricks": tricks,
+                             "dealers": st["dealers"]})
+    for t, cards in enumerate(tricks):
+        lay_trick(d, live, cards, expected["tricks"][t]["players"], 1 + 4 * t)
+    live.picture = lambda: None  # (a restart: no frame yet as the hand is confirmed)
+    pending = d.post("/api/settle").get_json()
+    assert d.post("/api/confirm", {"pending": pending["id"]}).status_code == 200
+    service = app.extensions["hanadealer"]["service"]
+    assert service.session["known_seats_picture"] == {"width": 640, "height": 480, "rotate": 0}
+    live.picture = lambda: {"width": 640, "height": 480, "rotate": 180 if turned else 0}
     live.show({"trick": [western(200, "2S", seat="Aki")]})
     d.get("/api/state")
-    assert service.session["known_seats"] and service.session["known_seats_picture"]["rotate"] == 0
+    assert bool(service.session.get("known_seats")) is not turned
 
 
 def test_damaged_seats_of_the_hands_before_are_passed_over(app, live):

@@ -159,6 +159,11 @@ SETTLE = [
     pytest.param(["ann", "bob"], {"ann": [10, 5], "bob": ["back", 2, 4], "dealer": [10, 4]},
                  ["ann"], {}, {"ann": "win", "bob": "not_chosen"},
                  {"ann": 1, "bob": 0, "dealer": -1}, id="dealers-choice-hand-as-it-lies"),
+    # (a goshita-gomai whose fourth card face up was the 4: 1 + 5 + 5 + 4 before its last 5)
+    pytest.param(["ann", "bob", "cat"], {"ann": [10, 5], "bob": ["back", 5, 5, 5, 4], "cat": [10, 3],
+                                        "dealer": [10, 4]},
+                 ["ann"], {}, {"ann": "win", "bob": "not_chosen", "cat": "not_chosen"},
+                 {"ann": 1, "bob": 0, "cat": 0, "dealer": -1}, id="dealers-choice-goshita-as-it-lies"),
     pytest.param(["ann", "bob"], {"ann": [10, 3], "bob": [10, 4], "dealer": [1, 9]}, ["bob"], {},
                  {"ann": "not_chosen", "bob": "lose"}, {"ann": 0, "bob": -1, "dealer": 1},
                  id="choice-on-point-total-10-with-14.5"),

@@ -2821,6 +2821,7 @@ def the_next_deal_settled(d, live, first_in_saki):
     """The next deal laid (``first_in_saki`` first in Saki) and settled: the settlement."""
     live.show({"saki": [(21, first_in_saki), (22, "clover-boar"), (23, "pine-chaff-2")],
                "ato": [(24, "cherry-chaff-1"), (25, "iris-chaff-1"), (26, "plum-chaff-2")]})
+    d.get("/api/state")  # (the page looks at the table as it changes)
     return d.post("/api/settle").get_json()
 
 
@@ -2855,15 +2856,33 @@ def test_a_hand_over_the_deal_for_a_moment_is_no_deal_gathered(app, live, hidden
     assert pending["result"]["late_bets"] == ["Ben: 10 on Ato 後 taken after the reveal"]
 
 
-def test_a_deal_bare_long_enough_before_the_camera_went_away_was_gathered(app, live, monkeypatch):
+@pytest.mark.parametrize("stall_said_s, gathered", [(0.0, True), (10.0, False)])
+def test_a_deal_bare_long_enough_before_the_camera_went_away_was_gathered(app, live, monkeypatch, stall_said_s,
+                                                                         gathered):
     # the camera going away cleared the time the table had lain bare: the next deal's round recorded
-    # the note as of its own reveal
+    # the note as of its own reveal; but a stalled camera is said only after a while, its last frame
+    # (a hand over the deal) shown meanwhile: that time is no bare table
     import time
+
+    import webui.service
+    monkeypatch.setattr(webui.service, "STALL_SAID_S", stall_said_s)
     d = a_late_bet_and_the_deal_gathered(app, live, monkeypatch, 0.05)
     time.sleep(0.1)
     live.show({}, status={"camera": "lost", "error": "unplugged", "table": "stale"})
     d.get("/api/state")
     # (the pine crane in Saki again: the cards alone took the note for this deal's)
+    pending = the_next_deal_settled(d, live, "pine-crane")
+    said = "Ben: 10 on Ato 後 taken after the reveal" + (" of an earlier deal, not settled" if gathered else "")
+    assert pending["result"]["late_bets"] == [said]
+
+
+def test_settings_saved_while_a_gathered_deal_lies_bare_keeps_its_time(app, live, monkeypatch):
+    # the save of the same game started the bare table's time again, and the next deal, laid soon
+    # after with the same face in Saki, took the note for its own
+    import time
+    d = a_late_bet_and_the_deal_gathered(app, live, monkeypatch, 0.05)
+    assert d.post("/api/session", SESSION).status_code == 200
+    time.sleep(0.1)
     pending = the_next_deal_settled(d, live, "pine-crane")
     assert pending["result"]["late_bets"] == ["Ben: 10 on Ato 後 taken after the reveal of an earlier deal, not settled"]
 

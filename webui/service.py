@@ -69,6 +69,7 @@ def _is_name(name: str) -> bool:
 # for a trick to be played and gathered (seconds)
 GAP_UNSEEN_S = 3.0
 GATHERED_S = 2.0  # the table bare this long after a bet taken after the reveal: that deal was gathered
+STALL_SAID_S = 3.0  # (how long the live table shows a stalled camera's last frame before saying so)
 MISREAD_HINT = ": tap the card misread, or enter the trick by hand"
 NO_TRICK_ZONE_HINT = ("; with no trick zone drawn, every card in the camera's view is read as the trick, so "
                       "picture cards kept face up in view are read with it: keep them out of view, or draw "
@@ -418,7 +419,8 @@ class DealerService:
             self.session = session
             self._save(bookings)  # (refused, the session before is back, and the table was never told)
             self.trick_watch = None
-            self._bare_since = None
+            if not session.get("late_bets"):  # (notes carried on keep the time their deal lay bare)
+                self._bare_since = None
             # the table is told the new game once it is recorded: told first and back again after a
             # refusal, a switch of deck forgot the cards twice, and the dealer's corrections with them
             self._apply_layout()
@@ -936,8 +938,9 @@ class DealerService:
         zones, down, unassigned = table_zones(snap)
         if _stale_table(snap):
             # (no cards seen on a table not being read is no bare table; bare long enough before the
-            # camera went, it was gathered all the same)
-            if self._bare_since is None or now - self._bare_since < GATHERED_S:
+            # camera went, it was gathered all the same: long enough with the time a stalled camera
+            # takes to be said stalled, as that time showed the table as last read)
+            if self._bare_since is None or now - self._bare_since < GATHERED_S + STALL_SAID_S:
                 self._bare_since = None
                 return
         elif not any(zones.values()) and not any(down.values()) and not unassigned:
@@ -1029,10 +1032,6 @@ class DealerService:
                     self._save()
                 return
             picture = self._picture()
-            if s.get("known_seats") and picture and not s.get("known_seats_picture"):
-                # (kept before a frame was seen, or by an earlier version: taken as on this picture)
-                s["known_seats_picture"] = picture
-                self._save()
             if s.get("known_seats") and picture and s.get("known_seats_picture") != picture:
                 # the seats of the hands before, kept on another picture (a restart with another
                 # --rotate): read from the camera's order again
@@ -1130,6 +1129,8 @@ class DealerService:
                         s["trick_warning"] = None  # it was about this trick, read right now
                     if angles:  # where each player lays his cards: the next tricks are read by it
                         s["seat_angles"] = angles
+                    # (the picture the tricks were read on: the seats they give hold on it alone)
+                    s["tricks_picture"] = self._picture() or s.get("tricks_picture")
                     changed = True
             if warning:
                 s["trick_warning"] = warning
@@ -1432,8 +1433,8 @@ class DealerService:
                     after["known_seats"] = {**known_seats_of(s.get("known_seats")), **seated}
                     # (on this picture: on another turn or size, --rotate changed at a restart, they
                     # would seat every player at his neighbour's place)
-                    after["known_seats_picture"] = self._picture() or s.get("known_seats_picture")
-                after.update(tricks=[], trick_warning=None, undone_trick=None, camera_gap=None,
+                    after["known_seats_picture"] = s.get("tricks_picture")
+                after.update(tricks=[], tricks_picture=None, trick_warning=None, undone_trick=None, camera_gap=None,
                              previous_trick=list(s["tricks"][-1]["cards"]) if s["tricks"] else None,
                              # (and as the camera read it, where the dealer put it right by hand)
                              previous_read=(s["tricks"][-1].get("camera_read") if s["tricks"] else None),

@@ -236,9 +236,10 @@ def _read_hands(round_: Mapping[str, Any], seats: list[str], chosen: list[str] |
             months = [value_of(c) for c in shown]
             role = "last" if who == seats[-1] else "bettor"
             limit = bust_limit(role, house)
-            # (buta before its last card, whatever the hidden one: no card is drawn on a buta, and
-            # 5-5-5-5 is buta at its fourth card, no goshita-gomai)
-            if sum(months[:-1]) + 1 >= limit or \
+            # (buta before its last card, whatever the hidden one and in whatever order the cards
+            # face up came, the largest last: no card is drawn on a buta, and 5-5-5-5 is buta at its
+            # fourth card, no goshita-gomai)
+            if sum(months) - max(months) + 1 >= limit or \
                     sum(months) + 1 >= limit and not (len(given) == 5 and max(months) <= 5):
                 # (whatever the hidden card, the hand is buta: a buta is revealed and pays its share,
                 # chosen or not; settled as not chosen, it paid nothing)
