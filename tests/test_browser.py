@@ -918,12 +918,18 @@ def test_a_trick_typed_with_suit_symbols_is_entered_once_on_a_double_tap(tmp_pat
                "dealers": ["Ben", "Dan"]}
     with page_on_a_fake_table(tmp_path, session) as (page, errors, service, _):
         page.wait_for_selector("#trick-form:not([hidden])", timeout=10000)
-        page.fill("#trick-input", "2♠ k♠ 4♠ 9♠")
-        page.dblclick("#trick-form button.small >> nth=0")
+        page.fill("#trick-input", "2♠\ufe0f k♠ 4♠ 9♠")  # (an emoji keyboard's suit, with its selector)
+        button = "#trick-form button.small >> nth=0"
+        page.click(button)
+        page.wait_for_timeout(250)  # (a tablet's double tap: its second tap finds the box emptied)
+        page.click(button)
         page.wait_for_function("document.getElementById('message').textContent.includes('entered')", timeout=10000)
         page.wait_for_timeout(500)
         assert [t["cards"] for t in service.session["tricks"]] == [["2S", "KS", "4S", "9S"]]
-        assert "not []" not in page.inner_text("#message")
+        assert "not []" not in page.inner_text("#message") and "Type the trick" not in page.inner_text("#message")
+        page.wait_for_timeout(800)
+        page.click(button)  # (an empty box tapped on its own is said)
+        assert "Type the trick's cards first" in page.inner_text("#message")
         assert errors == [], errors
 
 
@@ -945,6 +951,9 @@ def test_zones_cannot_be_saved_with_one_left_open_and_a_second_close_says_nothin
         page.dblclick("#zone-close")
         page.wait_for_timeout(300)
         assert "at least 3 corners" not in page.inner_text("#message")
+        page.click("#zone-clear")
+        page.click("#zone-close")  # (a Close with no corner, tapped on its own, is said)
+        assert "at least 3 corners" in page.inner_text("#message")
         assert errors == [], errors
 
 

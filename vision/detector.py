@@ -575,7 +575,7 @@ class CardDetector:
             detections = self._backs_of_several_cards(frame, detections)
         # what the deck allows: one card is not on the table twice
         detections = _faces_seen_too_often(_one_card_read_twice(detections, self.decks), self.decks)
-        if _colourless(frame, [d.quad for d in detections if d.face not in (BACK, NONE)]):
+        if _colourless(frame, [d.quad for d in detections if d.face not in COLOURLESS_ART | {BACK, NONE}]):
             # a grey picture (a webcam in black-and-white mode, a grey photo): faces told apart by
             # colour, a ribbon from its month's chaff, were read as the look-alike, surely
             detections = [replace(d, uncertain=True) if d.face not in (BACK, NONE) else d for d in detections]
@@ -878,6 +878,9 @@ def _faces_seen_too_often(detections: list[Detection], decks: int = 1) -> list[D
 # faces whose pixels differ this little between their channels (99 in 100 of them) have no colour to
 # be told apart by: their readings are all in doubt
 COLOURLESS_SPREAD = 10
+# faces printed without colour in some decks (the chaff of pine and of susuki: black and grey ink):
+# no word on whether the picture is grey (one alone on a grey table made a colour picture "grey")
+COLOURLESS_ART = frozenset({"pine-chaff", "susuki-chaff"})
 
 
 def _colourless(frame: np.ndarray, quads: list) -> bool:

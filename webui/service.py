@@ -940,7 +940,9 @@ class DealerService:
             # (no cards seen on a table not being read is no bare table; bare long enough before the
             # camera went, it was gathered all the same: long enough with the time a stalled camera
             # takes to be said stalled, as that time showed the table as last read)
-            if self._bare_since is None or now - self._bare_since < GATHERED_S + STALL_SAID_S:
+            # (a camera lost is said at once; one that stalls, with the camera "ok", only after a while)
+            stalled = ((snap or {}).get("status") or {}).get("camera", "ok") == "ok"
+            if self._bare_since is None or now - self._bare_since < GATHERED_S + (STALL_SAID_S if stalled else 0):
                 self._bare_since = None
                 return
         elif not any(zones.values()) and not any(down.values()) and not unassigned:

@@ -202,16 +202,22 @@ canvas.addEventListener("click", (ev) => {
   drawnSize = drawnSize || pictureSize() || null;
   const r = canvas.getBoundingClientRect();
   current.push([Math.round((ev.clientX - r.left) * scale()), Math.round((ev.clientY - r.top) * scale())]);
+  justClosed = false;
   draw();
 });
+// (a Close right after one closed a zone is the second tap of a double tap: the zone is closed already)
+let justClosed = false;
 document.getElementById("zone-close").addEventListener("click", () => {
-  if (current.length === 0) return;  // (the second tap of a double tap: the zone is closed already)
+  if (justClosed && current.length === 0) return;
   if (current.length < 3) { showMessage("A zone needs at least 3 corners.", true); return; }
+  justClosed = true;
   const name = document.getElementById("zone-name").value;
   zones = zones.filter((z) => z.name !== name).concat([{name, points: current}]);
   current = []; draw();
 });
-document.getElementById("zone-clear").addEventListener("click", () => { zones = []; current = []; drawnSize = null; draw(); });
+document.getElementById("zone-clear").addEventListener("click", () => {
+  zones = []; current = []; drawnSize = null; justClosed = false; draw();
+});
 document.getElementById("zone-save").addEventListener("click", async () => {
   // (a zone whose corners were tapped but not closed was left out, and "saved" said all the same)
   if (current.length) { showMessage("Close the zone being drawn (Close zone) or clear it before saving.", true); return; }

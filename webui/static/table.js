@@ -287,6 +287,7 @@ function renderTricks(s) {
   box.replaceChildren(...parts);
 }
 
+let trickEnteredAt = -Infinity;
 // the form stays put while the table changes (it is not redrawn with the state)
 document.getElementById("trick-form").addEventListener("submit", async (ev) => {
   ev.preventDefault();
@@ -294,14 +295,19 @@ document.getElementById("trick-form").addEventListener("submit", async (ev) => {
   const how = document.getElementById("trick-how").value;
   // (the suits as the trick list writes them, 4♦, are the letters the server reads, 4D)
   const letters = {"♠": "S", "♥": "H", "♦": "D", "♣": "C", "♤": "S", "♡": "H", "♢": "D", "♧": "C"};
-  const cards = input.value.trim().replace(/[♠♥♦♣♤♡♢♧]/g, (s) => letters[s]).toUpperCase()
+  // (an emoji keyboard follows a suit with an invisible variation selector: 2♠️ read as "2S" and it)
+  const cards = input.value.replace(/[\uFE0E\uFE0F]/g, "").trim().replace(/[♠♥♦♣♤♡♢♧]/g, (s) => letters[s]).toUpperCase()
     .split(/[\s,]+/).filter(Boolean);
   // (the second tap of a double tap found the box emptied by the first, and sent a trick of no card)
-  if (!cards.length) return;
+  if (!cards.length) {
+    if (Date.now() - trickEnteredAt > REPEAT_MS) showMessage("Type the trick's cards first, e.g. QH 3H AD 5H.", true);
+    return;
+  }
   try {
     if (how === "replace") await api(`/api/tricks/${Number(which.value)}`, {cards});
     else await api("/api/tricks", how === "insert" ? {cards, at: Number(which.value)} : {cards});
     input.value = ""; which.value = "";
+    trickEnteredAt = Date.now();
     showMessage(`Trick ${cards.join(" ")} entered.`);
   } catch (e) { /* shown */ }
 });
