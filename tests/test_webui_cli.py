@@ -234,6 +234,10 @@ def test_serve_with_no_camera_says_it_serves_the_demo_and_keeps_it_out_of_the_bo
     assert main(["serve", "--port", "0", "--detector", "truth"]) == 2
     assert "no camera opened: serving the built-in demo table" in capsys.readouterr().err
     assert (tmp_path / "demo" / "ledger.sqlite").exists() and not (tmp_path / "ledger.sqlite").exists()
+    # ...and so with the dealer's folder named (--data): its books and session are his
+    books = tmp_path / "books"
+    assert main(["serve", "--port", "0", "--detector", "truth", "--data", str(books)]) == 2
+    assert (books / "demo" / "ledger.sqlite").exists() and not (books / "ledger.sqlite").exists()
 
 
 def test_the_demo_keeps_to_a_folder_of_its_own_unless_told(monkeypatch, tmp_path):

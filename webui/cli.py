@@ -195,6 +195,10 @@ def serve(args: argparse.Namespace) -> int:
     except RuntimeError as exc:
         return _fail(str(exc))
     data_dir = data_folder(args.data, demo)
+    if demo and not args.demo and args.data:
+        # (the demo stood in for a camera that did not open: the folder named holds the dealer's own
+        # books, and its session was replaced by the demo's)
+        data_dir = data_dir / "demo"
     if data_dir.exists() and not data_dir.is_dir():  # (said as "[Errno 17] File exists" before)
         return _fail(f"the data folder {data_dir} is a file, not a folder (--data, or $HANADEALER_DATA)")
     try:
