@@ -3053,3 +3053,21 @@ def test_a_card_laid_after_settle_of_the_face_a_correction_named_is_said_as_a_ch
     assert d.post("/api/settle").status_code == 200
     live.show(dict(table, Aki=table["Aki"] + [(7, "pine-chaff-2")]))
     assert "the cards on the table have changed since Settle" in d.get("/api/state").get_json().get("pending_note", "")
+
+
+def test_an_otoroku_hand_not_chosen_that_is_buta_whatever_its_hidden_card_must_be_revealed(app, live):
+    # left out as thrown in, it paid nothing; a buta is revealed and pays its share (RULES.md §4.1)
+    d = Dealer(app)
+    d.post("/api/session", {"game": "otoroku", "players": [{"name": n} for n in ("Aki", "Ben", "Cy")], "share": 10})
+    hands = {"Aki": [(1, "back"), (2, "maple-deer"), (3, "clover-boar")],  # hidden + 10 + 7
+             "Ben": [(4, "cherry-curtain"), (5, "clover-chaff-1")], "Cy": [(7, "pine-crane"), (8, "wisteria-cuckoo")],
+             "dealer": [(10, "peony-butterflies"), (11, "wisteria-ribbon")]}
+    live.show(hands)
+    assert d.post("/api/chosen", {"chosen": ["Cy"]}).status_code == 200
+    assert d.get("/api/round").get_json()["problems"] == ["Aki's hand Akiの手札: 1 card(s) still face down"]
+    live.show(dict(hands, Aki=[(1, "pine-chaff-1"), (2, "maple-deer"), (3, "clover-boar")]))
+    preview = d.get("/api/round").get_json()["preview"]
+    assert preview["net"]["Aki"] == -10
+    # a hand that may yet be anything stays out, thrown in unseen
+    live.show(dict(hands, Aki=[(1, "back"), (2, "pine-chaff-1"), (3, "plum-chaff-1")]))
+    assert d.get("/api/round").get_json()["problems"] == []

@@ -268,8 +268,28 @@ def zone_needed(game: Game, z: ZoneSpec | ZoneView, setup: Mapping[str, Any] | N
         return False
     chosen = (setup or {}).get("chosen")
     if game.name == "otoroku" and chosen is not None:
-        return z.name == "dealer" or z.name in chosen or _shown_face_up(cards, face_down, corrections or {})
+        seats = (setup or {}).get("seats") or []
+        role = "last" if seats and z.name == seats[-1] else "bettor"
+        return z.name == "dealer" or z.name in chosen or _shown_face_up(cards, face_down, corrections or {}) \
+            or _buta_whatever_hidden(cards, face_down, role)
     return True
+
+
+def _buta_whatever_hidden(cards, face_down: int | None, role: str) -> bool:
+    """Whether an Otoroku hand lying as dealt (its first card face down) is buta whatever that card:
+    a buta is revealed and pays its share, chosen or not (left out as thrown in, it paid nothing)."""
+    from dealer.games.otoroku import bust_limit, value_of
+    shown = [c.get("card") for c in cards or () if c.get("face") != BACK and not c.get("uncertain")]
+    try:
+        months = [value_of(c) for c in shown if c]
+    except (UnknownCardError, ValueError, KeyError):
+        return False
+    if not months:
+        return False
+    limit = bust_limit(role, {})
+    held = len(cards or ()) + (face_down or 0)
+    return sum(months) - max(months) + 1 >= limit or \
+        sum(months) + 1 >= limit and not (held == 5 and max(months) <= 5)
 
 
 def face_of(card_id: str) -> str | None:
