@@ -3068,6 +3068,9 @@ def test_an_otoroku_hand_not_chosen_that_is_buta_whatever_its_hidden_card_must_b
     live.show(dict(hands, Aki=[(1, "pine-chaff-1"), (2, "maple-deer"), (3, "clover-boar")]))
     preview = d.get("/api/round").get_json()["preview"]
     assert preview["net"]["Aki"] == -10
+    # ...so too with a card of it read in doubt (left out, the buta went unpaid)
+    live.show(dict(hands, Aki=[(1, "back"), (2, "maple-deer"), (3, "clover-boar", True)]))
+    assert d.get("/api/round").get_json()["problems"] != [] and d.post("/api/settle").status_code == 400
     # a hand that may yet be anything stays out, thrown in unseen
     live.show(dict(hands, Aki=[(1, "back"), (2, "pine-chaff-1"), (3, "plum-chaff-1")]))
     assert d.get("/api/round").get_json()["problems"] == []

@@ -277,9 +277,11 @@ def zone_needed(game: Game, z: ZoneSpec | ZoneView, setup: Mapping[str, Any] | N
 
 def _buta_whatever_hidden(cards, face_down: int | None, role: str) -> bool:
     """Whether an Otoroku hand lying as dealt (its first card face down) is buta whatever that card:
-    a buta is revealed and pays its share, chosen or not (left out as thrown in, it paid nothing)."""
+    a buta is revealed and pays its share, chosen or not (left out as thrown in, it paid nothing).
+    Its cards read in doubt count as read: the round then waits for the dealer to confirm them (left
+    out for one card in doubt, the buta went unpaid)."""
     from dealer.games.otoroku import bust_limit, value_of
-    shown = [c.get("card") for c in cards or () if c.get("face") != BACK and not c.get("uncertain")]
+    shown = [c.get("card") for c in cards or () if c.get("face") != BACK]
     try:
         months = [value_of(c) for c in shown if c]
     except (UnknownCardError, ValueError, KeyError):

@@ -1725,10 +1725,12 @@ HOUSE_AMOUNTS = ("min_bet", "max_bet", "bet_size", "bet_limit")
 
 
 def _house_as_applied(game: Any, house: dict) -> dict:
-    """A stored session's house rules as they were applied when it was stored: an amount (or a fee
-    rate) of more than 6 decimals was taken rounded (now refused, the session was set aside with its
-    bets), and a
-    tie_fallback beside a tie rule that never falls back did nothing (now refused, every round was)."""
+    """A stored session's house rules as near as they can be to how they were applied when it was
+    stored: an amount of more than 6 decimals was taken rounded (now refused, the session was set
+    aside with its bets), and so is it now; a fee rate of more than 6 decimals, charged then as its
+    nearest fraction of up to a million (1/3 as a third), goes on at the rate to 6 decimals (0.333333),
+    the finest now taken; and a tie_fallback beside a tie rule that never falls back did nothing (now
+    refused, every round was)."""
     house = dict(house)
     for key in HOUSE_AMOUNTS:
         value = house.get(key)
