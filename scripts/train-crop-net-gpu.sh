@@ -4,15 +4,27 @@
 # worker processes, trains the crop net on from the shipped one. Rendering and cutting batches are
 # done on the CPU; the GPU would wait on a single process.
 #
-#   scripts/train-crop-net-gpu.sh SHARED OUT [MINUTES] [PEAK_LR] [DEVICE]
+#   scripts/train-crop-net-gpu.sh SHARED OUT [MINUTES] [PEAK_LR] [DEVICE] [FIRST_SEED]
 #
 # SHARED: the shared data folder (its cards.csv, cardart/ and backgrounds/); OUT: where the trained
 # cardface.onnx, the checkpoint and the logs go; MINUTES of training (default 7); PEAK_LR (default
-# 1e-3); DEVICE (default cuda). Calibrate the result afterwards (models/MODEL.md, "Retrain").
+# 1e-3); DEVICE (default cuda); FIRST_SEED of the renderers (default 500: the first kind of crops
+# renders from FIRST_SEED to FIRST_SEED + 59, the detector's quads from FIRST_SEED + 200 to
+# FIRST_SEED + 259, so a later round picks a FIRST_SEED 300 higher to cut new crops).
+# Calibrate the result afterwards (models/MODEL.md, "Retrain").
 set -euo pipefail
 . "$(dirname "$0")/gpu-args.sh"
+check_arguments() {  # SHARED OUT [MINUTES] [PEAK_LR] [DEVICE] [FIRST_SEED]
+    # each seed a renderer of the round is given, and its + 100, as the trainer checks them: a
+    # renderer refused its seed only in its own log, in the background, and the round cut fewer crops
+    (cd "$(dirname "$0")/.." && "${PYTHON:-python3}" -c 'import sys; from datasets.splits import check_training_seed as c
+try:
+    [c(int(sys.argv[1]) + i) for i in range(260)]
+except ValueError as e:
+    sys.exit(f"error: FIRST_SEED {sys.argv[1]!r}: {e}")' "${6:-500}") || exit 2
+}
 read_shared_and_out "$0" "$@"
-minutes=${3:-7} lr=${4:-1e-3} device=${5:-cuda}
+minutes=${3:-7} lr=${4:-1e-3} device=${5:-cuda} seed=${6:-500}
 PYTHON=${PYTHON:-python3}
 work=var/train-gpu
 mkdir -p "$work/logs"
@@ -32,13 +44,13 @@ render() {  # KIND SEED SHARDS: one renderer process in the background, its log 
         --per-shard 100 --threads 1 --work "$work" --out models --shared "$shared" >"$work/logs/render-$1-$2.log" 2>&1 &
     pids+=($!)
 }
-# seeds of this round: 500 and up for the first kind, 600 and up for the detector's (rendered from
-# seed + 100: 700 and up, below the validation seeds 777 and 778)
+# seeds of this round: FIRST_SEED and up for the first kind, FIRST_SEED + 100 and up for the
+# detector's (rendered from seed + 100: FIRST_SEED + 200 and up)
 for i in $(seq 0 $(( steady - 1 ))); do
-    if (( i % 2 )); then render det $(( 600 + i )) 1000; else render data $(( 500 + i )) 1000; fi
+    if (( i % 2 )); then render det $(( seed + 100 + i )) 1000; else render data $(( seed + i )) 1000; fi
 done
 for i in $(seq 0 $(( burst - 1 ))); do  # about half a minute of rendering each
-    if (( i % 2 )); then render det $(( 640 + i )) 4; else render data $(( 540 + i )) 3; fi
+    if (( i % 2 )); then render det $(( seed + 140 + i )) 4; else render data $(( seed + 40 + i )) 3; fi
 done
 sleep 35
 "$PYTHON" -m models.train --step crops --from-exported --fresh --device "$device" --crop-minutes "$minutes" \

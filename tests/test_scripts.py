@@ -16,7 +16,7 @@ def run_script(name, *args):
 
 
 @pytest.mark.parametrize("name, arguments", [
-    ("train-crop-net-gpu.sh", "SHARED OUT [MINUTES] [PEAK_LR] [DEVICE]"),
+    ("train-crop-net-gpu.sh", "SHARED OUT [MINUTES] [PEAK_LR] [DEVICE] [FIRST_SEED]"),
     ("train-mask-net-gpu.sh", "SHARED OUT [MINUTES] [PEAK_LR] [DEVICE] [BATCH] [FIRST_SEED]"),
 ])
 def test_too_few_arguments_show_the_usage(name, arguments):
@@ -61,13 +61,18 @@ def test_a_venv_without_pip_is_made_again_and_a_python_without_venv_is_said(tmp_
     assert not (tmp_path / ".venv").exists()  # (the half-made one gone: the next start makes it again)
 
 
-def test_a_first_seed_the_trainer_would_refuse_is_refused_before_anything_is_made(tmp_path):
+@pytest.mark.parametrize("name, arguments, first_seed, refused", [
+    ("train-mask-net-gpu.sh", ["1", "1e-3", "cpu", "8"], "700", 777),
+    # the crop round's detector quads render from FIRST_SEED + 200 and up
+    ("train-crop-net-gpu.sh", ["1", "1e-3", "cpu"], "560", 777),
+])
+def test_a_first_seed_the_trainer_would_refuse_is_refused_before_anything_is_made(tmp_path, name, arguments,
+                                                                                   first_seed, refused):
     # a renderer refused its seed only in its own log, in the background, and the round trained on less
     out = tmp_path / "out"
     (tmp_path / "cards.csv").write_text("id\n", encoding="utf-8")  # (a shared folder, as far as the script looks)
-    done = subprocess.run(["bash", str(SCRIPTS / "train-mask-net-gpu.sh"), str(tmp_path), str(out), "1", "1e-3",
-                           "cpu", "8", "700"], capture_output=True, text=True, timeout=60,
-                          env={**os.environ, "PYTHON": sys.executable})
+    done = subprocess.run(["bash", str(SCRIPTS / name), str(tmp_path), str(out), *arguments, first_seed],
+                          capture_output=True, text=True, timeout=60, env={**os.environ, "PYTHON": sys.executable})
     assert done.returncode == 2
-    assert "error: FIRST_SEED '700': training seed 777 is one of the validation seeds" in done.stderr
+    assert f"error: FIRST_SEED '{first_seed}': training seed {refused} is one of the validation seeds" in done.stderr
     assert not out.exists()
