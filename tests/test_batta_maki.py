@@ -395,7 +395,7 @@ def test_redraw_with_the_deck_run_out_carries_over():
     ({"tie_rule": "redraw"}, {"redraws": [DRAW_ATO, DRAW_TIED]}, "'redraws' has 2 draws but the tie was broken by draw 1"),
     ({"tie_rule": "push"}, {"redraws": [DRAW_ATO]}, "field 'redraws' does not apply here: the tie rule is 'push', not 'redraw'"),
     ({"tie_rule": "redraw"}, {"redraws": [{"saki": "susuki-moon", "ato": "iris-chaff-1"}]},
-     "'susuki-moon' is dealt more than once .again in redraw 1 .saki.."),
+     "'susuki-moon' is dealt more than once .in row 'saki' .card 1., again in redraw 1 .saki.: one of them"),
     ({"tie_rule": "redraw"}, {"redraws": [{"saki": "iris-chaff-1"}]}, "redraw 1 must be an object with exactly"),
     ({"tie_rule": "redraw"}, {"redraws": {"saki": "iris-chaff-1"}}, "field 'redraws' must be a list"),
     ({"tie_rule": "redraw"}, {"redraws": [{"saki": "iris-chaf", "ato": "pine-poetry"}]}, "unknown card 'iris-chaf' in redraw 1"),

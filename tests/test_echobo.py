@@ -102,7 +102,7 @@ BAD = [
     (round_of("pine-crane", [bet("ann", True)]), "bet 1 must be on a card id or a month number"),
     (round_of("pine-crane", [bet("ann", "pine-crane")]), "card 'pine-crane' is dealt more than once"),
     (round_of("pine-crane", [bet("ann", "plum-warbler"), bet("bob", "plum-warbler")]),
-     "card 'plum-warbler' is dealt more than once (again in bet 2 (bob))"),
+     "card 'plum-warbler' is dealt more than once (in bet 1 (ann), again in bet 2 (bob): one of them is another card)"),
     (round_of("pine-crane", [bet("ann", 2), bet("ann", "plum-poetry")]), "bet 2: ann already bets on month 2"),
     (round_of("pine-crane", [bet("ann", 1, 0)]), "bet 1 amount must be a positive number, not 0"),
     (round_of("pine-crane", [bet("ann", 1, -10)]), "bet 1 amount must be a positive number"),

@@ -54,7 +54,8 @@ BAD = [
     ("card not in deck", dict(batta(), game="mutsu-wari", rows={"saki": SAKI, "ato": ["willow-rainman"] + ATO[1:]}),
      "card 'willow-rainman' in row 'ato' .card 1. is not in the deck of mutsu-wari"),
     ("card dealt twice", batta(rows={"saki": SAKI, "ato": ["pine-crane"] + ATO[1:]}),
-     r"card 'pine-crane' is dealt more than once \(again in row 'ato' \(card 1\)\)"),
+     r"card 'pine-crane' is dealt more than once \(in row 'saki' \(card 1\), again in row 'ato' \(card 1\): "
+     r"one of them is another card\)"),
     ("missing bets", batta(bets=None), "missing field 'bets'"),
     ("bets not a list", batta(bets={"a": 10}), "field 'bets' must be a list"),
     ("bet not an object", batta(bets=[10]), "bet 1 must be an object"),

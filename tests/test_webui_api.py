@@ -1094,7 +1094,7 @@ NAKA_E = [(4, "pine-crane"), (5, "plum-chaff-1"), (6, "cherry-chaff-1")]
 OTO_E = [(7, "wisteria-chaff-1"), (8, "iris-chaff-1"), (9, "peony-chaff-1")]
 
 
-def test_the_unscored_shi_e_row_never_holds_the_round_back(app, live):
+def test_the_unscored_shi_e_row_holds_the_round_back_only_with_a_card_the_deck_refuses(app, live):
     d = Dealer(app)
     d.post("/api/session", {"game": "shoniban", "players": [{"name": "Aki"}, {"name": "Ben"}]})
     naka, oto = NAKA_E, OTO_E
@@ -1108,6 +1108,25 @@ def test_the_unscored_shi_e_row_never_holds_the_round_back(app, live):
     live.show({"shi-e": [(1, "susuki-chaff-1"), (2, "maple-chaff-1")], "naka-e": naka, "oto-e": oto})
     round_ = d.get("/api/round").get_json()
     assert round_["problems"] == [] and round_["preview"] is not None, round_["problems"]
+
+
+def test_a_shi_e_card_read_as_a_card_of_a_scored_row_names_both_places(app, live):
+    # the message named the scored row alone (the later place): put right there, the wrong player won
+    d = Dealer(app)
+    d.post("/api/session", {"game": "hankan", "players": [{"name": "Aki"}, {"name": "Ben"}]})
+    d.post("/api/bets", {"player": "Aki", "on": "naka-e", "amount": 10})
+    d.post("/api/bets", {"player": "Ben", "on": "oto-e", "amount": 10})
+    naka = [(4, "maple-deer"), (5, "pine-chaff-1"), (6, "cherry-chaff-1")]
+    oto = [(7, "wisteria-cuckoo"), (8, "maple-blue"), (9, "peony-chaff-1")]
+    # Shi-e's first card is a maple chaff, read surely as the maple deer of Naka-e
+    live.show({"shi-e": [(1, "maple-deer"), (2, "susuki-chaff-1"), (3, "iris-chaff-1")], "naka-e": naka, "oto-e": oto})
+    state = d.get("/api/state").get_json()
+    assert not state["can_settle"]
+    assert ["card 'maple-deer' is dealt more than once (in row 'shi-e' (card 1), again in row 'naka-e' (card 1): "
+            "one of them is another card)"] == state["problems"]
+    d.post("/api/correct", {"track_id": 1, "card": "maple-chaff-2"})
+    state = d.get("/api/state").get_json()
+    assert state["problems"] == [] and state["preview"]["winner"] == "naka-e", state["preview"]
 
 
 def test_the_round_just_recorded_is_not_settled_again_from_the_same_cards(app, live, ledger_path):

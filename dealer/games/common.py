@@ -60,14 +60,17 @@ def check_western_card(card: Any, where: str) -> str:
 def check_deck_usage(placed: Iterable[tuple[str, str]], deck: Counter, game: str) -> None:
     """``placed``: (card id, where) pairs. Each card must be in the game's deck, and no card may appear
     more often than the deck holds copies of it (a card dealt twice with one deck)."""
-    seen: Counter = Counter()
+    seen: dict[str, list[str]] = {}
     for card, where in placed:
         if deck.get(card, 0) <= 0:
             raise RoundError(f"card {card!r} in {where} is not in the deck of {game}")
-        seen[card] += 1
-        if seen[card] > deck[card]:
+        places = seen.setdefault(card, [])
+        if len(places) >= deck[card]:
             copies = "once" if deck[card] == 1 else f"{deck[card]} times"
-            raise RoundError(f"card {card!r} is dealt more than {copies} (again in {where})")
+            # every place named: which of them is misread is not known, and the later one is not likelier
+            raise RoundError(f"card {card!r} is dealt more than {copies} (in {', in '.join(places)}, "
+                             f"again in {where}: one of them is another card)")
+        places.append(where)
 
 
 # the bank: the name each result books the dealer's money under
