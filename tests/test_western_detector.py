@@ -110,3 +110,14 @@ def test_bench_western_names_a_missing_shared_folder_and_skips_the_shared_split_
     monkeypatch.setattr("datasets.shared.shared_dir", lambda override=None: None)
     report = run_benchmark(detector, scenes=1, splits=["western-shared"], speed=False)
     assert "not present" in report["splits"]["western-shared"]["skipped"]
+
+
+def test_bench_western_says_how_many_cards_its_timed_frames_really_hold(capsys):
+    # with many cards asked for, the rows run off the picture: the cards asked were reported as held
+    from hanadealer.cli import main
+    from vision.bench_western import timing_frames
+    _, held = timing_frames(48, 2)
+    assert held < 48
+    assert main(["bench-western", "--no-accuracy", "--cards", "48", "--frames", "2"]) == 0
+    speed = json.loads(capsys.readouterr().out)["speed"]["48_cards"]
+    assert speed["cards_per_frame"] == round(held, 2)

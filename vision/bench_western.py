@@ -65,18 +65,21 @@ def evaluate_split(detector, split: WesternSplit, count: int | None, shared=None
     return out
 
 
-def timing_frames(cards: int, frames: int, seed: int = 5) -> list[np.ndarray]:
-    """1280x720 frames of the demo western deck, ``cards`` cards each, in rows as Kakeya deals them."""
+def timing_frames(cards: int, frames: int, seed: int = 5) -> tuple[list[np.ndarray], float]:
+    """1280x720 frames of the demo western deck, ``cards`` asked for each, in rows as Kakeya deals
+    them, and the mean number of cards they really hold (with many cards, rows run off the picture)."""
     from datasets.scenes import SceneConfig, scene_rng
     from datasets.western_scenes import load_western_art, render_western_scene
     art = load_western_art("demo")
     config = SceneConfig(size=(1280, 720), min_cards=cards, max_cards=cards, layout="rows")
-    return [render_western_scene(scene_rng(seed, i), art, config, hanafuda_distractors=0.0)[0] for i in range(frames)]
+    scenes = [render_western_scene(scene_rng(seed, i), art, config, hanafuda_distractors=0.0) for i in range(frames)]
+    return [image for image, _ in scenes], float(np.mean([len(labels["cards"]) for _, labels in scenes]))
 
 
 def time_detector(detector, cards: int, frames: int) -> dict:
     from vision.bench import time_frames
-    return time_frames(detector, timing_frames(cards, frames), cards)
+    images, cards_per_frame = timing_frames(cards, frames)
+    return time_frames(detector, images, cards_per_frame)
 
 
 def run_benchmark(detector, scenes: int | None = None, splits=None, frames: int = 30, cards: int = 8,
