@@ -833,8 +833,15 @@ def test_the_settings_screen_says_when_the_camera_is_lost_and_when_it_is_back(tm
         assert page.locator("#banner").is_hidden()
         live.show({}, status={"camera": "lost", "error": "camera 0 unplugged"})
         page.wait_for_selector("#banner:has-text('The camera is lost: camera 0 unplugged')", timeout=10000)
-        live.show({})
+        before = page.locator("#zone-image").get_attribute("src")
+        # back, but no frame read since: the picture to fetch is still the one of before the outage
+        live.show({}, status={"camera": "ok", "error": None, "table": "stale"})
         page.wait_for_selector("#banner", state="hidden", timeout=10000)
+        page.wait_for_timeout(300)
+        assert page.locator("#zone-image").get_attribute("src") == before
+        live.show({})  # read again: the fresh picture is fetched
+        page.wait_for_function("(before) => document.getElementById('zone-image').getAttribute('src') !== before",
+                               arg=before, timeout=10000)
         assert errors == [], errors
 
 

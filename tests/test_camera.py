@@ -586,3 +586,21 @@ def test_a_jpeg_damaged_inside_is_refused_with_standard_error_closed_too(tmp_pat
     out = subprocess.run([sys.executable, "-c", code, str(tmp_path / "damaged.jpg"), str(tmp_path / "whole.jpg")],
                          capture_output=True, text=True, cwd=Path(__file__).resolve().parents[1], timeout=120)
     assert out.stdout.split() == ["[True,", "False]", "ok"], (out.stdout, out.stderr)
+
+
+def test_a_file_found_damaged_at_the_start_is_read_at_its_turn_once_written_whole(tmp_path):
+    # one still being copied when the folder was opened was left out for good, said corrupt
+    import os
+    whole = cv2.imencode(".png", frame(10, size=(64, 64)))[1].tobytes()
+    (tmp_path / "a.png").write_bytes(whole[:-20])
+    cv2.imwrite(str(tmp_path / "b.png"), frame(200))
+    source = ImageFolderSource(tmp_path, realtime=False)
+    (tmp_path / "a.png").write_bytes(whole)
+    os.utime(tmp_path / "a.png", ns=(1, 10**18))
+    assert source.read()[0, 0, 0] == 10 and source.read()[0, 0, 0] == 200
+    # (one still damaged at its turn is said skipped, as before)
+    (tmp_path / "c.png").write_bytes(whole[:-20])
+    again = ImageFolderSource(tmp_path, realtime=False)
+    assert again.read()[0, 0, 0] == 10 and again.read()[0, 0, 0] == 200
+    with pytest.raises(FrameSkipped, match="'c.png' cannot be decoded"):
+        again.read()

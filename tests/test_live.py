@@ -583,3 +583,64 @@ def test_a_face_on_the_table_more_often_than_the_decks_hold_is_in_doubt():
     live.set_card_kind("hanafuda", decks=2)  # two decks mixed: two cranes may lie
     snap = live.process(numbered_frame(3))
     assert not any(c["uncertain"] for z in snap["zones"] for c in z["cards"])
+
+
+def test_after_the_camera_comes_back_its_old_picture_is_dimmed_and_no_hang_is_said():
+    # the picture of before the outage was served undimmed, cards outlined, until the first new frame
+    # was read (the Settings page fetched it as live); and the time away was said as a hang
+    release = threading.Event()
+
+    class HeldAfterReturn(ScriptedDetector):
+        def detect(self, frame):
+            if int(frame[0, 0, 0]) == 7:  # (a frame read after the return: held until the test looks)
+                release.wait(10)
+            return super().detect(frame)
+    row = [det("pine-crane", 100, 50)]
+    frames = [numbered_frame(0)] * 30 + ["gone"] * 60 + [numbered_frame(7)] * 2000
+    live = LiveTable(ListSource(frames, period=0.01), HeldAfterReturn([row] * 8), BATTA, stall_s=0.3)
+    live.grabber.retry_s = live.grabber.max_retry_s = 0.01
+    seen = []
+    try:
+        with live:
+            wait_for(live, lambda s: faces(s, "saki") == ["pine-crane"] and s["status"]["table"] == "live")
+            wait_for(live, lambda s: s["status"]["camera"] != "ok")
+            back = wait_for(live, lambda s: seen.append(s["status"]) or s["status"]["camera"] == "ok")
+            image = cv2.imdecode(np.frombuffer(live.jpeg(), np.uint8), cv2.IMREAD_COLOR)
+            assert (np.abs(image[60:140, 80:180].astype(int) - 20) < 12).all()   # dimmed, no outline
+            assert (image[150:200, 40:600] > 150).any()                     # and a line says it is old
+            assert back["status"]["error"] is None
+            release.set()
+            wait_for(live, lambda s: seen.append(s["status"]) or s["status"]["table"] == "live")
+            image = cv2.imdecode(np.frombuffer(live.jpeg(), np.uint8), cv2.IMREAD_COLOR)
+            assert image[100, 99, 1] > 150  # the new picture, live: outlined
+    finally:
+        release.set()
+    assert not any(s["error"] and "no picture of the table" in s["error"] for s in seen), seen
+
+
+def test_a_source_with_seconds_between_its_frames_is_not_taken_for_a_hang():
+    # a slideshow video (a frame each 4 s) was said stalled between its frames, and never went live
+    class Slideshow(ListSource):
+        frame_period = 0.4
+    row = [det("pine-crane", 100, 50)]
+    live = LiveTable(Slideshow([numbered_frame(i) for i in range(50)], period=0.4), ScriptedDetector([row] * 60),
+                     BATTA, stall_s=0.3)
+    assert live.stall_s == pytest.approx(1.8)
+    with live:
+        snap = wait_for(live, lambda s: s["status"]["table"] == "live", timeout=10)
+        assert faces(snap, "saki") == ["pine-crane"] and snap["status"]["error"] is None
+        time.sleep(0.6)
+        assert live.snapshot()["status"]["table"] == "live"
+
+
+def test_a_video_file_says_the_time_between_its_frames(tmp_path):
+    from vision.camera import VideoFileSource
+    path = tmp_path / "slides.avi"
+    out = cv2.VideoWriter(str(path), cv2.VideoWriter_fourcc(*"MJPG"), 0.25, (64, 48))
+    for n in range(3):
+        out.write(np.full((48, 64, 3), 60 * n, np.uint8))
+    out.release()
+    source = VideoFileSource(path)
+    assert source.frame_period == pytest.approx(4.0)
+    source.close()
+    assert VideoFileSource(path, realtime=False).frame_period == 0

@@ -188,6 +188,7 @@ class VideoFileSource:
         self._first: np.ndarray | None = first
         file_fps = self._cap.get(cv2.CAP_PROP_FPS) or 0.0
         self._pacer = FramePacer((fps or file_fps or 25.0) if realtime else None)
+        self.frame_period = self._pacer.period  # (seconds between frames: a slow one is no hang)
         self._frames = 0
 
     def read(self) -> np.ndarray:
@@ -241,14 +242,15 @@ class ImageFolderSource:
         # one image that decodes, or the page was served on a folder that could never give a frame
         # (those found damaged before it are not decoded again in the capture thread, where libpng
         # would say so once more in its own words: they are said skipped, in ours, when their turn comes)
-        self._found_bad: set[Path] = set()
+        # (with the size and time they had: one written whole since, still being copied then, is read)
+        self._found_bad: dict[Path, tuple | None] = {}
         readable = False
         with _quiet_opencv():
             for p in self.files:
                 if _decodes(p):
                     readable = True
                     break
-                self._found_bad.add(p)
+                self._found_bad[p] = _stamp(p)
         if not readable:
             raise CameraError(f"no image in {str(self.directory)!r} can be read ({len(self.files)} file(s), "
                               f"each corrupt or not an image)")
@@ -256,6 +258,7 @@ class ImageFolderSource:
         self._pos = 0
         self._bad: dict[Path, tuple] = {}  # a file that did not decode -> its size and time then
         self._pacer = FramePacer(fps if realtime else None)
+        self.frame_period = self._pacer.period  # (seconds between frames: a slow one is no hang)
         self.frames_each = max(1, int(frames_each))
         self._held: tuple[np.ndarray, int] | None = None  # (the picture, frames of it still to give)
 
@@ -296,8 +299,7 @@ class ImageFolderSource:
                 raise FrameSkipped(f"image {path.name!r} is gone from the folder; skipped")
             if self._bad.get(path) == stamp:
                 continue
-            frame = None if path in self._found_bad else _read_image(path)
-            self._found_bad.discard(path)
+            frame = None if self._found_bad.pop(path, None) == stamp else _read_image(path)
             if frame is None:
                 self._bad[path] = stamp
                 raise FrameSkipped(f"image {path.name!r} cannot be decoded (corrupt or not an image); skipped")
@@ -588,6 +590,11 @@ class FrameGrabber:
             if status.camera == "ok" and status.error and time.monotonic() > self._notice_until:
                 status = self._status = SourceStatus("ok", None)
             return status
+
+    def frame_number(self) -> int:
+        """The number of the newest frame read (0 before the first)."""
+        with self._cond:
+            return self._index
 
     def newest(self, after: int = 0, timeout: float | None = None) -> tuple[int, np.ndarray] | None:
         """(frame number, frame) of the newest frame numbered above ``after``; None on timeout/stop."""

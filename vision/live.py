@@ -238,9 +238,18 @@ class LiveTable:
         self.jpeg_quality = jpeg_quality
         self.detector_retry_s = detector_retry_s
         # no frame read for this long while running: the camera or the detector hangs (a read or a
-        # detect() that never returns raised nothing, and the table stayed "live" on old cards)
-        self.stall_s = stall_s
+        # detect() that never returns raised nothing, and the table stayed "live" on old cards); a
+        # source that gives a frame only every few seconds (a slideshow video) does not hang between them
+        period = getattr(source, "frame_period", 0.0)
+        period = float(period) if isinstance(period, (int, float)) else 0.0
+        self.stall_s = max(stall_s, 2 * period + 1.0) if period > 0 else stall_s
         self._last_read = time.monotonic()
+        # the camera seen away, and when it was seen back: a stall counts from then (the time away was
+        # said as a hang for a moment after it came back), and the picture is of before the outage
+        # until a frame numbered from then (the grabber's) is processed (it was shown undimmed, live)
+        self._away = False
+        self._back_at = 0.0
+        self._old_before_frame: int | None = None
         # after the camera was away, frames to read before the table is live again: the tracker's
         # votes from before the outage would show the old cards, sure, until fresh frames replace them
         self._fresh_after_outage = max(enter_frames, leave_frames)
@@ -340,12 +349,13 @@ class LiveTable:
             frame, index = self._frame, self._frame_serial
             zones = list(self._assigner.zones or ())
             cached = self._jpeg
+            self._refresh_status()  # (the camera seen back: its picture of before the outage is old)
             camera = self.grabber.status().camera
             # a camera or a recognition that hangs (no frame read for stall_s) shows the last
             # picture as old too: drawn live, green and named, it looked like the table now
-            stalled = (self._thread is not None and self._thread.is_alive()
-                       and time.monotonic() - self._last_read > self.stall_s)
-        key = (index, camera, stalled)
+            stalled = self._stalled()
+            old = self._old_before_frame is not None
+        key = (index, camera, stalled, old)
         if cached is not None and cached[0] == key and frame is not None:
             return cached[1]
         if frame is None:
@@ -358,6 +368,8 @@ class LiveTable:
             image = _stale_picture(frame, CAMERA_AWAY.get(camera, "The camera is away"))
         elif stalled:
             image = _stale_picture(frame, "No picture read for a while")
+        elif old:
+            image = _stale_picture(frame, "The camera is back, no new picture read yet")
         else:
             image = annotate(frame, cards, zones)
         ok, buf = cv2.imencode(".jpg", image, [cv2.IMWRITE_JPEG_QUALITY, self.jpeg_quality])
@@ -430,10 +442,26 @@ class LiveTable:
                               self._snapshot["frame_index"], force=True)
 
     # -- the processing thread -----------------------------------------------------------------
+    def _stalled(self) -> bool:
+        """Under the lock: running, and no frame read for stall_s since the later of the last frame
+        read and the camera's return."""
+        return (self._thread is not None and self._thread.is_alive()
+                and time.monotonic() - max(self._last_read, self._back_at) > self.stall_s)
+
+    def _picture_read(self, frame_index: int) -> None:
+        """Under the lock: frame ``frame_index`` (the grabber's number) is the picture shown now."""
+        if self._old_before_frame is not None and frame_index >= self._old_before_frame:
+            self._old_before_frame = None
+
     def _status(self) -> dict:
         source = self.grabber.status()
-        stalled = (self._thread is not None and self._thread.is_alive()
-                   and time.monotonic() - self._last_read > self.stall_s)
+        if source.camera != "ok":
+            self._away = True
+        elif self._away:
+            self._away = False
+            self._back_at = time.monotonic()
+            self._old_before_frame = self.grabber.frame_number()
+        stalled = self._stalled()
         if source.camera != "ok" or self._detector_error is not None or stalled:
             # the tracker was not fed meanwhile: its cards are of before, sure, until fresh frames
             # replace them (after a failed recognition or a hang as after a camera away)
@@ -502,6 +530,7 @@ class LiveTable:
                 with self._cond:
                     self._detector_error = said
                     self._frame = frame
+                    self._picture_read(last)
                     self._frame_serial += 1
                     self._refresh_status()
                 if self._stop.wait(self.detector_retry_s):
@@ -516,6 +545,7 @@ class LiveTable:
                     # the picture drawn again, without the cards: the last ones stayed outlined and
                     # named as if read, until the table was said stalled
                     self._frame = frame
+                    self._picture_read(last)
                     self._frame_serial += 1
                     self._refresh_status()
                 if self._stop.wait(self.detector_retry_s):
@@ -544,6 +574,7 @@ class LiveTable:
                 self._fresh_needed -= 1
             state = self._assigner.assign(cards, frame_index)
             self._frame = frame
+            self._picture_read(frame_index)
             self._cards = cards
             self._frame_serial += 1
             self.frames_processed += 1

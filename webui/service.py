@@ -1522,7 +1522,7 @@ class DealerService:
         status = snap.get("status") or {}
         view: dict[str, Any] = {"table_time": snap.get("time"),
                                 "camera": status.get("camera", "ok"), "error": status.get("error"),
-                                "banner": banner(status), "session": None, "zones": [],
+                                "table": status.get("table", "live"), "banner": banner(status), "session": None, "zones": [],
                                 "problems": [], "preview": None, "pending": None, "advice": None,
                                 "redraw": None, "tricks": None, "can_settle": False}
         s = self.session

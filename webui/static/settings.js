@@ -261,10 +261,16 @@ api("/api/zones").then((r) => {
 function followBanner() {
   const banner = document.getElementById("banner");
   const source = new EventSource("/events");
-  let lost = false;
+  let lost = false, awaitingLive = false;
   source.addEventListener("state", (ev) => {
     const s = JSON.parse(ev.data);
-    if (lost && !s.banner) img.src = img.src.split("?")[0] + "?t=" + Date.now();  // live again: a fresh picture
+    // live again: a fresh picture, once the table is read from frames taken since (the picture as
+    // the banner went was of before the outage until a new frame was read)
+    if (lost && !s.banner) awaitingLive = true;
+    if (awaitingLive && s.table === "live") {
+      awaitingLive = false;
+      img.src = img.src.split("?")[0] + "?t=" + Date.now();
+    }
     lost = Boolean(s.banner);
     banner.hidden = !s.banner;
     banner.textContent = s.banner || "";
