@@ -3093,3 +3093,14 @@ def test_an_otoroku_hand_not_chosen_that_is_buta_whatever_its_hidden_card_must_b
     # a hand that may yet be anything stays out, thrown in unseen
     live.show(dict(hands, Aki=[(1, "back"), (2, "pine-chaff-1"), (3, "plum-chaff-1")]))
     assert d.get("/api/round").get_json()["problems"] == []
+
+
+def test_the_house_rules_shown_leave_out_those_that_do_nothing(app, live):
+    # "fee_rate: 0.1" was shown beside fee_model none (no fee charged), tie_fallback beside push
+    d = Dealer(app)
+    d.post("/api/session", {**SESSION, "house": {"fee_model": "none", "tie_rule": "push"}})
+    shown = d.get("/api/state").get_json()["session"]["house"]
+    assert shown["fee_model"] == "none" and shown["tie_rule"] == "push"
+    assert "fee_rate" not in shown and "tie_fallback" not in shown
+    d.post("/api/session", {**SESSION, "house": {"fee_model": "percent", "fee_rate": 0.05}})
+    assert d.get("/api/state").get_json()["session"]["house"]["fee_rate"] == 0.05

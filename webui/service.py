@@ -33,7 +33,7 @@ from dealer.pot import (DEALER, GIVEN_UP, NAMED, carried, pot_said, pot_stakers,
                         stakers_on_the_books)
 from dealer.equalise import equalise
 from dealer.games.batta_maki import check_tie_fallback_applies
-from dealer.games.common import Bet, check_fee_rate_applies
+from dealer.games.common import Bet, check_fee_rate_applies, house_as_played
 from dealer.games.kabu_tsukuri import check_ante_can_carry
 from dealer.games.kakeya import pairs_of
 from dealer.games.otoroku import evaluate, may_choose_bettors
@@ -1532,7 +1532,7 @@ class DealerService:
             return view
         game = get_game(s["game"])
         view["session"] = {"game": s["game"], "title_en": game.title_en, "title_ja": game.title_ja,
-                           "house": game.resolve_house(s.get("house")), "players": s["players"],
+                           "house": house_as_played(game.resolve_house(s.get("house"))), "players": s["players"],
                            "bets": s["bets"], "limits": s.get("limits") or {},
                            "targets": _target_labels(game, s), "no_bets": NO_BETS.get(game.name),
                            "seats": s.get("seats"), "chosen": s.get("chosen"),

@@ -15,7 +15,7 @@ from typing import Any, Callable, Mapping, Sequence
 from dealer.cards import Card, all_cards, get_card
 from dealer.equalise import Equalisation, equalise
 from dealer.games import Game, HouseOption, RoundError, ZoneSpec, exact_amounts, to_json_amount
-from dealer.games.common import FEE_RATE_OPTION, check_fee_rate_applies, parse_bets, percent_fee
+from dealer.games.common import FEE_RATE_OPTION, check_fee_rate_applies, house_as_played, parse_bets, percent_fee
 from dealer.games.row_games import (WAGER_LIMIT_OPTIONS, Settlement, amounts, check_pot_can_carry,
                                     check_wager_limits, may_carry, parse_carry, parse_rows, players_json, refuse_fields,
                                     settle_carry_over, settle_dealer_takes_all, settle_pot, settle_push,
@@ -257,7 +257,7 @@ def result_json(name: str, house: Mapping[str, Any], *, rows_scores: Mapping[str
                 scores: Mapping[str, Any] | None = None, rows: Mapping[str, dict] | None = None) -> dict:
     out: dict[str, Any] = {
         "game": name,
-        "house": dict(house),
+        "house": house_as_played(house),
         "settled": outcome.tie_result != "pending",
         "winner": outcome.winner or "tie",
         "decided_by": outcome.decided_by,

@@ -197,6 +197,18 @@ def check_fee_rate_applies(round_: Mapping[str, Any], house: Mapping[str, Any]) 
         raise RoundError(f"house option 'fee_rate' needs fee_model 'percent' (fee_model is {house['fee_model']!r})")
 
 
+def house_as_played(house: Mapping[str, Any]) -> dict[str, Any]:
+    """The house rules a result echoes: every option that applied, at its value (a fee rate beside
+    another fee model, a tie fallback beside a tie rule that never falls back, did nothing, and fed
+    back as the next round's house, the engine refuses them)."""
+    out = dict(house)
+    if "fee_rate" in out and out.get("fee_model", "percent") != "percent":
+        del out["fee_rate"]
+    if "tie_fallback" in out and out.get("tie_rule") not in ("card_points", "raw_total"):
+        del out["tie_fallback"]
+    return out
+
+
 def percent_fee(house: Mapping[str, Any]) -> Fraction:
     """The share of a winning player's profit kept as fee under fee_model ``percent`` (else 0)."""
     if house["fee_model"] != "percent":

@@ -21,7 +21,7 @@ from typing import Any, Mapping
 
 from dealer.cards import all_cards, get_card
 from dealer.games import Game, HouseOption, RoundError, ZoneSpec, exact_amounts, parse_amount, to_json_amount
-from dealer.games.common import (DEALER, amount_or_null, check_deck_usage, check_hanafuda_card, check_names,
+from dealer.games.common import (DEALER, amount_or_null, check_deck_usage, check_hanafuda_card, check_names, house_as_played,
                                  parse_bets, require)
 
 NAME = "echobo"
@@ -149,7 +149,7 @@ def settle(round_: Mapping[str, Any], house: Mapping[str, Any]) -> dict:
     net[DEALER] = -sum(net.values(), Fraction(0))
     out = {
         "game": NAME,
-        "house": dict(house),
+        "house": house_as_played(house),
         "winner": dealer_month,
         "scores": {DEALER: dealer_month},
         "net": {p: to_json_amount(v) for p, v in net.items()},

@@ -23,7 +23,7 @@ from typing import Any, Mapping
 from dealer.cards import all_cards, get_card
 from dealer.games import (MAX_AMOUNT, Game, HouseOption, RoundError, ZoneSpec, exact_amounts, parse_amount, parse_carried_pot,
                           to_json_amount)
-from dealer.games.common import check_card, check_deck_usage, check_names, require
+from dealer.games.common import check_card, check_deck_usage, check_names, house_as_played, require
 from dealer.kabu import KabuHand, classify, ones_digit
 from dealer.western import all_western_cards, is_western_card, rank_value
 
@@ -170,7 +170,7 @@ def settle(round_: Mapping[str, Any], house: Mapping[str, Any]) -> dict:
     carry_out = pot
     out = {
         "game": NAME,
-        "house": dict(house),
+        "house": house_as_played(house),
         "winner": winners,
         "scores": {p: [r["hands"][p]["hand"] or r["hands"][p]["digit"] for r in rounds] for p in players},
         "net": {p: to_json_amount(v) for p, v in net.items()},

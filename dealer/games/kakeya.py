@@ -25,7 +25,7 @@ from collections import Counter
 from typing import Any, Mapping
 
 from dealer.games import Game, HouseOption, RoundError, ZoneSpec
-from dealer.games.common import check_names, check_western_card, require
+from dealer.games.common import check_names, check_western_card, house_as_played, require
 from dealer.western import SUIT_JA, SUIT_NAMES, SUITS, WesternCard, all_western_cards, get_western_card
 
 NAME = "kakeya-toranpu"
@@ -241,7 +241,7 @@ def settle(round_: Mapping[str, Any], house: Mapping[str, Any]) -> dict:
     pair_net[pair_name(losers)] = -stones
     out = {
         "game": NAME,
-        "house": dict(house),
+        "house": house_as_played(house),
         "winner": list(winners),
         "scores": {pair_name(pair): counts.get(pair, 0) for pair in pairs if pair in active_pairs},
         "net": pair_net,

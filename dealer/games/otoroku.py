@@ -28,7 +28,7 @@ from typing import Any, Mapping
 from dealer.cards import BACK, all_cards, get_card
 from dealer.games import Game, HouseOption, RoundError, ZoneSpec, exact_amounts, parse_amount, to_json_amount
 from dealer.games.common import (DEALER, FEE_RATE_OPTION, check_card, check_deck_usage, check_fee_rate_applies, check_names,
-                                 percent_fee, require)
+                                 house_as_played, percent_fee, require)
 from dealer.western import all_western_cards, is_western_card, rank_value
 
 NAME = "otoroku"
@@ -361,7 +361,7 @@ def settle(round_: Mapping[str, Any], house: Mapping[str, Any]) -> dict:
 
     out = {
         "game": NAME,
-        "house": dict(house),
+        "house": house_as_played(house),
         "winner": winner,
         "scores": {who: h.score if h else None for who, h in hands.items()},
         "net": {who: to_json_amount(v) for who, v in net.items()},
