@@ -80,7 +80,7 @@ def test_game_definition():
     game = get_game("echobo")
     assert sum(game.deck({"deck_count": 1}).values()) == 24
     assert sum(game.deck({"deck_count": 2}).values()) == 48
-    assert sum(game.deck({"deck_count": 3}).values()) == 72  # (RULES.md §6: more decks, more bettors)
+    assert sum(game.deck({"deck_count": 3}).values()) == 72  # (RULES.md §7.1: more decks, more bettors)
     zones = game.layout(round_of("pine-crane", [bet("ann", 1), bet("bob", 2), bet("ann", 3)]))
     assert [z.name for z in zones] == ["dealer", "ann", "bob"]
     assert zones[0].cards == 1 and zones[0].label_ja == "親の札"
@@ -182,7 +182,7 @@ def test_two_decks_serve_the_dealer_and_seven_bettors():
 
 
 def test_three_decks_serve_the_dealer_and_eleven_bettors():
-    # RULES.md §6: "more decks allow more bettors"; two were the most taken
+    # RULES.md §7.1: "more decks allow more bettors"; two were the most taken
     out = settle_round(round_of("pine-crane", [bet(p, 1) for p in "abcdefghijk"], deck_count=3))
     assert out["net"]["dealer"] == -11 * 50
     with pytest.raises(RoundError, match="12 bettors, but 3 deck"):

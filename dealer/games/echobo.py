@@ -43,7 +43,7 @@ OPTIONS = (
                 doc="null or a positive number: the fixed stake per card (fixed_per_card)"),
     HouseOption("bet_limit", None, check=amount_or_null,
                 doc="null or a positive number: most one bettor may stake in a round"),
-    # (RULES.md §6: more decks allow more bettors; three serve eleven, as many as the page seats)
+    # (RULES.md §7.1: more decks allow more bettors; three serve eleven, as many as the page seats)
     HouseOption("deck_count", 1, (1, 2, 3), doc="decks mixed: 1 serves the dealer's card and 3 bettors, each more 4 bettors (7, 11)"),
 )
 
