@@ -95,6 +95,8 @@ VALIDATION_SEEDS = frozenset({777, 778, 999})
 def check_training_seed(seed: int, validation: bool = False) -> int:
     """Training code calls this: evaluation scenes live at seeds from EVAL_SEED_BASE up, and the
     validation data at VALIDATION_SEEDS (only the calibration's own data, ``validation=True``)."""
+    if seed < 0:  # (numpy takes no negative seed: a renderer given one failed in its own log)
+        raise ValueError(f"training seed {seed} must be 0 or more")
     if seed >= EVAL_SEED_BASE:
         raise ValueError(f"training seed {seed} collides with the evaluation splits (seeds >= {EVAL_SEED_BASE})")
     if not validation and seed in VALIDATION_SEEDS:

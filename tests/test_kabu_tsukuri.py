@@ -116,7 +116,7 @@ def test_western_deck_without_kings():
     assert out["winner"] == ["ann", "ann", "ann"]
     assert get_game("kabu-tsukuri").deck({"deck": "western"})["KS"] == 0
     assert sum(get_game("kabu-tsukuri").deck({"deck": "western"}).values()) == 48
-    with pytest.raises(RoundError, match="card 'KS' in ann's row 1 is not in the deck of kabu-tsukuri"):
+    with pytest.raises(RoundError, match="card 'KS' in ann's row 1 .card 1. is not in the deck of kabu-tsukuri"):
         settle_round({**r, "rows": {**r["rows"], "ann": [["KS", "QH", "QD"]] + r["rows"]["ann"][1:]}})
     with pytest.raises(RoundError, match=r"unknown card 'TS' in ann's row 1 \(did you mean 10S\?\)"):
         settle_round({**r, "rows": {**r["rows"], "ann": [["TS", "QH", "QD"]] + r["rows"]["ann"][1:]}})
@@ -155,7 +155,9 @@ def rows_with(player, i, j, card):
 
 BAD = [
     (rows_with("ann", 0, 0, "pine-crain"), "unknown card 'pine-crain' in ann's row 1 (did you mean pine-crane"),
-    (rows_with("ann", 0, 0, GOOD["rows"]["bob"][2][2]), "is dealt more than once"),
+    # (each place with its card: two cards of one row were named as the same place twice)
+    (rows_with("ann", 0, 0, GOOD["rows"]["bob"][2][2]), "is dealt more than once (in ann's row 1 (card 1), again in "
+                                                          "bob's row 3 (card 3): one of them is another card)"),
     (rows_with("ann", 0, 0, "AS"), "unknown card 'AS'"),
     (rows_with("ann", 2, 1, "back"), "a card in ann's row 3 is face down ('back')"),
     (with_(rows={"ann": GOOD["rows"]["ann"]}), "needs 2 to 5 players, not 1"),

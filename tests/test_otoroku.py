@@ -226,7 +226,7 @@ def test_western_deck_a_to_10():
     assert out["scores"] == {"ann": "makezu", "bob": "otoroku", "dealer": 5}  # no Toritori on western cards
     assert out["net"] == {"ann": 1, "bob": 1, "dealer": -2}
     assert sum(get_game("otoroku").deck({"deck": "western"}).values()) == 40
-    with pytest.raises(RoundError, match="card 'JS' in ann's hand is not in the deck of otoroku"):
+    with pytest.raises(RoundError, match="card 'JS' in ann's hand .card 1. is not in the deck of otoroku"):
         settle_round({**r, "hands": {**r["hands"], "ann": ["JS", "2H"]}})
     with pytest.raises(RoundError, match="unknown card 'pine-crane' in dealer's hand"):
         settle_round({**r, "hands": {**r["hands"], "dealer": ["pine-crane", "2H"]}})
@@ -275,7 +275,7 @@ BAD = [
     (dict(GOOD, chosen=["bob"], hands={**GOOD["hands"], "ann": ["back", GOOD["hands"]["bob"][0]]}),
      "is dealt more than once"),
     (dict(GOOD, chosen=["bob"], hands={**GOOD["hands"], "ann": ["back", "willow-swallow"]}),
-     "card 'willow-swallow' in ann's hand is not in the deck of otoroku"),
+     "card 'willow-swallow' in ann's hand (card 2) is not in the deck of otoroku"),
     # ...its first card the one face down; and a hand buta whatever that card pays its share (settled
     # as not chosen, it paid nothing)
     (dict(GOOD, chosen=["bob"], hands={**GOOD["hands"], "ann": ["pine-chaff-1", "back"]}),
@@ -285,9 +285,11 @@ BAD = [
     (dict(GOOD, chosen=["bob"], hands={**GOOD["hands"], "ann": ["back", "iris-chaff-1", "iris-chaff-2",
                                                                 "iris-ribbon", "iris-bridge"]}),
      "ann's hand is buta whatever its face-down card (the cards face up come to 20)"),
-    (hands_with(ann=["willow-swallow", "pine-chaff-1"]), "card 'willow-swallow' in ann's hand is not in the deck of otoroku"),
+    (hands_with(ann=["willow-swallow", "pine-chaff-1"]), "card 'willow-swallow' in ann's hand (card 1) is not in the deck of otoroku"),
     (hands_with(ann=["paulownia-phoenix", "pine-chaff-1"]), "is not in the deck of otoroku"),
     (hands_with(ann=["maple-blue", 3], dealer=["maple-blue", 2]), "card 'maple-blue' is dealt more than once"),
+    (hands_with(ann=["maple-blue", "maple-blue"]),
+     "card 'maple-blue' is dealt more than once (in ann's hand (card 1), again in ann's hand (card 2): "),
     (hands_with(ann=["pine-chaff-1"]), "ann's hand must be a list of 2 to 5 card ids"),
     (hands_with(ann=[1, 1, 1, 2, 2, 2]), "ann's hand must be a list of 2 to 5 card ids"),
     (hands_with(dealer=["pine-chaff-1"]), "dealer's hand must be a list of 2 to 5 card ids"),

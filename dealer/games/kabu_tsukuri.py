@@ -101,8 +101,8 @@ def _read_rows(round_: Mapping[str, Any], house: Mapping[str, Any]) -> dict[str,
             where = f"{player}'s row {i}"
             if not isinstance(row, list) or len(row) != CARDS_PER_ROW:
                 raise RoundError(f"{where} must have {CARDS_PER_ROW} cards, not {row!r}")
-            for card in row:
-                placed.append((check_card(card, where, house["deck"]), where))
+            for k, card in enumerate(row, 1):
+                placed.append((check_card(card, where, house["deck"]), f"{where} (card {k})"))
     check_deck_usage(placed, deck(house), NAME)
     return rows
 

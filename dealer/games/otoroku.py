@@ -232,7 +232,7 @@ def _read_hands(round_: Mapping[str, Any], seats: list[str], chosen: list[str] |
                 raise RoundError(f"{who}'s hand, not chosen, is given as it lies: its first card face down "
                                  f"('back'), the cards dealt after it face up, not {given!r}")
             shown = [check_card(card, f"{who}'s hand", house["deck"]) for card in given[1:]]
-            placed += [(card, f"{who}'s hand") for card in shown]
+            placed += [(card, f"{who}'s hand (card {k})") for k, card in enumerate(shown, 2)]
             months = [value_of(c) for c in shown]
             role = "last" if who == seats[-1] else "bettor"
             limit = bust_limit(role, house)
@@ -254,8 +254,8 @@ def _read_hands(round_: Mapping[str, Any], seats: list[str], chosen: list[str] |
                   else (BETTOR_MIN_CARDS, BETTOR_MAX_CARDS))
         if not isinstance(cards, list) or not lo <= len(cards) <= hi:
             raise RoundError(f"{who}'s hand must be a list of {lo} to {hi} card ids, not {cards!r}")
-        for card in cards:
-            placed.append((check_card(card, f"{who}'s hand", house["deck"]), f"{who}'s hand"))
+        for k, card in enumerate(cards, 1):
+            placed.append((check_card(card, f"{who}'s hand", house["deck"]), f"{who}'s hand (card {k})"))
         out[who] = cards
     check_deck_usage(placed, deck(house), NAME)
     return out
