@@ -20,3 +20,21 @@ read_shared_and_out() {  # SCRIPT ARGS...
     out=$(cd "$2" && pwd)
     cd "$(dirname "$script")/.."
 }
+
+check_round_seeds() {  # FIRST_SEED, with the round's renderers on standard input ("KIND SEED SHARDS" lines)
+    # each seed a renderer is given, and its + 100, as the trainer checks them: a renderer refused its
+    # seed only in its own log, in the background, and the round trained on less
+    local first=$1
+    if ! [[ $first =~ ^[0-9]+$ ]]; then
+        echo "error: FIRST_SEED '$first' must be a whole number, 0 or more" >&2
+        exit 2
+    fi
+    (cd "$(dirname "${BASH_SOURCE[0]}")/.." && "${PYTHON:-python3}" -c 'import sys; from datasets.splits import check_training_seed as c
+try:
+    for line in sys.stdin:
+        seed = int(line.split()[1])
+        c(seed)
+        c(seed + 100)
+except ValueError as e:
+    sys.exit(f"error: FIRST_SEED {sys.argv[1]!r}: {e}")' "$first") || exit 2
+}

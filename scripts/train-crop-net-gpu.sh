@@ -8,32 +8,36 @@
 #
 # SHARED: the shared data folder (its cards.csv, cardart/ and backgrounds/); OUT: where the trained
 # cardface.onnx, the checkpoint and the logs go; MINUTES of training (default 7); PEAK_LR (default
-# 1e-3); DEVICE (default cuda); FIRST_SEED of the renderers (default 500: the first kind of crops
-# renders from FIRST_SEED to FIRST_SEED + 59, the detector's quads from FIRST_SEED + 200 to
-# FIRST_SEED + 259, so a later round picks a FIRST_SEED 300 higher to cut new crops).
+# 1e-3); DEVICE (default cuda); FIRST_SEED of the renderers (default 500; on 16 cores the first kind
+# of crops renders from FIRST_SEED to FIRST_SEED + 50, the detector's quads from FIRST_SEED + 201 to
+# FIRST_SEED + 249, more with more cores: a later round picks a FIRST_SEED 300 higher to cut new crops).
 # Calibrate the result afterwards (models/MODEL.md, "Retrain").
 set -euo pipefail
 . "$(dirname "$0")/gpu-args.sh"
-check_arguments() {  # SHARED OUT [MINUTES] [PEAK_LR] [DEVICE] [FIRST_SEED]
-    # each seed a renderer of the round is given, and its + 100, as the trainer checks them: a
-    # renderer refused its seed only in its own log, in the background, and the round cut fewer crops
-    (cd "$(dirname "$0")/.." && "${PYTHON:-python3}" -c 'import sys; from datasets.splits import check_training_seed as c
-try:
-    [c(int(sys.argv[1]) + i) for i in range(260)]
-except ValueError as e:
-    sys.exit(f"error: FIRST_SEED {sys.argv[1]!r}: {e}")' "${6:-500}") || exit 2
-}
-read_shared_and_out "$0" "$@"
-minutes=${3:-7} lr=${4:-1e-3} device=${5:-cuda} seed=${6:-500}
-PYTHON=${PYTHON:-python3}
-work=var/train-gpu
-mkdir -p "$work/logs"
 cores=$(nproc)
 # a third of the cores render throughout (half the first kind of crops, half the detector's quads),
 # the rest cut batches; for the first seconds the rest render too, so the trainer starts on many scenes
 steady=$(( cores / 3 > 2 ? cores / 3 : 2 ))
 burst=$(( cores - steady > 0 ? cores - steady : 0 ))
 workers=$(( cores - steady - 1 > 1 ? cores - steady - 1 : 1 ))
+plan() {  # FIRST_SEED: "KIND SEED SHARDS" for each renderer of the round (the detector's from SEED + 100)
+    local i
+    for i in $(seq 0 $(( steady - 1 ))); do
+        if (( i % 2 )); then echo "det $(( $1 + 100 + i )) 1000"; else echo "data $(( $1 + i )) 1000"; fi
+    done
+    for i in $(seq 0 $(( burst - 1 ))); do  # about half a minute of rendering each
+        if (( i % 2 )); then echo "det $(( $1 + 140 + i )) 4"; else echo "data $(( $1 + 40 + i )) 3"; fi
+    done
+}
+check_arguments() {  # SHARED OUT [MINUTES] [PEAK_LR] [DEVICE] [FIRST_SEED]
+    local first=${6:-500}
+    if [[ $first =~ ^[0-9]+$ ]]; then plan "$first"; fi | check_round_seeds "$first"
+}
+read_shared_and_out "$0" "$@"
+minutes=${3:-7} lr=${4:-1e-3} device=${5:-cuda} seed=${6:-500}
+PYTHON=${PYTHON:-python3}
+work=var/train-gpu
+mkdir -p "$work/logs"
 pids=()
 stop_renderers() { for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done; wait 2>/dev/null || true; }
 trap stop_renderers EXIT
@@ -44,14 +48,7 @@ render() {  # KIND SEED SHARDS: one renderer process in the background, its log 
         --per-shard 100 --threads 1 --work "$work" --out models --shared "$shared" >"$work/logs/render-$1-$2.log" 2>&1 &
     pids+=($!)
 }
-# seeds of this round: FIRST_SEED and up for the first kind, FIRST_SEED + 100 and up for the
-# detector's (rendered from seed + 100: FIRST_SEED + 200 and up)
-for i in $(seq 0 $(( steady - 1 ))); do
-    if (( i % 2 )); then render det $(( seed + 100 + i )) 1000; else render data $(( seed + i )) 1000; fi
-done
-for i in $(seq 0 $(( burst - 1 ))); do  # about half a minute of rendering each
-    if (( i % 2 )); then render det $(( seed + 140 + i )) 4; else render data $(( seed + 40 + i )) 3; fi
-done
+while read -r kind first shards; do render "$kind" "$first" "$shards"; done < <(plan "$seed")
 sleep 35
 "$PYTHON" -m models.train --step crops --from-exported --fresh --device "$device" --crop-minutes "$minutes" \
     --crop-lr "$lr" --crop-batch 512 --crop-workers "$workers" --threads 2 --work "$work" --out "$out" \

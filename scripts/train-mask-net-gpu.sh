@@ -13,25 +13,26 @@
 # Calibrate the result afterwards (models/MODEL.md, "Retrain": the size first, then the threshold).
 set -euo pipefail
 . "$(dirname "$0")/gpu-args.sh"
+cores=$(nproc)
+# the trainer and its workers take a third of the cores; the rest render throughout, and for the first
+# seconds the workers' cores render too, so the trainer starts on many scenes
+workers=$(( cores / 3 > 2 ? cores / 3 - 1 : 1 ))
+steady=$(( cores - workers - 1 > 1 ? cores - workers - 1 : 1 ))
+plan() {  # FIRST_SEED: "data SEED SHARDS" for each renderer of the round
+    local i
+    for i in $(seq 0 $(( steady - 1 ))); do echo "data $(( $1 + i )) 1000"; done
+    # (from FIRST_SEED + 50: training seeds, checked as the others)
+    for i in $(seq 0 $(( workers ))); do echo "data $(( $1 + 50 + i )) 4"; done  # about 25 seconds each
+}
 check_arguments() {  # SHARED OUT [MINUTES] [PEAK_LR] [DEVICE] [BATCH] [FIRST_SEED]
-    # each seed of the round and its + 100, as the trainer checks them: a renderer refused its seed
-    # only in its own log, in the background, and the round trained on fewer scenes
-    (cd "$(dirname "$0")/.." && "${PYTHON:-python3}" -c 'import sys; from datasets.splits import check_training_seed as c
-try:
-    [c(int(sys.argv[1]) + i) for i in range(200)]
-except ValueError as e:
-    sys.exit(f"error: FIRST_SEED {sys.argv[1]!r}: {e}")' "${7:-1100}") || exit 2
+    local first=${7:-1100}
+    if [[ $first =~ ^[0-9]+$ ]]; then plan "$first"; fi | check_round_seeds "$first"
 }
 read_shared_and_out "$0" "$@"
 minutes=${3:-6} lr=${4:-1e-3} device=${5:-cuda} batch=${6:-128} seed=${7:-1100}
 PYTHON=${PYTHON:-python3}
 work=var/train-gpu-mask
 mkdir -p "$work/logs"
-cores=$(nproc)
-# the trainer and its workers take a third of the cores; the rest render throughout, and for the first
-# seconds the workers' cores render too, so the trainer starts on many scenes
-workers=$(( cores / 3 > 2 ? cores / 3 - 1 : 1 ))
-steady=$(( cores - workers - 1 > 1 ? cores - workers - 1 : 1 ))
 pids=()
 stop_renderers() { for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done; wait 2>/dev/null || true; }
 trap stop_renderers EXIT
@@ -40,10 +41,8 @@ render() {  # SEED SHARDS PER_SHARD: one renderer in the background, its log in 
         --work "$work" --out models --shared "$shared" >"$work/logs/render-$1.log" 2>&1 &
     pids+=($!)
 }
-# seeds of this round: FIRST_SEED and up, steady renderers first, then those of the first seconds from
-# FIRST_SEED + 50 (training seeds, checked above)
-for i in $(seq 0 $(( steady - 1 ))); do render $(( seed + i )) 1000 50; done
-for i in $(seq 0 $(( workers ))); do render $(( seed + 50 + i )) 4 50; done  # about 25 seconds each
+# the seeds of this round (checked above): steady renderers first, then those of the first seconds
+while read -r _ first shards; do render "$first" "$shards" 50; done < <(plan "$seed")
 sleep 30
 "$PYTHON" -m models.train --step mask --from-exported --fresh --device "$device" --mask-minutes "$minutes" \
     --mask-lr "$lr" --mask-batch "$batch" --mask-workers "$workers" --threads 2 --work "$work" --out "$out" \
