@@ -842,6 +842,16 @@ def test_the_settings_screen_says_when_the_camera_is_lost_and_when_it_is_back(tm
         live.show({})  # read again: the fresh picture is fetched
         page.wait_for_function("(before) => document.getElementById('zone-image').getAttribute('src') !== before",
                                arg=before, timeout=10000)
+        # opened while the table is not live and no banner says so (the camera back, no new frame
+        # read): the dimmed picture it fetched is fetched again once the table is live
+        live.show({}, status={"camera": "ok", "error": None, "table": "stale"})
+        page.reload()
+        page.wait_for_selector("#zone-image")
+        page.wait_for_timeout(300)
+        before = page.locator("#zone-image").get_attribute("src")
+        live.show({})
+        page.wait_for_function("(before) => document.getElementById('zone-image').getAttribute('src') !== before",
+                               arg=before, timeout=10000)
         assert errors == [], errors
 
 

@@ -644,3 +644,60 @@ def test_a_video_file_says_the_time_between_its_frames(tmp_path):
     assert source.frame_period == pytest.approx(4.0)
     source.close()
     assert VideoFileSource(path, realtime=False).frame_period == 0
+
+
+def test_the_first_frame_after_the_return_is_not_dimmed_when_the_return_is_seen_late():
+    # the return noticed only as that frame was published: the frame taken since was dimmed as old
+    class Source:
+        frame_period = 2.0
+
+        def __init__(self):
+            self.n = 0
+
+        def read(self):
+            self.n += 1
+            if self.n <= 20:
+                time.sleep(0.01)
+                return numbered_frame(0)
+            if self.n <= 25:
+                time.sleep(0.01)
+                raise CameraError("unplugged")
+            time.sleep(0.05 if self.n == 26 else 2.0)  # back; then a frame every 2 s
+            return numbered_frame(7)
+
+        def close(self):
+            pass
+    live = LiveTable(Source(), ScriptedDetector([[det("pine-crane", 100, 50)]] * 8), BATTA)
+    live.grabber.retry_s = live.grabber.max_retry_s = 0.01
+    told = live.grabber.on_status
+
+    def late(status):  # (a capture thread put off a moment as it says the camera is back)
+        if status.camera == "ok":
+            time.sleep(0.3)
+        told(status)
+    live.grabber.on_status = late
+    with live:
+        wait_for(live, lambda s: s["status"]["camera"] != "ok")
+        wait_for(live, lambda s: s["status"]["camera"] == "ok")
+        end = time.monotonic() + 5
+        while live._snapshot["frame_index"] < 21 and time.monotonic() < end:
+            time.sleep(0.01)
+        time.sleep(0.4)  # (the callback said its piece)
+        image = cv2.imdecode(np.frombuffer(live.jpeg(), np.uint8), cv2.IMREAD_COLOR)
+    assert (np.abs(image[300:350, 400:600].astype(int) - 50) < 8).all()  # the frame as it is, not dimmed
+
+
+def test_a_recognition_that_keeps_failing_is_no_hang_and_its_pictures_are_not_dimmed():
+    # frames read while the detector failed left the last read time behind: after stall_s the
+    # pictures coming in were dimmed and said old, and the error said a hang
+    row = [det("pine-crane", 100, 50)]
+    frames = [numbered_frame(i) for i in range(2000)]
+    live = LiveTable(ListSource(frames, period=0.01), ScriptedDetector([row] * 5 + ["boom"] * 2000), BATTA,
+                     detector_retry_s=0.02, stall_s=0.3)
+    with live:
+        wait_for(live, lambda s: s["status"]["error"] is not None)
+        time.sleep(0.6)
+        status = live.snapshot()["status"]
+        image = cv2.imdecode(np.frombuffer(live.jpeg(), np.uint8), cv2.IMREAD_COLOR)
+    assert status["error"] == "card recognition failed: model file is damaged" and status["table"] == "stale"
+    assert (np.abs(image[30:170, 80:180].astype(int) - 50) < 12).all()  # the picture as it comes, bare

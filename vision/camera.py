@@ -553,6 +553,7 @@ class FrameGrabber:
         self._cond = threading.Condition()
         self._frame: np.ndarray | None = None
         self._index = 0
+        self._back_from = 0  # the number of the first frame after the last failure
         self._status = SourceStatus("ok", None)
         self._notice_until = 0.0
         self._stop = threading.Event()
@@ -591,10 +592,10 @@ class FrameGrabber:
                 status = self._status = SourceStatus("ok", None)
             return status
 
-    def frame_number(self) -> int:
-        """The number of the newest frame read (0 before the first)."""
+    def first_frame_back(self) -> int:
+        """The number of the first frame read after the source last failed (0 if it never did)."""
         with self._cond:
-            return self._index
+            return self._back_from
 
     def newest(self, after: int = 0, timeout: float | None = None) -> tuple[int, np.ndarray] | None:
         """(frame number, frame) of the newest frame numbered above ``after``; None on timeout/stop."""
@@ -667,6 +668,8 @@ class FrameGrabber:
                     failing or time.monotonic() > self._notice_until)
                 if recovered:
                     self._status = SourceStatus("ok", None)
+                if failing:
+                    self._back_from = self._index
                 self._cond.notify_all()
             if recovered:
                 self._notify()

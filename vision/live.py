@@ -250,6 +250,7 @@ class LiveTable:
         self._away = False
         self._back_at = 0.0
         self._old_before_frame: int | None = None
+        self._shown_frame = 0  # the grabber's number of the frame shown
         # after the camera was away, frames to read before the table is live again: the tracker's
         # votes from before the outage would show the old cards, sure, until fresh frames replace them
         self._fresh_after_outage = max(enter_frames, leave_frames)
@@ -450,6 +451,7 @@ class LiveTable:
 
     def _picture_read(self, frame_index: int) -> None:
         """Under the lock: frame ``frame_index`` (the grabber's number) is the picture shown now."""
+        self._shown_frame = frame_index
         if self._old_before_frame is not None and frame_index >= self._old_before_frame:
             self._old_before_frame = None
 
@@ -460,7 +462,9 @@ class LiveTable:
         elif self._away:
             self._away = False
             self._back_at = time.monotonic()
-            self._old_before_frame = self.grabber.frame_number()
+            # (the return seen late, as a frame taken since is published, that frame is not old)
+            first = self.grabber.first_frame_back()
+            self._old_before_frame = first if self._shown_frame < first else None
         stalled = self._stalled()
         if source.camera != "ok" or self._detector_error is not None or stalled:
             # the tracker was not fed meanwhile: its cards are of before, sure, until fresh frames
@@ -529,6 +533,7 @@ class LiveTable:
                         log.exception("the detector failed")
                 with self._cond:
                     self._detector_error = said
+                    self._last_read = time.monotonic()  # (frames are read: no hang, the error is said)
                     self._frame = frame
                     self._picture_read(last)
                     self._frame_serial += 1
@@ -544,6 +549,7 @@ class LiveTable:
                     self._detector_error = f"the table could not be updated: {exc}"
                     # the picture drawn again, without the cards: the last ones stayed outlined and
                     # named as if read, until the table was said stalled
+                    self._last_read = time.monotonic()
                     self._frame = frame
                     self._picture_read(last)
                     self._frame_serial += 1

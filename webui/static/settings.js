@@ -265,8 +265,9 @@ function followBanner() {
   source.addEventListener("state", (ev) => {
     const s = JSON.parse(ev.data);
     // live again: a fresh picture, once the table is read from frames taken since (the picture as
-    // the banner went was of before the outage until a new frame was read)
-    if (lost && !s.banner) awaitingLive = true;
+    // the banner went was of before the outage until a new frame was read; so was one fetched while
+    // the table was not live, with no banner, as the page opened or came back)
+    if ((lost && !s.banner) || s.table !== "live") awaitingLive = true;
     if (awaitingLive && s.table === "live") {
       awaitingLive = false;
       img.src = img.src.split("?")[0] + "?t=" + Date.now();
