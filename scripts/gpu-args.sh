@@ -25,8 +25,9 @@ check_round_seeds() {  # FIRST_SEED, with the round's renderers on standard inpu
     # each seed a renderer is given, and its + 100, as the trainer checks them: a renderer refused its
     # seed only in its own log, in the background, and the round trained on less
     local first=$1
-    if ! [[ $first =~ ^[0-9]+$ ]]; then
-        echo "error: FIRST_SEED '$first' must be a whole number, 0 or more" >&2
+    # (no leading zero: bash reads 0100 as octal, 64; nor more than 9 digits, which wrap round)
+    if ! [[ $first =~ ^(0|[1-9][0-9]{0,8})$ ]]; then
+        echo "error: FIRST_SEED '$first' must be a whole number, 0 or more, of at most 9 digits and no leading zero" >&2
         exit 2
     fi
     (cd "$(dirname "${BASH_SOURCE[0]}")/.." && "${PYTHON:-python3}" -c 'import sys; from datasets.splits import check_training_seed as c

@@ -31,7 +31,7 @@ plan() {  # FIRST_SEED: "KIND SEED SHARDS" for each renderer of the round (the d
 }
 check_arguments() {  # SHARED OUT [MINUTES] [PEAK_LR] [DEVICE] [FIRST_SEED]
     local first=${6:-500}
-    if [[ $first =~ ^[0-9]+$ ]]; then plan "$first"; fi | check_round_seeds "$first"
+    if [[ $first =~ ^(0|[1-9][0-9]{0,8})$ ]]; then plan "$first"; fi | check_round_seeds "$first"
 }
 read_shared_and_out "$0" "$@"
 minutes=${3:-7} lr=${4:-1e-3} device=${5:-cuda} seed=${6:-500}

@@ -26,7 +26,7 @@ plan() {  # FIRST_SEED: "data SEED SHARDS" for each renderer of the round
 }
 check_arguments() {  # SHARED OUT [MINUTES] [PEAK_LR] [DEVICE] [BATCH] [FIRST_SEED]
     local first=${7:-1100}
-    if [[ $first =~ ^[0-9]+$ ]]; then plan "$first"; fi | check_round_seeds "$first"
+    if [[ $first =~ ^(0|[1-9][0-9]{0,8})$ ]]; then plan "$first"; fi | check_round_seeds "$first"
 }
 read_shared_and_out "$0" "$@"
 minutes=${3:-6} lr=${4:-1e-3} device=${5:-cuda} batch=${6:-128} seed=${7:-1100}

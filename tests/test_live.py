@@ -701,3 +701,49 @@ def test_a_recognition_that_keeps_failing_is_no_hang_and_its_pictures_are_not_di
         image = cv2.imdecode(np.frombuffer(live.jpeg(), np.uint8), cv2.IMREAD_COLOR)
     assert status["error"] == "card recognition failed: model file is damaged" and status["table"] == "stale"
     assert (np.abs(image[30:170, 80:180].astype(int) - 50) < 12).all()  # the picture as it comes, bare
+
+
+def test_a_recognition_hung_while_the_camera_keeps_dropping_out_is_said():
+    # each return of the camera started the stall clock again: a hung recognition was never said
+    class Flaps(ListSource):
+        def read(self):
+            self.pos += 1
+            time.sleep(0.01)
+            if self.pos % 20 == 0:
+                raise CameraError("camera 0 stopped giving frames (unplugged?)")
+            return numbered_frame(self.pos % 200)
+
+    class HangsAfterFive:
+        def __init__(self):
+            self.n = 0
+            self.release = threading.Event()
+
+        def detect(self, frame):
+            self.n += 1
+            if self.n > 5:
+                self.release.wait(30)
+            return [det("pine-crane", 100, 50)]
+    detector = HangsAfterFive()
+    live = LiveTable(Flaps([]), detector, BATTA, stall_s=0.3)
+    live.grabber.retry_s = live.grabber.max_retry_s = 0.01
+    try:
+        with live:
+            said = wait_for(live, lambda s: s["status"]["camera"] == "ok" and s["status"]["error"]
+                            and "no picture of the table read" in s["status"]["error"], timeout=10)
+            assert said["status"]["table"] == "stale"
+    finally:
+        detector.release.set()
+
+
+def test_a_camera_that_hangs_while_recognition_fails_is_said_as_a_hang():
+    class HangsAfter(ListSource):
+        def read(self):
+            if self.pos >= 20:
+                threading.Event().wait(30)
+            return super().read()
+    live = LiveTable(HangsAfter([numbered_frame(i) for i in range(20)], period=0.01), ScriptedDetector(["boom"] * 100),
+                     BATTA, detector_retry_s=0.02, stall_s=0.3)
+    with live:
+        said = wait_for(live, lambda s: s["status"]["error"] and "no picture of the table read" in s["status"]["error"],
+                        timeout=10)
+    assert said["status"]["table"] == "stale"

@@ -69,6 +69,8 @@ def test_a_venv_without_pip_is_made_again_and_a_python_without_venv_is_said(tmp_
     ("train-crop-net-gpu.sh", ["1", "1e-3", "cpu"], 64, "516", "training seed 777 is one of the validation seeds"),
     ("train-mask-net-gpu.sh", ["1", "1e-3", "cpu", "8"], 2, "-5", "must be a whole number, 0 or more"),
     ("train-crop-net-gpu.sh", ["1", "1e-3", "cpu"], 2, "1e3", "must be a whole number, 0 or more"),
+    # (bash read 0100 as octal, seed 64)
+    ("train-mask-net-gpu.sh", ["1", "1e-3", "cpu", "8"], 2, "0100", "no leading zero"),
 ])
 def test_a_first_seed_the_trainer_would_refuse_is_refused_before_anything_is_made(tmp_path, name, arguments, cores,
                                                                                    first_seed, said):

@@ -251,6 +251,7 @@ class LiveTable:
         self._back_at = 0.0
         self._old_before_frame: int | None = None
         self._shown_frame = 0  # the grabber's number of the frame shown
+        self._detecting_since: float | None = None  # when the frame in recognition was taken up
         # after the camera was away, frames to read before the table is live again: the tracker's
         # votes from before the outage would show the old cards, sure, until fresh frames replace them
         self._fresh_after_outage = max(enter_frames, leave_frames)
@@ -444,10 +445,15 @@ class LiveTable:
 
     # -- the processing thread -----------------------------------------------------------------
     def _stalled(self) -> bool:
-        """Under the lock: running, and no frame read for stall_s since the later of the last frame
-        read and the camera's return."""
-        return (self._thread is not None and self._thread.is_alive()
-                and time.monotonic() - max(self._last_read, self._back_at) > self.stall_s)
+        """Under the lock: running, and a frame in recognition for over stall_s, or no frame read
+        for stall_s since the later of the last frame read and the camera's return (a recognition
+        hung while the camera kept dropping out was never said: each return started the clock again)."""
+        if self._thread is None or not self._thread.is_alive():
+            return False
+        now = time.monotonic()
+        detecting = self._detecting_since
+        return ((detecting is not None and now - detecting > self.stall_s)
+                or now - max(self._last_read, self._back_at) > self.stall_s)
 
     def _picture_read(self, frame_index: int) -> None:
         """Under the lock: frame ``frame_index`` (the grabber's number) is the picture shown now."""
@@ -470,9 +476,11 @@ class LiveTable:
             # the tracker was not fed meanwhile: its cards are of before, sure, until fresh frames
             # replace them (after a failed recognition or a hang as after a camera away)
             self._fresh_needed = self._fresh_after_outage
-        error = source.error or self._detector_error or self._size_error or (
+        # (a hang said before a recognition error: a camera that hangs while recognition fails was
+        # said as the recognition's failure, its picture dimmed as old)
+        error = source.error or (
             f"no picture of the table read for over {self.stall_s:g} s: the camera or the card recognition "
-            f"has stopped" if stalled else None)
+            f"has stopped" if stalled else None) or self._detector_error or self._size_error
         # "stale": the cards shown are those of the last frame read, not of the table now (the
         # camera is away, or frames cannot be read, or not enough frames read since it came back):
         # nothing may be settled on them
@@ -522,9 +530,11 @@ class LiveTable:
                     self._refresh_status()
                 continue
             last, frame = got
+            self._detecting_since = time.monotonic()
             try:
                 detections = list(self.detector.detect(frame))
             except Exception as exc:  # a model error must not stop the table: show it and retry
+                self._detecting_since = None
                 said = f"card recognition failed: {exc}"
                 if said != self._detector_error:  # (logged once while it lasts: it repeats every retry)
                     if isinstance(exc, ValueError):  # a frame the detector refuses: its own one-line reason
@@ -541,6 +551,7 @@ class LiveTable:
                 if self._stop.wait(self.detector_retry_s):
                     break
                 continue
+            self._detecting_since = None
             try:
                 self._track(frame, last, detections)
             except Exception as exc:  # nor may a bad detection: the thread dying froze the table as "ok"
