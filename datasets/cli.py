@@ -269,6 +269,10 @@ def _synth(args) -> int:
     try:
         if args.workers < 1 or args.workers > 64:
             raise ValueError(f"--workers must be from 1 to 64, not {args.workers}")
+        if args.clean and args.foreign_cards:
+            # (the foreign cards are distractors, which --clean leaves out: the run drew none, unsaid)
+            raise ValueError("--foreign-cards lays other decks' cards as distractors, which --clean leaves out: "
+                             "give one of them")
         config = _config_from(args)
         _check_shared_for(args)
         # (an export meant for training that holds the benchmark's own scenes, or the art it holds out,

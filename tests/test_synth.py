@@ -700,3 +700,11 @@ def test_synth_warns_that_scenes_of_the_evaluation_seeds_are_not_for_training(tm
         in r.stderr, r.stderr
     r = _cli("synth", "--art", "demo", "--count", "1", "--out", str(tmp_path / "b"), "--seed", "3", "--size", "320x180")
     assert r.returncode == 0 and "warning" not in r.stderr
+
+
+def test_clean_scenes_with_foreign_cards_are_refused_before_any_is_made(tmp_path):
+    # the foreign cards are distractors, which --clean leaves out: the run drew none and said nothing
+    done = _cli("synth", "--art", "demo", "--count", "2", "--out", str(tmp_path / "out"), "--clean", "--foreign-cards")
+    assert done.returncode == 2
+    assert "--foreign-cards lays other decks' cards as distractors, which --clean leaves out" in done.stderr
+    assert "Traceback" not in done.stderr and not (tmp_path / "out").exists()
