@@ -281,14 +281,14 @@ def _synth(args) -> int:
         from datasets.splits import EVAL_SEED_BASE, HELD_OUT_ART
         held = [f"seeds from {EVAL_SEED_BASE} render the evaluation splits"] if args.seed >= EVAL_SEED_BASE else []
         held += [f"{HELD_OUT_ART} is the art training never sees"] if HELD_OUT_ART in args.art else []
-        if held:
-            print(f"hanadealer synth: warning: {' and '.join(held)}: do not train on these scenes", file=sys.stderr)
         for name in dict.fromkeys(args.art):  # (each read, or refused, before --out is made or cleared:
             load_art(name, shared=args.shared)  # --overwrite with a misspelt set deleted the run before)
         out = _writable_dir(args.out)
         stage = "clear"
         _clear_earlier_run(out, args.overwrite)
         stage = "write"
+        if held:  # (once every check has passed: said before a refusal, it read as the run's outcome)
+            print(f"hanadealer synth: warning: {' and '.join(held)}: do not train on these scenes", file=sys.stderr)
         t0 = time.perf_counter()
         summary = generate(args.art, args.count, args.seed, out, fmt=args.fmt, crops=args.crops, config=config,
                            shared=args.shared, workers=args.workers)

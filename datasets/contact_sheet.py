@@ -79,6 +79,9 @@ def main(argv=None) -> int:
     if Path(args.out).suffix.lower() not in (".jpg", ".jpeg", ".png"):
         # (checked first: the sheet takes a while to render, and OpenCV then refused the name)
         parser.error(f"the picture to write is a .jpg or .png file, not {args.out!r}")
+    folder = Path(args.out).parent
+    if not folder.is_dir():  # (found after the seconds of rendering, with no reason given)
+        parser.error(f"the folder of {args.out!r} " + ("is a file" if folder.exists() else "does not exist"))
     sheet, quality = (deck_sheet(), 88) if args.deck else (contact_sheet(), 85)
     if not cv2.imwrite(args.out, sheet, [cv2.IMWRITE_JPEG_QUALITY, quality]):
         print(f"could not write {args.out}", file=sys.stderr)

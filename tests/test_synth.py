@@ -708,3 +708,18 @@ def test_clean_scenes_with_foreign_cards_are_refused_before_any_is_made(tmp_path
     assert done.returncode == 2
     assert "--foreign-cards lays other decks' cards as distractors, which --clean leaves out" in done.stderr
     assert "Traceback" not in done.stderr and not (tmp_path / "out").exists()
+
+
+def test_a_refused_synth_run_says_its_error_alone(tmp_path):
+    # the evaluation-seed warning came before the refusal, as if the run went on
+    (tmp_path / "file").write_text("x")
+    done = _cli("synth", "--art", "demo", "--count", "1", "--seed", "1000000", "--out", str(tmp_path / "file"))
+    assert done.returncode == 2 and "exists and is not a folder" in done.stderr
+    assert "warning" not in done.stderr, done.stderr
+
+
+def test_a_contact_sheet_into_a_folder_not_there_is_refused_before_rendering(tmp_path, capsys):
+    from datasets import contact_sheet
+    with pytest.raises(SystemExit) as exit_:
+        contact_sheet.main([str(tmp_path / "nodir" / "x.jpg")])
+    assert exit_.value.code == 2 and "does not exist" in capsys.readouterr().err
