@@ -65,10 +65,16 @@ def crops_from_scene(rng: np.random.Generator, image: np.ndarray, labels: dict, 
                 continue
         elif quads and pick < 0.55:
             # Half a card and what lies beside it: the detector's typical false quad.
-            q = quads[int(rng.integers(len(quads)))]
+            k = int(rng.integers(len(quads)))
+            q = quads[k]
             along = (q[1] - q[0]) if rng.random() < 0.5 else (q[3] - q[0])
             cand = q + along * rng.uniform(0.4, 0.65) * rng.choice([-1, 1])
             if not _inside(cand, w, h):
+                continue
+            # (moved by a card's width onto its neighbour, in a hand dealt close, it was a whole card
+            # labelled as none)
+            others = [p for j, (c, p) in enumerate(zip(labels["cards"], quads)) if j != k and c["visible"] >= 0.5]
+            if _overlap_with_cards(cand, others) > 0.6:
                 continue
         else:
             ch = float(rng.choice(heights)) * rng.uniform(0.7, 1.3)

@@ -723,3 +723,32 @@ def test_a_contact_sheet_into_a_folder_not_there_is_refused_before_rendering(tmp
     with pytest.raises(SystemExit) as exit_:
         contact_sheet.main([str(tmp_path / "nodir" / "x.jpg")])
     assert exit_.value.code == 2 and "does not exist" in capsys.readouterr().err
+
+
+def test_no_crop_labelled_none_is_a_whole_card():
+    # the "half a card" negative, moved along a card by up to two thirds of its side, landed on the
+    # next card of a hand dealt close: a card in full view was taught as no card
+    import cv2
+    import datasets.crops as crops_mod
+    from datasets.crops import NONE, crops_from_scene
+    a = art_mod.load_art("demo", height=60)
+    seen, original = [], crops_mod.warp_card
+    bad = negatives = 0
+    try:
+        crops_mod.warp_card = lambda image, quad, w, h: (seen.append(np.asarray(quad, np.float64)), original(image, quad, w, h))[1]
+        for i in range(40):
+            image, labels = render_scene(scene_rng(99, i), a, SceneConfig(size=(640, 360), layout="otoroku"))
+            seen.clear()
+            for (_, label), quad in zip(crops_from_scene(np.random.default_rng([99, i, 1]), image, labels), seen):
+                if label["face"] != NONE:
+                    continue
+                negatives += 1
+                for c in labels["cards"]:
+                    if c["visible"] >= 0.7:
+                        card = np.float32(c["quad"])
+                        inter, _ = cv2.intersectConvexConvex(np.float32(quad), card)
+                        union = abs(cv2.contourArea(np.float32(quad))) + abs(cv2.contourArea(card)) - inter
+                        bad += inter / union > 0.75
+    finally:
+        crops_mod.warp_card = original
+    assert negatives > 40 and bad == 0
