@@ -67,6 +67,19 @@ class ListSource:
         pass
 
 
+class HangingSource(ListSource):
+    """A fake camera whose read() never returns from its ``hang_at``-th frame on (a hung driver)."""
+
+    def __init__(self, items, hang_at, period=0.005):
+        super().__init__(items, period)
+        self.hang_at = hang_at
+
+    def read(self):
+        if self.pos >= self.hang_at:
+            threading.Event().wait(30)
+        return super().read()
+
+
 def faces(snap, zone):
     return [c["face"] for z in snap["zones"] if z["name"] == zone for c in z["cards"]]
 
@@ -237,13 +250,8 @@ def test_after_the_camera_was_away_the_table_is_live_only_once_fresh_frames_are_
 
 def test_a_camera_that_hangs_turns_the_table_stale():
     # a read() that never returns raised nothing: the table stayed "live" on its last cards
-    class Hanging(ListSource):
-        def read(self):
-            if self.pos >= 5:
-                threading.Event().wait(30)
-            return super().read()
     row = [det("pine-crane", 100, 50)]
-    live = LiveTable(Hanging([numbered_frame(i) for i in range(5)], period=0.01), ScriptedDetector([row] * 10),
+    live = LiveTable(HangingSource([numbered_frame(i) for i in range(5)], 5, period=0.01), ScriptedDetector([row] * 10),
                      BATTA, stall_s=0.3)
     with live:
         # (stale at the start too, until its first frames are read: then for the hang)
@@ -736,12 +744,7 @@ def test_a_recognition_hung_while_the_camera_keeps_dropping_out_is_said():
 
 
 def test_a_camera_that_hangs_while_recognition_fails_is_said_as_a_hang():
-    class HangsAfter(ListSource):
-        def read(self):
-            if self.pos >= 20:
-                threading.Event().wait(30)
-            return super().read()
-    live = LiveTable(HangsAfter([numbered_frame(i) for i in range(20)], period=0.01), ScriptedDetector(["boom"] * 100),
+    live = LiveTable(HangingSource([numbered_frame(i) for i in range(20)], 20, period=0.01), ScriptedDetector(["boom"] * 100),
                      BATTA, detector_retry_s=0.02, stall_s=0.3)
     with live:
         said = wait_for(live, lambda s: s["status"]["error"] and "no picture of the table read" in s["status"]["error"],
