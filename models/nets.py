@@ -81,26 +81,35 @@ class MaskNet(nn.Module):
         return self.head(y)  # logits; the exported model adds a sigmoid
 
 
-def _crop_body() -> nn.Sequential:
-    """The convolutional body of the crop nets: a 3x96x64 crop -> 48 maps of 6x4."""
+CROP_LATE_CHANNELS, CROP_MAP_CHANNELS = 128, 48  # the shipped crop net's widths
+
+
+def _crop_body(late: int = CROP_LATE_CHANNELS, maps: int = CROP_MAP_CHANNELS) -> nn.Sequential:
+    """The convolutional body of the crop nets: a 3x96x64 crop -> ``maps`` maps of 6x4. ``late``:
+    the channels of the last stage (at 6x4, where widening costs little time)."""
     return nn.Sequential(
         _cbr(3, 24, 3, 2),                                  # 48x32
         _DWBlock(24, 48, 2), _DWBlock(48, 48),              # 24x16
         _DWBlock(48, 96, 2), _DWBlock(96, 96),              # 12x8
-        _DWBlock(96, 128, 2), _DWBlock(128, 128), _DWBlock(128, 128),  # 6x4
-        _cbr(128, 48, 1),
+        _DWBlock(96, late, 2), _DWBlock(late, late), _DWBlock(late, late),  # 6x4
+        _cbr(late, maps, 1),
     )
 
 
 class CropNet(nn.Module):
-    def __init__(self, n_classes: int = len(CLASSES)):
+    """``late``, ``maps``: the widths of the last stage and of the maps the heads read (the
+    shipped net's by default; models.weights.load_exported_widened starts a wider one from it)."""
+
+    def __init__(self, n_classes: int = len(CLASSES), late: int = CROP_LATE_CHANNELS,
+                 maps: int = CROP_MAP_CHANNELS):
         super().__init__()
+        self.late, self.maps = late, maps
         self.norm = _Normalise()
-        self.features = _crop_body()
+        self.features = _crop_body(late, maps)
         # flatten (not global pooling) keeps where things are in the crop: the orientation needs it
         self.dropout = nn.Dropout(0.2)
-        self.face = nn.Linear(48 * 6 * 4, n_classes)
-        self.orientation = nn.Linear(48 * 6 * 4, 2)
+        self.face = nn.Linear(maps * 6 * 4, n_classes)
+        self.orientation = nn.Linear(maps * 6 * 4, 2)
 
     def forward(self, x):
         f = self.dropout(torch.flatten(self.features(self.norm(x)), 1))

@@ -216,13 +216,14 @@ def _train_mode(model) -> None:
         freeze_norms(model)
 
 
-def _start_from_export(model, exported: Path | None, ckpt: Path, resume: bool) -> None:
+def _start_from_export(model, exported: Path | None, ckpt: Path, resume: bool, widened: bool = False) -> None:
     """A net with no checkpoint to resume starts from its exported ONNX file when one is given
-    (models.weights: the same function, its batch norms frozen from then on)."""
+    (models.weights: the same function, its batch norms frozen from then on; ``widened``: a crop net
+    wider than the file's, its new channels added to it)."""
     if exported is None or (resume and ckpt.is_file()):
         return
-    from models.weights import load_exported
-    load_exported(model, exported)
+    from models.weights import load_exported, load_exported_widened
+    (load_exported_widened if widened else load_exported)(model, exported)
     model.frozen_norms = True
     log("started from", exported)
 
@@ -236,6 +237,13 @@ def _resume(model, opt, ckpt: Path, resume: bool) -> None:
 
 
 def _load_state(model, opt, state: dict, ckpt: Path) -> None:
+    ours = model.state_dict()
+    for name, value in state["model"].items():
+        if name in ours and tuple(value.shape) != tuple(ours[name].shape):
+            # another width of the same net (--crop-late-channels, --crop-map-channels)
+            raise ValueError(f"{ckpt} holds a {type(model).__name__} of other widths ({name}: "
+                             f"{tuple(value.shape)}, this one {tuple(ours[name].shape)}); train with its "
+                             f"widths, or --fresh")
     model.load_state_dict(state["model"])
     opt.load_state_dict(state["opt"])
     model.frozen_norms = bool(state.get("frozen_norms", False))
@@ -383,20 +391,24 @@ def export_mask(model, out: Path) -> None:
 
 def train_crops(minutes: float, work: Path, out: Path, threads: int, batch: int = 96, resume: bool = True,
                 peak_lr: float = 3e-3, style_shift: float = 0.5, device: str = "cpu",
-                exported: Path | None = None, workers: int = 0) -> None:
+                exported: Path | None = None, workers: int = 0, late: int | None = None,
+                maps: int | None = None) -> None:
     """``device``: where torch trains; ``exported``: an ONNX file to start from when there is no
-    checkpoint to resume; ``workers``: processes that cut and change the batches (0: this one). A GPU
-    steps through a batch far faster than one process makes it, so there the workers feed it."""
+    checkpoint to resume (a wider net, ``late``/``maps`` above the shipped widths, starts from it
+    widened: models.weights.load_exported_widened); ``workers``: processes that cut and change the
+    batches (0: this one). A GPU steps through a batch far faster than one process makes it, so
+    there the workers feed it."""
     import torch
     from torch import nn
     from models.data import crop_batch
-    from models.nets import CropNet, count_parameters
+    from models.nets import CROP_LATE_CHANNELS, CROP_MAP_CHANNELS, CropNet, count_parameters
     torch.set_num_threads(threads)
     torch.manual_seed(0)
-    model = CropNet()
-    log(f"crop net: {count_parameters(model)} parameters, on {device}")
+    model = CropNet(late=late or CROP_LATE_CHANNELS, maps=maps or CROP_MAP_CHANNELS)
+    log(f"crop net: {count_parameters(model)} parameters ({model.late} and {model.maps} channels late), on {device}")
     ckpt = work / "crops.pt"
-    _start_from_export(model, exported, ckpt, resume)
+    _start_from_export(model, exported, ckpt, resume,
+                       widened=(model.late, model.maps) != (CROP_LATE_CHANNELS, CROP_MAP_CHANNELS))
     model.to(device)
     if device == "cuda":
         torch.backends.cudnn.benchmark = True  # one crop size throughout: let cuDNN pick its fastest kernels
@@ -651,6 +663,11 @@ def main(argv: list[str] | None = None) -> int:
                    help="mask net: learn the centre map as a third output, as the shipped net does (default; "
                         "resumes a two-output checkpoint with its head grown)")
     p.add_argument("--crop-lr", type=number(0, above=True), default=3e-3, help="peak learning rate of the crop net (lower to fine-tune)")
+    p.add_argument("--crop-late-channels", type=whole(1, 4096), default=None,
+                   help="crop net: channels of its last stage (default 128, as the shipped net; wider "
+                        "with --from-exported starts from the shipped net widened)")
+    p.add_argument("--crop-map-channels", type=whole(1, 4096), default=None,
+                   help="crop net: channels of the maps its heads read (default 48, as the shipped net)")
     p.add_argument("--style-shift", type=float, default=0.5,
                    help="share of training crops shown in other colours (models.data.art_style_shift)")
     p.add_argument("--shards", type=whole(1), default=30, help="training data shards to render (default 30)")
@@ -738,7 +755,7 @@ def main(argv: list[str] | None = None) -> int:
     if a.step in ("all", "crops"):
         train_crops(a.crop_minutes, a.work, a.out, a.threads, batch=a.crop_batch, resume=not a.fresh,
                     peak_lr=a.crop_lr, style_shift=a.style_shift, device=device, exported=crops_exported,
-                    workers=a.crop_workers)
+                    workers=a.crop_workers, late=a.crop_late_channels, maps=a.crop_map_channels)
     if a.step in ("all", "calibrate"):
         calibrate(a.work, a.out, a.val_scenes, a.shared, threshold_only=a.threshold_only,
                   input_long_side=a.input_long_side)
@@ -748,7 +765,8 @@ def main(argv: list[str] | None = None) -> int:
     if a.step == "all":
         # the crop net trained on with them (and the first crops), then calibrated again
         train_crops(a.crop_minutes, a.work, a.out, a.threads, batch=a.crop_batch, resume=True,
-                    peak_lr=a.crop_lr, style_shift=a.style_shift, device=device, workers=a.crop_workers)
+                    peak_lr=a.crop_lr, style_shift=a.style_shift, device=device, workers=a.crop_workers,
+                    late=a.crop_late_channels, maps=a.crop_map_channels)
         calibrate(a.work, a.out, a.val_scenes, a.shared, input_long_side=a.input_long_side)
     return 0
 

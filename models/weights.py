@@ -139,3 +139,50 @@ def freeze_norms(model) -> None:
     for m in model.modules():
         if isinstance(m, nn.BatchNorm2d):
             m.eval()
+
+
+def load_exported_widened(model, path: Path | str):
+    """Fill a CropNet ``model`` that is wider than the exported one at ``path`` (more channels in its
+    last stage or its maps: nets.CropNet's ``late`` and ``maps``) so that it computes what the file
+    does: the exported weights fill the leading channels, the weights by which a new channel feeds
+    an old one or a head are zero, and the new channels keep their random start (so they learn:
+    the heads' gradients reach them). Its batch norms are identities for the new channels too.
+    Returns ``model``; raises ExportedWeightsError when the file is not a crop net this one widens."""
+    import torch
+    from torch import nn
+
+    from models.nets import CropNet
+    exported = load_exported(CropNet(n_classes=model.face.out_features), path)
+    if model.late < exported.late or model.maps < exported.maps:
+        raise ExportedWeightsError(f"{path}: a crop net of {exported.late} and {exported.maps} channels "
+                                   f"cannot be read into a narrower one ({model.late} and {model.maps})")
+    kinds = (nn.Conv2d, nn.Linear, nn.BatchNorm2d)
+    old = [m for m in exported.modules() if isinstance(m, kinds)]
+    new = [m for m in model.modules() if isinstance(m, kinds)]
+    with torch.no_grad():
+        for small, wide in zip(old, new, strict=True):
+            if isinstance(small, nn.BatchNorm2d):
+                n = small.num_features
+                wide.weight.fill_(1.0)
+                wide.bias.zero_()
+                wide.running_mean.zero_()
+                wide.running_var.fill_(1.0 - wide.eps)
+                for name in ("weight", "bias", "running_mean", "running_var"):
+                    getattr(wide, name)[:n] = getattr(small, name)
+            elif isinstance(small, nn.Linear):
+                # the heads read the maps flattened channel by channel: the new channels come last
+                out, inp = small.weight.shape
+                per_map = inp // exported.maps
+                w = wide.weight.view(out, model.maps, per_map)
+                w.zero_()
+                w[:, :exported.maps] = small.weight.view(out, exported.maps, per_map)
+                wide.bias.copy_(small.bias)
+            else:
+                cout, cin = small.weight.shape[:2]
+                if small.groups == 1:  # a depthwise convolution has no weights across channels
+                    wide.weight[:cout].zero_()
+                wide.weight[:cout, :cin] = small.weight
+                if small.bias is not None:
+                    wide.bias[:cout] = small.bias
+    _check_same_output(model, Path(path))
+    return model

@@ -4,13 +4,15 @@
 # worker processes, trains the crop net on from the shipped one. Rendering and cutting batches are
 # done on the CPU; the GPU would wait on a single process.
 #
-#   scripts/train-crop-net-gpu.sh SHARED OUT [MINUTES] [PEAK_LR] [DEVICE] [FIRST_SEED]
+#   scripts/train-crop-net-gpu.sh SHARED OUT [MINUTES] [PEAK_LR] [DEVICE] [FIRST_SEED] [CHANNELS]
 #
 # SHARED: the shared data folder (its cards.csv, cardart/ and backgrounds/); OUT: where the trained
 # cardface.onnx, the checkpoint and the logs go; MINUTES of training (default 7); PEAK_LR (default
 # 1e-3); DEVICE (default cuda); FIRST_SEED of the renderers (default 500; on 16 cores the first kind
 # of crops renders from FIRST_SEED to FIRST_SEED + 50, the detector's quads from FIRST_SEED + 201 to
-# FIRST_SEED + 249, more with more cores: a later round picks a FIRST_SEED 300 higher to cut new crops).
+# FIRST_SEED + 249, more with more cores: a later round picks a FIRST_SEED 300 higher to cut new crops);
+# CHANNELS, LATExMAPS, the crop net's widths (default 128x48, the shipped net's; a wider one starts
+# from the shipped net widened: models/weights.py, load_exported_widened).
 # Calibrate the result afterwards (models/MODEL.md, "Retrain").
 set -euo pipefail
 . "$(dirname "$0")/gpu-args.sh"
@@ -29,12 +31,16 @@ plan() {  # FIRST_SEED: "KIND SEED SHARDS" for each renderer of the round (the d
         if (( i % 2 )); then echo "det $(( $1 + 140 + i )) 4"; else echo "data $(( $1 + 40 + i )) 3"; fi
     done
 }
-check_arguments() {  # SHARED OUT [MINUTES] [PEAK_LR] [DEVICE] [FIRST_SEED]
+check_arguments() {  # SHARED OUT [MINUTES] [PEAK_LR] [DEVICE] [FIRST_SEED] [CHANNELS]
     local first=${6:-500}
+    if ! [[ ${7:-128x48} =~ ^[1-9][0-9]{0,3}x[1-9][0-9]{0,3}$ ]]; then
+        echo "error: CHANNELS '$7' must be LATExMAPS, two whole numbers from 1 to 9999 (the shipped net's: 128x48)" >&2
+        exit 2
+    fi
     if [[ $first =~ ^(0|[1-9][0-9]{0,8})$ ]]; then plan "$first"; fi | check_round_seeds "$first"
 }
 read_shared_and_out "$0" "$@"
-minutes=${3:-7} lr=${4:-1e-3} device=${5:-cuda} seed=${6:-500}
+minutes=${3:-7} lr=${4:-1e-3} device=${5:-cuda} seed=${6:-500} channels=${7:-128x48}
 PYTHON=${PYTHON:-python3}
 work=var/train-gpu
 mkdir -p "$work/logs"
@@ -51,7 +57,7 @@ render() {  # KIND SEED SHARDS: one renderer process in the background, its log 
 while read -r kind first shards; do render "$kind" "$first" "$shards"; done < <(plan "$seed")
 sleep 35
 "$PYTHON" -m models.train --step crops --from-exported --fresh --device "$device" --crop-minutes "$minutes" \
-    --crop-lr "$lr" --crop-batch 512 --crop-workers "$workers" --threads 2 --work "$work" --out "$out" \
+    --crop-lr "$lr" --crop-late-channels "${channels%x*}" --crop-map-channels "${channels#*x}" --crop-batch 512 --crop-workers "$workers" --threads 2 --work "$work" --out "$out" \
     2>&1 | tee "$out/train.log"
 cp "$work/crops.pt" "$out/"
 stop_renderers

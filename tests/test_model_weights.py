@@ -173,3 +173,46 @@ def test_the_command_hands_the_exported_nets_and_the_device_to_the_trainers(tmp_
     calls.clear()
     assert train.main(["--step", "crops", "--work", str(tmp_path / "w"), "--out", str(tmp_path / "out")]) == 0
     assert calls["crops"]["exported"] is None
+
+
+def test_a_wider_crop_net_starts_from_the_shipped_one_computing_the_same_and_its_new_channels_learn():
+    torch.manual_seed(7)
+    wide = weights.load_exported_widened(CropNet(late=160, maps=64), MODELS / "cardface.onnx")
+    shipped = weights.load_exported(CropNet(), MODELS / "cardface.onnx")
+    x = np.random.default_rng(8).uniform(0, 255, (6, 3, 96, 64)).astype(np.float32)
+    for got, expected in zip(_outputs(wide, x), _outputs(shipped, x)):
+        np.testing.assert_allclose(got.numpy(), expected.numpy(), rtol=0, atol=1e-4 * float(expected.abs().max()))
+    # the heads do not read the new maps yet, but one step of training makes them
+    new_maps = wide.face.weight.view(len(CLASSES), 64, 24)[:, 48:]
+    assert float(new_maps.abs().max()) == 0.0
+    wide.train()
+    weights.freeze_norms(wide)
+    opt = torch.optim.SGD(wide.parameters(), lr=0.1)
+    face, _ = wide(torch.from_numpy(x))
+    torch.nn.functional.cross_entropy(face, torch.zeros(6, dtype=torch.long)).backward()
+    opt.step()
+    assert float(wide.face.weight.view(len(CLASSES), 64, 24)[:, 48:].abs().max()) > 0.0
+
+
+def test_a_crop_net_narrower_than_the_file_is_refused_by_name():
+    with pytest.raises(weights.ExportedWeightsError, match="128 and 48 channels cannot be read into a narrower one"):
+        weights.load_exported_widened(CropNet(late=96, maps=48), MODELS / "cardface.onnx")
+
+
+def test_a_wider_crop_net_is_trained_on_from_the_shipped_one_and_its_checkpoint_kept_to_its_widths(tmp_path):
+    import models.train as train
+    _crop_shard(tmp_path)
+    out = tmp_path / "out"
+    common = ["--step", "crops", "--work", str(tmp_path), "--out", str(out), "--threads", "1", "--crop-batch", "4",
+              "--crop-lr", "1e-4", "--device", "cpu"]
+    assert train.main([*common, "--from-exported", "--crop-minutes", "0.03", "--crop-late-channels", "160",
+                       "--crop-map-channels", "64"]) == 0
+    net = weights.load_exported(CropNet(late=160, maps=64), out / "cardface.onnx")
+    shipped = weights.load_exported(CropNet(), MODELS / "cardface.onnx")
+    x = np.random.default_rng(9).uniform(0, 255, (8, 3, 96, 64)).astype(np.float32)
+    trained, before = _outputs(net, x)[0], _outputs(shipped, x)[0]
+    assert not torch.equal(trained, before)
+    assert (trained.argmax(1) == before.argmax(1)).float().mean() >= 0.75  # trained on a little, from it
+    # resumed at the shipped widths, the checkpoint of the wider net is refused, naming both
+    with pytest.raises(ValueError, match=r"crops.pt holds a CropNet of other widths \(features.5.pw.0.weight: \(160, 96, 1, 1\), this one \(128, 96, 1, 1\)\); train with its widths, or --fresh"):
+        train.main([*common, "--crop-minutes", "0.01"])

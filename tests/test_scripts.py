@@ -16,7 +16,7 @@ def run_script(name, *args):
 
 
 @pytest.mark.parametrize("name, arguments", [
-    ("train-crop-net-gpu.sh", "SHARED OUT [MINUTES] [PEAK_LR] [DEVICE] [FIRST_SEED]"),
+    ("train-crop-net-gpu.sh", "SHARED OUT [MINUTES] [PEAK_LR] [DEVICE] [FIRST_SEED] [CHANNELS]"),
     ("train-mask-net-gpu.sh", "SHARED OUT [MINUTES] [PEAK_LR] [DEVICE] [BATCH] [FIRST_SEED]"),
 ])
 def test_too_few_arguments_show_the_usage(name, arguments):
@@ -94,3 +94,15 @@ def test_a_negative_training_seed_is_refused_by_the_trainer_too():
     with pytest.raises(ValueError, match="training seed -1 must be 0 or more"):
         check_training_seed(-1)
     assert check_training_seed(0) == 0
+
+
+@pytest.mark.parametrize("channels", ["256", "256x", "0x48", "256x96x2", "12345x48"])
+def test_crop_net_channels_that_are_not_two_widths_are_refused_before_anything_is_made(tmp_path, channels):
+    out = tmp_path / "out"
+    (tmp_path / "cards.csv").write_text("id\n", encoding="utf-8")
+    done = subprocess.run(["bash", str(SCRIPTS / "train-crop-net-gpu.sh"), str(tmp_path), str(out), "1", "1e-3",
+                           "cpu", "2300", channels], capture_output=True, text=True, timeout=60,
+                          env={**os.environ, "PYTHON": sys.executable})
+    assert done.returncode == 2, done.stderr
+    assert f"error: CHANNELS '{channels}' must be LATExMAPS" in done.stderr
+    assert not out.exists()
