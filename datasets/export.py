@@ -13,6 +13,9 @@ from datasets.scenes import SceneConfig, SceneError, _render, scene_rng, warm_ca
 FORMATS = ("native", "coco", "yolo")
 LABEL_FORMAT_VERSION = 1
 KEYPOINT_NAMES = ("top_left", "top_right", "bottom_right", "bottom_left")
+# a card less visible than this (buried in a pile, mostly outside the frame) is not one a detector
+# must find: the evaluation (vision.evaluate) and the trainers (models.data) use the same share
+MIN_VISIBLE = 0.5
 
 
 def label_classes() -> list[str]:
@@ -128,9 +131,19 @@ def _bbox(quad, w, h):
     return [round(float(x0), 2), round(float(y0), 2), round(float(x1 - x0), 2), round(float(y1 - y0), 2)]
 
 
+def _inside_frame(quad, w, h) -> np.ndarray:
+    """The part of a card's quad inside the frame, as a polygon (no points when none is)."""
+    frame = np.float32([[0, 0], [w, 0], [w, h], [0, h]])
+    area, part = cv2.intersectConvexConvex(np.float32(quad), frame)
+    return part.reshape(-1, 2) if part is not None and area > 0 else np.zeros((0, 2), np.float32)
+
+
 def to_coco(all_labels: list[dict], art_names=()) -> dict:
-    """COCO detection + keypoints: one category per face (and ``back``), the quad as a polygon
-    ``segmentation`` and as four keypoints (visibility 2 inside the frame, 0 outside)."""
+    """COCO detection + keypoints: one category per face (and ``back``), the quad's part inside the
+    frame as the polygon ``segmentation`` (its ``area`` that part's), the whole quad as four keypoints
+    (visibility 2 inside the frame, 0 outside). A card less than MIN_VISIBLE visible (buried in a pile,
+    mostly out of the frame) is marked ``iscrowd: 1``, which COCO's evaluation and most trainers take
+    as a region to ignore: neither to be found nor a false alarm where it is."""
     classes = label_classes()
     cat = {c: i + 1 for i, c in enumerate(classes)}
     images, anns = [], []
@@ -142,9 +155,13 @@ def to_coco(all_labels: list[dict], art_names=()) -> dict:
             kps = []
             for x, y in q:
                 kps += [x, y, 2 if 0 <= x < w and 0 <= y < h else 0]
+            inside = _inside_frame(q, w, h)
+            if len(inside) < 3:
+                continue  # (a card wholly outside the frame: nothing of it to box)
             anns.append({"id": len(anns) + 1, "image_id": i + 1, "category_id": cat[c["face"]],
-                         "bbox": _bbox(q, w, h), "area": round(abs(cv2.contourArea(np.float32(q))), 1),
-                         "segmentation": [[v for xy in q for v in xy]], "iscrowd": 0,
+                         "bbox": _bbox(q, w, h), "area": round(abs(float(cv2.contourArea(inside))), 1),
+                         "segmentation": [[round(float(v), 2) for xy in inside for v in xy]],
+                         "iscrowd": int(c["visible"] < MIN_VISIBLE),
                          "keypoints": kps, "num_keypoints": sum(1 for v in kps[2::3] if v),
                          "card": c["card"], "face_up": c["face_up"], "visible": c["visible"]})
     cats = [{"id": cat[c], "name": c, "supercategory": "card", "keypoints": list(KEYPOINT_NAMES),
@@ -156,14 +173,15 @@ def to_coco(all_labels: list[dict], art_names=()) -> dict:
 
 def write_yolo(all_labels: list[dict], out: Path) -> None:
     """YOLO pose labels beside the native ones: labels/NNNNNN.txt with ``class cx cy w h`` and the four
-    corners ``x y v`` (normalised), and data.yaml naming the classes."""
+    corners ``x y v`` (normalised), and data.yaml naming the classes. YOLO has no region to ignore,
+    so a card less than MIN_VISIBLE visible (buried in a pile) is left out."""
     classes = label_classes()
     for i, lab in enumerate(all_labels):
         w, h = lab["width"], lab["height"]
         lines = []
         for c in lab["cards"]:
             bx, by, bw, bh = _bbox(c["quad"], w, h)
-            if bw <= 0 or bh <= 0:
+            if bw <= 0 or bh <= 0 or c["visible"] < MIN_VISIBLE:
                 continue
             parts = [classes.index(c["face"]), (bx + bw / 2) / w, (by + bh / 2) / h, bw / w, bh / h]
             for x, y in c["quad"]:

@@ -373,6 +373,33 @@ def test_synth_command_writes_scenes_labels_and_crops(tmp_path, fmt):
     assert (other / "images" / "000002.jpg").read_bytes() == (tmp_path / "images" / "000002.jpg").read_bytes()
 
 
+def _exported_card(card, face, quad, visible):
+    return {"card": card, "face": face, "quad": quad, "face_up": True, "visible": visible}
+
+
+def test_coco_and_yolo_exports_keep_to_the_frame_and_set_buried_cards_aside(tmp_path):
+    from datasets.export import to_coco, write_yolo
+    labels = [{"width": 200, "height": 100, "cards": [
+        _exported_card("pine-crane", "pine-crane", [[10, 10], [50, 10], [50, 70], [10, 70]], 1.0),
+        # half of it out of the frame on the right: 40 x 60 in all, 20 x 60 inside
+        _exported_card("plum-poetry", "plum-poetry", [[180, 20], [220, 20], [220, 80], [180, 80]], 0.5),
+        # buried under the others in a pile
+        _exported_card("cherry-curtain", "cherry-curtain", [[30, 20], [70, 20], [70, 80], [30, 80]], 0.2),
+    ]}]
+    coco = to_coco(labels)
+    whole, cut, buried = coco["annotations"]
+    assert whole["area"] == 2400.0 and whole["iscrowd"] == 0
+    assert cut["area"] == 1200.0 and cut["iscrowd"] == 0
+    assert max(cut["segmentation"][0][0::2]) == 200 and cut["bbox"] == [180.0, 20.0, 20.0, 60.0]
+    assert [v for v in cut["keypoints"][2::3]] == [2, 0, 0, 2]  # the whole quad's corners, outside ones not visible
+    assert buried["iscrowd"] == 1  # COCO's region to ignore: neither to be found nor a false alarm
+    (tmp_path / "labels").mkdir()
+    write_yolo(labels, tmp_path)
+    rows = (tmp_path / "labels" / "000000.txt").read_text().splitlines()
+    classes = label_classes()
+    assert [int(r.split()[0]) for r in rows] == [classes.index("pine-crane"), classes.index("plum-poetry")]
+
+
 def test_synth_and_deck_refuse_bad_arguments_clearly(tmp_path):
     afile = tmp_path / "file"
     afile.write_text("x")
