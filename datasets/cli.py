@@ -235,6 +235,14 @@ def _clear_earlier_run(out: Path, overwrite: bool) -> None:
     """Scenes of an earlier run in ``out`` are refused, or with ``overwrite`` removed first: written
     over, a smaller run left the earlier run's other images, its crops and its annotations.json,
     which no longer matched the images (a training job read them together)."""
+    # a part of the run that is there as the wrong kind (a file named images, a folder named
+    # dataset.json) is said now, before anything is cleared: found at the first write, it stopped the
+    # run after the earlier one was removed
+    wrong = [f"{name} is not a folder" for name in RUN_FOLDERS if (out / name).exists() and not (out / name).is_dir()]
+    wrong += [f"{name} is not a file" for name in RUN_FILES if (out / name).exists() and not (out / name).is_file()]
+    if wrong:
+        raise ValueError(f"--out {out}: {', '.join(wrong)}, where the run writes one: move it, or choose "
+                         f"another folder")
     written = {name: [f for f in (out / name).iterdir() if RUN_FILE_NAMES[name].fullmatch(f.name) and f.is_file()]
                for name in RUN_FOLDERS if (out / name).is_dir()}
     # something else in a folder a run writes to is refused, --overwrite or not: the scenes would be

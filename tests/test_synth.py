@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import json
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -522,12 +523,34 @@ def test_synth_into_a_folder_of_an_earlier_run_is_refused_unless_it_is_to_replac
     assert r.returncode == 2 and "--out must name a folder, not an empty string" in r.stderr
 
 
-def test_synth_says_what_it_could_not_write(tmp_path):
-    (tmp_path / "dataset.json").mkdir()  # a traceback before (IsADirectoryError)
+def test_synth_says_what_it_could_not_write(tmp_path, monkeypatch):
+    import datasets.export
+
+    def disk_full(*args, **kwargs):  # (a traceback before)
+        raise OSError(28, "No space left on device", str(tmp_path / "images" / "000004.jpg"))
+    monkeypatch.setattr(datasets.export, "generate", disk_full)
     r = _cli("synth", "--art", "demo", "--count", "1", "--out", str(tmp_path), "--size", "320x180")
     assert r.returncode == 2 and "Traceback" not in r.stderr, r.stderr
-    assert "cannot write the scenes" in r.stderr and "dataset.json" in r.stderr
+    assert "cannot write the scenes" in r.stderr and "000004.jpg" in r.stderr
     assert f"the scenes written so far are left in {tmp_path}, without dataset.json: give --overwrite" in r.stderr
+
+
+@pytest.mark.parametrize("part, kind", [("images", "file"), ("crops", "file"), ("dataset.json", "folder"),
+                                        ("annotations.json", "folder")])
+def test_a_part_of_the_run_there_as_the_wrong_kind_is_refused_before_the_earlier_run_is_cleared(tmp_path, part, kind):
+    # found at its first write, it stopped the run after --overwrite had removed the earlier one
+    run = ("synth", "--art", "demo", "--count", "2", "--out", str(tmp_path), "--size", "320x180")
+    assert _cli(*run).returncode == 0
+    if kind == "file":
+        shutil.rmtree(tmp_path / part, ignore_errors=True)
+        (tmp_path / part).write_text("mine")
+    else:
+        (tmp_path / part).unlink(missing_ok=True)
+        (tmp_path / part).mkdir()
+    r = _cli(*run, "--overwrite", "--crops", "--format", "coco")
+    what = "folder" if kind == "file" else "file"
+    assert r.returncode == 2 and f"--out {tmp_path}: {part} is not a {what}, where the run writes one" in r.stderr, r.stderr
+    assert len(list((tmp_path / "labels").glob("*.json"))) == 2  # the earlier run still there
 
 
 def test_a_card_picture_cut_short_by_a_full_disk_is_not_left_named_as_the_card(tmp_path, monkeypatch):
