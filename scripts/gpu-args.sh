@@ -1,7 +1,8 @@
 # Sourced by the GPU training scripts: their first two arguments, SHARED and OUT, as the caller named
 # them (relative to the folder it was run from), set as $shared and $out; then the checkout is the
 # working folder. Too few arguments show the script's usage; a SHARED that is not there is said,
-# never passed over for another shared folder.
+# never passed over for another shared folder. With GPU_PLAN_ONLY=1 in the environment a script
+# checks its arguments, prints its renderers ("KIND SEED SHARDS", one a line) and stops there.
 read_shared_and_out() {  # SCRIPT ARGS...
     local script=$1
     shift
@@ -16,6 +17,7 @@ read_shared_and_out() {  # SCRIPT ARGS...
     shared=$(cd "$1" && pwd)
     # the script's own checks of its other arguments, where it has them, before OUT is made
     if declare -F check_arguments >/dev/null; then check_arguments "$@"; fi
+    if [ -n "${GPU_PLAN_ONLY:-}" ]; then exit 0; fi
     mkdir -p "$2"
     out=$(cd "$2" && pwd)
     cd "$(dirname "$script")/.."
@@ -30,12 +32,19 @@ check_round_seeds() {  # FIRST_SEED, with the round's renderers on standard inpu
         echo "error: FIRST_SEED '$first' must be a whole number, 0 or more, of at most 9 digits and no leading zero" >&2
         exit 2
     fi
-    (cd "$(dirname "${BASH_SOURCE[0]}")/.." && "${PYTHON:-python3}" -c 'import sys; from datasets.splits import check_training_seed as c
+    # two renderers of one kind on one seed render the same scenes: the round would train on fewer
+    (cd "$(dirname "${BASH_SOURCE[0]}")/.." && "${PYTHON:-python3}" -c 'import os, sys; from datasets.splits import check_training_seed as c
+given = set()
 try:
     for line in sys.stdin:
-        seed = int(line.split()[1])
+        kind, seed = line.split()[0], int(line.split()[1])
         c(seed)
         c(seed + 100)
+        if (kind, seed) in given:
+            raise ValueError(f"two renderers would render the same scenes (seed {seed}): the round plan is wrong")
+        given.add((kind, seed))
+        if os.environ.get("GPU_PLAN_ONLY"):
+            print(line.strip())
 except ValueError as e:
     sys.exit(f"error: FIRST_SEED {sys.argv[1]!r}: {e}")' "$first") || exit 2
 }

@@ -8,9 +8,10 @@
 #
 # SHARED: the shared data folder (its cards.csv, cardart/ and backgrounds/); OUT: where the trained
 # cardface.onnx, the checkpoint and the logs go; MINUTES of training (default 7); PEAK_LR (default
-# 1e-3); DEVICE (default cuda); FIRST_SEED of the renderers (default 500; on 16 cores the first kind
+# 1e-3); DEVICE (default cuda); FIRST_SEED of the renderers (default 2600; on 16 cores the first kind
 # of crops renders from FIRST_SEED to FIRST_SEED + 50, the detector's quads from FIRST_SEED + 201 to
-# FIRST_SEED + 249, more with more cores: a later round picks a FIRST_SEED 300 higher to cut new crops);
+# FIRST_SEED + 249, more with more cores: a later round picks a FIRST_SEED 300 higher to cut new crops;
+# below 1000 the validation seeds lie near, and with many cores a renderer may land on one: refused);
 # CHANNELS, LATExMAPS, the crop net's widths (default 128x48, the shipped net's; a wider one starts
 # from the shipped net widened: models/weights.py, load_exported_widened).
 # Calibrate the result afterwards (models/MODEL.md, "Retrain").
@@ -27,12 +28,14 @@ plan() {  # FIRST_SEED: "KIND SEED SHARDS" for each renderer of the round (the d
     for i in $(seq 0 $(( steady - 1 ))); do
         if (( i % 2 )); then echo "det $(( $1 + 100 + i )) 1000"; else echo "data $(( $1 + i )) 1000"; fi
     done
+    # (from FIRST_SEED + 40, or after the steady ones where there are more)
+    local after=$(( steady > 40 ? steady : 40 ))
     for i in $(seq 0 $(( burst - 1 ))); do  # about half a minute of rendering each
-        if (( i % 2 )); then echo "det $(( $1 + 140 + i )) 4"; else echo "data $(( $1 + 40 + i )) 3"; fi
+        if (( i % 2 )); then echo "det $(( $1 + 100 + after + i )) 4"; else echo "data $(( $1 + after + i )) 3"; fi
     done
 }
 check_arguments() {  # SHARED OUT [MINUTES] [PEAK_LR] [DEVICE] [FIRST_SEED] [CHANNELS]
-    local first=${6:-500}
+    local first=${6:-2600}
     if ! [[ ${7:-128x48} =~ ^[1-9][0-9]{0,3}x[1-9][0-9]{0,3}$ ]]; then
         echo "error: CHANNELS '$7' must be LATExMAPS, two whole numbers from 1 to 9999 (the shipped net's: 128x48)" >&2
         exit 2
@@ -40,7 +43,7 @@ check_arguments() {  # SHARED OUT [MINUTES] [PEAK_LR] [DEVICE] [FIRST_SEED] [CHA
     if [[ $first =~ ^(0|[1-9][0-9]{0,8})$ ]]; then plan "$first"; fi | check_round_seeds "$first"
 }
 read_shared_and_out "$0" "$@"
-minutes=${3:-7} lr=${4:-1e-3} device=${5:-cuda} seed=${6:-500} channels=${7:-128x48}
+minutes=${3:-7} lr=${4:-1e-3} device=${5:-cuda} seed=${6:-2600} channels=${7:-128x48}
 PYTHON=${PYTHON:-python3}
 work=var/train-gpu
 mkdir -p "$work/logs"

@@ -8,8 +8,9 @@
 # SHARED: the shared data folder (its cards.csv, cardart/, backgrounds/ and the foreign decks); OUT:
 # where the trained cardmask.onnx, the checkpoint and the logs go; MINUTES of training (default 6);
 # PEAK_LR (default 1e-3); DEVICE (default cuda); BATCH (default 128); FIRST_SEED of the renderers
-# (default 1100: a round takes FIRST_SEED to FIRST_SEED + 99, so a later one starts 100 higher to
-# render new scenes; the scenes of an earlier round in var/train-gpu-mask/scenes are trained on too).
+# (default 1100: on up to 75 cores a round takes FIRST_SEED to FIRST_SEED + 99, so a later one starts
+# 100 higher to render new scenes, more on more cores; the scenes of an earlier round in
+# var/train-gpu-mask/scenes are trained on too).
 # Calibrate the result afterwards (models/MODEL.md, "Retrain": the size first, then the threshold).
 set -euo pipefail
 . "$(dirname "$0")/gpu-args.sh"
@@ -21,8 +22,10 @@ steady=$(( cores - workers - 1 > 1 ? cores - workers - 1 : 1 ))
 plan() {  # FIRST_SEED: "data SEED SHARDS" for each renderer of the round
     local i
     for i in $(seq 0 $(( steady - 1 ))); do echo "data $(( $1 + i )) 1000"; done
-    # (from FIRST_SEED + 50: training seeds, checked as the others)
-    for i in $(seq 0 $(( workers ))); do echo "data $(( $1 + 50 + i )) 4"; done  # about 25 seconds each
+    # (from FIRST_SEED + 50, or after the steady ones where there are more: training seeds, checked
+    # as the others)
+    local burst=$(( steady > 50 ? steady : 50 ))
+    for i in $(seq 0 $(( workers ))); do echo "data $(( $1 + burst + i )) 4"; done  # about 25 seconds each
 }
 check_arguments() {  # SHARED OUT [MINUTES] [PEAK_LR] [DEVICE] [BATCH] [FIRST_SEED]
     local first=${7:-1100}

@@ -106,3 +106,39 @@ def test_crop_net_channels_that_are_not_two_widths_are_refused_before_anything_i
     assert done.returncode == 2, done.stderr
     assert f"error: CHANNELS '{channels}' must be LATExMAPS" in done.stderr
     assert not out.exists()
+
+
+def _plan(tmp_path, name, cores, arguments):
+    (tmp_path / "cards.csv").write_text("id\n", encoding="utf-8")
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir(exist_ok=True)
+    (bin_dir / "nproc").write_text(f"#!/bin/sh\necho {cores}\n", encoding="utf-8")
+    (bin_dir / "nproc").chmod(0o755)
+    env = {**os.environ, "PYTHON": sys.executable, "GPU_PLAN_ONLY": "1",
+           "PATH": f"{bin_dir}{os.pathsep}{os.environ['PATH']}"}
+    return subprocess.run(["bash", str(SCRIPTS / name), str(tmp_path), str(tmp_path / "out"), *arguments],
+                          capture_output=True, text=True, timeout=60, env=env)
+
+
+@pytest.mark.parametrize("name, cores, renderers", [
+    # on 56 cores and more the crop script's default FIRST_SEED (500 then) put a renderer on validation seed 777
+    ("train-crop-net-gpu.sh", 56, 56), ("train-crop-net-gpu.sh", 128, 128), ("train-crop-net-gpu.sh", 16, 16),
+    # on 76 cores and more the mask script gave two renderers the same seeds
+    ("train-mask-net-gpu.sh", 80, 80), ("train-mask-net-gpu.sh", 16, 16),
+])
+def test_the_default_round_plans_hold_on_many_cores_each_renderer_its_own_seed(tmp_path, name, cores, renderers):
+    done = _plan(tmp_path, name, cores, [])
+    assert done.returncode == 0, done.stderr
+    plan = [line.split() for line in done.stdout.splitlines()]
+    assert len(plan) == renderers and len({(kind, seed) for kind, seed, _ in plan}) == renderers
+    assert not (tmp_path / "out").exists()  # (the plan only: nothing made, nothing rendered)
+
+
+def test_a_plan_that_gives_two_renderers_one_seed_is_refused(tmp_path):
+    # (the mask script's plan as it was on 80 cores: steady renderers from FIRST_SEED, the first
+    # seconds' from FIRST_SEED + 50)
+    plan = "".join(f"data {1100 + i} 1000\n" for i in range(53)) + "data 1150 4\n"
+    done = subprocess.run(["bash", "-c", f'. "{SCRIPTS / "gpu-args.sh"}"; check_round_seeds 1100'], input=plan,
+                          capture_output=True, text=True, timeout=60, env={**os.environ, "PYTHON": sys.executable})
+    assert done.returncode == 2
+    assert "two renderers would render the same scenes (seed 1150)" in done.stderr
