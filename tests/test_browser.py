@@ -1197,3 +1197,23 @@ def test_a_settlement_says_the_pot_carried_as_an_amount_and_no_fee_where_none_is
         assert page.inner_text("#carry-out") == "Pot carried to the next round: 200"
         assert "Fee (terazen" not in page.inner_text("body")
         assert errors == [], errors
+
+
+def test_a_pair_short_of_the_stones_due_is_shown_paying_what_it_holds(tmp_path):
+    """A pair with 1 stone that lost 2 was left at -1 stones."""
+    from kakeya_play import deal, play
+    players = ["Aki", "Ben", "Cho", "Dan"]
+    session = {"game": "kakeya-toranpu", "players": [{"name": p} for p in players], "dealers": ["Ben", "Dan"],
+               "house": {"stones_per_pair": 1}}
+    with page_on_a_fake_table(tmp_path, session) as (page, errors, service, _):
+        for cards in play(players, deal(players, seed=3), leader="Aki", seed=3):
+            service.add_trick({"cards": cards})
+        result = service.settle()["result"]
+        assert result["stones"] > 1 and result["stones_paid"] == 1  # (the hand this seed deals)
+        page.wait_for_selector("#stones-paid", timeout=10000)
+        winners = " and ".join(result["winner"])
+        assert page.inner_text("#stones-paid") == (f"Stones 石: 1 of the {result['stones']} due (all they have) "
+                                                      f"from the losing pair to {winners} ({result['decided_by']})")
+        net = page.inner_text("#net-table")
+        assert "+1 wins" in net and "-1 pays" in net and f"-{result['stones']}" not in net
+        assert errors == [], errors

@@ -153,10 +153,14 @@ def test_fifteen_picture_cards():
 
 @pytest.mark.parametrize("held, left, over", [({"ann+cat": 5, "bob+dan": 5}, {"ann+cat": 7, "bob+dan": 3}, False),
                                               ({"ann+cat": 1, "bob+dan": 2}, {"ann+cat": 3, "bob+dan": 0}, True),
-                                              ({"ann+cat": 1, "bob+dan": 1}, {"ann+cat": 3, "bob+dan": -1}, True)])
+                                              # the losers pay the one stone they have of the 2 due (they
+                                              # were left with -1, and the winners paid 2)
+                                              ({"ann+cat": 1, "bob+dan": 1}, {"ann+cat": 2, "bob+dan": 0}, True)])
 def test_stones_held_and_game_end(held, left, over):
     out = settle_round({**scenario_15(), "stones_held": held})
     assert out["stones_left"] == left and out["game_over"] is over
+    paid = left["ann+cat"] - held["ann+cat"]
+    assert out["stones_paid"] == paid and out["net"] == {"ann+cat": paid, "bob+dan": -paid} and out["stones"] == 2
     assert "stones_left" not in settle_round(scenario_15())
 
 

@@ -115,9 +115,10 @@ def may_play(card: str, led: str | None, hand: set[str] | list[str], rensho: str
 
 
 def _stones_left(held: Any, active_pairs: list[tuple[str, str]], winners: tuple[str, str],
-                 stones: int) -> dict[str, int] | None:
-    """With ``stones_held`` (each playing pair's stones before the hand): what each holds after it.
-    The game ends when a partnership has no stones left (§10 KT5)."""
+                 stones: int) -> tuple[dict[str, int], int] | None:
+    """With ``stones_held`` (each playing pair's stones before the hand): what each holds after it,
+    and the stones paid. The losers pay what they have, at most the stones due: the game ends when a
+    partnership has no stones left (§8, §10 KT5), so none can owe stones it does not hold."""
     if held is None:
         return None
     names = [pair_name(p) for p in active_pairs]
@@ -125,7 +126,9 @@ def _stones_left(held: Any, active_pairs: list[tuple[str, str]], winners: tuple[
             isinstance(v, int) and not isinstance(v, bool) and v > 0 for v in held.values()):
         raise RoundError(f"field 'stones_held' must give each playing pair ({', '.join(names)}) "
                          f"its stones, a positive whole number, not {held!r}")
-    return {n: held[n] + (stones if n == pair_name(winners) else -stones) for n in names}
+    losers = next(n for n in names if n != pair_name(winners))
+    paid = min(stones, held[losers])
+    return {n: held[n] + (paid if n == pair_name(winners) else -paid) for n in names}, paid
 
 
 def trick_winner(cards: list[WesternCard], trump: str, rensho: str) -> int:
@@ -234,11 +237,12 @@ def settle(round_: Mapping[str, Any], house: Mapping[str, Any]) -> dict:
     else:
         aces = {c for c in pictures[winners] if c.startswith("A")}
     stones, ace_bonus, count_bonus = stones_for(counts[winners], aces, rensho, trump_ace)
-    stones_left = _stones_left(round_.get("stones_held"), active_pairs, winners, stones)
+    after = _stones_left(round_.get("stones_held"), active_pairs, winners, stones)
+    stones_left, paid = after if after is not None else (None, stones)
 
     pair_net = {pair_name(pair): 0 for pair in pairs}
-    pair_net[pair_name(winners)] = stones
-    pair_net[pair_name(losers)] = -stones
+    pair_net[pair_name(winners)] = paid
+    pair_net[pair_name(losers)] = -paid
     out = {
         "game": NAME,
         "house": house_as_played(house),
@@ -256,7 +260,7 @@ def settle(round_: Mapping[str, Any], house: Mapping[str, Any]) -> dict:
         "trump_label_ja": SUIT_JA[trump],
         "rensho": rensho,
         "rensho_dealt_to": holder[rensho],
-        **({"stones_left": stones_left, "game_over": any(v <= 0 for v in stones_left.values())}
+        **({"stones_left": stones_left, "stones_paid": paid, "game_over": any(v <= 0 for v in stones_left.values())}
            if stones_left is not None else {}),
         "next_dealers": list(losers),  # from the second deal on the losing pair deals (and sits out with 6)
         "pairs": [list(pair) for pair in pairs],

@@ -334,8 +334,11 @@ function renderPending(s) {
   const extra = [];
   // (a fee of 0, where the house takes none, said nothing but noise)
   for (const key of ["fee", "house_fee", "terazen"]) if (p.result[key] !== undefined && p.result[key] !== 0) extra.push(el("p", {}, `Fee (terazen 寺銭): ${JSON.stringify(p.result[key])}`));
-  if (p.result.stones !== undefined) extra.push(el("p", {id: "stones"}, `Stones 石: ${p.result.stones} from the losing pair to ` +
-    `${(p.result.winner || []).join(" and ")} (${p.result.decided_by})`));
+  // (the losers pay what they hold: fewer than due once they run out, and the game ends)
+  const short = p.result.stones_paid !== undefined && p.result.stones_paid < p.result.stones;
+  if (p.result.stones !== undefined) extra.push(el("p", {id: "stones-paid"}, "Stones 石: " +
+    (short ? `${p.result.stones_paid} of the ${p.result.stones} due (all they have)` : `${p.result.stones}`) +
+    ` from the losing pair to ${(p.result.winner || []).join(" and ")} (${p.result.decided_by})`));
   if (p.result.carry) extra.push(el("p", {id: "carry-out"}, `Pot carried to the next round: ${text.carry || Number(p.result.carry).toLocaleString("en-US", {maximumFractionDigits: 6})}`));
   // the note above the amounts, and Cancel beside Confirm, never above or below it: a note appearing
   // as the dealer reached for Cancel moved Confirm under his finger, and booked the old result
