@@ -238,8 +238,9 @@ def _clear_earlier_run(out: Path, overwrite: bool) -> None:
     # a part of the run that is there as the wrong kind (a file named images, a folder named
     # dataset.json) is said now, before anything is cleared: found at the first write, it stopped the
     # run after the earlier one was removed
-    wrong = [f"{name} is not a folder" for name in RUN_FOLDERS if (out / name).exists() and not (out / name).is_dir()]
-    wrong += [f"{name} is not a file" for name in RUN_FILES if (out / name).exists() and not (out / name).is_file()]
+    # (a link that leads nowhere is there too: os.path.lexists)
+    wrong = [f"{name} is not a folder" for name in RUN_FOLDERS if os.path.lexists(out / name) and not (out / name).is_dir()]
+    wrong += [f"{name} is not a file" for name in RUN_FILES if os.path.lexists(out / name) and not (out / name).is_file()]
     if wrong:
         raise ValueError(f"--out {out}: {', '.join(wrong)}, where the run writes one: move it, or choose "
                          f"another folder")

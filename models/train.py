@@ -223,7 +223,7 @@ def _start_from_export(model, exported: Path | None, ckpt: Path, resume: bool, w
     if exported is None or (resume and ckpt.is_file()):
         return
     from models.weights import load_exported, load_exported_widened
-    (load_exported_widened if widened else load_exported)(model, exported)
+    (load_exported_widened if widened else load_exported)(model, exported)  # (widened: a crop net, of the file's widths or wider)
     model.frozen_norms = True
     log("started from", exported)
 
@@ -236,14 +236,23 @@ def _resume(model, opt, ckpt: Path, resume: bool) -> None:
         _load_state(model, opt, state, ckpt)
 
 
+class CheckpointError(ValueError):
+    """A checkpoint to resume holds a net of another shape than the one asked for."""
+
+
+# what sets each net's shape, for the message when a checkpoint is of another one
+_SHAPE_OPTIONS = {"CropNet": "--crop-late-channels and --crop-map-channels", "MaskNet": "--mask-centres or not"}
+
+
 def _load_state(model, opt, state: dict, ckpt: Path) -> None:
     ours = model.state_dict()
     for name, value in state["model"].items():
         if name in ours and tuple(value.shape) != tuple(ours[name].shape):
-            # another width of the same net (--crop-late-channels, --crop-map-channels)
-            raise ValueError(f"{ckpt} holds a {type(model).__name__} of other widths ({name}: "
-                             f"{tuple(value.shape)}, this one {tuple(ours[name].shape)}); train with its "
-                             f"widths, or --fresh")
+            # (a traceback of load_state_dict's before)
+            kind = type(model).__name__
+            raise CheckpointError(f"{ckpt} holds a {kind} of another shape ({name}: {tuple(value.shape)}, "
+                                  f"this one {tuple(ours[name].shape)}): train with the "
+                                  f"{_SHAPE_OPTIONS.get(kind, 'options')} it was trained with, or --fresh")
     model.load_state_dict(state["model"])
     opt.load_state_dict(state["opt"])
     model.frozen_norms = bool(state.get("frozen_norms", False))
@@ -407,8 +416,7 @@ def train_crops(minutes: float, work: Path, out: Path, threads: int, batch: int 
     model = CropNet(late=late or CROP_LATE_CHANNELS, maps=maps or CROP_MAP_CHANNELS)
     log(f"crop net: {count_parameters(model)} parameters ({model.late} and {model.maps} channels late), on {device}")
     ckpt = work / "crops.pt"
-    _start_from_export(model, exported, ckpt, resume,
-                       widened=(model.late, model.maps) != (CROP_LATE_CHANNELS, CROP_MAP_CHANNELS))
+    _start_from_export(model, exported, ckpt, resume, widened=True)
     model.to(device)
     if device == "cuda":
         torch.backends.cudnn.benchmark = True  # one crop size throughout: let cuDNN pick its fastest kernels
@@ -732,7 +740,9 @@ def main(argv: list[str] | None = None) -> int:
     mask_exported = crops_exported = None
     if a.from_exported is not None:
         mask_exported, crops_exported = a.from_exported / "cardmask.onnx", a.from_exported / "cardface.onnx"
-        missing = [str(f) for f in (mask_exported, crops_exported) if not f.is_file()]
+        # (only the nets this step trains: a folder holding a crop net alone is one to train the crop net on from)
+        used = [f for f, steps in ((mask_exported, ("all", "mask")), (crops_exported, ("all", "crops"))) if a.step in steps]
+        missing = [str(f) for f in used if not f.is_file()]
         if missing:
             p.error(f"--from-exported: no exported net at {', '.join(missing)}")
     if a.step in ("all", "data", "detector-crops", "calibrate"):
@@ -746,6 +756,16 @@ def main(argv: list[str] | None = None) -> int:
             p.error(str(exc))
     a.work.mkdir(parents=True, exist_ok=True)
     a.out.mkdir(parents=True, exist_ok=True)
+    from models.weights import ExportedWeightsError
+    try:
+        _run_steps(a, device, mask_exported, crops_exported)
+    except (ExportedWeightsError, CheckpointError) as exc:  # (a net that does not fit: said, no traceback)
+        print(f"python -m models.train: error: {exc}", file=sys.stderr)
+        return 2
+    return 0
+
+
+def _run_steps(a, device: str, mask_exported: Path | None, crops_exported: Path | None) -> None:
     if a.step in ("all", "data"):
         write_shards(a.work, a.seed, a.shards, a.per_shard, a.shared)
     if a.step in ("all", "mask"):
@@ -768,7 +788,6 @@ def main(argv: list[str] | None = None) -> int:
                     peak_lr=a.crop_lr, style_shift=a.style_shift, device=device, workers=a.crop_workers,
                     late=a.crop_late_channels, maps=a.crop_map_channels)
         calibrate(a.work, a.out, a.val_scenes, a.shared, input_long_side=a.input_long_side)
-    return 0
 
 
 if __name__ == "__main__":

@@ -141,18 +141,35 @@ def freeze_norms(model) -> None:
             m.eval()
 
 
+def exported_crop_widths(path: Path | str) -> tuple[int, int]:
+    """The widths (``late``, ``maps``: nets.CropNet's) of the crop net exported at ``path``, from its
+    last convolution (``maps`` x ``late`` x 1 x 1, before the two heads)."""
+    path = Path(path)
+    if not path.is_file():
+        raise ExportedWeightsError(f"no exported net at {path}")
+    layers = _exported_layers(path)
+    if len(layers) < 3 or layers[-3][0].ndim != 4 or layers[-3][0].shape[2:] != (1, 1):
+        raise ExportedWeightsError(f"{path} is not a crop net")
+    maps, late = layers[-3][0].shape[:2]
+    return int(late), int(maps)
+
+
 def load_exported_widened(model, path: Path | str):
-    """Fill a CropNet ``model`` that is wider than the exported one at ``path`` (more channels in its
-    last stage or its maps: nets.CropNet's ``late`` and ``maps``) so that it computes what the file
-    does: the exported weights fill the leading channels, the weights by which a new channel feeds
-    an old one or a head are zero, and the new channels keep their random start (so they learn:
-    the heads' gradients reach them). Its batch norms are identities for the new channels too.
-    Returns ``model``; raises ExportedWeightsError when the file is not a crop net this one widens."""
+    """Fill a CropNet ``model`` from the crop net exported at ``path``, of its widths or narrower
+    (fewer channels in its last stage or its maps: nets.CropNet's ``late`` and ``maps``), so that it
+    computes what the file does: a narrower file's weights fill the leading channels, the weights by
+    which a new channel feeds an old one or a head are zero, and the new channels keep their random
+    start (so they learn: the heads' gradients reach them). Its batch norms are identities for the
+    new channels too. Returns ``model``; raises ExportedWeightsError when the file is not a crop net
+    this one is or widens."""
     import torch
     from torch import nn
 
     from models.nets import CropNet
-    exported = load_exported(CropNet(n_classes=model.face.out_features), path)
+    late, maps = exported_crop_widths(path)
+    if (late, maps) == (model.late, model.maps):
+        return load_exported(model, path)
+    exported = load_exported(CropNet(n_classes=model.face.out_features, late=late, maps=maps), path)
     if model.late < exported.late or model.maps < exported.maps:
         raise ExportedWeightsError(f"{path}: a crop net of {exported.late} and {exported.maps} channels "
                                    f"cannot be read into a narrower one ({model.late} and {model.maps})")

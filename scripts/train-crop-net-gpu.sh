@@ -36,8 +36,11 @@ plan() {  # FIRST_SEED: "KIND SEED SHARDS" for each renderer of the round (the d
 }
 check_arguments() {  # SHARED OUT [MINUTES] [PEAK_LR] [DEVICE] [FIRST_SEED] [CHANNELS]
     local first=${6:-2600}
-    if ! [[ ${7:-128x48} =~ ^[1-9][0-9]{0,3}x[1-9][0-9]{0,3}$ ]]; then
-        echo "error: CHANNELS '$7' must be LATExMAPS, two whole numbers from 1 to 9999 (the shipped net's: 128x48)" >&2
+    # (the round trains on from the shipped net: as wide as it, or wider, up to the trainer's 4096)
+    local channels=${7:-128x48}
+    if ! [[ $channels =~ ^([1-9][0-9]{0,3})x([1-9][0-9]{0,3})$ ]] || (( BASH_REMATCH[1] < 128 || BASH_REMATCH[1] > 4096 \
+            || BASH_REMATCH[2] < 48 || BASH_REMATCH[2] > 4096 )); then
+        echo "error: CHANNELS '$channels' must be LATExMAPS, LATE from 128 and MAPS from 48 (the shipped net's widths) to 4096" >&2
         exit 2
     fi
     if [[ $first =~ ^(0|[1-9][0-9]{0,8})$ ]]; then plan "$first"; fi | check_round_seeds "$first"

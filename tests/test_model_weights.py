@@ -199,7 +199,7 @@ def test_a_crop_net_narrower_than_the_file_is_refused_by_name():
         weights.load_exported_widened(CropNet(late=96, maps=48), MODELS / "cardface.onnx")
 
 
-def test_a_wider_crop_net_is_trained_on_from_the_shipped_one_and_its_checkpoint_kept_to_its_widths(tmp_path):
+def test_a_wider_crop_net_is_trained_on_from_the_shipped_one_and_its_checkpoint_kept_to_its_widths(tmp_path, capsys):
     import models.train as train
     _crop_shard(tmp_path)
     out = tmp_path / "out"
@@ -214,5 +214,19 @@ def test_a_wider_crop_net_is_trained_on_from_the_shipped_one_and_its_checkpoint_
     assert not torch.equal(trained, before)
     assert (trained.argmax(1) == before.argmax(1)).float().mean() >= 0.75  # trained on a little, from it
     # resumed at the shipped widths, the checkpoint of the wider net is refused, naming both
-    with pytest.raises(ValueError, match=r"crops.pt holds a CropNet of other widths \(features.5.pw.0.weight: \(160, 96, 1, 1\), this one \(128, 96, 1, 1\)\); train with its widths, or --fresh"):
-        train.main([*common, "--crop-minutes", "0.01"])
+    assert train.main([*common, "--crop-minutes", "0.01"]) == 2
+    said = capsys.readouterr().err
+    assert "crops.pt holds a CropNet of another shape (features.5.pw.0.weight: (160, 96, 1, 1), this one " \
+           "(128, 96, 1, 1)): train with the --crop-late-channels and --crop-map-channels it was trained with, " \
+           "or --fresh" in said and "Traceback" not in said
+    # the wider net exported is trained on from again, as it is or widened further (a wider file
+    # was read as one of the shipped widths, and refused)
+    again = tmp_path / "again"
+    for late, maps in ((160, 64), (192, 64)):
+        assert train.main([*common, "--fresh", "--from-exported", str(out), "--out", str(again), "--crop-minutes",
+                           "0.01", "--crop-late-channels", str(late), "--crop-map-channels", str(maps)]) == 0, \
+            capsys.readouterr().err
+        assert weights.exported_crop_widths(again / "cardface.onnx") == (late, maps)
+    # narrower than the file: said, no traceback
+    assert train.main([*common, "--fresh", "--from-exported", str(out), "--crop-minutes", "0.01"]) == 2
+    assert "a crop net of 160 and 64 channels cannot be read into a narrower one (128 and 48)" in capsys.readouterr().err

@@ -96,7 +96,7 @@ def test_a_negative_training_seed_is_refused_by_the_trainer_too():
     assert check_training_seed(0) == 0
 
 
-@pytest.mark.parametrize("channels", ["256", "256x", "0x48", "256x96x2", "12345x48"])
+@pytest.mark.parametrize("channels", ["256", "256x", "0x48", "256x96x2", "12345x48", "5000x48", "64x48", "128x32"])
 def test_crop_net_channels_that_are_not_two_widths_are_refused_before_anything_is_made(tmp_path, channels):
     out = tmp_path / "out"
     (tmp_path / "cards.csv").write_text("id\n", encoding="utf-8")
@@ -104,7 +104,7 @@ def test_crop_net_channels_that_are_not_two_widths_are_refused_before_anything_i
                            "cpu", "2300", channels], capture_output=True, text=True, timeout=60,
                           env={**os.environ, "PYTHON": sys.executable})
     assert done.returncode == 2, done.stderr
-    assert f"error: CHANNELS '{channels}' must be LATExMAPS" in done.stderr
+    assert f"error: CHANNELS '{channels}' must be LATExMAPS, LATE from 128 and MAPS from 48" in done.stderr
     assert not out.exists()
 
 

@@ -536,7 +536,7 @@ def test_synth_says_what_it_could_not_write(tmp_path, monkeypatch):
 
 
 @pytest.mark.parametrize("part, kind", [("images", "file"), ("crops", "file"), ("dataset.json", "folder"),
-                                        ("annotations.json", "folder")])
+                                        ("annotations.json", "folder"), ("crops", "link to nowhere")])
 def test_a_part_of_the_run_there_as_the_wrong_kind_is_refused_before_the_earlier_run_is_cleared(tmp_path, part, kind):
     # found at its first write, it stopped the run after --overwrite had removed the earlier one
     run = ("synth", "--art", "demo", "--count", "2", "--out", str(tmp_path), "--size", "320x180")
@@ -544,11 +544,13 @@ def test_a_part_of_the_run_there_as_the_wrong_kind_is_refused_before_the_earlier
     if kind == "file":
         shutil.rmtree(tmp_path / part, ignore_errors=True)
         (tmp_path / part).write_text("mine")
+    elif kind == "link to nowhere":  # (not there, as Path.exists sees it: the run was cleared, then failed)
+        (tmp_path / part).symlink_to(tmp_path / "no-such-place")
     else:
         (tmp_path / part).unlink(missing_ok=True)
         (tmp_path / part).mkdir()
     r = _cli(*run, "--overwrite", "--crops", "--format", "coco")
-    what = "folder" if kind == "file" else "file"
+    what = "file" if kind == "folder" else "folder"
     assert r.returncode == 2 and f"--out {tmp_path}: {part} is not a {what}, where the run writes one" in r.stderr, r.stderr
     assert len(list((tmp_path / "labels").glob("*.json"))) == 2  # the earlier run still there
 
