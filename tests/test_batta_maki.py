@@ -355,6 +355,28 @@ def test_carried_pot_goes_to_the_next_winners(bets, winner_cards, nets):
     assert r["carry_in"] == carry and r["carry"] == 0
 
 
+@pytest.mark.parametrize("equalise", ["none", "encouraged"])
+@pytest.mark.parametrize("bets, nets, carry", [
+    # the dealer covers b's lighter side as banker (40 at the showdown, none of it in the pot): he
+    # wins 40 from a's 100 as a stake of 40 would, and the carried pot of the players' 160 is b's
+    # (he took 64 of it as if his cover had been in the pot)
+    ([("a", "saki", 100), ("b", "ato", 60)], {"a": -100, "b": 220, "dealer": 40}, 0),
+    # nobody on the winning side but the dealer's cover: the pot is carried on (he took all of it)
+    ([("a", "saki", 100)], {"a": -100, "dealer": 100}, 160),
+])
+def test_a_carried_pot_goes_to_the_players_not_to_a_dealer_who_covers_as_banker(equalise, bets, nets, carry):
+    r = settle_round(round_("atosaki", LOW, NINE, bets, {"tie_rule": "carry_over", "equalise": equalise}, carry=160))
+    assert r["winner"] == "ato" and r["net"] == nets
+    assert r["carry_in"] == 160 and r["carry"] == carry
+    assert sum(r["net"].values()) + r["carry"] - r["carry_in"] == 0
+    # with a fee, it is taken from the players' share of the pot as from their other winnings
+    r = settle_round(round_("batta-maki", LOW, NINE, bets, {"tie_rule": "carry_over", "equalise": equalise,
+                                                             "fee_model": "percent"}, carry=160))
+    if carry == 0:
+        assert r["net"]["b"] == 220 * Fraction(9, 10) and r["net"]["dealer"] == 40 + 22
+    assert sum(r["net"].values()) + r["carry"] - r["carry_in"] == 0
+
+
 def test_carried_pot_stays_on_a_push():
     r = settle_round(round_("atosaki", MOON_BOAR_PEONY, PHOENIX_SWALLOW_PINE, BETS, {"tie_rule": "push"}, carry=25))
     assert r["net"] == {"a": 0, "b": 0, "dealer": 0} and r["carry"] == 25

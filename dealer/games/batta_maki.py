@@ -234,7 +234,7 @@ def play_family(game: "FamilyGame", round_: Mapping[str, Any], house: Mapping[st
     if outcome.winner is not None:
         loser = "ato" if outcome.winner == "saki" else "saki"
         settlement = settle_pot(stakes, outcome.winner, eq.dealer_adds, eq.dealer_side,
-                                fee_rate_for(house, scores[loser]), carry_in)
+                                fee_rate_for(house, scores[loser]), carry_in, dealer_on_table=bool(on_table))
     elif outcome.tie_result == "dealer_takes_all":
         settlement = settle_dealer_takes_all(stakes, carry_in)
     elif outcome.tie_result == "carry_over":

@@ -151,8 +151,25 @@ def _zero_net(stakes: Mapping[str, tuple[str, Fraction]]) -> dict[str, Fraction]
 
 
 def settle_pot(stakes: Mapping[str, tuple[str, Fraction]], winner: str, dealer_stake: Fraction,
-               dealer_side: str | None, fee_rate: Fraction, carry_in: Fraction = Fraction(0)) -> Settlement:
-    """The winning side takes the losing side's stakes plus ``carry_in``, pro rata to stake."""
+               dealer_side: str | None, fee_rate: Fraction, carry_in: Fraction = Fraction(0),
+               dealer_on_table: bool = True) -> Settlement:
+    """The winning side takes the losing side's stakes plus ``carry_in``, pro rata to stake.
+    ``dealer_on_table`` false: the dealer covers ``dealer_stake`` as banker at the showdown, not as a
+    stake on the table, so a carried pot (the stakes on the table of the rounds tied) goes to the
+    players' winning stakes only; with none of them on the winning side it is carried on."""
+    if not dealer_on_table and carry_in and dealer_side is not None and dealer_stake:
+        players_win = sum((a for side, a in stakes.values() if side == winner), Fraction(0))
+        without_pot = settle_pot(stakes, winner, dealer_stake, dealer_side, fee_rate)
+        if players_win == 0:
+            return Settlement(without_pot.net, without_pot.fee, carry_in, carry_in)
+        net, fee = dict(without_pot.net), without_pot.fee
+        for player, (side, amount) in stakes.items():
+            if side == winner:
+                share = amount * carry_in / players_win
+                net[player] += share - share * fee_rate
+                fee += share * fee_rate
+                net[DEALER] += share * fee_rate
+        return Settlement(net, fee, carry_in, Fraction(0))
     net = _zero_net(stakes)
     win_total = sum((a for side, a in stakes.values() if side == winner), Fraction(0))
     lose_total = sum((a for side, a in stakes.values() if side != winner), Fraction(0))
