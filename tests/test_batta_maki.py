@@ -235,10 +235,12 @@ def test_banker_formula_of_3_1_holds():
 def test_defaults_follow_the_rules():
     assert get_game("batta-maki").resolve_house({}) == {
         "deck_count": 1, "fee_model": "none", "fee_rate": 0.1, "tie_rule": "push", "tie_fallback": "push",
-        "card_points_table": "standard", "equalise": "dealer_tops_up", "min_bet": None, "max_bet": None}
+        "card_points_table": "standard", "equalise": "dealer_tops_up", "settlement": "banker",
+        "min_bet": None, "max_bet": None}
     for g in ("atosaki", "koikoi-atosaki"):
         h = get_game(g).resolve_house({})
         assert h["tie_rule"] == "card_points" and h["fee_model"] == "none" and h["card_points_table"] == "standard"
+        assert h["settlement"] == "parimutuel"  # §3.2: the winners take all the bets and split them
         assert "deck_count" not in h
     assert get_game("mutsu-wari").resolve_house({})["tie_rule"] == "push"
 
@@ -365,7 +367,8 @@ def test_carried_pot_goes_to_the_next_winners(bets, winner_cards, nets):
     ([("a", "saki", 100)], {"a": -100, "dealer": 100}, 160),
 ])
 def test_a_carried_pot_goes_to_the_players_not_to_a_dealer_who_covers_as_banker(equalise, bets, nets, carry):
-    r = settle_round(round_("atosaki", LOW, NINE, bets, {"tie_rule": "carry_over", "equalise": equalise}, carry=160))
+    r = settle_round(round_("atosaki", LOW, NINE, bets, {"tie_rule": "carry_over", "equalise": equalise,
+                                                         "settlement": "banker"}, carry=160))
     assert r["winner"] == "ato" and r["net"] == nets
     assert r["carry_in"] == 160 and r["carry"] == carry
     assert sum(r["net"].values()) + r["carry"] - r["carry_in"] == 0
@@ -375,6 +378,29 @@ def test_a_carried_pot_goes_to_the_players_not_to_a_dealer_who_covers_as_banker(
     if carry == 0:
         assert r["net"]["b"] == 220 * Fraction(9, 10) and r["net"]["dealer"] == 40 + 22
     assert sum(r["net"].values()) + r["carry"] - r["carry_in"] == 0
+
+
+@pytest.mark.parametrize("game", ["atosaki", "koikoi-atosaki", "batta-maki"])
+@pytest.mark.parametrize("equalise", ["none", "encouraged"])
+def test_parimutuel_the_winners_split_the_losing_stakes_where_the_sides_stay_unequal(game, equalise):
+    # RULES.md §3.2: payout_b = stake_b + stake_b/ΣW · ΣL: b's 60 takes all of a's 100 (the banker
+    # formula gave b 60 and the dealer, covering 40 of it, the other 40)
+    saki, ato = (LOW + ["pine-chaff-2"], NINE + ["maple-chaff-2"]) if game == "koikoi-atosaki" else (LOW, NINE)
+    house = {"equalise": equalise, "settlement": "parimutuel"}
+    r = settle_round(round_(game, saki, ato, [("a", "saki", 100), ("b", "ato", 60), ("c", "ato", 20)], house))
+    assert r["winner"] == "ato" and r["net"] == {"a": -100, "b": 75, "c": 25, "dealer": 0}
+    assert r["equalise"]["dealer_adds"] == 0 and r["equalise"]["dealer_side"] is None  # (he covers nothing)
+    # under banker the dealer covers the 20 left: each winner 1:1, his 20 wins a's other 20
+    r = settle_round(round_(game, saki, ato, [("a", "saki", 100), ("b", "ato", 60), ("c", "ato", 20)],
+                            {**house, "settlement": "banker"}))
+    assert r["net"] == {"a": -100, "b": 60, "c": 20, "dealer": 20}
+    # nobody on the winning set: no one to split the losing stakes, which go back; a carried pot stays
+    r = settle_round(round_(game, saki, ato, [("a", "saki", 100)], {**house, "tie_rule": "carry_over"}, carry=30))
+    assert r["net"] == {"a": 0, "dealer": 0} and r["carry"] == 30
+    # with equal sides (the dealer's top-up, the default) the two are the same: 1:1
+    tops_up = settle_round(round_(game, saki, ato, [("a", "saki", 100), ("b", "ato", 60)], {"settlement": "parimutuel"}))
+    banker = settle_round(round_(game, saki, ato, [("a", "saki", 100), ("b", "ato", 60)], {"settlement": "banker"}))
+    assert tops_up["net"] == banker["net"] == {"a": -100, "b": 60, "dealer": 40}
 
 
 def test_carried_pot_stays_on_a_push():

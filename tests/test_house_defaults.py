@@ -10,20 +10,23 @@ NO_LIMITS = {"min_bet": None, "max_bet": None}               # §3.1: wager limi
 FAMILY_FEE = {"fee_model": "none", "fee_rate": 0.1}           # the requirements: no house fee by default; §3.1 rate 10%
 # §3.1 "the dealer puts his own stake on the lighter side"; §10 A5: the dealer tops up in Atosaki too
 TOPS_UP = {"equalise": "dealer_tops_up"}
+# §3.1's banker formula; §3.2 Atosaki "the spectators who bet on the winning set take all the bets
+# and split them" (the same with equal sides)
+BANKER, PARIMUTUEL = {"settlement": "banker"}, {"settlement": "parimutuel"}
 
 DEFAULTS = {
     # §10 A1: tie push; §3.2 card points are the Hana-awase 20/10/5/1
     "batta-maki": {"deck_count": 1, **FAMILY_FEE, "tie_rule": "push", "tie_fallback": "push",
-                   "card_points_table": "standard", **TOPS_UP, **NO_LIMITS},
+                   "card_points_table": "standard", **TOPS_UP, **BANKER, **NO_LIMITS},
     # the requirements: Atosaki ties card_points; §10 A5 fee none
     "atosaki": {**FAMILY_FEE, "tie_rule": "card_points", "tie_fallback": "push", "card_points_table": "standard",
-                **TOPS_UP, **NO_LIMITS},
+                **TOPS_UP, **PARIMUTUEL, **NO_LIMITS},
     # §3.3: identical to Atosaki
     "koikoi-atosaki": {**FAMILY_FEE, "tie_rule": "card_points", "tie_fallback": "push",
-                       "card_points_table": "standard", **TOPS_UP, **NO_LIMITS},
+                       "card_points_table": "standard", **TOPS_UP, **PARIMUTUEL, **NO_LIMITS},
     # §10 A9: Batta Maki on 40 cards
     "mutsu-wari": {"deck_count": 1, **FAMILY_FEE, "tie_rule": "push", "tie_fallback": "push",
-                   "card_points_table": "standard", **TOPS_UP, **NO_LIMITS},
+                   "card_points_table": "standard", **TOPS_UP, **BANKER, **NO_LIMITS},
     # §10 A8: Hon-Bana card points; Hankan's half-cash is its rule, not a fee option
     "hankan": {"card_points_table": "honbana", **NO_LIMITS},
     # §3.6 bets must be equal, §10 A5 the dealer tops up, fee none
@@ -63,6 +66,7 @@ VALUES = [
     (FAMILY, "tie_rule", ["push", "dealer_takes_all", "redraw", "card_points", "raw_total", "carry_over"],
      ["coin", None]),
     (FAMILY + ("hankan", "shoniban"), "card_points_table", ["standard", "honbana"], ["tensho"]),
+    (FAMILY, "settlement", ["banker", "parimutuel"], ["pari-mutuel", "bank", None]),
     (("otoroku",), "teyaku_multipliers", [True, False], ["yes", 1, 0, None]),
     (("echobo",), "profit", [5, 4.5, 4.6], [4, 6, "5", True, None]),
     (("echobo",), "max_cards", [1, 4, 6], [0, 7, 2.5, "4", True]),

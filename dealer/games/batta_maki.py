@@ -29,6 +29,11 @@ TIE_RULES = ("push", "dealer_takes_all", "redraw", "card_points", "raw_total", "
 EQUALISE_MODES = ("dealer_tops_up", "required", "encouraged", "none")
 # what a tie still unbroken by card points or raw totals becomes (not stated in the rules: push)
 TIE_FALLBACKS = ("push", "dealer_takes_all", "carry_over")
+# RULES.md §3.7 settlement (banker|parimutuel): what a win pays where the sides stay unequal (equalise
+# encouraged or none; with equal sides the two are the same). banker: the dealer covers the
+# difference and each winner is paid 1:1 (§3.1's formula); parimutuel: the winners split the losing
+# stakes pro rata (§3.2's `payout_b = stake_b + stake_b/ΣW · ΣL`, Atosaki's default)
+SETTLEMENTS = ("banker", "parimutuel")
 
 
 # --- values and scores -----------------------------------------------------------------------
@@ -231,9 +236,15 @@ def play_family(game: "FamilyGame", round_: Mapping[str, Any], house: Mapping[st
         check_pot_can_carry(carry_in, stakes, on_table)
     outcome = decide(scores, house, game.value, redraws, deck_exhausted)
 
-    if outcome.winner is not None:
+    # (parimutuel, with the sides left unequal: the dealer neither covers nor stakes)
+    pool_only = house["settlement"] == "parimutuel" and not on_table
+    if outcome.winner is not None and pool_only and not any(side == outcome.winner for side, _ in stakes.values()):
+        # nobody bet on the winning set: no winner to split the losing stakes, which go back
+        settlement = settle_push(stakes, carry_in)
+    elif outcome.winner is not None:
         loser = "ato" if outcome.winner == "saki" else "saki"
-        settlement = settle_pot(stakes, outcome.winner, eq.dealer_adds, eq.dealer_side,
+        cover, cover_side = (Fraction(0), None) if pool_only else (eq.dealer_adds, eq.dealer_side)
+        settlement = settle_pot(stakes, outcome.winner, cover, cover_side,
                                 fee_rate_for(house, scores[loser]), carry_in, dealer_on_table=bool(on_table))
     elif outcome.tie_result == "dealer_takes_all":
         settlement = settle_dealer_takes_all(stakes, carry_in)
@@ -302,7 +313,7 @@ def _zones(set_size: int) -> list[ZoneSpec]:
     return [ZoneSpec("saki", set_size, "Saki", "先"), ZoneSpec("ato", set_size, "Ato", "後")]
 
 
-def _options(*, tie_default: str, deck_counts: bool) -> tuple[HouseOption, ...]:
+def _options(*, tie_default: str, deck_counts: bool, settlement_default: str) -> tuple[HouseOption, ...]:
     opts = []
     if deck_counts:
         opts.append(HouseOption("deck_count", 1, (1, 2), doc="1 deck (48 cards) or 2 mixed decks"))
@@ -321,7 +332,13 @@ def _options(*, tie_default: str, deck_counts: bool) -> tuple[HouseOption, ...]:
                         "required: the players' bets must already be equal; encouraged: the dealer urges "
                         "bets on the lighter side and, as banker, covers what is left at the showdown; "
                         "none: the sides stay as bet and the dealer covers the difference as banker (a "
-                        "win pays the same; a tie carries no stake of his)"),
+                        "win pays the same; a tie carries no stake of his); under settlement parimutuel "
+                        "he covers nothing in the last two"),
+        HouseOption("settlement", settlement_default, SETTLEMENTS,
+                    doc="what a win pays where the sides stay unequal (equalise encouraged or none): "
+                        "banker: the dealer covers the difference, each winner paid 1:1; parimutuel: "
+                        "the winners split the losing stakes pro rata (all of them back where nobody "
+                        "bet on the winning set). The same with equal sides"),
         *WAGER_LIMIT_OPTIONS,
     ]
     return tuple(opts)
@@ -331,10 +348,11 @@ FAMILY: dict[str, FamilyGame] = {}
 
 
 def _make(name: str, title_en: str, title_ja: str, value, set_size: int, months: range,
-          tie_default: str, deck_counts: bool, notes: tuple[str, ...]) -> Game:
+          tie_default: str, deck_counts: bool, notes: tuple[str, ...], settlement_default: str = "banker") -> Game:
     family = FAMILY[name] = FamilyGame(name, value, set_size, months, _zones(set_size))
     return Game(name=name, title_en=title_en, title_ja=title_ja,
-                options=_options(tie_default=tie_default, deck_counts=deck_counts),
+                options=_options(tie_default=tie_default, deck_counts=deck_counts,
+                                 settlement_default=settlement_default),
                 deck=family.deck, layout=lambda setup: list(family.zones),
                 settle=lambda round_, house: _settle_family(family, round_, house),
                 bet_targets=lambda setup: list(SIDES), notes=notes,
@@ -346,10 +364,11 @@ GAMES: dict[str, Game] = {
         _make("batta-maki", "Batta Maki", "バッタまき", standard_value, 3, range(1, 13), "push", True,
               ("48 cards (96 with two decks), months 1-12; sets of 3",)),
         _make("atosaki", "Atosaki", "アトサキ", atosaki_value, 3, range(1, 13), "card_points", False,
-              ("48 cards; November and December count 10; sets of 3; winners split the pot",)),
+              ("48 cards; November and December count 10; sets of 3; winners split the pot",),
+              settlement_default="parimutuel"),
         _make("koikoi-atosaki", "Koi-Koi no Atosaki", "こいこいのアトサキ", atosaki_value, 4, range(1, 13),
               "card_points", False,
-              ("as Atosaki with sets of 4 (the 8 Koi-Koi field cards)",)),
+              ("as Atosaki with sets of 4 (the 8 Koi-Koi field cards)",), settlement_default="parimutuel"),
         _make("mutsu-wari", "Mutsu-wari", "六ツ割", mutsu_wari_value, 3, range(1, 11), "push", True,
               ("Batta Maki on 40 cards (no November, December), values 1-10",)),
     )
