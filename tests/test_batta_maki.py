@@ -510,6 +510,19 @@ def test_the_dealers_advice_follows_the_equalise_rule(mode, said):
     assert advice["message"] == said
 
 
+@pytest.mark.parametrize("mode, said", [
+    ("encouraged", "ato is short by 40: encourage bets on ato; the winners split the losing stakes pro rata (parimutuel)"),
+    ("none", "ato is short by 40: the winners split the losing stakes pro rata (parimutuel)"),
+])
+def test_the_dealers_advice_under_parimutuel_says_he_covers_nothing(mode, said):
+    # (it said he covers the difference as banker, which under parimutuel he does not)
+    from dealer.equalise import equalise_round
+    advice = equalise_round({"game": "atosaki", "house": {"equalise": mode},
+                             "bets": [{"player": "a", "on": "saki", "amount": 100},
+                                      {"player": "b", "on": "ato", "amount": 60}]})
+    assert advice["message"] == said and advice["dealer_adds"] == 0
+
+
 @pytest.mark.parametrize("rule", ["push", "dealer_takes_all", "carry_over", "redraw"])
 def test_a_tie_fallback_with_a_tie_rule_that_never_falls_back_is_refused(rule):
     # "ties carry over" written as the fallback of a push pushed every tie without a word
