@@ -750,3 +750,18 @@ def test_a_camera_that_hangs_while_recognition_fails_is_said_as_a_hang():
         said = wait_for(live, lambda s: s["status"]["error"] and "no picture of the table read" in s["status"]["error"],
                         timeout=10)
     assert said["status"]["table"] == "stale"
+
+
+def test_a_kakeya_table_needs_only_the_western_models(tmp_path, monkeypatch):
+    """bench-tricks and a Kakeya table refused to start without the hanafuda models, which they never use."""
+    import vision.detector as detector_module
+    import vision.western  # noqa: F401 (imported first: it keeps the models' folder it was imported with)
+    from webui.cli import _detector
+    monkeypatch.setattr(detector_module, "MODELS_DIR", tmp_path)  # (the hanafuda models gone)
+    detector = default_detector("western")
+    assert detector.kind == "western" and detector.detect(np.zeros((360, 640, 3), np.uint8)) == []
+    assert _detector("model", DemoTable(game="kakeya-toranpu", seed=0, realtime=False), "kakeya-toranpu").kind == "western"
+    with pytest.raises(RuntimeError, match="model settings not found"):
+        _detector("model", DemoTable(seed=0, realtime=False), "batta-maki")
+    with pytest.raises(ValueError, match="no detector for 'kabufuda' cards"):
+        default_detector("kabufuda")

@@ -65,14 +65,23 @@ SURE_COLOUR = (60, 200, 60)       # BGR green
 UNSURE_COLOUR = (0, 180, 255)     # BGR amber
 
 
-def default_detector():
+def default_detector(kind: str = "hanafuda"):
     """The project's ONNX card detectors (imported only when asked for: they load the models): the
-    hanafuda one at once, the western one (Kakeya Toranpu) when a game first needs it."""
+    one for ``kind`` cards (the game's first: ``hanafuda``, or ``western`` for Kakeya Toranpu) at
+    once, so that a model missing is said at the start, the other when a game first needs it (a
+    Kakeya table needed the hanafuda models too)."""
+    makers = {"hanafuda": _hanafuda_detector, "western": _western_detector}
+    if kind not in makers:
+        raise ValueError(f"no detector for {kind!r} cards (known: {', '.join(makers)})")
+    return DetectorByDeck(makers, kind=kind, built={kind: makers[kind]()})
+
+
+def _hanafuda_detector():
     try:
         from vision.detector import CardDetector
     except ImportError as exc:
         raise RuntimeError(f"the card detector is not available: {exc}") from exc
-    return DetectorByDeck({"hanafuda": CardDetector, "western": _western_detector}, built={"hanafuda": CardDetector()})
+    return CardDetector()
 
 
 def _western_detector():

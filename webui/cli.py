@@ -89,20 +89,27 @@ def _fail(message: str) -> int:
     return 2
 
 
-def _detector(kind: str | None, source):
+def _detector(kind: str | None, source, game: str = "batta-maki"):
+    """The detector asked for; the model one built for ``game``'s cards (a Kakeya table needs only
+    the western models)."""
+    from dealer.games import get_game
     from vision.live import default_detector
+    try:
+        cards = get_game(game).card_kind
+    except Exception:  # (an unknown game is said by the session; the hanafuda cards meanwhile)
+        cards = "hanafuda"
     is_demo = type(source).__name__ == "DemoTable"
     if kind == "truth" or (kind is None and is_demo):
         if not is_demo:
             raise RuntimeError("--detector truth works only with the demo table")
         if kind is None:
             try:
-                return default_detector()
+                return default_detector(cards)
             except Exception:  # no model installed: the demo shows its own truth
                 pass
         from vision.demo_table import DemoTruthDetector
         return DemoTruthDetector(source)
-    return default_detector()
+    return default_detector(cards)
 
 
 def _layout(game: str, players: list[str]):
@@ -191,7 +198,7 @@ def serve(args: argparse.Namespace) -> int:
         print("hanadealer: no camera opened: serving the built-in demo table (its rounds are kept apart "
               "from the dealer's books; --camera N names a camera)", file=sys.stderr)
     try:
-        detector = _detector(args.detector, source)
+        detector = _detector(args.detector, source, args.game)
     except RuntimeError as exc:
         return _fail(str(exc))
     data_dir = data_folder(args.data, demo)
@@ -290,7 +297,7 @@ def follow_demo_hand(seed: int, detector_kind: str = "model", every: int = 2, da
     from webui.service import DealerService
     game = "kakeya-toranpu"
     table = DemoTable(game=game, seed=seed, realtime=False)
-    detector = DemoTruthDetector(table) if detector_kind == "truth" else default_detector()
+    detector = DemoTruthDetector(table) if detector_kind == "truth" else default_detector("western")
     live = LiveTable(table, detector, demo_layout(game))
     live.set_card_kind("western")
     with tempfile.TemporaryDirectory(prefix="hanadealer-tricks-") as tmp:
@@ -487,8 +494,9 @@ def bench_latency(args: argparse.Namespace) -> int:
             from vision.demo_table import DemoTruthDetector
             detector = DemoTruthDetector(table)
         else:
+            from dealer.games import get_game
             from vision.live import default_detector
-            detector = default_detector()
+            detector = default_detector(get_game(args.game).card_kind)
     except RuntimeError as exc:
         return _fail(str(exc))
     card_lat: list[float] = []
