@@ -74,6 +74,10 @@ def equalise_round(round_, check_limits: bool = True) -> dict:
         message = "the bets are equal"
     elif eq.dealer_adds:
         message = f"the dealer adds {to_json_amount(eq.dealer_adds)} on {eq.dealer_side}"
+    elif mode in ("encouraged", "none") and house.get("settlement") == "parimutuel" and not eq.totals[eq.lighter_side]:
+        # (nobody to win from, or nobody to pay: whichever set wins, every stake goes back)
+        message = (f"{eq.lighter_side} has no bets: under parimutuel nothing is won or lost unless someone "
+                   f"bets on {eq.lighter_side}")
     elif mode in ("encouraged", "none") and house.get("settlement") == "parimutuel":
         # (no cover: the winners split the losing stakes, so the sides need not meet)
         urge = f"encourage bets on {eq.lighter_side}; " if mode == "encouraged" else ""

@@ -521,6 +521,10 @@ def test_the_dealers_advice_under_parimutuel_says_he_covers_nothing(mode, said):
                              "bets": [{"player": "a", "on": "saki", "amount": 100},
                                       {"player": "b", "on": "ato", "amount": 60}]})
     assert advice["message"] == said and advice["dealer_adds"] == 0
+    # a one-sided book: there are no losing stakes to split, whichever set wins
+    advice = equalise_round({"game": "atosaki", "house": {"equalise": mode},
+                             "bets": [{"player": "a", "on": "saki", "amount": 100}]})
+    assert advice["message"] == "ato has no bets: under parimutuel nothing is won or lost unless someone bets on ato"
 
 
 @pytest.mark.parametrize("rule", ["push", "dealer_takes_all", "carry_over", "redraw"])

@@ -27,6 +27,9 @@ def house_for(game: str):
                                          "carry_over"]),
             "tie_fallback": st.sampled_from(["push", "dealer_takes_all", "carry_over"]),
             "card_points_table": st.sampled_from(["standard", "honbana"]),
+            # (required is left out: random bets are rarely equal, and unequal ones are refused)
+            "equalise": st.sampled_from(["dealer_tops_up", "encouraged", "none"]),
+            "settlement": st.sampled_from(["banker", "parimutuel"]),
         }
         if game in ("batta-maki", "mutsu-wari"):
             opts["deck_count"] = st.sampled_from([1, 2])
@@ -77,8 +80,15 @@ def test_chips_are_conserved_and_losers_lose_their_stake(r):
     s = p.settlement
     assert s.balance() == 0
     assert s.fee >= 0 and s.carry >= 0
+    # (parimutuel with the sides left unequal and nobody on the winning set: no one to take the
+    # losing stakes, which go back, RULES.md §3.2's split having no winner)
+    nobody_won = p.outcome.winner is not None and p.house.get("settlement") == "parimutuel" \
+        and p.house.get("equalise") in ("encouraged", "none") \
+        and not any(side == p.outcome.winner for side, _ in p.stakes.values())
     for player, (side, stake) in p.stakes.items():
-        if p.outcome.winner is not None:
+        if nobody_won:
+            assert s.net[player] == 0
+        elif p.outcome.winner is not None:
             if side == p.outcome.winner:
                 assert s.net[player] >= 0
             else:
@@ -119,6 +129,13 @@ def test_batta_maki_matches_the_banker_formula(r):
         f = Fraction(0)
     win = sum((a for side, a in p.stakes.values() if side == w), Fraction(0))
     lose = sum((a for side, a in p.stakes.values() if side != w), Fraction(0))
+    if p.house["settlement"] == "parimutuel" and p.house["equalise"] in ("encouraged", "none"):
+        # §3.2: payout = stake + stake/ΣW · ΣL (the winners' profit less the fee), the dealer only the fee
+        for player, (side, stake) in p.stakes.items():
+            expected = (1 - f) * stake * lose / win if side == w else (-stake if win else 0)
+            assert p.settlement.net[player] == expected
+        assert p.settlement.net["dealer"] == (f * lose if win else 0)
+        return
     for player, (side, stake) in p.stakes.items():
         assert p.settlement.net[player] == ((1 - f) * stake if side == w else -stake)
     assert p.settlement.net["dealer"] == lose - (1 - f) * win
