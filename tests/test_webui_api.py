@@ -3104,3 +3104,29 @@ def test_the_house_rules_shown_leave_out_those_that_do_nothing(app, live):
     assert "fee_rate" not in shown and "tie_fallback" not in shown
     d.post("/api/session", {**SESSION, "house": {"fee_model": "percent", "fee_rate": 0.05}})
     assert d.get("/api/state").get_json()["session"]["house"]["fee_rate"] == 0.05
+
+
+@pytest.mark.parametrize("game, stake, extra", [
+    ("otoroku", "share", {}), ("kabu-tsukuri", "ante", {"dealer": "Aki"})])
+def test_the_stake_of_otoroku_and_kabu_tsukuri_changes_only_between_rounds(app, live, game, stake, extra):
+    # the share or ante plays the part of a bet: saved again with the cards face up, the round was
+    # booked at the new stake and nothing in it said so
+    d = Dealer(app)
+    players = [{"name": n} for n in ("Aki", "Ben", "Cy")]
+    first = {"game": game, "players": players, stake: 10, **extra}
+    assert d.post("/api/session", first).status_code == 200
+    ben = next(z.name for z in live.layout if z.name == "Ben" or z.group == "Ben")
+    live.show({ben: [(1, "pine-crane"), (2, "cherry-curtain")]})
+    r = d.post("/api/session", {**first, stake: 1000})
+    assert r.status_code == 400
+    assert r.get_json()["error"] == (f"cards of this round are on the table: the {stake} change only between rounds "
+                                     f"(settle the round, or clear the table, first)")
+    house = {"otoroku": {"teyaku_tie": "dealer_wins"}, "kabu-tsukuri": {"next_dealer": "rotate_cw"}}[game]
+    r = d.post("/api/session", {**first, "house": house})
+    assert r.status_code == 400 and "the house rules change only between rounds" in r.get_json()["error"]
+    service = app.extensions["hanadealer"]["service"]
+    assert service.session[stake] == 10  # nothing of it taken
+    assert d.post("/api/session", {**first, "players": players + [{"name": "Dan"}]}).status_code == 200  # (not the stake)
+    live.show({})  # the table cleared: the next round's stake can be set
+    assert d.post("/api/session", {**first, stake: 1000}).status_code == 200
+    assert service.session[stake] == 1000

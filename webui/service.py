@@ -406,6 +406,7 @@ class DealerService:
                                  "next dealer deals, or another page saved it): open Settings again to see it, "
                                  "then make the change")
             self._carry_on(self.session, session, data, self._stakers_on_the_books)
+            self._refuse_stake_change_mid_round(self.session, session)
             if not (self.session and self.session.get("carry")):
                 # (a pot on the books that this server's session does not show is another server's
                 # tie first: said as the change it is, not taken for a pot whose session was lost)
@@ -700,6 +701,36 @@ class DealerService:
         if not shown:
             return None
         return {"keys": sorted(keys), "doubt": " (the cards read face up in doubt)" if in_doubt else ""}
+
+    # the games whose stake is the session's (no bets): it plays the part of a bet
+    SESSION_STAKES = {"otoroku": ("share", "the share"), "kabu-tsukuri": ("ante", "the ante")}
+
+    def _refuse_stake_change_mid_round(self, old: Mapping[str, Any] | None, new: Mapping[str, Any]) -> None:
+        """In Otoroku and Kabu-Tsukuri the share or ante is the stake: like a bet (which is refused
+        once the cards are shown, unless the dealer says so), it and the house rules change only
+        between rounds, not while cards of this round lie on the table (changed with the cards face
+        up, the round was booked at the new stake without a word)."""
+        if not old or old.get("game") != new["game"] or new["game"] not in self.SESSION_STAKES:
+            return
+        key, what = self.SESSION_STAKES[new["game"]]
+        game = get_game(new["game"])
+        changed = [what] if _exact(old.get(key, 1)) != _exact(new.get(key, 1)) else []
+        if game.resolve_house(old.get("house") or {}) != game.resolve_house(new.get("house") or {}):
+            changed.append("the house rules")
+        if changed and self._cards_of_this_round(old):
+            raise InputError(f"cards of this round are on the table: {' and '.join(changed)} change only between "
+                             f"rounds (settle the round, or clear the table, first)")
+
+    def _cards_of_this_round(self, s: Mapping[str, Any]) -> int:
+        """How many cards of the round in play lie on the table (face up or down; the cards of the
+        round just recorded, still lying, not counted)."""
+        snap = self._snapshot()
+        game = get_game(s["game"])
+        old_tracks = set(s.get("settled_tracks") or ())
+        old_places = set(s.get("settled_cards_all") or s.get("settled_cards") or ()) if not s.get("settled_gone") else set()
+        return sum(1 for z in self.builder.build(snap, game, s, s.get("bets") or [], _corrections_in_force(snap, s)).zones
+                   for c in z.cards if f"{c.get('track_id')}:{c.get('recognised')}" not in old_tracks
+                   and _place_key(z.name, c) not in old_places)
 
     def _shown_before_settling(self, s: Mapping[str, Any]) -> tuple[list[str], bool, set[str]]:
         """The zones of this round whose cards are hidden until the reveal and lie face up now (not
