@@ -3130,3 +3130,30 @@ def test_the_stake_of_otoroku_and_kabu_tsukuri_changes_only_between_rounds(app, 
     live.show({})  # the table cleared: the next round's stake can be set
     assert d.post("/api/session", {**first, stake: 1000}).status_code == 200
     assert service.session[stake] == 1000
+
+
+def test_a_settlement_whose_picture_cannot_be_kept_is_kept_and_says_so(app, live, monkeypatch):
+    # the disk full at the picture's write: answered as a failure (503), yet the settlement waited,
+    # and its round was booked without its picture and without a word
+    from dealer.ledger import LedgerError
+    d = Dealer(app)
+    d.post("/api/session", SESSION)
+    assert d.post("/api/bets", {"player": "Aki", "on": "saki", "amount": 10}).status_code == 201
+    live.show({"saki": [(1, "pine-crane"), (2, "plum-chaff-1"), (3, "cherry-curtain")],
+               "ato": [(4, "wisteria-cuckoo"), (5, "iris-bridge"), (6, "clover-boar")]})
+    ledger = app.extensions["hanadealer"]["ledger"]
+    real = ledger.set_meta
+
+    def full_disk(key, value):
+        if key == "pending_jpeg":
+            raise LedgerError("cannot write to the ledger: database or disk is full")
+        return real(key, value)
+    monkeypatch.setattr(ledger, "set_meta", full_disk)
+    r = d.post("/api/settle")
+    assert r.status_code == 200, r.get_json()
+    state = d.get("/api/state").get_json()
+    assert state["pending"]["id"] == r.get_json()["id"]
+    assert state["pending_note"] == ("the table's picture could not be kept with this settlement (cannot write to "
+                                     "the ledger: database or disk is full): confirmed, the round is recorded without it")
+    assert d.post("/api/confirm", {"pending": r.get_json()["id"]}).status_code == 200
+    assert ledger.round_count() == 1

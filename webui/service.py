@@ -1423,8 +1423,18 @@ class DealerService:
             # kept with the session, so a restart between settle and confirm keeps the picture too;
             # written only once the settlement is (a settle refused, another server's, left its own
             # picture to be recorded with this one's round) and named by it
-            self.ledger.set_meta("pending_jpeg", json.dumps({"pending": s["pending"]["id"],
-                                                             "jpeg": base64.b64encode(jpeg).decode()}))
+            try:
+                self.ledger.set_meta("pending_jpeg", json.dumps({"pending": s["pending"]["id"],
+                                                                 "jpeg": base64.b64encode(jpeg).decode()}))
+            except LedgerError as exc:
+                # the settlement is kept (answered as a failure, it waited all the same, and its
+                # round was later booked with no picture and no word of it)
+                log.warning("the table's picture of a settlement could not be kept: %s", exc)
+                s["pending"]["no_picture"] = str(exc)
+                try:
+                    self._save()
+                except LedgerError:  # (the note stays in memory: said on this page until a restart)
+                    pass
             return s["pending"]
 
     def confirm(self, pending_id: Any) -> int:
@@ -1604,6 +1614,10 @@ class DealerService:
         view["pending"] = s.get("pending")
         if s.get("pending"):
             view["pending_text"] = result_texts(s["pending"]["result"])
+            if s["pending"].get("no_picture"):
+                view["pending_note"] = ("the table's picture could not be kept with this settlement "
+                                        f"({s['pending']['no_picture']}): confirmed, the round is recorded "
+                                        "without it")
         if s.get("pending") and game.name != KAKEYA:  # (Kakeya is settled on its tricks, not the table)
             then = [_card_keys(c.get("zone"), c) for c in s["pending"].get("cards") or []]
             now = [k for c in built.cards if (k := _place_key(c.get("zone"), c))]
