@@ -3157,3 +3157,20 @@ def test_a_settlement_whose_picture_cannot_be_kept_is_kept_and_says_so(app, live
                                      "the ledger: database or disk is full): confirmed, the round is recorded without it")
     assert d.post("/api/confirm", {"pending": r.get_json()["id"]}).status_code == 200
     assert ledger.round_count() == 1
+
+
+def test_a_confirm_on_a_server_that_has_not_seen_the_settlement_says_the_session_changed(app, live, ledger_path):
+    # it said "nothing to confirm: settle the round first", sending the dealer to Settle
+    d = Dealer(app)
+    d.post("/api/session", SESSION)
+    other = Dealer(create_app({"LIVE": live, "LEDGER": str(ledger_path), "PIN": PIN, "TESTING": True}))
+    assert d.post("/api/bets", {"player": "Aki", "on": "saki", "amount": 10}).status_code == 201
+    live.show({"saki": SAKI, "ato": [(4, "wisteria-cuckoo"), (5, "iris-bridge"), (6, "clover-chaff-1")]})
+    pending = d.post("/api/settle").get_json()
+    r = other.post("/api/confirm", {"pending": pending["id"]})
+    assert r.status_code == 400 and r.get_json()["error"] == (
+        "the session was changed meanwhile by another page or server on this ledger: the page shows it as it is "
+        "now; do it again if it is still to be done")
+    assert other.post("/api/confirm", {"pending": pending["id"]}).status_code == 200  # now seen: booked once
+    assert d.post("/api/confirm", {"pending": pending["id"]}).status_code == 400
+    assert Ledger(ledger_path).round_count() == 1

@@ -230,6 +230,7 @@ def test_kabu_tsukuri_row_scores_follow_the_house_ranking(app, live):
     row = [(1, "pine-crane"), (2, "plum-warbler"), (3, "cherry-curtain")]
     d = Dealer(app)
     for ranking, shown in (("extended", "Ichi-Ni-San (1-2-3)"), ("ones_digit", "6")):
+        live.show({})  # (the house rules change between rounds: with the table clear)
         assert d.post("/api/session", {"game": "kabu-tsukuri", "players": [{"name": "Aki"}, {"name": "Ben"}],
                                        "house": {"ranking": ranking}}).status_code == 200
         live.show({"Aki/1": row})

@@ -1441,6 +1441,10 @@ class DealerService:
         with self._lock:
             s = self._require_session()
             pending = s.get("pending")
+            if not pending or pending_id != pending["id"]:
+                # (a settlement made by another server on this ledger since this one last looked: said
+                # as the change it is, not "settle the round first")
+                self._refuse_if_changed_meanwhile()
             if not pending:
                 raise InputError("nothing to confirm: settle the round first")
             if not isinstance(pending_id, str):  # (said "the settlement changed" when none was named)
