@@ -219,11 +219,11 @@ def _train_mode(model) -> None:
 def _start_from_export(model, exported: Path | None, ckpt: Path, resume: bool, widened: bool = False) -> None:
     """A net with no checkpoint to resume starts from its exported ONNX file when one is given
     (models.weights: the same function, its batch norms frozen from then on; ``widened``: a crop net
-    wider than the file's, its new channels added to it)."""
+    of the file's widths or wider, read through load_exported_widened)."""
     if exported is None or (resume and ckpt.is_file()):
         return
     from models.weights import load_exported, load_exported_widened
-    (load_exported_widened if widened else load_exported)(model, exported)  # (widened: a crop net, of the file's widths or wider)
+    (load_exported_widened if widened else load_exported)(model, exported)
     model.frozen_norms = True
     log("started from", exported)
 
