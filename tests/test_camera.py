@@ -343,6 +343,21 @@ def test_a_camera_facing_the_dealer_is_turned_to_his_view(tmp_path, monkeypatch)
     with pytest.raises(CameraError, match="demo table is drawn the right way up"):
         open_source(demo=True, rotate=180)
 
+
+def test_a_mirroring_webcam_is_flipped_back_before_the_turn(tmp_path):
+    # a webcam that mirrors its picture shows each card as its mirror image (read as another card)
+    seen = frame(0, size=(40, 60))
+    seen[5:10, 50:58] = (0, 0, 255)        # a red mark at the top right, as the camera sees it
+    cv2.imwrite(str(tmp_path / "a.png"), seen)
+    flipped = open_source(images=tmp_path, mirror=True)
+    assert isinstance(flipped, camera.RotatedSource) and flipped.mirror and flipped.degrees == 0
+    got = flipped.read()
+    assert got.shape == seen.shape and tuple(got[7, 5]) == (0, 0, 255) and not got[5:10, 50:58].any()
+    both = open_source(images=tmp_path, mirror=True, rotate=90).read()  # flipped first, then turned
+    assert both.shape == (60, 40, 3) and tuple(both[5, 32]) == (0, 0, 255)
+    with pytest.raises(CameraError, match="demo table is drawn unmirrored"):
+        open_source(demo=True, mirror=True)
+
     class Gone:
         closed = False
 

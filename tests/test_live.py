@@ -304,13 +304,42 @@ def test_zones_keep_the_picture_they_were_drawn_on_across_a_restart_and_a_turn(t
     turned = LiveTable(RotatedSource(ListSource([]), 180), ScriptedDetector(row), BATTA, zones=zones)
     snap = turned.process(numbered_frame(1))
     assert snap["status"]["table"] == "stale" and snap["status"]["error"] == (
-        "the zones were drawn on the picture turned by 0 degrees, it is turned by 180 now (--rotate): "
-        "draw the zones again")
+        "the zones were drawn on the picture turned by 0 degrees, it is turned by 180 degrees now "
+        "(--rotate, --mirror): draw the zones again")
     assert turned.picture()["rotate"] == 180
     turned.set_layout(BATTA, None)  # the zones drawn again (or none): read
     assert [turned.process(numbered_frame(2))["status"]["table"] for _ in range(2)][-1] == "live"
     (tmp_path / "bad.json").write_text(json.dumps({"zones": [], "picture": {"width": 640, "height": 360, "rotate": 45}}))
     with pytest.raises(ZoneError, match="the turn 0, 90, 180 or 270"):
+        load_zones(tmp_path / "bad.json")
+
+
+def test_zones_drawn_on_the_unmirrored_picture_are_not_read_on_a_mirrored_one(tmp_path):
+    # mirrored, every zone lies on the other side of the picture: Saki's cards read as Ato's
+    from vision.camera import RotatedSource
+    from vision.zones import load_zones, save_zones
+    row = [[det("pine-crane", 100, 50)]] * 20
+    halves = [TableZone("saki", [(0, 0), (320, 0), (320, 360), (0, 360)]),
+              TableZone("ato", [(320, 0), (640, 0), (640, 360), (320, 360)])]
+    mirrored = LiveTable(RotatedSource(ListSource([]), 0, mirror=True), ScriptedDetector(row), BATTA)
+    mirrored.process(numbered_frame(0))
+    assert mirrored.mirrored() and mirrored.picture() == {"width": 640, "height": 360, "rotate": 0, "mirror": True}
+    save_zones(tmp_path / "mirrored.json", halves, mirrored.picture())
+    assert json.loads((tmp_path / "mirrored.json").read_text())["picture"]["mirror"] is True
+    zones = load_zones(tmp_path / "mirrored.json")
+    assert zones.picture["mirror"] is True
+    plain = make_live(row, zones=zones)
+    snap = plain.process(numbered_frame(1))
+    assert snap["status"]["table"] == "stale" and snap["status"]["error"] == (
+        "the zones were drawn on the picture turned by 0 degrees and mirrored, it is turned by 0 degrees "
+        "and not mirrored now (--rotate, --mirror): draw the zones again")
+    again = LiveTable(RotatedSource(ListSource([]), 0, mirror=True), ScriptedDetector(row), BATTA, zones=zones)
+    assert [again.process(numbered_frame(1))["status"]["table"] for _ in range(3)][-1] == "live"
+    save_zones(tmp_path / "plain.json", halves, make_live(row).picture() or {"width": 640, "height": 360, "rotate": 0})
+    assert "mirror" not in json.loads((tmp_path / "plain.json").read_text())["picture"]  # (as before the option)
+    (tmp_path / "bad.json").write_text(json.dumps({"zones": [], "picture": {"width": 640, "height": 360, "rotate": 0,
+                                                                            "mirror": "yes"}}))
+    with pytest.raises(ZoneError, match="mirror true or false"):
         load_zones(tmp_path / "bad.json")
 
 

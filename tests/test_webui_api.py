@@ -584,7 +584,11 @@ def test_zones_drawn_on_the_picture_turned_another_way_are_not_offered_to_draw_o
     assert len(d.get("/api/zones").get_json()["zones"]) == 1
     live.picture = lambda: {"width": 640, "height": 480, "rotate": 180}
     got = d.get("/api/zones").get_json()
-    assert got["zones"] == [] and "turned by 0 degrees, and it is turned by 180 now" in got["error"]
+    assert got["zones"] == [] and "turned by 0 degrees, and it is turned by 180 degrees now" in got["error"]
+    live.picture = lambda: {"width": 640, "height": 480, "rotate": 0, "mirror": True}  # (serve --mirror)
+    got = d.get("/api/zones").get_json()
+    assert got["zones"] == [] and ("turned by 0 degrees and not mirrored, and it is turned by 0 degrees and "
+                                   "mirrored now") in got["error"]
 
 
 def test_a_zone_of_a_seat_no_longer_at_the_table_is_left_out_and_said(app, live, ledger_path):

@@ -35,6 +35,10 @@ def test_serve_rotate_takes_quarter_turns_and_not_the_demo(capsys, tmp_path):
     err = capsys.readouterr().err.strip()
     assert err.startswith("hanadealer: the demo table is drawn the right way up") and "\n" not in err
     assert not list(tmp_path.iterdir())  # refused before the ledger was opened
+    assert main(["serve", "--demo", "--mirror", "--data", str(tmp_path)]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.startswith("hanadealer: the demo table is drawn unmirrored") and "\n" not in err
+    assert not list(tmp_path.iterdir())
 
 
 def test_serve_with_a_file_for_its_data_folder_says_so(capsys, tmp_path):

@@ -457,15 +457,20 @@ ROTATIONS = {90: cv2.ROTATE_90_CLOCKWISE, 180: cv2.ROTATE_180, 270: cv2.ROTATE_9
 class RotatedSource:
     """Another source's frames turned clockwise by 90, 180 or 270 degrees: a camera mounted facing
     the dealer (or on its side) gives the picture the dealer sees, so rows read in the dealt order,
-    left to right from the dealer's seat, and the zones are drawn on the picture as he sees it."""
+    left to right from the dealer's seat, and the zones are drawn on the picture as he sees it.
+    ``mirror`` first flips each frame left to right: a webcam that mirrors its picture (as many do
+    for a video call) shows every card as its mirror image, which the models read as another card."""
 
-    def __init__(self, source: FrameSource, degrees: int):
-        if degrees not in ROTATIONS:
+    def __init__(self, source: FrameSource, degrees: int = 0, mirror: bool = False):
+        if degrees not in ROTATIONS and not (degrees == 0 and mirror):
             raise CameraError(f"a picture can be turned by 90, 180 or 270 degrees, not {degrees}")
-        self.source, self.degrees = source, degrees
+        self.source, self.degrees, self.mirror = source, degrees, bool(mirror)
 
     def read(self) -> np.ndarray:
-        return cv2.rotate(self.source.read(), ROTATIONS[self.degrees])
+        frame = self.source.read()
+        if self.mirror:
+            frame = cv2.flip(frame, 1)
+        return cv2.rotate(frame, ROTATIONS[self.degrees]) if self.degrees else frame
 
     def close(self) -> None:
         self.source.close()
@@ -492,9 +497,11 @@ def _quiet_opencv():
 
 def open_source(camera: int | None = None, video: str | Path | None = None,
                 images: str | Path | None = None, demo: bool = False,
-                game: str = "batta-maki", seed: int = 0, rotate: int = 0) -> FrameSource:
+                game: str = "batta-maki", seed: int = 0, rotate: int = 0,
+                mirror: bool = False) -> FrameSource:
     """The source the dealer asked for; with no option a camera if one opens, otherwise the demo.
-    ``rotate`` turns a camera's, video's or images' frames clockwise (the demo is drawn upright)."""
+    ``rotate`` turns a camera's, video's or images' frames clockwise, ``mirror`` flips them left to
+    right first (the demo is drawn upright and unmirrored)."""
     chosen = [name for name, value in (("camera", camera), ("video", video), ("images", images))
               if value is not None] + (["demo"] if demo else [])
     if len(chosen) > 1:
@@ -504,9 +511,12 @@ def open_source(camera: int | None = None, video: str | Path | None = None,
     if rotate and demo:
         raise CameraError("the demo table is drawn the right way up: turning it is for a camera, "
                           "a video or images")
+    if mirror and demo:
+        raise CameraError("the demo table is drawn unmirrored: mirroring it is for a camera, "
+                          "a video or images")
 
     def turned(source: FrameSource) -> FrameSource:
-        return RotatedSource(source, rotate) if rotate else source
+        return RotatedSource(source, rotate, mirror) if rotate or mirror else source
 
     if camera is not None:
         return turned(CameraSource(camera))

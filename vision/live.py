@@ -57,7 +57,7 @@ from dealer.games import ZoneSpec
 from vision.camera import FrameGrabber, FrameSource, RotatedSource
 from vision.tracking import CardTracker
 from vision.types import Detector, TableCard, TableState, copies_of_face, decks_in_play
-from vision.zones import TableZone, ZoneAssigner
+from vision.zones import TableZone, ZoneAssigner, describe_turn, picture_turn
 
 log = logging.getLogger(__name__)
 
@@ -405,14 +405,21 @@ class LiveTable:
         """The turn given to the source's frames (``serve --rotate``), in degrees clockwise."""
         return int(getattr(self.source, "degrees", 0) or 0) if isinstance(self.source, RotatedSource) else 0
 
+    def mirrored(self) -> bool:
+        """Whether the source's frames are flipped left to right (``serve --mirror``)."""
+        return bool(getattr(self.source, "mirror", False)) if isinstance(self.source, RotatedSource) else False
+
     def picture(self) -> dict | None:
-        """The picture the page shows and zones are drawn on: its width, height and turn (None before
-        the first frame)."""
+        """The picture the page shows and zones are drawn on: its width, height and turn, and
+        ``mirror``: true where it is mirrored (None before the first frame)."""
         with self._cond:
             frame = self._frame
         if frame is None:
             return None
-        return {"width": int(frame.shape[1]), "height": int(frame.shape[0]), "rotate": self.rotation()}
+        picture = {"width": int(frame.shape[1]), "height": int(frame.shape[0]), "rotate": self.rotation()}
+        if self.mirrored():
+            picture["mirror"] = True
+        return picture
 
     def _zones_drawn_on(self, zones) -> None:
         """Check drawn zones against the picture they were drawn on, where their file says it: known,
@@ -422,9 +429,11 @@ class LiveTable:
         picture = getattr(zones, "picture", None) if zones else None
         self._zones_size = (picture["width"], picture["height"]) if picture else None
         self._size_error = self._turn_error = None
-        if picture and picture["rotate"] != self.rotation():
-            self._turn_error = (f"the zones were drawn on the picture turned by {picture['rotate']} degrees, "
-                                f"it is turned by {self.rotation()} now (--rotate): draw the zones again")
+        now = {"rotate": self.rotation(), "mirror": self.mirrored()}
+        if picture and picture_turn(picture) != picture_turn(now):
+            # (mirrored or not, each zone lies on the other side of the picture)
+            self._turn_error = (f"the zones were drawn on the picture {describe_turn(picture, now)}, it is "
+                                f"{describe_turn(now, picture)} now (--rotate, --mirror): draw the zones again")
         self._size_error = self._turn_error
 
     def set_card_kind(self, kind: str, decks: int = 1) -> None:

@@ -154,10 +154,29 @@ def _picture_of(data) -> dict | None:
         return None  # (zones saved before the picture was recorded)
     if not (isinstance(pic, dict) and all(isinstance(pic.get(k), int) and not isinstance(pic.get(k), bool)
                                           for k in ("width", "height", "rotate"))
-            and pic["width"] > 0 and pic["height"] > 0 and pic["rotate"] in (0, 90, 180, 270)):
-        raise ZoneError("the picture the zones were drawn on must be {width, height, rotate}: "
-                        f"whole numbers, the turn 0, 90, 180 or 270, not {pic!r}")
-    return {k: pic[k] for k in ("width", "height", "rotate")}
+            and pic["width"] > 0 and pic["height"] > 0 and pic["rotate"] in (0, 90, 180, 270)
+            and isinstance(pic.get("mirror", False), bool)):
+        raise ZoneError("the picture the zones were drawn on must be {width, height, rotate, mirror}: "
+                        "whole numbers, the turn 0, 90, 180 or 270, mirror true or false (or left out), "
+                        f"not {pic!r}")
+    out = {k: pic[k] for k in ("width", "height", "rotate")}
+    if pic.get("mirror"):  # (only when set: a picture not mirrored reads as it did before the option)
+        out["mirror"] = True
+    return out
+
+
+def picture_turn(picture: dict) -> tuple[int, bool]:
+    """How a picture was turned: its clockwise turn in degrees and whether it was mirrored first."""
+    return int(picture.get("rotate", 0) or 0), bool(picture.get("mirror", False))
+
+
+def describe_turn(picture: dict, other: dict | None = None) -> str:
+    """A picture's turn in words, for a message ("turned by 180 degrees and mirrored"); whether it is
+    mirrored is said where it or the ``other`` picture it is set against is mirrored."""
+    degrees, mirror = picture_turn(picture)
+    if not (mirror or (other is not None and picture_turn(other)[1])):
+        return f"turned by {degrees} degrees"
+    return f"turned by {degrees} degrees" + (" and mirrored" if mirror else " and not mirrored")
 
 
 def save_zones(path: str | Path, zones: Iterable[TableZone], picture: dict | None = None) -> None:

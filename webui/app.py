@@ -669,12 +669,13 @@ def get_zones():
     picture = getattr(zones, "picture", None)  # (the page keeps their corners in that picture's pixels)
     live = _ext()["live"]
     now = live.picture() if callable(getattr(live, "picture", None)) else None
-    if picture and now and picture.get("rotate", 0) != now.get("rotate", 0):
-        # drawn on the picture turned another way (--rotate changed): shown over this one, one zone
-        # redrawn and saved stored the others as on this turn, read wrongly without a word
-        return jsonify(zones=[], names=names, error=f"the zones were drawn on the picture turned by "
-                                                     f"{picture.get('rotate', 0)} degrees, and it is turned by "
-                                                     f"{now.get('rotate', 0)} now: draw them again and save")
+    from vision.zones import describe_turn, picture_turn
+    if picture and now and picture_turn(picture) != picture_turn(now):
+        # drawn on the picture turned another way (--rotate or --mirror changed): shown over this
+        # one, one zone redrawn and saved stored the others as on this turn, read wrongly without a word
+        return jsonify(zones=[], names=names, error=f"the zones were drawn on the picture "
+                                                     f"{describe_turn(picture, now)}, and it is "
+                                                     f"{describe_turn(now, picture)} now: draw them again and save")
     # (a zone of a seat no longer in the game, a player gone, could be neither chosen nor removed, and
     # refused every save: left out, said)
     offered = {n["name"] for n in names}

@@ -35,6 +35,9 @@ def register(subparsers) -> None:
                    help="turn the camera's picture clockwise by 90, 180 or 270 degrees, so that the "
                         "page shows the table as the dealer sees it and rows read left to right "
                         "from his seat (a camera mounted facing him: 180; default 0)")
+    p.add_argument("--mirror", action="store_true",
+                   help="flip the camera's picture left to right (before --rotate): for a webcam that "
+                        "mirrors its picture and cannot be set not to (a mirrored card is read as another)")
     p.add_argument("--game", default="batta-maki", help="game of a new session (default batta-maki)")
     p.add_argument("--players", default=None,
                    help="comma-separated players of a new session (default: the demo's A,B,C; A,B,C,D for "
@@ -189,7 +192,7 @@ def serve(args: argparse.Namespace) -> int:
         return _fail(f"the live table is not available: {exc}")
     try:
         source = open_source(camera=args.camera, video=args.video, images=args.images, demo=args.demo,
-                             game=args.game, rotate=args.rotate)
+                             game=args.game, rotate=args.rotate, mirror=args.mirror)
     except CameraError as exc:
         return _fail(str(exc))
     # with no source asked for and no camera, the demo table: said, and kept out of the dealer's books
