@@ -1118,6 +1118,23 @@ def test_settings_amounts_are_checked_as_bets_are_and_limits_go_only_with_bets(t
         assert errors == [], errors
 
 
+def test_a_field_hidden_by_the_game_chosen_does_not_hold_the_start_back(tmp_path):
+    """0 typed in Smallest bet (below the field's least), then Otoroku chosen: the browser's own check
+    of the hidden field stopped the Start, and nothing was said."""
+    session = {"game": "batta-maki", "players": [{"name": "Aki"}, {"name": "Ben"}]}
+    with page_on_a_fake_table(tmp_path, session, width=1280, height=900) as (page, errors, service, _):
+        page.goto(page.url.rstrip("/") + "/settings")
+        page.wait_for_selector("#min-bet", timeout=10000)
+        page.fill("#min-bet", "0")
+        page.select_option("#game", "otoroku")
+        assert page.locator("#min-bet").is_hidden() and page.locator("#min-bet").is_disabled()
+        page.fill("#share", "10")
+        page.click("#session-form button.primary")
+        page.wait_for_url("**/", timeout=10000)
+        assert service.session["game"] == "otoroku" and service.session["limits"] == {}
+        assert errors == [], errors
+
+
 def test_a_bet_once_the_cards_are_face_up_is_taken_only_on_the_dealers_word_and_marked(tmp_path):
     """Bets close at the reveal: the page asks, and a bet taken then is shown as such."""
     session = {"game": "batta-maki", "players": [{"name": "Aki"}, {"name": "Ben"}]}

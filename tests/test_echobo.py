@@ -115,6 +115,10 @@ BAD = [
     (round_of("pine-crane", [bet("ann", 1, 10), bet("bob", 2, 20)]),
      "bet 2 stakes 20, but every card carries the same fixed stake 10"),
     (round_of("pine-crane", [bet("ann", 1, 10)], bet_size=5), "bet 1 stakes 10, but every card carries"),
+    # (no bet could be taken: 10 is over the limit, and 5 is not the stake on every card)
+    (round_of("pine-crane", [bet("ann", 1, 10)], bet_size=10, bet_limit=5),
+     "house option 'bet_size' 10 (the stake on every card) is above 'bet_limit' 5 (the most a bettor stakes): "
+     "no bet could be taken"),
     (round_of("pine-crane", [bet("ann", 1, 30), bet("ann", 2, 20)], bet_mode="limit_per_player", bet_limit=40),
      "ann stakes 50 in all, over the bet_limit 40"),
     (round_of("pine-crane", [bet("ann", 1)], bet_mode="limit_per_player", bet_size=10),

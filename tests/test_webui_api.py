@@ -601,6 +601,13 @@ def test_a_zone_of_a_seat_no_longer_at_the_table_is_left_out_and_said(app, live,
                 TableZone("cho", [(10, 200), (300, 200), (300, 320), (10, 320)])])
     got = d.get("/api/zones").get_json()
     assert [z["name"] for z in got["zones"]] == ["saki"] and "the zones drawn for cho" in got["error"]
+    # and the table uses the others, as Settings shows (it set them all aside for the one, and read
+    # every row automatically while Settings showed Saki's zone in use)
+    d.post("/api/session", SESSION)
+    assert [z.name for z in live.zones] == ["saki"]
+    assert ("no zone is drawn for ato: draw the zones again in Settings (until then cards there are outside every "
+            "zone); the zones drawn for cho, no longer at the table, are left out (save the zones in Settings to "
+            "forget them)") in d.get("/api/state").get_json()["problems"]
     r = d.post("/api/zones", {"zones": [{"name": "cho", "points": [[10, 200], [300, 200], [300, 320]]}]})
     assert "zone 1 ('cho'): the name must be one of saki, ato" in r.get_json()["error"]
 
@@ -619,6 +626,49 @@ def test_zone_fields_that_are_not_read_are_refused(app, live, ledger_path):
         assert r.status_code == 400 and said in r.get_json()["error"], r.get_json()
     assert not (ledger_path.parent / "zones-batta-maki.json").exists()
     assert d.post("/api/zones", {"zones": [{"name": "saki", "polygon": square}]}).status_code == 200
+
+
+def test_zones_are_neither_drawn_nor_saved_before_the_cameras_first_picture(app, live, ledger_path):
+    # the "waiting for the camera" placeholder was served as the picture to draw on: zones drawn on
+    # it were stored with no picture and laid over the camera's first frame, of any size
+    pytest.importorskip("vision.zones", reason="vision.zones is not available")
+    d = Dealer(app)
+    d.post("/api/session", SESSION)
+    live.picture = lambda: None
+    assert app.test_client().get("/frame.jpg").status_code == 503
+    square = [[10, 10], [300, 10], [300, 120], [10, 120]]
+    r = d.post("/api/zones", {"zones": [{"name": "saki", "points": square}], "drawn_on": {"width": 1280, "height": 720}})
+    assert r.status_code == 400 and r.get_json()["error"] == (
+        "the camera has given no picture yet: draw the zones once the table is visible")
+    assert not (ledger_path.parent / "zones-batta-maki.json").exists()
+    assert d.post("/api/zones", {"zones": []}).status_code == 200  # (forgetting them needs no picture)
+    live.picture = lambda: {"width": 640, "height": 360, "rotate": 0}
+    assert app.test_client().get("/frame.jpg").status_code == 200
+    assert d.post("/api/zones", {"zones": [{"name": "saki", "points": square}]}).status_code == 200
+
+
+def test_a_zones_file_that_is_not_text_is_replaced_by_the_zones_drawn_again(app, live, ledger_path):
+    # the page said to draw them again and save, and every save was refused: the old file was kept
+    # (to be put back on a failed save) by reading it as text
+    pytest.importorskip("vision.zones", reason="vision.zones is not available")
+    d = Dealer(app)
+    d.post("/api/session", SESSION)
+    path = ledger_path.parent / "zones-batta-maki.json"
+    path.write_bytes(b'{"zones": [\xff\xfe')
+    assert "cannot be read" in d.get("/api/zones").get_json()["error"]
+    square = [[10, 10], [300, 10], [300, 120], [10, 120]]
+    assert d.post("/api/zones", {"zones": [{"name": "saki", "points": square}]}).status_code == 200
+    assert [z["name"] for z in d.get("/api/zones").get_json()["zones"]] == ["saki"]
+    path.write_bytes(b"\xff\xfe damaged")  # a save the table refuses puts the old bytes back as they were
+
+    def refused(layout, zones=None):
+        if zones:
+            raise ValueError("the table cannot use them")
+        live.layout, live.zones = layout, zones
+    live.set_layout = refused
+    r = d.post("/api/zones", {"zones": [{"name": "ato", "points": square}]})
+    assert r.status_code == 400 and "the table cannot use them" in r.get_json()["error"]
+    assert path.read_bytes() == b"\xff\xfe damaged"
 
 
 def test_zones_drawn_on_a_picture_of_another_size_than_the_cameras_now_are_refused(app, live, ledger_path):
@@ -1360,6 +1410,8 @@ def test_a_player_bets_on_one_side_only(app):
     ("batta-maki", {"min_bet": 50, "max_bet": 10}, "house option 'min_bet' (50) is above 'max_bet' (10)"),
     ("echobo", {"bet_mode": "limit_per_player", "bet_size": 10},
      "house option 'bet_size' applies only to bet_mode fixed_per_card"),
+    ("echobo", {"bet_size": 10, "bet_limit": 5}, "house option 'bet_size' 10 (the stake on every card) is above "
+                                                 "'bet_limit' 5 (the most a bettor stakes): no bet could be taken"),
     # the table reads hanafuda cards for these games: a western deck's round is settled from its file
     ("otoroku", {"deck": "western"}, "the table reads hanafuda cards for otoroku: house rule deck 'western'"),
     ("kabu-tsukuri", {"deck": "western"}, "the table reads hanafuda cards for kabu-tsukuri"),

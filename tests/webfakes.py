@@ -47,6 +47,11 @@ class FakeLiveTable:
         return JPEG + str(self.frames).encode()
 
     def set_layout(self, layout, zones=None):
+        # drawn zones of names not in the layout are refused whole, as the live table's ZoneAssigner does
+        names = [z.name for z in layout]
+        unknown = [z.name for z in zones or () if z.name not in names]
+        if unknown:
+            raise ValueError(f"drawn zone(s) {', '.join(unknown)} are not in this game's layout ({', '.join(names)})")
         self.layout, self.zones = layout, zones
 
     def set_card_kind(self, kind, decks=1):

@@ -628,10 +628,15 @@ def save_zones():
     path = _zones_path(_ext()["zones_dir"], s.session["game"])
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        old = path.read_text() if path.exists() else None
+        # (as bytes: a damaged file the page says to draw again over refused every save as text)
+        old = path.read_bytes() if path.exists() else None
         # (with the picture they were drawn on: on another size or turn they would be read wrongly)
         live = _ext()["live"]
         picture = live.picture() if callable(getattr(live, "picture", None)) else None
+        if picture is None and zones and callable(getattr(live, "picture", None)):
+            # (drawn on the "waiting for the camera" placeholder, they were stored with no picture
+            # and laid over the camera's first frame, of any size, without a word)
+            raise InputError("the camera has given no picture yet: draw the zones once the table is visible")
         if picture and drawn_on and (drawn_on["width"], drawn_on["height"]) != (picture["width"], picture["height"]):
             # (the camera came back at another size while they were drawn: stored as drawn on this
             # one, the corners of the old were read as live, and every card fell in one zone)
@@ -648,7 +653,7 @@ def save_zones():
         if old is None:
             path.unlink()
         else:
-            path.write_text(old)
+            path.write_bytes(old)
         s._apply_layout()
         raise
     s.hub.bump()
@@ -741,8 +746,12 @@ def events():
 
 @stream.get("/frame.jpg")
 def frame():
+    """The table's picture now, to draw zones on: none (503) before the camera's first frame (the
+    placeholder shown in the video was taken for the camera's picture, and its size for the camera's)."""
+    live = _ext()["live"]
     try:
-        data = _ext()["live"].jpeg()
+        waiting = callable(getattr(live, "picture", None)) and live.picture() is None
+        data = None if waiting else live.jpeg()
     except Exception as exc:  # a source that failed: said, as for no picture yet
         abort(503, f"no camera image: {type(exc).__name__}: {exc}")
     if not data:

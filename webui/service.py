@@ -33,6 +33,7 @@ from dealer.pot import (DEALER, GIVEN_UP, NAMED, carried, pot_said, pot_stakers,
                         stakers_on_the_books)
 from dealer.equalise import equalise
 from dealer.games.batta_maki import check_tie_fallback_applies
+from dealer.games.echobo import check_bet_size_within_limit
 from dealer.games.common import Bet, check_fee_rate_applies, house_as_played
 from dealer.games.kabu_tsukuri import check_ante_can_carry
 from dealer.games.kakeya import pairs_of
@@ -109,6 +110,13 @@ class Hub:
         with self._cond:
             self._cond.wait_for(lambda: self._version != seen, timeout=timeout)
             return self._version
+
+
+def _zones_kept(zones, names: set) -> list:
+    """The drawn zones whose names are in ``names``, with the picture they were drawn on kept."""
+    kept = copy.copy(zones)  # (a copy of vision.zones.DrawnZones keeps its picture)
+    kept[:] = [z for z in zones if z.name in names]
+    return kept
 
 
 class DealerService:
@@ -319,14 +327,25 @@ class DealerService:
             return
         try:
             zones = self.zones_loader(self.session["game"]) if self.zones_loader else None
-            self.live.set_layout(layout, zones)
+            # a zone drawn for a seat no longer in the game (a player gone) is left out, as Settings
+            # shows it: the table refused the whole set for it, and read every row automatically
+            # while Settings showed the others in use
+            gone = sorted({z.name for z in zones or ()} - {z.name for z in layout})
+            if gone:
+                zones = _zones_kept(zones, {z.name for z in layout})
+            self.live.set_layout(layout, zones or None)
             self._zones_drawn = bool(zones)
             # a zone of the layout with none drawn gets no card (a player added since the zones were
             # drawn): his cards were only "outside every zone", with no word why
             undrawn = [z.name for z in layout if zones and z.name not in {d.name for d in zones}]
+            notes = []
             if undrawn:
-                self.layout_note = (f"no zone is drawn for {', '.join(undrawn)}: draw the zones again in Settings "
-                                    f"(until then cards there are outside every zone)")
+                notes.append(f"no zone is drawn for {', '.join(undrawn)}: draw the zones again in Settings "
+                             f"(until then cards there are outside every zone)")
+            if gone:
+                notes.append(f"the zones drawn for {', '.join(gone)}, no longer at the table, are left out "
+                             f"(save the zones in Settings to forget them)")
+            self.layout_note = "; ".join(notes) or None
         except Exception as exc:
             if strict:
                 raise InputError(f"the drawn zones cannot be used: {exc}") from None
@@ -351,6 +370,8 @@ class DealerService:
                 check_wager_limits({}, house)
             if game.name == "echobo" and house["bet_size"] is not None and house["bet_mode"] != "fixed_per_card":
                 raise RoundError("house option 'bet_size' applies only to bet_mode fixed_per_card")
+            if game.name == "echobo":
+                check_bet_size_within_limit(house)
             if house.get("deck", "hanafuda") != "hanafuda" and game.card_kind != house["deck"]:
                 # the live table reads the game's own cards; such a round is settled from its file
                 raise RoundError(f"the table reads {game.card_kind} cards for {game.name}: house rule deck "

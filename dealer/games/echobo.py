@@ -162,7 +162,18 @@ def settle(round_: Mapping[str, Any], house: Mapping[str, Any]) -> dict:
     return out
 
 
+def check_bet_size_within_limit(house: Mapping[str, Any]) -> None:
+    """A fixed stake per card above the most a bettor may stake leaves no bet that could be taken."""
+    if house["bet_mode"] == "fixed_per_card" and house["bet_size"] is not None and house["bet_limit"] is not None:
+        size = parse_amount(house["bet_size"], "house option 'bet_size'")
+        limit = parse_amount(house["bet_limit"], "house option 'bet_limit'")
+        if size > limit:
+            raise RoundError(f"house option 'bet_size' {to_json_amount(size)} (the stake on every card) is above "
+                             f"'bet_limit' {to_json_amount(limit)} (the most a bettor stakes): no bet could be taken")
+
+
 def _check_stakes(bets, per_player: dict[str, list[int]], house: Mapping[str, Any]) -> None:
+    check_bet_size_within_limit(house)
     if house["bet_mode"] == "fixed_per_card":
         if house["bet_size"] is not None:
             size = parse_amount(house["bet_size"], "house option 'bet_size'")

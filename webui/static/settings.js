@@ -26,12 +26,20 @@ function renderHouse() {
     return el("label", {class: "house-option"}, el("span", {class: "option-name"}, o.name), " ", input,
       o.doc ? el("small", {class: "muted option-doc"}, o.doc) : "");
   }));
-  document.querySelectorAll(".otoroku-only").forEach((n) => { n.hidden = gameSelect.value !== "otoroku"; });
-  document.querySelectorAll(".kabu-only").forEach((n) => { n.hidden = gameSelect.value !== "kabu-tsukuri"; });
-  document.querySelectorAll(".kakeya-only").forEach((n) => { n.hidden = gameSelect.value !== "kakeya-toranpu"; });
+  showOnly(".otoroku-only", gameSelect.value === "otoroku");
+  showOnly(".kabu-only", gameSelect.value === "kabu-tsukuri");
+  showOnly(".kakeya-only", gameSelect.value === "kakeya-toranpu");
   // a single bet's limits mean nothing where the game takes no bets (shares, an ante, stones)
-  const noBets = Boolean(game && !game.takes_bets);
-  document.querySelectorAll(".bets-only").forEach((n) => { n.hidden = noBets; });
+  showOnly(".bets-only", !(game && !game.takes_bets));
+}
+
+// Fields of another game are hidden and disabled: a hidden field holding a value the browser refuses
+// (0 in Smallest bet) stopped the Start with its own check, which cannot show its word on a hidden field.
+function showOnly(selector, shown) {
+  document.querySelectorAll(selector).forEach((n) => {
+    n.hidden = !shown;
+    n.querySelectorAll("input, select").forEach((field) => { field.disabled = !shown; });
+  });
 }
 
 function addPlayer(name, colour) {
