@@ -234,6 +234,45 @@ def test_western_deck_a_to_10():
         settle_round({**r, "house": {}})
 
 
+def test_kabufuda_deck_one_to_ten_with_the_aza_pin_and_tama_shi_as_toritori():
+    # RULES.md §1.3 (four of each rank; one 1 is the Aza-pin, one 4 the Tama-shi), §4.1 ("On
+    # kabufuda: Aza-pin + Tama-shi" make the dealer's Toritori)
+    r = {"game": "otoroku", "share": 1, "seats": ["ann", "bob"], "house": {"deck": "kabufuda"},
+         "hands": {"ann": ["kabu-6", "kabu-9"], "bob": ["kabu-3", "kabu-9"], "dealer": ["kabu-aza-pin", "kabu-tama-shi"]}}
+    out = settle_round(r)
+    assert out["scores"] == {"ann": "makezu", "bob": 12, "dealer": "toritori"}
+    assert out["net"] == {"ann": 1, "bob": -1, "dealer": 0}
+    plain = settle_round({**r, "hands": {**r["hands"], "dealer": ["kabu-1", "kabu-4"]}})  # a plain 1 and 4: 5
+    assert plain["scores"]["dealer"] == 5 and plain["net"] == {"ann": 1, "bob": 1, "dealer": -2}
+    assert hand(["kabu-aza-pin", "kabu-tama-shi"], "bettor", deck="kabufuda").rank == 5  # the dealer's only
+    assert hand(["kabu-7", "kabu-9"], "last", deck="kabufuda").name == "otoroku"
+    assert hand(["kabu-aza-pin", "kabu-9"], "bettor", deck="kabufuda").name == "14.5"  # the Aza-pin is a 1
+    assert hand(["kabu-5", "kabu-5", "kabu-5", "kabu-tama-shi", "kabu-5"], "bettor", deck="kabufuda").name == "goshita-gomai"
+    deck = get_game("otoroku").deck({"deck": "kabufuda"})
+    assert sum(deck.values()) == 40 and deck["kabu-7"] == 4 and deck["kabu-1"] == 3 and deck["kabu-aza-pin"] == 1
+    four_sevens = {**r["hands"], "ann": ["kabu-7", "kabu-7"], "bob": ["kabu-7", "kabu-7"]}
+    assert settle_round({**r, "hands": four_sevens})["scores"]["ann"] == 14  # a rank's four copies
+    for hands, said in [
+        ({**four_sevens, "dealer": ["kabu-7", "kabu-2"]},
+         "card 'kabu-7' is dealt more than 4 times (in ann's hand (card 1), in ann's hand (card 2), in bob's hand "
+         "(card 1), in bob's hand (card 2), again in dealer's hand (card 1): one of them is another card)"),
+        ({**r["hands"], "bob": ["kabu-aza-pin", "kabu-2"]}, "card 'kabu-aza-pin' is dealt more than once"),
+        ({**r["hands"], "ann": ["kabu-11", "kabu-2"]},
+         "unknown card 'kabu-11' in ann's hand (did you mean kabu-1, kabu-10, kabu-9?); kabufuda cards are named "
+         "kabu-1 .. kabu-10, kabu-aza-pin, kabu-tama-shi"),
+        ({**r["hands"], "ann": ["kabu7", "kabu-2"]}, "unknown card 'kabu7' in ann's hand (did you mean kabu-7?)"),
+        ({**r["hands"], "ann": ["pine-crane", "kabu-2"]},
+         "unknown card 'pine-crane' in ann's hand; it is a hanafuda card, and this round is played with kabufuda "
+         "cards"),
+    ]:
+        with pytest.raises(RoundError) as exc:
+            settle_round({**r, "hands": hands})
+        assert said in str(exc.value)
+    with pytest.raises(RoundError, match="it is a kabufuda card, and this round is played with hanafuda cards "
+                                         r"\(Otoroku takes kabufuda ones with the house option deck 'kabufuda'\)"):
+        settle_round({**r, "house": {}})
+
+
 def test_game_definition():
     game = get_game("otoroku")
     deck = game.deck({})

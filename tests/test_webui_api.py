@@ -1414,6 +1414,8 @@ def test_a_player_bets_on_one_side_only(app):
                                                  "'bet_limit' 5 (the most a bettor stakes): no bet could be taken"),
     # the table reads hanafuda cards for these games: a western deck's round is settled from its file
     ("otoroku", {"deck": "western"}, "the table reads hanafuda cards for otoroku: house rule deck 'western'"),
+    ("otoroku", {"deck": "kabufuda"}, "the table reads hanafuda cards for otoroku: house rule deck 'kabufuda' is "
+                                      "for rounds settled with 'hanadealer settle'"),
     ("kabu-tsukuri", {"deck": "western"}, "the table reads hanafuda cards for kabu-tsukuri"),
 ])
 def test_house_options_that_cannot_work_together_are_refused_when_the_session_starts(app, game, house, message):

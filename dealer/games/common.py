@@ -9,6 +9,7 @@ from typing import Any, Iterable, Mapping
 
 from dealer.cards import BACK, is_card, nearest_ids
 from dealer.games import HouseOption, RoundError, did_you_mean, parse_amount
+from dealer.kabufuda import is_kabufuda_card, nearest_kabufuda_ids
 from dealer.western import is_western_card, nearest_western_ids
 
 
@@ -29,15 +30,23 @@ def _kind_name(kind) -> str:
 
 
 def check_card(card: Any, where: str, kind: str = "hanafuda") -> str:
-    """A known card id of the ``kind`` of deck ('hanafuda', or 'western' for ``AS``, ``10H``...), or a
-    RoundError that names the place and suggests the nearest ids. A face-down card (``back``, as the
-    camera reports one) cannot be scored: it must be revealed first."""
+    """A known card id of the ``kind`` of deck ('hanafuda', 'western' for ``AS``, ``10H``..., or
+    'kabufuda' for ``kabu-7``, ``kabu-aza-pin``...), or a RoundError that names the place and suggests
+    the nearest ids. A face-down card (``back``, as the camera reports one) cannot be scored: it must
+    be revealed first."""
     if card == BACK:
         raise RoundError(f"a card in {where} is face down ('back'): every card must be revealed to settle")
     if kind == "western":
         if is_western_card(card):
             return card
         near, naming = nearest_western_ids(card), "; western cards are named like AS, 10H, QD"
+    elif kind == "kabufuda":
+        if is_kabufuda_card(card):
+            return card
+        near, naming = nearest_kabufuda_ids(card), "; kabufuda cards are named kabu-1 .. kabu-10, kabu-aza-pin, kabu-tama-shi"
+        if is_card(card) or is_western_card(card):
+            naming = (f"; it is a {'hanafuda' if is_card(card) else 'western'} card, and this round is played "
+                      f"with kabufuda cards (kabu-1 .. kabu-10, kabu-aza-pin, kabu-tama-shi)")
     else:
         if is_card(card):
             return card
@@ -45,6 +54,9 @@ def check_card(card: Any, where: str, kind: str = "hanafuda") -> str:
         if is_western_card(card):  # (said as a bare "unknown card 'AS'")
             naming = ("; it is a western card, and this round is played with hanafuda cards (Kabu-Tsukuri and "
                       "Otoroku take western ones with the house option deck 'western')")
+        elif is_kabufuda_card(card):
+            naming = ("; it is a kabufuda card, and this round is played with hanafuda cards (Otoroku takes "
+                      "kabufuda ones with the house option deck 'kabufuda')")
     hint = f" (did you mean {', '.join(near)}?)" if near else ""
     raise RoundError(f"unknown card {card!r} in {where}{hint}{naming}")
 

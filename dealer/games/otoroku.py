@@ -6,7 +6,7 @@ A hand is buta (bust) at 16, or at 17 for the last bettor (尾), who may stand o
 Teyaku are never buta, but only for whoever may avail them:
 
     Makezu (bettors, 2 cards Jun+Sep)  = Otoroku (last bettor, 2 cards Jun+Oct or Jul+Sep)
-      > Toritori (dealer: Pine Crane + Wisteria Cuckoo) > Goshita Gomai (anyone, 5 cards each <= May)
+      > Toritori (dealer: Pine Crane + Wisteria Cuckoo; on kabufuda the Aza-pin + Tama-shi) > Goshita Gomai (anyone, 5 cards each <= May)
       > the last bettor's 16 > 15 > 14.5 yaku (2 cards Jan+Sep) > 14 yaku (2 cards Jan+May, Jan+Oct)
       > totals 14 and below.
 
@@ -29,6 +29,7 @@ from dealer.cards import BACK, all_cards, get_card
 from dealer.games import Game, HouseOption, RoundError, ZoneSpec, exact_amounts, parse_amount, to_json_amount
 from dealer.games.common import (DEALER, FEE_RATE_OPTION, check_card, check_deck_usage, check_fee_rate_applies, check_names,
                                  house_as_played, percent_fee, require)
+from dealer.kabufuda import AZA_PIN, TAMA_SHI, is_kabufuda_card, kabufuda_deck, kabufuda_value
 from dealer.western import all_western_cards, is_western_card, rank_value
 
 NAME = "otoroku"
@@ -37,6 +38,8 @@ DEALER_MIN_CARDS = 2
 MAX_BETTORS = 6  # 2-7 players in all (§4.1)
 CHOICE_MIN_TOTAL = 10
 TORITORI_CARDS = frozenset({"pine-crane", "wisteria-cuckoo"})
+# §4.1: "On kabufuda: Aza-pin + Tama-shi"
+TORITORI_KABUFUDA = frozenset({AZA_PIN, TAMA_SHI})
 
 # comparison ranks (higher wins), RULES.md §4.1 "Comparison key"
 RANK_TOP = 90        # Makezu, Otoroku
@@ -77,8 +80,9 @@ OPTIONS = (
                 doc="pay_survivors: a buta dealer pays 1 share to every bettor still in, not buta (§4.4, §10 O2)"),
     HouseOption("goshita_vs_16", "goshita_higher", ("goshita_higher", "sixteen_higher"),
                 doc="Goshita Gomai against the last bettor's 16 (§10 O3)"),
-    HouseOption("deck", "hanafuda", ("hanafuda", "western"),
-                doc="hanafuda: 40 cards, months 1-10; western: A-10 of the four suits (no Toritori there)"),
+    HouseOption("deck", "hanafuda", ("hanafuda", "western", "kabufuda"),
+                doc="hanafuda: 40 cards, months 1-10; western: A-10 of the four suits (no Toritori there); "
+                    "kabufuda: 40 cards, 1-10 (Toritori: the Aza-pin and the Tama-shi)"),
     HouseOption("teyaku_tie", "push", ("push", "dealer_wins"),
                 doc="equal hands above the 15 level (§10 O4); equal 15 always pushes, below always dealer"),
 )
@@ -90,13 +94,19 @@ KINGO_MULTIPLIERS = {"kingo": 3, "ittan-juuroku": 3, "arashi": 2, "shigoro": 2}
 def deck(house: Mapping[str, Any]) -> Counter:
     if house.get("deck", "hanafuda") == "western":  # §4.1: Western A-10, no J/Q/K/jokers
         return Counter({c.id: 1 for c in all_western_cards() if c.rank not in ("J", "Q", "K")})
+    if house.get("deck", "hanafuda") == "kabufuda":  # §1.3: 1-10, four of each
+        return kabufuda_deck()
     return Counter({c.id: 1 for c in all_cards() if c.month <= 10})
 
 
 def value_of(card_id: str) -> int:
     """Otoroku counts the month, 1..10 (November and December are not in the deck); A=1 .. 10 on
-    western cards."""
-    return rank_value(card_id) if is_western_card(card_id) else get_card(card_id).month
+    western cards, the rank on kabufuda."""
+    if is_western_card(card_id):
+        return rank_value(card_id)
+    if is_kabufuda_card(card_id):
+        return kabufuda_value(card_id)
+    return get_card(card_id).month
 
 
 @dataclass(frozen=True)
@@ -136,7 +146,7 @@ def evaluate(cards: list[str] | tuple[str, ...], role: str, house: Mapping[str, 
         return hand(RANK_TOP, "makezu")
     if n == 2 and role == "last" and months in ([6, 10], [7, 9]):
         return hand(RANK_TOP, "otoroku")
-    if n == 2 and role == "dealer" and frozenset(cards) == TORITORI_CARDS:
+    if n == 2 and role == "dealer" and frozenset(cards) in (TORITORI_CARDS, TORITORI_KABUFUDA):
         return hand(RANK_TORITORI, "toritori")
     if n == 5 and months[-1] <= 5:
         return hand(goshita, "goshita-gomai")
