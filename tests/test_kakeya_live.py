@@ -671,6 +671,84 @@ def test_a_missed_first_trick_entered_by_hand_puts_every_later_card_with_its_pla
 
 
 
+def test_a_trick_missed_mid_hand_is_said_with_its_place_and_not_added_after_the_tricks_read_since(app, live):
+    # the warning said "enter it by hand", not where: entered as the next trick, after the tricks the
+    # camera had read in its place, the hand was settled on the wrong players with nothing said
+    hands = deal(PLAYERS, seed=1)
+    tricks = play(PLAYERS, hands, leader="Aki", seed=1)
+    expected = settle_round({"game": "kakeya-toranpu", "players": PLAYERS, "hands": hands, "tricks": tricks,
+                             "dealers": ["Ben", "Dan"]})
+    players = [t["players"] for t in expected["tricks"]]
+    d = Dealer(app)
+    d.post("/api/session", SESSION)
+    lay_trick(d, live, tricks[0], players[0], 1)
+    unsure = [western(5 + i, c, uncertain=(i == 1), seat=p) for i, (c, p) in enumerate(zip(tricks[1], players[1]))]
+    live.show({"trick": unsure})
+    d.get("/api/state")
+    live.show({"trick": []})
+    warning = d.get("/api/state").get_json()["tricks"]["warning"]
+    assert warning == ("a trick was gathered before every card of it was read surely: enter it by hand as trick 2 "
+                       "(insert it there; the tricks read after it move up), and check the tricks around it")
+    track = 9
+    for t in range(2, 13):
+        lay_trick(d, live, tricks[t], players[t], track)
+        track += 4
+    r = d.post("/api/tricks", {"cards": tricks[1]})
+    assert r.status_code == 400 and r.get_json()["error"] == (
+        "the camera missed trick 2 and read 11 trick(s) after it: insert the missed trick as trick 2 (a trick "
+        "added goes after trick 12)")
+    assert len(d.get("/api/state").get_json()["tricks"]["recorded"]) == 12  # (nothing added)
+    assert d.post("/api/tricks", {"cards": tricks[1], "at": 2}).status_code == 201
+    state = d.get("/api/state").get_json()
+    assert state["tricks"]["warning"] is None
+    assert [r["winner"] for r in state["tricks"]["recorded"]] == [t["winner"] for t in expected["tricks"]]
+    assert state["preview"]["net"] == expected["net"]
+
+
+def test_a_trick_read_while_the_ledger_refuses_the_write_is_read_again_and_said(app, live):
+    # read, then not written (the ledger locked a moment): it was taken as read for good, and the
+    # next trick was recorded in its place with the wrong players; the page said nothing
+    from dealer.ledger import LedgerError
+    hands = deal(PLAYERS, seed=2)
+    tricks = play(PLAYERS, hands, leader="Aki", seed=2)
+    expected = settle_round({"game": "kakeya-toranpu", "players": PLAYERS, "hands": hands, "tricks": tricks,
+                             "dealers": ["Ben", "Dan"]})
+    players = [t["players"] for t in expected["tricks"]]
+    d = Dealer(app)
+    d.post("/api/session", SESSION)
+    ledger = app.extensions["hanadealer"]["service"].ledger
+    real, refusals = ledger.save_session, [1]
+
+    def locked(*args, **kwargs):
+        if refusals[0]:
+            refusals[0] -= 1
+            raise LedgerError("cannot write to the ledger: database is locked")
+        return real(*args, **kwargs)
+    ledger.save_session = locked
+    laid = [western(1 + i, c, seat=p) for i, (c, p) in enumerate(zip(tricks[0], players[0]))]
+    for k in range(1, 4):
+        live.show({"trick": laid[:k]})
+        d.get("/api/state")
+    refusals[0] = 1
+    live.show({"trick": laid})
+    state = d.get("/api/state").get_json()
+    assert state["tricks"]["recorded"] == [] and (
+        "the table's change could not be recorded (cannot write to the ledger: database is locked): it is tried "
+        "again at the next look") in state["problems"]
+    state = d.get("/api/state").get_json()  # the next look: written
+    assert [r["cards"] for r in state["tricks"]["recorded"]] == [tricks[0]]
+    assert not any("could not be recorded" in p for p in state["problems"])
+    live.show({"trick": []})
+    d.get("/api/state")
+    track = 5
+    for t in range(1, 13):
+        lay_trick(d, live, tricks[t], players[t], track)
+        track += 4
+    state = d.get("/api/state").get_json()
+    assert [r["winner"] for r in state["tricks"]["recorded"]] == [t["winner"] for t in expected["tricks"]]
+    assert state["preview"]["net"] == expected["net"]
+
+
 def test_the_first_leader_named_after_the_camera_read_a_trick_reads_every_trick_again(app, live):
     # the page proposed Aki, Cho led by agreement: named after trick 1 was read, every card was put
     # down to its player's partner

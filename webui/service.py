@@ -43,6 +43,7 @@ from dealer.games.kakeya import TRICKS, rensho_of
 from dealer.western import SUITS, is_western_card, nearest_western_ids
 from vision.live import CAMERA_AWAY
 from webui.tricks import (KAKEYA, TRICK_ZONE, TrickWatch, active_players, check_trick_cards, game_over, live_layout,
+                          missed_trick_warning,
                           known_seats_of, order_trick, play_order, player_names, replay_tricks, ring_of, round_document, starting_stones)
 from webui.round_builder import (CARRY_GAMES, face_of, NO_BETS, ROW_GAMES, BuiltRound, ZoneView, RoundBuilder, revealed_scores, bet_targets, card_label, layout_setup, result_texts, signed, table_zones,
                                  tie_redraw_rows, zone_title)
@@ -139,6 +140,7 @@ class DealerService:
         self._bare_after_trick = False
         self._warned_tracks: frozenset = frozenset()
         self.layout_note: str | None = None
+        self._unrecorded: str | None = None  # why the table's last change could not be recorded
         self._zones_drawn = False  # (drawn in Settings, else found automatically)
         self._bare_since: float | None = None  # (the table seen bare since, for the late-bet notes)
         self._stored_as: dict | None = None  # the open session as the ledger holds it (_stored_session)
@@ -505,7 +507,7 @@ class DealerService:
             raise InputError(f"{len(old['tricks'])} trick(s) of this hand are recorded: settle the hand (or undo "
                              f"them) before changing the session")
         if same and old.get("game") == KAKEYA:
-            for key in ("trick_warning", "camera_gap"):  # (a trick gathered unread is still to be entered)
+            for key in ("trick_warning", "missed_trick_at", "camera_gap"):  # (a trick gathered unread is still to be entered)
                 if old.get(key) is not None:
                     new[key] = old[key]
         if same and old.get("game") == KAKEYA:
@@ -1132,7 +1134,11 @@ class DealerService:
                 if gone:
                     in_zone = self._trick_cards(snap, s)
                     changed = True
+            # (as it was before this look: a trick read now but not written, the ledger refusing the
+            # save, was taken as read for good, and the next trick went in its place)
+            watched = copy.deepcopy(self.trick_watch)
             trick, warning = self.trick_watch.observe(in_zone)
+            missed_at = len(s["tricks"]) + 1  # (a trick missed comes before the one read now, if any)
             if trick is not None:
                 house = self._game().resolve_house(s.get("house"))
                 replayed = replay_tricks(s, house, s["tricks"])
@@ -1153,6 +1159,7 @@ class DealerService:
                     said = f"the trick on the table ({' '.join(ids)}) shows {', '.join(twice)} twice{MISREAD_HINT}"
                     changed |= s.get("trick_warning") != said
                     s["trick_warning"] = said
+                    s.pop("missed_trick_at", None)
                     self._warned_tracks = frozenset(c.get("track_id") for c in trick)
                     # not recorded, so the same cards are read again once the misread one is corrected
                     self.trick_watch.forget()
@@ -1168,6 +1175,7 @@ class DealerService:
                         said += NO_TRICK_ZONE_HINT
                     changed |= s.get("trick_warning") != said
                     s["trick_warning"] = said
+                    s.pop("missed_trick_at", None)
                     self._warned_tracks = frozenset(c.get("track_id") for c in trick)
                     # not recorded, so it is read again once the tricks recorded are put right or the
                     # misread card is tapped (kept as read, it was never recorded, and the next trick
@@ -1187,10 +1195,17 @@ class DealerService:
                     s["tricks_picture"] = self._picture() or s.get("tricks_picture")
                     changed = True
             if warning:
-                s["trick_warning"] = warning
+                # (said where it goes: entered as "the next trick" after the camera had read the
+                # next ones in its place, the hand was settled on the wrong players)
+                s["trick_warning"] = missed_trick_warning(missed_at)
+                s["missed_trick_at"] = missed_at
                 changed = True
             if changed:
-                self._save()
+                try:
+                    self._save()
+                except BaseException:
+                    self.trick_watch = watched
+                    raise
 
     def _note_busts(self, s: dict, snap: Mapping[str, Any]) -> None:
         """Otoroku: a bettor's hand read whole and surely as buta is kept, so that it pays its share
@@ -1254,6 +1269,13 @@ class DealerService:
                                           len(active_players(s)), played)
             except RoundError as exc:
                 raise InputError(str(exc)) from None
+            missed = s.get("missed_trick_at")
+            if "at" not in data and isinstance(missed, int) and missed <= len(s["tricks"]):
+                # (added after the tricks the camera read in its place, the hand was settled on the
+                # wrong players, and nothing said so)
+                raise InputError(f"the camera missed trick {missed} and read {len(s['tricks']) - missed + 1} trick(s) "
+                                 f"after it: insert the missed trick as trick {missed} (a trick added goes after "
+                                 f"trick {len(s['tricks'])})")
             at = data.get("at", len(s["tricks"]) + 1)
             if not isinstance(at, int) or isinstance(at, bool) or not 1 <= at <= len(s["tricks"]) + 1:
                 raise InputError(f"'at' is the place of the trick, 1 to {len(s['tricks']) + 1}, not {at!r}")
@@ -1277,6 +1299,7 @@ class DealerService:
                 if len(lying) == self.trick_watch.size and sure and set(sure) <= set(cards):
                     self.trick_watch.mark_read(lying)
             s["trick_warning"] = None
+            s.pop("missed_trick_at", None)
             # (a camera gap stays said: a second trick may have been missed in it, until the hand
             # has its thirteen; the place it says moves past the tricks entered there)
             s["pending"] = None
@@ -1304,6 +1327,7 @@ class DealerService:
             if read:
                 s["tricks"][number - 1]["camera_read"] = read
             s["trick_warning"] = None
+            s.pop("missed_trick_at", None)
             s["pending"] = None
             self._save()
             return {"trick": number, "cards": cards}
@@ -1321,6 +1345,7 @@ class DealerService:
             # (not read straight back in while it lies there as it was read)
             s["undone_trick"] = _undone_tricks(s) + [list(removed["cards"])]
             s["trick_warning"] = None
+            s.pop("missed_trick_at", None)
             s["pending"] = None
             self._save()
             return {"trick": len(s["tricks"]) + 1, "cards": removed["cards"]}
@@ -1502,7 +1527,7 @@ class DealerService:
                     # (on this picture: on another turn or size, --rotate changed at a restart, they
                     # would seat every player at his neighbour's place)
                     after["known_seats_picture"] = s.get("tricks_picture")
-                after.update(tricks=[], tricks_picture=None, trick_warning=None, undone_trick=None, camera_gap=None,
+                after.update(tricks=[], tricks_picture=None, trick_warning=None, missed_trick_at=None, undone_trick=None, camera_gap=None,
                              previous_trick=list(s["tricks"][-1]["cards"]) if s["tricks"] else None,
                              # (and as the camera read it, where the dealer put it right by hand)
                              previous_read=(s["tricks"][-1].get("camera_read") if s["tricks"] else None),
@@ -1570,10 +1595,16 @@ class DealerService:
     def view(self) -> dict:
         """Everything the page draws, as one JSON-ready dict (sent on every change)."""
         snap = self._snapshot()
+        said = self._unrecorded
         try:
             self.observe_table(snap)  # Kakeya: a trick completed on the table is recorded first
+            self._unrecorded = None
         except (InputError, LedgerError) as exc:  # (not written: the page is drawn all the same)
             log.warning("the table's change could not be recorded: %s", exc)
+            # (said on the page too: a trick read and not written was lost with a line in the log)
+            self._unrecorded = f"the table's change could not be recorded ({exc}): it is tried again at the next look"
+        if self._unrecorded != said:
+            self.hub.bump()  # (the page drawn before says otherwise)
         key = (self.hub.version, int(snap.get("version", 0) or 0))
         cached = self._view_cache
         if cached and cached[0] == key and key[1] >= 0:  # (a failed read has no version to cache by)
@@ -1611,7 +1642,8 @@ class DealerService:
             return view
         view["zones"] = [dict(z.to_json(), cards=[dict(c, label=_card_label(c)) for c in z.cards])
                          for z in built.zones]
-        view["problems"] = list(built.problems) + ([self.layout_note] if self.layout_note else [])
+        view["problems"] = list(built.problems) + ([self.layout_note] if self.layout_note else []) + (
+            [self._unrecorded] if self._unrecorded else [])
         view["row_scores"] = revealed_scores(game, built.zones, game.resolve_house(s.get("house")))
         if game.name == "otoroku":
             view["dealer_may_choose"] = _otoroku_dealer_may_choose(built.zones, game.resolve_house(s.get("house")))
@@ -1866,6 +1898,9 @@ def _stored_session_problem(session: Mapping[str, Any]) -> str | None:
     if session.get("camera_gap") is not None and (not isinstance(session["camera_gap"], int)
                                                   or isinstance(session["camera_gap"], bool)):
         return "its trick count at a camera gap is not a number"
+    if session.get("missed_trick_at") is not None and (not isinstance(session["missed_trick_at"], int)
+                                                       or isinstance(session["missed_trick_at"], bool)):
+        return "the place of a trick missed in it is not a number"
     pending = session.get("pending")
     if pending is not None and not (isinstance(pending, Mapping) and isinstance(pending.get("id"), str)
                                     and isinstance(pending.get("round"), Mapping)

@@ -283,6 +283,13 @@ MISSED_TRICK = ("a trick was gathered before every card of it was read surely: e
                 "the tricks around it)")
 
 
+def missed_trick_warning(place: int) -> str:
+    """The warning of a trick missed, saying where it goes: the tricks the camera read after it were
+    recorded in its place, and one entered as "the next trick" went after them."""
+    return (f"a trick was gathered before every card of it was read surely: enter it by hand as trick {place} "
+            f"(insert it there; the tricks read after it move up), and check the tricks around it")
+
+
 @dataclass
 class TrickWatch:
     """Watches the trick zone, state after state: a trick is read when the zone holds ``size`` cards
