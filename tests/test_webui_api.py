@@ -2,6 +2,7 @@
 reveal, correct, settle, confirm) ends in the right ledger; PIN and CSRF are enforced; bad input gets
 a clear message; a new app on the same ledger resumes the session; SSE and MJPEG deliver."""
 import json
+import time
 from fractions import Fraction
 
 import pytest
@@ -943,6 +944,72 @@ def test_otoroku_a_bust_bettor_not_chosen_still_pays_and_one_thrown_in_unseen_do
     assert pending["round"]["hands"]["Aki"] == ["pine-crane", "iris-bridge", "maple-deer"]
     assert d.post("/api/confirm", {"pending": pending["id"]}).status_code == 200
     assert d.get("/api/balances").get_json()["Aki"] == -10
+
+
+@pytest.mark.parametrize("seat", ["Aki", "Cy"])
+def test_otoroku_a_hand_left_face_down_is_judged_on_the_dealers_correction(app, live, seat):
+    # judged on the camera's reading (a card in doubt read as iris, 5: no bust) and booked with the
+    # dealer's (chrysanthemum, 9: buta whatever the hidden card), the hand was settled without its
+    # hidden card: the last bettor's 7 + 9 scored as the two-card Otoroku, paying nothing
+    d = Dealer(app)
+    d.post("/api/session", {"game": "otoroku", "players": [{"name": n} for n in ("Aki", "Ben", "Cy")], "share": 100})
+    ben, dealer = [(13, "pine-poetry"), (14, "chrysanthemum-sake")], [(17, "peony-butterflies"), (18, "wisteria-ribbon")]
+    other = "Cy" if seat == "Aki" else "Aki"
+    live.show({seat: {"cards": [(1, "clover-boar"), (2, "iris-bridge", True)], "face_down": 1}, "Ben": ben,
+               other: {"cards": [(5, "pine-chaff-1")], "face_down": 1}, "dealer": dealer})
+    assert d.post("/api/chosen", {"chosen": ["Ben"]}).status_code == 200
+    problems = d.get("/api/round").get_json()["problems"]
+    # the card in doubt may be a 10: the hand may be buta whatever its hidden card (it went unpaid, amber)
+    assert any(f"card 2 of {seat}'s hand" in p and "is uncertain" in p for p in problems), problems
+    assert d.post("/api/correct", {"track_id": 2, "card": "chrysanthemum-blue"}).status_code == 200
+    problems = d.get("/api/round").get_json()["problems"]
+    assert any(f"{seat}'s hand" in p and "1 card(s) still face down" in p for p in problems), problems
+    assert d.post("/api/settle").status_code == 400
+    # and the other way: a low card named where a 10 was read, the hand is left out, not waited for
+    live.show({seat: {"cards": [(1, "clover-boar"), (3, "maple-deer")], "face_down": 1}, "Ben": ben,
+               other: {"cards": [(5, "pine-chaff-1")], "face_down": 1}, "dealer": dealer})
+    assert any("still face down" in p for p in d.get("/api/round").get_json()["problems"])
+    assert d.post("/api/correct", {"track_id": 3, "card": "iris-bridge"}).status_code == 200
+    round_ = d.get("/api/round").get_json()
+    assert round_["problems"] == [] and round_["preview"]["net"] == {"Aki": 0, "Ben": 100, "Cy": 0, "dealer": -100}
+    pending = d.post("/api/settle").get_json()
+    assert seat not in pending["round"]["hands"]
+
+
+def test_otoroku_a_bust_of_a_deal_gathered_unsettled_is_not_charged_in_the_next(app, live, monkeypatch):
+    # remembered until a Confirm: the deal gathered unsettled, the bust was charged in the next deal
+    # (with the old deal's cards as the hand) and shown there as "bust, discarded"
+    import webui.service
+    monkeypatch.setattr(webui.service, "GATHERED_S", 0.05)
+    d = Dealer(app)
+    d.post("/api/session", {"game": "otoroku", "players": [{"name": n} for n in ("Aki", "Ben", "Cy")], "share": 100})
+    live.show({"Aki": [(1, "maple-deer"), (2, "clover-boar")], "dealer": [(7, "maple-blue")]})  # 10 + 7: bust
+    d.get("/api/state")
+    live.show({"dealer": [(7, "maple-blue")]})  # thrown in
+    assert any(c.get("discarded") for z in d.get("/api/state").get_json()["zones"] if z["name"] == "Aki" for c in z["cards"])
+    live.show({})  # the deal gathered, unsettled
+    d.get("/api/state")
+    time.sleep(0.1)
+    ben, dealer = [(13, "pine-poetry"), (14, "chrysanthemum-sake")], [(17, "peony-butterflies"), (18, "wisteria-ribbon")]
+    live.show({"Ben": ben, "Cy": {"cards": [(15, "pine-chaff-1")], "face_down": 1}, "dealer": dealer})  # the next deal
+    state = d.get("/api/state").get_json()
+    assert next(z for z in state["zones"] if z["name"] == "Aki")["cards"] == []
+    assert d.post("/api/chosen", {"chosen": ["Ben"]}).status_code == 200
+    pending = d.post("/api/settle").get_json()
+    assert pending["result"]["net"] == {"Aki": 0, "Ben": 100, "Cy": 0, "dealer": -100} and "Aki" not in pending["round"]["hands"]
+
+
+def test_otoroku_a_bust_is_kept_while_the_table_is_bare_a_moment_only(app, live):
+    # (a hand over the table a moment is no deal gathered)
+    d = Dealer(app)
+    d.post("/api/session", {"game": "otoroku", "players": [{"name": n} for n in ("Aki", "Ben", "Cy")], "share": 100})
+    live.show({"Aki": [(1, "maple-deer"), (2, "clover-boar")], "dealer": [(7, "maple-blue")]})
+    d.get("/api/state")
+    live.show({})
+    d.get("/api/state")
+    live.show({"dealer": [(7, "maple-blue")]})
+    state = d.get("/api/state").get_json()
+    assert [c["card"] for z in state["zones"] if z["name"] == "Aki" for c in z["cards"]] == ["maple-deer", "clover-boar"]
 
 
 @pytest.mark.parametrize("choose", [True, False])
@@ -3185,6 +3252,9 @@ def test_the_stake_of_otoroku_and_kabu_tsukuri_changes_only_between_rounds(app, 
     service = app.extensions["hanadealer"]["service"]
     assert service.session[stake] == 10  # nothing of it taken
     assert d.post("/api/session", {**first, "players": players + [{"name": "Dan"}]}).status_code == 200  # (not the stake)
+    live.show({ben: {"cards": [], "face_down": 3}})  # a deal lying face down is of this round too
+    r = d.post("/api/session", {**first, stake: 1000})
+    assert r.status_code == 400 and f"the {stake} change only between rounds" in r.get_json()["error"]
     live.show({})  # the table cleared: the next round's stake can be set
     assert d.post("/api/session", {**first, stake: 1000}).status_code == 200
     assert service.session[stake] == 1000

@@ -271,19 +271,35 @@ def zone_needed(game: Game, z: ZoneSpec | ZoneView, setup: Mapping[str, Any] | N
         seats = (setup or {}).get("seats") or []
         role = "last" if seats and z.name == seats[-1] else "bettor"
         return z.name == "dealer" or z.name in chosen or _shown_face_up(cards, face_down, corrections or {}) \
-            or _buta_whatever_hidden(cards, face_down, role)
+            or _buta_whatever_hidden(_as_corrected(cards, corrections or {}), face_down, role)
     return True
+
+
+def _as_corrected(cards, corrections: Mapping[str, str]) -> list[dict]:
+    """The cards as the dealer put them right (a card he named is that card, and sure): whether a
+    hand must be seen was told from the camera's reading, and its hand booked from his."""
+    out = []
+    for c in cards or ():
+        fix = corrections.get(str(c.get("track_id")))
+        out.append(dict(c, card=fix, uncertain=False, corrected=True) if fix else dict(c))
+    return out
+
+
+# the highest card of Otoroku's deck: a card read in doubt may be it
+_HIGHEST = 10
 
 
 def _buta_whatever_hidden(cards, face_down: int | None, role: str) -> bool:
     """Whether an Otoroku hand lying as dealt (its first card face down) is buta whatever that card:
     a buta is revealed and pays its share, chosen or not (left out as thrown in, it paid nothing).
-    Its cards read in doubt count as read: the round then waits for the dealer to confirm them (left
-    out for one card in doubt, the buta went unpaid)."""
+    A card read in doubt may be any card: it counts as the highest where that makes the hand buta,
+    so the round waits for the dealer to confirm it (read as a low card in doubt and left out, a buta
+    went unpaid with the card still amber)."""
     from dealer.games.otoroku import bust_limit, value_of
-    shown = [c.get("card") for c in cards or () if c.get("face") != BACK]
+    shown = [c for c in cards or () if c.get("face") != BACK]
     try:
-        months = [value_of(c) for c in shown if c]
+        months = [_HIGHEST if c.get("uncertain") and not c.get("corrected") else value_of(c.get("card"))
+                  for c in shown if c.get("card") or c.get("uncertain")]
     except (UnknownCardError, ValueError, KeyError):
         return False
     if not months:

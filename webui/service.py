@@ -143,6 +143,7 @@ class DealerService:
         self._unrecorded: str | None = None  # why the table's last change could not be recorded
         self._zones_drawn = False  # (drawn in Settings, else found automatically)
         self._bare_since: float | None = None  # (the table seen bare since, for the late-bet notes)
+        self._busts_bare_since: float | None = None  # (the same, for Otoroku's busts remembered)
         self._stored_as: dict | None = None  # the open session as the ledger holds it (_stored_session)
         self.session: dict | None = self._stored_session()
         held = self._stored_as
@@ -751,9 +752,11 @@ class DealerService:
         game = get_game(s["game"])
         old_tracks = set(s.get("settled_tracks") or ())
         old_places = set(s.get("settled_cards_all") or s.get("settled_cards") or ()) if not s.get("settled_gone") else set()
-        return sum(1 for z in self.builder.build(snap, game, s, s.get("bets") or [], _corrections_in_force(snap, s)).zones
-                   for c in z.cards if f"{c.get('track_id')}:{c.get('recognised')}" not in old_tracks
-                   and _place_key(z.name, c) not in old_places)
+        zones = self.builder.build(snap, game, s, s.get("bets") or [], _corrections_in_force(snap, s)).zones
+        # (face down too: a deal lying face down is this round's, and the ante or the rules changed
+        # under it; the cards recorded, turned face down, are taken as gone for the next deal)
+        return sum(1 for z in zones for c in z.cards if f"{c.get('track_id')}:{c.get('recognised')}" not in old_tracks
+                   and _place_key(z.name, c) not in old_places) + sum(z.face_down or 0 for z in zones)
 
     def _shown_before_settling(self, s: Mapping[str, Any]) -> tuple[list[str], bool, set[str]]:
         """The zones of this round whose cards are hidden until the reveal and lie face up now (not
@@ -1071,6 +1074,7 @@ class DealerService:
                     snap := self._snapshot() if snap is None else snap):
                 self._note_busts(s, snap)
                 return
+            self._busts_bare_since = None  # (a table not read is no table seen bare)
             if not s or s.get("game") != KAKEYA or s.get("pending") or len(s["tricks"]) >= TRICKS \
                     or game_over(s.get("stones")):  # (no hand is played once the game is over)
                 return
@@ -1213,6 +1217,25 @@ class DealerService:
         unseen, and paid nothing, or the round could not be settled."""
         house = self._game().resolve_house(s.get("house"))
         seats = s.get("seats") or [p["name"] for p in s["players"]]
+        if s.get("busts"):
+            # the whole table bare a while, the dealer's cards too: the deal was gathered unsettled, and
+            # its busts are not the next deal's (one was charged there, with the old deal's cards);
+            # told when it is so, or when the next deal's first cards come
+            zones, down, unassigned = table_zones(snap)
+            bare = not any(zones.values()) and not any(down.values()) and not unassigned
+            now = time.monotonic()
+            if bare and self._busts_bare_since is None:
+                self._busts_bare_since = now
+            if self._busts_bare_since is not None and now - self._busts_bare_since >= GATHERED_S:
+                self._busts_bare_since = None
+                s["busts"] = {}
+                self._save()
+            elif not bare:
+                self._busts_bare_since = None  # (a hand over the table a moment is no deal gathered)
+            if bare:
+                return
+        else:
+            self._busts_bare_since = None
         busts = dict(s.get("busts") or {})
         # the cards of the round just recorded, still lying: not this round's (a bust of that round
         # was remembered again at once, and charged in the next)
