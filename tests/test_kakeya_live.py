@@ -705,6 +705,48 @@ def test_a_trick_missed_mid_hand_is_said_with_its_place_and_not_added_after_the_
     assert state["preview"]["net"] == expected["net"]
 
 
+def test_tricks_missed_keep_their_places_through_an_undo_a_replace_and_a_second_miss(app, live):
+    # each of them dropped the place said, and the missed trick was then taken as a plain add at the end
+    hands = deal(PLAYERS, seed=1)
+    tricks = play(PLAYERS, hands, leader="Aki", seed=1)
+    expected = settle_round({"game": "kakeya-toranpu", "players": PLAYERS, "hands": hands, "tricks": tricks,
+                             "dealers": ["Ben", "Dan"]})
+    players = [t["players"] for t in expected["tricks"]]
+    d = Dealer(app)
+    d.post("/api/session", SESSION)
+    lay_trick(d, live, tricks[0], players[0], 1)
+    track = 5
+    for t in (1, 2):  # two tricks in a row gathered with a card in doubt
+        live.show({"trick": [western(track + i, c, uncertain=(i == 0), seat=p) for i, (c, p) in
+                             enumerate(zip(tricks[t], players[t]))]})
+        d.get("/api/state")
+        live.show({"trick": []})
+        d.get("/api/state")
+        track += 4
+    assert "2 tricks were gathered before every card of them was read surely: enter them by hand as tricks 2 and 3" \
+        in d.get("/api/state").get_json()["tricks"]["warning"]
+    for t in range(3, 6):
+        lay_trick(d, live, tricks[t], players[t], track)
+        track += 4
+    assert d.post("/api/tricks/undo", {}).status_code == 200  # trick 6 taken back
+    assert d.post("/api/tricks/2", {"cards": tricks[3]}).status_code == 200  # (trick 2 as recorded, entered again)
+    state = d.get("/api/state").get_json()
+    assert "enter them by hand as tricks 2 and 3" in state["tricks"]["warning"]
+    r = d.post("/api/tricks", {"cards": tricks[1]})
+    assert r.status_code == 400 and "insert the missed trick as trick 2" in r.get_json()["error"]
+    assert d.post("/api/tricks", {"cards": tricks[1], "at": 2}).status_code == 201
+    assert "enter it by hand as trick 3 " in d.get("/api/state").get_json()["tricks"]["warning"]
+    assert d.post("/api/tricks", {"cards": tricks[2], "at": 3}).status_code == 201
+    assert d.get("/api/state").get_json()["tricks"]["warning"] is None
+    assert d.post("/api/tricks", {"cards": tricks[5]}).status_code == 201  # the one taken back, the next again
+    for t in range(6, 13):
+        lay_trick(d, live, tricks[t], players[t], track)
+        track += 4
+    state = d.get("/api/state").get_json()
+    assert [r["winner"] for r in state["tricks"]["recorded"]] == [t["winner"] for t in expected["tricks"]]
+    assert state["preview"]["net"] == expected["net"]
+
+
 def test_a_trick_read_while_the_ledger_refuses_the_write_is_read_again_and_said(app, live):
     # read, then not written (the ledger locked a moment): it was taken as read for good, and the
     # next trick was recorded in its place with the wrong players; the page said nothing
@@ -734,8 +776,14 @@ def test_a_trick_read_while_the_ledger_refuses_the_write_is_read_again_and_said(
     state = d.get("/api/state").get_json()
     assert state["tricks"]["recorded"] == [] and (
         "the table's change could not be recorded (cannot write to the ledger: database is locked): it is tried "
-        "again at the next look") in state["problems"]
-    state = d.get("/api/state").get_json()  # the next look: written
+        "again when the table changes, or at a look a moment later") in state["problems"]
+    tried = refusals[0] = 1000  # (the ledger refusing on: not tried again at every look of the same table)
+    for _ in range(5):
+        d.get("/api/state")
+    assert refusals[0] == tried
+    refusals[0] = 0
+    live.show({"trick": laid})  # the table seen again: written
+    state = d.get("/api/state").get_json()
     assert [r["cards"] for r in state["tricks"]["recorded"]] == [tricks[0]]
     assert not any("could not be recorded" in p for p in state["problems"])
     live.show({"trick": []})

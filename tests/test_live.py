@@ -335,7 +335,10 @@ def test_zones_drawn_on_the_unmirrored_picture_are_not_read_on_a_mirrored_one(tm
         "and not mirrored now (--rotate, --mirror): draw the zones again")
     again = LiveTable(RotatedSource(ListSource([]), 0, mirror=True), ScriptedDetector(row), BATTA, zones=zones)
     assert [again.process(numbered_frame(1))["status"]["table"] for _ in range(3)][-1] == "live"
-    save_zones(tmp_path / "plain.json", halves, make_live(row).picture() or {"width": 640, "height": 360, "rotate": 0})
+    unmirrored = make_live(row)
+    unmirrored.process(numbered_frame(0))
+    assert not unmirrored.mirrored() and "mirror" not in unmirrored.picture()
+    save_zones(tmp_path / "plain.json", halves, unmirrored.picture())
     assert "mirror" not in json.loads((tmp_path / "plain.json").read_text())["picture"]  # (as before the option)
     (tmp_path / "bad.json").write_text(json.dumps({"zones": [], "picture": {"width": 640, "height": 360, "rotate": 0,
                                                                             "mirror": "yes"}}))

@@ -70,6 +70,7 @@ def _is_name(name: str) -> bool:
 # Kakeya: a moment the table was not read, with no card in the middle before and after, too short
 # for a trick to be played and gathered (seconds)
 GAP_UNSEEN_S = 3.0
+RETRY_UNRECORDED_S = 2.0  # a change of the table the ledger refused is tried again this soon on the same table
 GATHERED_S = 2.0  # the table bare this long after a bet taken after the reveal: that deal was gathered
 STALL_SAID_S = 3.0  # (how long the live table shows a stalled camera's last frame before saying so)
 MISREAD_HINT = ": tap the card misread, or enter the trick by hand"
@@ -113,6 +114,24 @@ class Hub:
             return self._version
 
 
+def _missed_places(s: Mapping[str, Any]) -> list[int]:
+    """Where the tricks the camera missed go, as each would be inserted in turn (``missed_tricks``
+    holds, for each, how many recorded tricks come before it), while the hand lacks any (with
+    thirteen recorded none can be missing: the dealer entered it, or none was missed)."""
+    if len(s.get("tricks") or ()) >= TRICKS:
+        return []
+    return [before + 1 + k for k, before in enumerate(sorted(s.get("missed_tricks") or ()))]
+
+
+def _missed_entered_at(missed: list[int], at: int) -> list[int]:
+    """The tricks missed (recorded tricks before each) once a trick is inserted as trick ``at``: one
+    missed there is the trick entered; those after it have one recorded trick more before them."""
+    missed = sorted(missed)
+    if at - 1 in missed:
+        missed.remove(at - 1)
+    return [b + 1 if b >= at - 1 else b for b in missed]
+
+
 def _zones_kept(zones, names: set) -> list:
     """The drawn zones whose names are in ``names``, with the picture they were drawn on kept."""
     kept = copy.copy(zones)  # (a copy of vision.zones.DrawnZones keeps its picture)
@@ -141,6 +160,7 @@ class DealerService:
         self._warned_tracks: frozenset = frozenset()
         self.layout_note: str | None = None
         self._unrecorded: str | None = None  # why the table's last change could not be recorded
+        self._unrecorded_at: tuple = (None, 0.0)  # (the table's version then, and the time)
         self._zones_drawn = False  # (drawn in Settings, else found automatically)
         self._bare_since: float | None = None  # (the table seen bare since, for the late-bet notes)
         self._busts_bare_since: float | None = None  # (the same, for Otoroku's busts remembered)
@@ -508,7 +528,7 @@ class DealerService:
             raise InputError(f"{len(old['tricks'])} trick(s) of this hand are recorded: settle the hand (or undo "
                              f"them) before changing the session")
         if same and old.get("game") == KAKEYA:
-            for key in ("trick_warning", "missed_trick_at", "camera_gap"):  # (a trick gathered unread is still to be entered)
+            for key in ("trick_warning", "missed_tricks", "camera_gap"):  # (a trick gathered unread is still to be entered)
                 if old.get(key) is not None:
                     new[key] = old[key]
         if same and old.get("game") == KAKEYA:
@@ -1142,7 +1162,7 @@ class DealerService:
             # save, was taken as read for good, and the next trick went in its place)
             watched = copy.deepcopy(self.trick_watch)
             trick, warning = self.trick_watch.observe(in_zone)
-            missed_at = len(s["tricks"]) + 1  # (a trick missed comes before the one read now, if any)
+            recorded = len(s["tricks"])  # (a trick missed comes before the one read now, if any)
             if trick is not None:
                 house = self._game().resolve_house(s.get("house"))
                 replayed = replay_tricks(s, house, s["tricks"])
@@ -1163,7 +1183,6 @@ class DealerService:
                     said = f"the trick on the table ({' '.join(ids)}) shows {', '.join(twice)} twice{MISREAD_HINT}"
                     changed |= s.get("trick_warning") != said
                     s["trick_warning"] = said
-                    s.pop("missed_trick_at", None)
                     self._warned_tracks = frozenset(c.get("track_id") for c in trick)
                     # not recorded, so the same cards are read again once the misread one is corrected
                     self.trick_watch.forget()
@@ -1179,7 +1198,6 @@ class DealerService:
                         said += NO_TRICK_ZONE_HINT
                     changed |= s.get("trick_warning") != said
                     s["trick_warning"] = said
-                    s.pop("missed_trick_at", None)
                     self._warned_tracks = frozenset(c.get("track_id") for c in trick)
                     # not recorded, so it is read again once the tricks recorded are put right or the
                     # misread card is tapped (kept as read, it was never recorded, and the next trick
@@ -1201,8 +1219,7 @@ class DealerService:
             if warning:
                 # (said where it goes: entered as "the next trick" after the camera had read the
                 # next ones in its place, the hand was settled on the wrong players)
-                s["trick_warning"] = missed_trick_warning(missed_at)
-                s["missed_trick_at"] = missed_at
+                s["missed_tricks"] = sorted(list(s.get("missed_tricks") or ()) + [recorded])
                 changed = True
             if changed:
                 try:
@@ -1292,17 +1309,18 @@ class DealerService:
                                           len(active_players(s)), played)
             except RoundError as exc:
                 raise InputError(str(exc)) from None
-            missed = s.get("missed_trick_at")
-            if "at" not in data and isinstance(missed, int) and missed <= len(s["tricks"]):
+            before = sorted(s.get("missed_tricks") or ())
+            if "at" not in data and before and before[0] < len(s["tricks"]):
                 # (added after the tricks the camera read in its place, the hand was settled on the
                 # wrong players, and nothing said so)
-                raise InputError(f"the camera missed trick {missed} and read {len(s['tricks']) - missed + 1} trick(s) "
-                                 f"after it: insert the missed trick as trick {missed} (a trick added goes after "
-                                 f"trick {len(s['tricks'])})")
+                raise InputError(f"the camera missed trick {before[0] + 1} and read {len(s['tricks']) - before[0]} "
+                                 f"trick(s) after it: insert the missed trick as trick {before[0] + 1} (a trick added "
+                                 f"goes after trick {len(s['tricks'])})")
             at = data.get("at", len(s["tricks"]) + 1)
             if not isinstance(at, int) or isinstance(at, bool) or not 1 <= at <= len(s["tricks"]) + 1:
                 raise InputError(f"'at' is the place of the trick, 1 to {len(s['tricks']) + 1}, not {at!r}")
             s["tricks"].insert(at - 1, {"cards": cards, "source": "hand"})
+            s["missed_tricks"] = _missed_entered_at(list(s.get("missed_tricks") or ()), at)
             if MISREAD_HINT in (s.get("trick_warning") or "") and self.trick_watch is not None:
                 # the trick warned of (a card misread), entered by hand as the warning says: lying there
                 # still, it is read (it was read again at once, warned again, and when gathered a card
@@ -1322,7 +1340,6 @@ class DealerService:
                 if len(lying) == self.trick_watch.size and sure and set(sure) <= set(cards):
                     self.trick_watch.mark_read(lying)
             s["trick_warning"] = None
-            s.pop("missed_trick_at", None)
             # (a camera gap stays said: a second trick may have been missed in it, until the hand
             # has its thirteen; the place it says moves past the tricks entered there)
             s["pending"] = None
@@ -1349,8 +1366,7 @@ class DealerService:
             read = replaced.get("camera_read") or (list(replaced["cards"]) if replaced.get("source") == "camera" else None)
             if read:
                 s["tricks"][number - 1]["camera_read"] = read
-            s["trick_warning"] = None
-            s.pop("missed_trick_at", None)
+            s["trick_warning"] = None  # (a trick missed is still to be entered where it was missed)
             s["pending"] = None
             self._save()
             return {"trick": number, "cards": cards}
@@ -1368,7 +1384,8 @@ class DealerService:
             # (not read straight back in while it lies there as it was read)
             s["undone_trick"] = _undone_tricks(s) + [list(removed["cards"])]
             s["trick_warning"] = None
-            s.pop("missed_trick_at", None)
+            if s.get("missed_tricks"):  # (still to be entered: none after more tricks than are left)
+                s["missed_tricks"] = sorted(min(b, len(s["tricks"])) for b in s["missed_tricks"])
             s["pending"] = None
             self._save()
             return {"trick": len(s["tricks"]) + 1, "cards": removed["cards"]}
@@ -1385,6 +1402,8 @@ class DealerService:
         problems = list(play.problems)
         if s.get("trick_warning"):
             problems.append(s["trick_warning"])
+        if _missed_places(s):
+            problems.append(missed_trick_warning(_missed_places(s)))
         over = game_over(s.get("stones"))
         if over:
             problems.append(f"the game is over: {over} has no stones left; start a new game in Settings")
@@ -1416,7 +1435,8 @@ class DealerService:
                 "pictures": play.pictures, "active": active, "dealers": s.get("dealers"),
                 "stones": s.get("stones"), "game_over": game_over(s.get("stones")),
                 "trump": trump, "rensho": rensho_of(trump, house["rensho_rule"]),
-                "warning": s.get("trick_warning")}
+                "warning": "; ".join(filter(None, [s.get("trick_warning"), missed_trick_warning(_missed_places(s))
+                                                    if _missed_places(s) else None])) or None}
 
     # --- the round -------------------------------------------------------------------------------
     def build(self, snapshot: Mapping[str, Any] | None = None):
@@ -1550,7 +1570,7 @@ class DealerService:
                     # (on this picture: on another turn or size, --rotate changed at a restart, they
                     # would seat every player at his neighbour's place)
                     after["known_seats_picture"] = s.get("tricks_picture")
-                after.update(tricks=[], tricks_picture=None, trick_warning=None, missed_trick_at=None, undone_trick=None, camera_gap=None,
+                after.update(tricks=[], tricks_picture=None, trick_warning=None, missed_tricks=[], undone_trick=None, camera_gap=None,
                              previous_trick=list(s["tricks"][-1]["cards"]) if s["tricks"] else None,
                              # (and as the camera read it, where the dealer put it right by hand)
                              previous_read=(s["tricks"][-1].get("camera_read") if s["tricks"] else None),
@@ -1619,13 +1639,20 @@ class DealerService:
         """Everything the page draws, as one JSON-ready dict (sent on every change)."""
         snap = self._snapshot()
         said = self._unrecorded
-        try:
-            self.observe_table(snap)  # Kakeya: a trick completed on the table is recorded first
-            self._unrecorded = None
-        except (InputError, LedgerError) as exc:  # (not written: the page is drawn all the same)
-            log.warning("the table's change could not be recorded: %s", exc)
-            # (said on the page too: a trick read and not written was lost with a line in the log)
-            self._unrecorded = f"the table's change could not be recorded ({exc}): it is tried again at the next look"
+        version = snap.get("version")
+        # (tried on this table already and refused: again once it changes. Each refusal woke every
+        # page, whose look tried again at once, a thousand times a second while the ledger refused)
+        if not (said and version is not None and version == self._unrecorded_at[0]
+                and time.monotonic() - self._unrecorded_at[1] < RETRY_UNRECORDED_S):
+            try:
+                self.observe_table(snap)  # Kakeya: a trick completed on the table is recorded first
+                self._unrecorded = None
+            except (InputError, LedgerError) as exc:  # (not written: the page is drawn all the same)
+                log.warning("the table's change could not be recorded: %s", exc)
+                # (said on the page too: a trick read and not written was lost with a line in the log)
+                self._unrecorded = (f"the table's change could not be recorded ({exc}): it is tried again when "
+                                    f"the table changes, or at a look a moment later")
+                self._unrecorded_at = (version, time.monotonic())
         if self._unrecorded != said:
             self.hub.bump()  # (the page drawn before says otherwise)
         key = (self.hub.version, int(snap.get("version", 0) or 0))
@@ -1921,9 +1948,9 @@ def _stored_session_problem(session: Mapping[str, Any]) -> str | None:
     if session.get("camera_gap") is not None and (not isinstance(session["camera_gap"], int)
                                                   or isinstance(session["camera_gap"], bool)):
         return "its trick count at a camera gap is not a number"
-    if session.get("missed_trick_at") is not None and (not isinstance(session["missed_trick_at"], int)
-                                                       or isinstance(session["missed_trick_at"], bool)):
-        return "the place of a trick missed in it is not a number"
+    if session.get("missed_tricks") is not None and not (isinstance(session["missed_tricks"], list) and all(
+            isinstance(p, int) and not isinstance(p, bool) for p in session["missed_tricks"])):
+        return "its list of tricks missed is not a list of numbers"
     pending = session.get("pending")
     if pending is not None and not (isinstance(pending, Mapping) and isinstance(pending.get("id"), str)
                                     and isinstance(pending.get("round"), Mapping)

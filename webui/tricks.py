@@ -283,11 +283,16 @@ MISSED_TRICK = ("a trick was gathered before every card of it was read surely: e
                 "the tricks around it)")
 
 
-def missed_trick_warning(place: int) -> str:
-    """The warning of a trick missed, saying where it goes: the tricks the camera read after it were
-    recorded in its place, and one entered as "the next trick" went after them."""
-    return (f"a trick was gathered before every card of it was read surely: enter it by hand as trick {place} "
-            f"(insert it there; the tricks read after it move up), and check the tricks around it")
+def missed_trick_warning(places: list[int]) -> str:
+    """The warning of tricks missed, saying where each goes (inserted in turn): the tricks the camera
+    read after one were recorded in its place, and one entered as "the next trick" went after them."""
+    if len(places) == 1:
+        return (f"a trick was gathered before every card of it was read surely: enter it by hand as trick "
+                f"{places[0]} (insert it there; the tricks read after it move up), and check the tricks around it")
+    where = ", ".join(str(p) for p in places[:-1]) + f" and {places[-1]}"
+    return (f"{len(places)} tricks were gathered before every card of them was read surely: enter them by hand "
+            f"as tricks {where}, in turn (insert each there; the tricks read after it move up), and check the "
+            f"tricks around them")
 
 
 @dataclass
