@@ -553,3 +553,54 @@ def test_a_near_square_zone_orders_its_cards_the_way_they_run(jitter):
     # and a column laid top to bottom in the same zone reads top to bottom
     state = assigner.assign([card(k + 1, 150 + dx, 45 + 70 * k, face=f, h=60) for k, (f, dx) in enumerate(zip(faces, jitter))])
     assert [c.face for c in state.zones["p1-a"]] == faces
+
+
+@pytest.mark.parametrize("dx", [-2, 0, 2])
+def test_rows_across_the_table_laid_close_read_top_to_bottom_whatever_their_jitter(dx):
+    # two rows less than a card's length apart were taken for one line and read by their middles,
+    # left to right: Ato two pixels to the left of Saki was Saki (a bet settled on the other row)
+    saki = [card(1, 100, 100), card(2, 170, 100), card(3, 240, 100)]
+    ato = [card(4, 100 + dx, 173), card(5, 170 + dx, 173), card(6, 240 + dx, 173)]
+    state = ZoneAssigner(BATTA).assign(ato + saki)
+    assert ids(state.zones["saki"]) == [1, 2, 3] and ids(state.zones["ato"]) == [4, 5, 6]
+    hankan = [ZoneSpec(n, 3, n, n) for n in ("shi-e", "naka-e", "oto-e")]
+    rows = [card(3 * r + i + 1, 100 + 70 * i - 3 * r, 100 + 90 * r) for r in range(3) for i in range(3)]
+    state = ZoneAssigner(hankan).assign(rows)
+    assert [ids(state.zones[n]) for n in ("shi-e", "naka-e", "oto-e")] == [[1, 2, 3], [4, 5, 6], [7, 8, 9]]
+
+
+@pytest.mark.parametrize("per_hand, apart", [(1, 0), (2, 130)])
+def test_hands_of_one_card_or_laid_loosely_are_each_players_own(per_hand, apart):
+    # all spaced alike, the gaps between hands were no wider than the tightest: every card was the
+    # first player's (Otoroku's first card each, Echobo's bettors of one card)
+    layout = [ZoneSpec(n, None, n, n, group=n) for n in ("A", "B", "C")] + [
+        ZoneSpec("dealer", None, "dealer", "dealer", dealer_side=True)]
+    hands = [card(10 * p + k, 100 + 400 * p + apart * k, 400) for p in range(3) for k in range(per_hand)]
+    dealer = [card(50, 400, 60), card(51, 470, 60)]
+    state = ZoneAssigner(layout).assign(hands + dealer)
+    assert [ids(state.zones[n]) for n in ("A", "B", "C")] == [[10 * p + k for k in range(per_hand)] for p in range(3)]
+    assert ids(state.zones["dealer"]) == [50, 51]
+
+
+def test_kabu_tsukuri_rows_go_to_the_player_whose_column_they_lie_in():
+    # taken in the layout's order: Q's first row laid while P had laid one was P's second row; after
+    # a restart, each player's spare card below his rows took the next player's first zone
+    from dealer.games import get_game
+    layout = list(get_game("kabu-tsukuri").layout({"players": ["P", "Q"]}))
+
+    def row(p, r):  # player p's row r: columns 480 px apart, rows 130 px apart
+        return [card(100 * p + 10 * r + k, 200 + 480 * p + 70 * k, 100 + 130 * (r - 1)) for k in range(3)]
+    assigner = ZoneAssigner(layout)
+    laid = []
+    for p, r in [(0, 1), (1, 1), (0, 2), (1, 2), (0, 3), (1, 3)]:
+        laid += row(p, r)
+        state = assigner.assign(laid)
+        for q, s in [(q, s) for q in (0, 1) for s in (1, 2, 3) if row(q, s)[0] in laid]:
+            assert ids(state.zones[f"{'PQ'[q]}/{s}"]) == ids(row(q, s)), (p, r, q, s)
+    spares = [card(109, 270, 490), card(209, 750, 490)]
+    state = ZoneAssigner(layout).assign(laid + spares)
+    assert all(ids(state.zones[f"{'PQ'[q]}/{s}"]) == ids(row(q, s)) for q in (0, 1) for s in (1, 2, 3))
+    assert sorted(ids(state.unassigned)) == [109, 209]
+    # a player's rows picked up first: the others keep their zones
+    state = assigner.assign([c for c in laid if c.track_id >= 100])
+    assert all(ids(state.zones[f"Q/{s}"]) == ids(row(1, s)) for s in (1, 2, 3))

@@ -333,6 +333,7 @@ class ZoneAssigner:
             if unknown:
                 raise ZoneError(f"drawn zone(s) {', '.join(unknown)} are not in this game's layout "
                                 f"({', '.join(names)})")
+        self._spec = {z.name: z for z in self.layout}
         self.grouped = by_player_columns(self.layout)
         self.sided = any(z.group is not None for z in self.layout)  # zones may lie side by side
         self._home: dict[int, str] = {}  # track id -> the zone its row was given (automatic mode)
@@ -419,7 +420,7 @@ class ZoneAssigner:
                 columns[-1].append(k)
                 reach = max(reach, spans[k][1])
             order = [s for col in columns for s in sorted(col, key=lambda k: seg_centre[k][1])]
-        else:
+        elif self.sided:
             # like text: lines top to bottom, each left to right; a line is the rows whose middles lie
             # within a card's length of each other (a hand laid half a card higher than the hands
             # beside it is no line of its own: read before them, every hand moved a seat, and its
@@ -427,6 +428,11 @@ class ZoneAssigner:
             lines = _split([y for _, y in seg_centre], long_)
             line_of = {k: n for n, line in enumerate(lines) for k in line}
             order = sorted(range(len(segments)), key=lambda k: (line_of[k], seg_centre[k][0]))
+        else:
+            # rows across the table (Saki over Ato): top to bottom, however close. Taken for one line,
+            # two rows laid less than a card's length apart were read by their middles left to
+            # right, and Saki and Ato changed places with a jitter of two pixels
+            order = sorted(range(len(segments)), key=lambda k: seg_centre[k][1])
         # A row keeps the zone it had while its cards stay (tracks are stable), so picking up
         # Saki does not turn the remaining Ato row into "Saki"; new rows take the free zones in
         # table order. But when there are as many rows as zones, table order decides: a row seen
@@ -455,14 +461,25 @@ class ZoneAssigner:
             if top is not None:
                 zone_of_segment[top] = dealer_zone
         others = [k for k in order if k not in zone_of_segment]
-        for k in (others if len(others) != len(self.layout) - len(taken) else ()):
+        use_homes = len(others) != len(self.layout) - len(taken)
+        for k in (others if use_homes else ()):
             best = home_of(k)
             if best is not None and best not in taken:
                 zone_of_segment[k] = best
                 taken.add(best)
         free = [spec.name for spec in self.layout if spec.name not in taken]
+        if self.grouped:
+            # a column's new rows take its player's zones top to bottom: taken in the layout's order,
+            # the rows of a player laid before those of the player on his left went to that player,
+            # and a spare card below a player's rows took the next player's first zone
+            player_of = self._column_players(columns, {k: home_of(k) for k in others} if use_homes else {})
+            for k in others:
+                mine = [name for name in free if self._group_of(name) == player_of[k]]
+                if k not in zone_of_segment and mine:
+                    zone_of_segment[k] = mine[0]
+                    free.remove(mine[0])
         for k in others:
-            if k not in zone_of_segment and free:
+            if k not in zone_of_segment and free and not self.grouped:
                 zone_of_segment[k] = free.pop(0)
         zones: dict[str, list[TableCard]] = {}
         unassigned: list[TableCard] = []
@@ -478,13 +495,41 @@ class ZoneAssigner:
         self._home = homes
         return zones, unassigned
 
+    def _column_players(self, columns: list[list[int]], homes: dict) -> dict:
+        """Segment -> the player whose column it is in: a column holding rows that keep a player's
+        zones is his; the others, left to right, the players not placed yet in the layout's order,
+        each between the players of the columns on either side of it."""
+        players = list(dict.fromkeys(self._group_of(spec.name) for spec in self.layout))
+        claimed = {}
+        for n, col in enumerate(columns):
+            groups = [self._group_of(homes[k]) for k in col if homes.get(k)]
+            if groups:
+                claimed[n] = max(set(groups), key=groups.count)
+        used, low, of_column = set(claimed.values()), 0, {}
+        for n in range(len(columns)):
+            if n in claimed:
+                of_column[n] = claimed[n]
+            else:
+                high = min((players.index(claimed[m]) for m in claimed if m > n), default=len(players))
+                free = [p for p in players[low:high] if p not in used]
+                of_column[n] = free[0] if free else None
+                used.update(free[:1])
+            if of_column[n] is not None:
+                low = players.index(of_column[n]) + 1
+        return {k: of_column[n] for n, col in enumerate(columns) for k in col}
+
+    def _group_of(self, name: str) -> str:
+        spec = self._spec[name]
+        return spec.group or spec.name
+
     def _split_band(self, xs: list[float], short: float) -> list[list[int]]:
         """Split one band of cards (centre xs) into the zones lying side by side in it.
 
         Only layouts with players' zones put zones side by side (hands, Kabu-Tsukuri's columns,
         Echobo's dealer card beside the bets); a Saki row is one row however widely it is laid.
         Within a band, a gap splits when it is wider than 2.5 times the tightest spacing of the
-        band (and than 1.5 cards); a band of two cards splits when they are 3 cards apart.
+        band (and than 1.5 cards), and always when it is wider than 3 cards (a band of two cards
+        splits only so).
         """
         if not self.sided:
             return [list(range(len(xs)))]
@@ -492,7 +537,9 @@ class ZoneAssigner:
         gaps = [b - a for a, b in zip(ordered, ordered[1:])]
         if not gaps:
             return [[0]]
-        limit = 3.0 * short if len(gaps) == 1 else max(2.5 * min(gaps), 1.5 * short)
+        # (and always at 3 cards: hands of one card each, or laid loosely, all spaced alike, were one
+        # zone, the first player's)
+        limit = 3.0 * short if len(gaps) == 1 else min(max(2.5 * min(gaps), 1.5 * short), 3.0 * short)
         return _split(xs, limit)
 
     @staticmethod
