@@ -598,3 +598,20 @@ def test_a_knock_of_about_a_cards_pitch_keeps_every_id():
         for _ in range(5):
             cards = tracker.update([det(f, x=170 + 72 * k + jitter()) for k, f in enumerate(faces)])
         assert {c.face: c.track_id for c in cards} == ids
+
+
+def test_a_card_laid_at_the_edge_of_one_hidden_a_moment_is_a_card_of_its_own():
+    # B laid overlapping A's edge while the dealer's hand hid A for a frame took A's track: shown a
+    # frame with A's face and sure, and A's correction, kept by its track id, went with it
+    tracker = CardTracker()
+    for _ in range(7):
+        tracker.update([det("pine-crane", 100)])
+    seen = [tracker.update([det("plum-warbler", 150)])]
+    seen += [tracker.update([det("pine-crane", 100), det("plum-warbler", 150)]) for _ in range(8)]
+    for cards in seen:
+        assert [(c.track_id, c.face) for c in cards if c.quad[0][0] == 100] in ([(1, "pine-crane")], [])
+        assert all(c.track_id != 1 for c in cards if c.quad[0][0] == 150)
+    assert sorted(faces(seen[-1])) == ["pine-crane", "plum-warbler"]
+    # a card read as another face where it lies (a misreading, a card turned over) is still that card
+    tracker.update([det("pine-crane", 103), det("plum-bush", 150)])
+    assert {c.track_id for c in tracker.update([det("pine-crane", 103), det("plum-warbler", 150)])} == {1, 2}

@@ -37,6 +37,13 @@ def _size(quad) -> float:
     return math.hypot(x2 - x0, y2 - y0) or 1.0
 
 
+def _other_face(shown: str | None, read: str | None) -> bool:
+    """Whether a reading shows a face other than the one a track shows (a back, or no face known, is
+    no other face: a card is turned over where it lies)."""
+    unknown = (None, "back", "none")
+    return shown not in unknown and read not in unknown and shown != read
+
+
 def _centre(quad) -> tuple[float, float]:
     return (sum(p[0] for p in quad) / 4.0, sum(p[1] for p in quad) / 4.0)
 
@@ -124,7 +131,10 @@ class CardTracker:
             for di, det in enumerate(detections):
                 dx, dy = _centre(det.quad)
                 d = math.hypot(dx - tx, dy - ty) / max(scale, _size(det.quad))
-                if d <= self.match_distance:
+                # a card off the track's place showing another face is another card: a card laid at
+                # the edge of one hidden a moment (the dealer's hand) took its track, shown a frame
+                # with its face, and the dealer's correction of it, kept by the track, went with it
+                if d <= self.match_distance and not (d > self.duplicate_distance and _other_face(track.face, det.face)):
                     pairs.append((d, ti, di))
         pairs.sort()
         track_of: dict[int, int] = {}
