@@ -51,6 +51,31 @@ def lay_trick(d, live, cards, players, first_track, seen_order=None):
 
 
 
+def a_hand(seed, leader="Aki"):
+    """A hand dealt and played by the rules: its tricks, who played each card, the settlement."""
+    hands = deal(PLAYERS, seed=seed)
+    tricks = play(PLAYERS, hands, leader=leader, seed=seed)
+    expected = settle_round({"game": "kakeya-toranpu", "players": PLAYERS, "hands": hands, "tricks": tricks,
+                             "dealers": ["Ben", "Dan"]})
+    return tricks, [t["players"] for t in expected["tricks"]], expected
+
+
+def lay_tricks(d, live, tricks, players, numbers, track):
+    """The tricks ``numbers`` (from 0) laid and gathered, their cards on tracks from ``track``; the next track."""
+    for t in numbers:
+        lay_trick(d, live, tricks[t], players[t], track)
+        track += 4
+    return track
+
+
+def assert_as_played(d, expected):
+    """Every trick's winner and the stones as the hand was played; the page's state."""
+    state = d.get("/api/state").get_json()
+    assert [r["winner"] for r in state["tricks"]["recorded"]] == [t["winner"] for t in expected["tricks"]]
+    assert state["preview"]["net"] == expected["net"]
+    return state
+
+
 def aki_leads(app):
     """The page of a Kakeya session whose first trick Aki leads."""
     d = Dealer(app)
@@ -674,11 +699,7 @@ def test_a_missed_first_trick_entered_by_hand_puts_every_later_card_with_its_pla
 def test_a_trick_missed_mid_hand_is_said_with_its_place_and_not_added_after_the_tricks_read_since(app, live):
     # the warning said "enter it by hand", not where: entered as the next trick, after the tricks the
     # camera had read in its place, the hand was settled on the wrong players with nothing said
-    hands = deal(PLAYERS, seed=1)
-    tricks = play(PLAYERS, hands, leader="Aki", seed=1)
-    expected = settle_round({"game": "kakeya-toranpu", "players": PLAYERS, "hands": hands, "tricks": tricks,
-                             "dealers": ["Ben", "Dan"]})
-    players = [t["players"] for t in expected["tricks"]]
+    tricks, players, expected = a_hand(seed=1)
     d = Dealer(app)
     d.post("/api/session", SESSION)
     lay_trick(d, live, tricks[0], players[0], 1)
@@ -689,29 +710,19 @@ def test_a_trick_missed_mid_hand_is_said_with_its_place_and_not_added_after_the_
     warning = d.get("/api/state").get_json()["tricks"]["warning"]
     assert warning == ("a trick was gathered before every card of it was read surely: enter it by hand as trick 2 "
                        "(insert it there; the tricks read after it move up), and check the tricks around it")
-    track = 9
-    for t in range(2, 13):
-        lay_trick(d, live, tricks[t], players[t], track)
-        track += 4
+    lay_tricks(d, live, tricks, players, range(2, 13), 9)
     r = d.post("/api/tricks", {"cards": tricks[1]})
     assert r.status_code == 400 and r.get_json()["error"] == (
         "the camera missed trick 2 and read 11 trick(s) after it: insert the missed trick as trick 2 (a trick "
         "added goes after trick 12)")
     assert len(d.get("/api/state").get_json()["tricks"]["recorded"]) == 12  # (nothing added)
     assert d.post("/api/tricks", {"cards": tricks[1], "at": 2}).status_code == 201
-    state = d.get("/api/state").get_json()
-    assert state["tricks"]["warning"] is None
-    assert [r["winner"] for r in state["tricks"]["recorded"]] == [t["winner"] for t in expected["tricks"]]
-    assert state["preview"]["net"] == expected["net"]
+    assert assert_as_played(d, expected)["tricks"]["warning"] is None
 
 
 def test_tricks_missed_keep_their_places_through_an_undo_a_replace_and_a_second_miss(app, live):
     # each of them dropped the place said, and the missed trick was then taken as a plain add at the end
-    hands = deal(PLAYERS, seed=1)
-    tricks = play(PLAYERS, hands, leader="Aki", seed=1)
-    expected = settle_round({"game": "kakeya-toranpu", "players": PLAYERS, "hands": hands, "tricks": tricks,
-                             "dealers": ["Ben", "Dan"]})
-    players = [t["players"] for t in expected["tricks"]]
+    tricks, players, expected = a_hand(seed=1)
     d = Dealer(app)
     d.post("/api/session", SESSION)
     lay_trick(d, live, tricks[0], players[0], 1)
@@ -725,9 +736,7 @@ def test_tricks_missed_keep_their_places_through_an_undo_a_replace_and_a_second_
         track += 4
     assert "2 tricks were gathered before every card of them was read surely: enter them by hand as tricks 2 and 3" \
         in d.get("/api/state").get_json()["tricks"]["warning"]
-    for t in range(3, 6):
-        lay_trick(d, live, tricks[t], players[t], track)
-        track += 4
+    track = lay_tricks(d, live, tricks, players, range(3, 6), track)
     assert d.post("/api/tricks/undo", {}).status_code == 200  # trick 6 taken back
     assert d.post("/api/tricks/2", {"cards": tricks[3]}).status_code == 200  # (trick 2 as recorded, entered again)
     state = d.get("/api/state").get_json()
@@ -739,23 +748,15 @@ def test_tricks_missed_keep_their_places_through_an_undo_a_replace_and_a_second_
     assert d.post("/api/tricks", {"cards": tricks[2], "at": 3}).status_code == 201
     assert d.get("/api/state").get_json()["tricks"]["warning"] is None
     assert d.post("/api/tricks", {"cards": tricks[5]}).status_code == 201  # the one taken back, the next again
-    for t in range(6, 13):
-        lay_trick(d, live, tricks[t], players[t], track)
-        track += 4
-    state = d.get("/api/state").get_json()
-    assert [r["winner"] for r in state["tricks"]["recorded"]] == [t["winner"] for t in expected["tricks"]]
-    assert state["preview"]["net"] == expected["net"]
+    lay_tricks(d, live, tricks, players, range(6, 13), track)
+    assert_as_played(d, expected)
 
 
 def test_a_trick_read_while_the_ledger_refuses_the_write_is_read_again_and_said(app, live):
     # read, then not written (the ledger locked a moment): it was taken as read for good, and the
     # next trick was recorded in its place with the wrong players; the page said nothing
     from dealer.ledger import LedgerError
-    hands = deal(PLAYERS, seed=2)
-    tricks = play(PLAYERS, hands, leader="Aki", seed=2)
-    expected = settle_round({"game": "kakeya-toranpu", "players": PLAYERS, "hands": hands, "tricks": tricks,
-                             "dealers": ["Ben", "Dan"]})
-    players = [t["players"] for t in expected["tricks"]]
+    tricks, players, expected = a_hand(seed=2)
     d = Dealer(app)
     d.post("/api/session", SESSION)
     ledger = app.extensions["hanadealer"]["service"].ledger
@@ -789,12 +790,8 @@ def test_a_trick_read_while_the_ledger_refuses_the_write_is_read_again_and_said(
     live.show({"trick": []})
     d.get("/api/state")
     track = 5
-    for t in range(1, 13):
-        lay_trick(d, live, tricks[t], players[t], track)
-        track += 4
-    state = d.get("/api/state").get_json()
-    assert [r["winner"] for r in state["tricks"]["recorded"]] == [t["winner"] for t in expected["tricks"]]
-    assert state["preview"]["net"] == expected["net"]
+    lay_tricks(d, live, tricks, players, range(1, 13), track)
+    assert_as_played(d, expected)
 
 
 def test_the_first_leader_named_after_the_camera_read_a_trick_reads_every_trick_again(app, live):
