@@ -28,6 +28,7 @@ import numpy as np
 from dealer.cards import all_cards, get_card
 from dealer.games import ZoneSpec, get_game, settle_round
 from dealer.games.kakeya import may_play, pairs_of, rensho_of, trick_winner
+from dealer.games.otoroku import evaluate as evaluate_otoroku
 from dealer.western import get_western_card, is_western_card, western_ids
 from datasets.deck import render_card
 from datasets.western_deck import BACK as WESTERN_BACK, CARD_MM as WESTERN_MM, render_western_card
@@ -258,6 +259,31 @@ class DemoTable:
             out.append(self._pile.pop())
         return out
 
+    def deal_round(self) -> dict[str, list[str]]:
+        """The cards of the next round, zone by zone (in the order dealt: the players' zones, then
+        the dealer's place), from the pile; a pile short of a whole round is shuffled afresh first,
+        the whole deck (shuffled back in mid-round, cards lying on the table came again, and the
+        round could not be settled). An Otoroku hand draws up to 4 cards, and none after it goes
+        buta: no card is drawn on a buta hand, and a round so dealt is refused."""
+        zones = sorted(self.layout, key=lambda z: z.dealer_side)
+        if len(self._pile) < sum(z.cards if z.cards is not None else 4 for z in zones):
+            self._pile = list(self.deck_ids)
+            self._rng.shuffle(self._pile)
+        seats = [z.name for z in zones if not z.dealer_side]
+        dealt = {}
+        for zone in zones:
+            if zone.cards is not None:
+                dealt[zone.name] = self._draw_cards(zone.cards)
+                continue
+            n = int(self._rng.integers(2, 5))
+            cards = self._draw_cards(2 if self.game == "otoroku" else n)
+            if self.game == "otoroku":
+                role = "dealer" if zone.dealer_side else ("last" if zone.name == seats[-1] else "bettor")
+                while len(cards) < n and not evaluate_otoroku(cards, role, {}).buta:
+                    cards += self._draw_cards(1)
+            dealt[zone.name] = cards
+        return dealt
+
     def _plan_round(self) -> None:
         """Queue (frame, action, item) events for one whole round, starting at the next frame."""
         if self.western:
@@ -268,9 +294,8 @@ class DemoTable:
         dealt: list[tuple[_Slot, str, bool]] = []
         # the dealer's own place last: the players' cards lie before his is shown (Echobo's card comes
         # out from under the kamishita once the bets are laid; Otoroku's dealer deals himself last)
-        for zone in sorted(self.layout, key=lambda z: z.dealer_side):
-            n = zone.cards if zone.cards is not None else int(self._rng.integers(2, 5))
-            cards = self._draw_cards(n)
+        for zone_name, cards in self.deal_round().items():
+            zone = next(z for z in self.layout if z.name == zone_name)
             for slot, card in zip(self._slots[zone.name], cards):
                 # reference rows (Hankan's Shi-e) are dealt face up; an Otoroku hand has one hidden
                 # card and the cards drawn after it face up
