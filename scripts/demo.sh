@@ -5,4 +5,4 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 . scripts/venv.sh
 ensure_venv ""
-exec .venv/bin/hanadealer serve --demo "$@"
+exec .venv/bin/python -m hanadealer serve --demo "$@"  # (a script's first line names the .venv where it was made)

@@ -25,8 +25,9 @@ ensure_venv() {  # EXTRAS: "" or e.g. "test,train"
             exit 2
         fi
     fi
-    # (hashed by the Python at hand: sha256sum is not on every system)
-    stamp=$(.venv/bin/python -c 'import hashlib; print(hashlib.sha256(open("pyproject.toml", "rb").read()).hexdigest())')
+    # (hashed by the Python at hand: sha256sum is not on every system; with this checkout's place: a
+    # .venv moved or copied with its checkout ran the first checkout's code, installed there)
+    stamp=$(.venv/bin/python -c 'import hashlib, os; print(hashlib.sha256(open("pyproject.toml", "rb").read() + os.path.realpath(".").encode()).hexdigest())')
     # installed with these extras, or (for none) with any
     if grep -qx "$stamp $extras" .venv/.installed 2>/dev/null || { [ -z "$extras" ] && grep -q "^$stamp " .venv/.installed 2>/dev/null; }; then
         return 0

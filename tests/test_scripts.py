@@ -46,6 +46,31 @@ def fake_python(path, refuses):
     return path
 
 
+def test_a_venv_moved_or_copied_with_its_checkout_installs_this_checkout_again(tmp_path):
+    """The install was stamped with pyproject.toml alone: a checkout copied with its .venv ran the
+    first checkout's code (installed there, editable), and one moved failed on its scripts' first line."""
+    first = tmp_path / "first"
+    (first / ".venv" / "bin").mkdir(parents=True)
+    (first / "pyproject.toml").write_text("[project]\nname = 'x'\n", encoding="utf-8")
+    python = first / ".venv" / "bin" / "python"  # (pip installs are written down, not made)
+    python.write_text(f'#!/bin/sh\nif [ "$1 $2 $3" = "-m pip install" ]; then echo "$PWD" >> "{tmp_path}/installs"; exit 0; fi\n'
+                      f'if [ "$1 $2" = "-m pip" ]; then echo pip; exit 0; fi\nexec {sys.executable} "$@"\n',
+                      encoding="utf-8")
+    python.chmod(0o755)
+
+    def ensure(where):
+        done = subprocess.run(["bash", "-c", f'. "{SCRIPTS / "venv.sh"}"; ensure_venv ""'], cwd=where,
+                              capture_output=True, text=True, timeout=60)
+        assert done.returncode == 0, done.stderr
+        return (tmp_path / "installs").read_text(encoding="utf-8").split()
+    assert ensure(first) == [str(first)]
+    assert ensure(first) == [str(first)]  # (installed already: no index needed)
+    copy = tmp_path / "copy"
+    subprocess.run(["cp", "-a", str(first), str(copy)], check=True)
+    assert ensure(copy) == [str(first), str(copy)]
+    assert "python -m hanadealer" in (SCRIPTS / "demo.sh").read_text(encoding="utf-8")
+
+
 def test_a_venv_without_pip_is_made_again_and_a_python_without_venv_is_said(tmp_path):
     """A first try on a Python without its venv module left a .venv without pip, and every later
     start failed on it with "No module named pip"."""
