@@ -123,13 +123,15 @@ def _missed_places(s: Mapping[str, Any]) -> list[int]:
     return [before + 1 + k for k, before in enumerate(sorted(s.get("missed_tricks") or ()))]
 
 
-def _missed_entered_at(missed: list[int], at: int) -> list[int]:
-    """The tricks missed (recorded tricks before each) once a trick is inserted as trick ``at``: one
-    missed there is the trick entered; those after it have one recorded trick more before them."""
+def _missed_entered_at(missed: list[int], at: int, recorded: int) -> list[int]:
+    """The tricks missed (recorded tricks before each) once a trick is inserted as trick ``at`` among
+    ``recorded``: one missed there is the trick entered; those after it have one recorded trick more
+    before them, but for one whose tricks before it are not all recorded (one taken back by an undo):
+    the trick entered is one of those."""
     missed = sorted(missed)
     if at - 1 in missed:
         missed.remove(at - 1)
-    return [b + 1 if b >= at - 1 else b for b in missed]
+    return [b + 1 if at - 1 <= b <= recorded else b for b in missed]
 
 
 def _zones_kept(zones, names: set) -> list:
@@ -1209,6 +1211,8 @@ class DealerService:
                     s["undone_trick"] = None
                     s["tricks"].append({"cards": ids, "source": "camera", "ring": ring,
                                         "read": [{k: v for k, v in c.items() if k != "quad"} for c in trick]})
+                    if len(s["tricks"]) >= TRICKS:
+                        s["missed_tricks"] = []  # (the hand whole: none is missing)
                     if MISREAD_HINT in (s.get("trick_warning") or ""):
                         s["trick_warning"] = None  # it was about this trick, read right now
                     if angles:  # where each player lays his cards: the next tricks are read by it
@@ -1320,7 +1324,9 @@ class DealerService:
             if not isinstance(at, int) or isinstance(at, bool) or not 1 <= at <= len(s["tricks"]) + 1:
                 raise InputError(f"'at' is the place of the trick, 1 to {len(s['tricks']) + 1}, not {at!r}")
             s["tricks"].insert(at - 1, {"cards": cards, "source": "hand"})
-            s["missed_tricks"] = _missed_entered_at(list(s.get("missed_tricks") or ()), at)
+            s["missed_tricks"] = _missed_entered_at(list(s.get("missed_tricks") or ()), at, len(s["tricks"]) - 1)
+            if len(s["tricks"]) >= TRICKS:
+                s["missed_tricks"] = []  # (the hand whole: none is missing)
             if MISREAD_HINT in (s.get("trick_warning") or "") and self.trick_watch is not None:
                 # the trick warned of (a card misread), entered by hand as the warning says: lying there
                 # still, it is read (it was read again at once, warned again, and when gathered a card
@@ -1384,8 +1390,8 @@ class DealerService:
             # (not read straight back in while it lies there as it was read)
             s["undone_trick"] = _undone_tricks(s) + [list(removed["cards"])]
             s["trick_warning"] = None
-            if s.get("missed_tricks"):  # (still to be entered: none after more tricks than are left)
-                s["missed_tricks"] = sorted(min(b, len(s["tricks"])) for b in s["missed_tricks"])
+            # (a trick missed keeps its place: the trick taken back, entered again, comes before it; put
+            # before it now, the trick entered again was taken for it)
             s["pending"] = None
             self._save()
             return {"trick": len(s["tricks"]) + 1, "cards": removed["cards"]}
@@ -1653,6 +1659,10 @@ class DealerService:
                 self._unrecorded = (f"the table's change could not be recorded ({exc}): it is tried again when "
                                     f"the table changes, or at a look a moment later")
                 self._unrecorded_at = (version, time.monotonic())
+                # (a table that does not change wakes no page: looked at again once the wait is over)
+                retry = threading.Timer(RETRY_UNRECORDED_S + 0.1, self.hub.bump)
+                retry.daemon = True
+                retry.start()
         if self._unrecorded != said:
             self.hub.bump()  # (the page drawn before says otherwise)
         key = (self.hub.version, int(snap.get("version", 0) or 0))
