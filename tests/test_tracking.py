@@ -615,3 +615,16 @@ def test_a_card_laid_at_the_edge_of_one_hidden_a_moment_is_a_card_of_its_own():
     # a card read as another face where it lies (a misreading, a card turned over) is still that card
     tracker.update([det("pine-crane", 103), det("plum-bush", 150)])
     assert {c.track_id for c in tracker.update([det("pine-crane", 103), det("plum-warbler", 150)])} == {1, 2}
+
+
+def test_a_card_slid_by_hand_and_misread_a_moment_keeps_its_track():
+    # (a reading of another face counts as another card only further off than a hand slides a card
+    # in a frame: it lost its track, and its correction, while slid and blurred)
+    tracker = CardTracker()
+    for _ in range(7):
+        tracker.update([det("pine-poetry", 100)])
+    for n in range(1, 7):
+        face, card = ("pine-chaff", "pine-chaff-1") if n in (2, 3) else ("pine-poetry", None)
+        cards = tracker.update([det(face, 100 + 25 * n, card=card)])
+        assert [c.track_id for c in cards] == [1]
+    assert cards[0].face == "pine-poetry"

@@ -74,7 +74,8 @@ class CardTracker:
     def __init__(self, enter_frames: int = 3, leave_frames: int = 3, vote_window: int = 7,
                  match_distance: float = 0.5, uncertain_below: float = 0.6,
                  split_share: float = 0.8, switch_margin: int = 2, duplicate_distance: float = 0.15,
-                 doubt_share: float = 1 / 3, return_frames: int = 30, return_distance: float = 0.06):
+                 doubt_share: float = 1 / 3, return_frames: int = 30, return_distance: float = 0.06,
+                 other_face_distance: float = 0.3):
         if enter_frames < 1 or leave_frames < 1:
             raise ValueError("enter_frames and leave_frames must be at least 1")
         if vote_window < enter_frames:
@@ -88,6 +89,9 @@ class CardTracker:
         self.doubt_share = doubt_share        # this share of its readings flagged puts a card in doubt
         self.switch_margin = max(1, switch_margin)
         self.duplicate_distance = duplicate_distance  # in card diagonals
+        # a reading further than this from a track's place, of another face, is another card (a card
+        # slid by hand moves less in a frame, misread or not; one laid at a card's edge lies further)
+        self.other_face_distance = other_face_distance
         self.return_frames = return_frames    # how long a card that left may come back as itself...
         self.return_distance = return_distance  # ...and how near its corners must be, in diagonals
         self._tracks: list[_Track] = []
@@ -134,7 +138,7 @@ class CardTracker:
                 # a card off the track's place showing another face is another card: a card laid at
                 # the edge of one hidden a moment (the dealer's hand) took its track, shown a frame
                 # with its face, and the dealer's correction of it, kept by the track, went with it
-                if d <= self.match_distance and not (d > self.duplicate_distance and _other_face(track.face, det.face)):
+                if d <= self.match_distance and not (d > self.other_face_distance and _other_face(track.face, det.face)):
                     pairs.append((d, ti, di))
         pairs.sort()
         track_of: dict[int, int] = {}
