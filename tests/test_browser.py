@@ -364,6 +364,28 @@ def test_the_tricks_heading_says_when_all_thirteen_are_recorded(tmp_path):
         assert errors == [], errors
 
 
+def test_a_trick_said_missed_is_waved_away_with_none_was_missed(tmp_path):
+    """A hand passing over the middle, taken for a trick gathered unread: the page said so until the
+    hand had its thirteen, with nothing the dealer who checked the tricks could do about it."""
+    players = ["Aki", "Ben", "Cho", "Dan"]
+    session = {"game": "kakeya-toranpu", "players": [{"name": p} for p in players], "dealers": ["Ben", "Dan"]}
+    unsure = {"track_id": 9, "card": "QH", "face": "QH", "confidence": 0.5, "uncertain": True,
+              "quad": [[300, 200], [360, 200], [360, 290], [300, 290]]}
+    with page_on_a_fake_table(tmp_path, session) as (page, errors, service, live):
+        page.wait_for_selector(".tricks-head:has-text('Trick 1 of 13')", timeout=10000)
+        assert page.locator("#none-missed").count() == 0
+        for shown in ([unsure, dict(unsure, track_id=10, card="3H", face="3H")], []):
+            live.show({"trick": shown})
+            service.view()
+        page.wait_for_selector("#none-missed", timeout=10000)
+        page.click("#none-missed")
+        page.wait_for_function("document.getElementById('message').textContent.includes('No trick was missed')",
+                               timeout=10000)
+        page.wait_for_function("!document.getElementById('none-missed')", timeout=10000)
+        assert service.session["missed_tricks"] == []
+        assert errors == [], errors
+
+
 def test_a_bet_of_half_a_chip_is_booked_once_on_a_double_tap_and_again_later(tmp_path):
     """The engine takes any amount from 0.000001 (the bet box used to refuse anything under 1); two
     taps of "Add bet" as a tablet sends a double tap booked the bet twice."""

@@ -792,6 +792,72 @@ def test_a_trick_missed_is_forgotten_once_the_hand_has_its_thirteen(app, live):
     assert d.post("/api/tricks", {"cards": tricks[12]}).status_code == 201
 
 
+def test_a_trick_said_missed_that_was_none_is_waved_away_by_the_dealer(app, live):
+    # a stray card or two taken for a trick gathered unread: the warning stood until the hand had its
+    # thirteen, and the last trick, misread, could not be added as the next trick
+    tricks, players, expected = a_hand(seed=1)
+    d = Dealer(app)
+    d.post("/api/session", SESSION)
+    r = d.post("/api/tricks/none-missed", {})
+    assert r.status_code == 400 and r.get_json()["error"] == "no trick is said to be missed"
+    track = lay_tricks(d, live, tricks, players, range(4), 1)
+    live.show({"trick": [western(900, tricks[12][0], uncertain=True), western(901, tricks[12][1], uncertain=True)]})
+    d.get("/api/state")
+    live.show({"trick": []})
+    state = d.get("/api/state").get_json()
+    assert "as trick 5 " in state["tricks"]["warning"] and state["tricks"]["missed"] is True
+    assert d.post("/api/tricks/none-missed", {"trick": 5}).status_code == 400  # (it reads no field)
+    r = d.post("/api/tricks/none-missed", {})
+    assert r.status_code == 200 and r.get_json() == {"cleared": [5], "camera_gap": False, "recorded": 4}
+    state = d.get("/api/state").get_json()
+    assert state["tricks"]["warning"] is None and state["tricks"]["missed"] is False
+    lay_tricks(d, live, tricks, players, range(4, 12), track)
+    # the last trick gathered with a card in doubt: said missed as trick 13, and added as the next
+    live.show({"trick": [western(950 + i, c, uncertain=(i == 2), seat=p) for i, (c, p) in
+                         enumerate(zip(tricks[12], players[12]))]})
+    d.get("/api/state")
+    live.show({"trick": []})
+    assert "as trick 13 " in d.get("/api/state").get_json()["tricks"]["warning"]
+    assert d.post("/api/tricks", {"cards": tricks[12]}).status_code == 201
+    assert assert_as_played(d, expected)["tricks"]["warning"] is None
+
+
+def test_a_trick_truly_missed_and_waved_away_still_holds_the_hand(app, live):
+    tricks, players, _ = a_hand(seed=1)
+    d = Dealer(app)
+    d.post("/api/session", SESSION)
+    lay_trick(d, live, tricks[0], players[0], 1)
+    live.show({"trick": [western(5 + i, c, uncertain=(i == 1), seat=p) for i, (c, p) in
+                         enumerate(zip(tricks[1], players[1]))]})
+    d.get("/api/state")
+    live.show({"trick": []})
+    assert "as trick 2 " in d.get("/api/state").get_json()["tricks"]["warning"]
+    assert d.post("/api/tricks/none-missed", {}).status_code == 200
+    lay_tricks(d, live, tricks, players, range(2, 13), 9)
+    state = d.get("/api/state").get_json()
+    assert state["preview"] is None and "12 of 13 tricks recorded" in state["problems"]
+    assert d.post("/api/settle").status_code == 400
+    assert d.post("/api/tricks", {"cards": tricks[1], "at": 2}).status_code == 201
+    assert d.get("/api/state").get_json()["preview"] is not None
+
+
+def test_a_camera_gap_with_no_trick_played_in_it_is_waved_away(app, live, monkeypatch):
+    import webui.service
+    monkeypatch.setattr(webui.service, "GAP_UNSEEN_S", 0.0)
+    d = aki_leads(app)
+    lay_trick(d, live, ["3S", "KS", "QS", "5S"], PLAYERS, 1)
+    live.show({"trick": []}, status=LOST)
+    d.get("/api/state")
+    live.show({"trick": []})
+    state = d.get("/api/state").get_json()
+    assert any("played meanwhile was not seen" in p for p in state["problems"]) and state["tricks"]["missed"]
+    r = d.post("/api/tricks/none-missed", {})
+    assert r.status_code == 200 and r.get_json() == {"cleared": [], "camera_gap": True, "recorded": 1}
+    state = d.get("/api/state").get_json()
+    assert not any("played meanwhile was not seen" in p for p in state["problems"]) and not state["tricks"]["missed"]
+    assert state["problems"] == ["1 of 13 tricks recorded"]
+
+
 def test_a_trick_read_while_the_ledger_refuses_the_write_is_read_again_and_said(app, live):
     # read, then not written (the ledger locked a moment): it was taken as read for good, and the
     # next trick was recorded in its place with the wrong players; the page said nothing

@@ -505,6 +505,13 @@ def replace_trick(number: int):
     return jsonify(_service().replace_trick(number, _json_body()))
 
 
+@api.post("/tricks/none-missed")
+def no_trick_missed():
+    """Kakeya: the dealer checked the tricks recorded: the trick said to be missed was none."""
+    _no_fields("the word that no trick was missed")
+    return jsonify(_service().none_missed())
+
+
 @api.post("/tricks/undo")
 def undo_trick():
     _no_fields("an undo")  # ({"trick": 1} took back the last trick, not the first)

@@ -1377,6 +1377,23 @@ class DealerService:
             self._save()
             return {"trick": number, "cards": cards}
 
+    def none_missed(self) -> dict:
+        """The dealer's word that no trick was missed where the page says one may have been (a hand
+        passing over the middle, a card slid there and back, taken for a trick gathered unread): the
+        warning goes, and a trick entered by hand is again added as the next one. The hand is still
+        settled on its thirteen tricks only, so a trick truly missed still holds it."""
+        with self._lock:
+            s = self._require_kakeya()
+            places = _missed_places(s)
+            gap = s.get("camera_gap") is not None and len(s["tricks"]) < TRICKS
+            if not places and not gap:
+                raise InputError("no trick is said to be missed")
+            s["missed_tricks"] = []
+            s["camera_gap"] = None
+            self._gap_from = None
+            self._save()
+            return {"cleared": places, "camera_gap": gap, "recorded": len(s["tricks"])}
+
     def undo_trick(self) -> dict:
         with self._lock:
             s = self._require_kakeya()
@@ -1442,7 +1459,9 @@ class DealerService:
                 "stones": s.get("stones"), "game_over": game_over(s.get("stones")),
                 "trump": trump, "rensho": rensho_of(trump, house["rensho_rule"]),
                 "warning": "; ".join(filter(None, [s.get("trick_warning"), missed_trick_warning(_missed_places(s))
-                                                    if _missed_places(s) else None])) or None}
+                                                    if _missed_places(s) else None])) or None,
+                # (the page offers "none was missed" while one is said to be)
+                "missed": bool(_missed_places(s)) or (s.get("camera_gap") is not None and len(play.tricks) < TRICKS)}
 
     # --- the round -------------------------------------------------------------------------------
     def build(self, snapshot: Mapping[str, Any] | None = None):

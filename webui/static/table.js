@@ -271,6 +271,14 @@ function renderTricks(s) {
       ...t.active.map((p) => el("button", {type: "button", class: "small" + (p === t.leader ? " primary" : ""), "data-leader": p,
         onclick: () => api("/api/tricks/leader", {player: p}).catch(() => {})}, p))));
   }
+  if (t.missed) {
+    // (a hand passing over the middle may be taken for a trick gathered unread: the dealer who has
+    // checked the tricks listed says so, and a trick entered is again added as the next)
+    parts.push(el("div", {class: "row"}, el("span", {}, "A trick may have been missed. Checked the tricks below?"),
+      el("button", {type: "button", class: "small", id: "none-missed",
+        onclick: () => api("/api/tricks/none-missed", {}).then(() => showMessage("No trick was missed: the warning is gone."))
+          .catch(() => {})}, "None was missed")));
+  }
   if (t.leader && t.next_order && t.count < t.of) {
     parts.push(el("p", {id: "next-order"}, `Next: ${t.next_order.join(" → ")}`));
   }
