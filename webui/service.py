@@ -1140,6 +1140,13 @@ class DealerService:
                 if s.get("camera_gap") is not None and (zone == before and (before or short) or not before and short):
                     s["camera_gap"] = None
                     changed = True
+            if not self._table_read and s["tricks"] and s.get("camera_gap") is None and not any(
+                    Counter(c.get("card") for c in in_zone) == Counter(last) for last in _last_trick_readings(s)):
+                # the first reading since this server started, mid-hand, and the last trick recorded no
+                # longer lies there: a trick played and gathered while it was down went unseen, and
+                # entered as the next trick it went to the wrong players
+                s["camera_gap"] = len(s["tricks"])
+                changed = True
             self._table_read, self._zone_read = True, zone
             last_tracks = {str(c.get("track_id")) for c in s["tricks"][-1].get("read") or ()} if s["tricks"] else set()
             if not in_zone:
@@ -1435,7 +1442,7 @@ class DealerService:
             goes = gap + 1  # (past the tricks entered by hand there since)
             while goes <= len(s["tricks"]) and s["tricks"][goes - 1].get("source") == "hand":
                 goes += 1
-            problems.append(f"the table was not read (the camera away, or its reading stalled) "
+            problems.append(f"the table was not read (the camera away, its reading stalled, or the server stopped) "
                             f"{f'after trick {gap} was recorded' if gap else 'during the first trick'}: a trick "
                             f"played meanwhile was not seen; if one is missing, enter it by hand as trick {goes}")
         if not problems and len(play.tricks) < TRICKS:
