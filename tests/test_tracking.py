@@ -617,6 +617,29 @@ def test_a_card_laid_at_the_edge_of_one_hidden_a_moment_is_a_card_of_its_own():
     assert {c.track_id for c in tracker.update([det("pine-crane", 103), det("plum-warbler", 150)])} == {1, 2}
 
 
+def test_a_back_laid_at_the_edge_of_one_hidden_a_moment_is_a_card_of_its_own():
+    # two face-down cards look alike: B laid at A's edge while a hand hid A took A's track, and the
+    # dealer's word on A (a correction kept by its track id) went to B
+    tracker = CardTracker()
+    for _ in range(7):
+        tracker.update([det("back", 100)])
+    seen = [tracker.update([det("back", 150)])]
+    seen += [tracker.update([det("back", 100), det("back", 150)]) for _ in range(8)]
+    for cards in seen:
+        assert all(c.track_id != 1 for c in cards if c.quad[0][0] == 150)
+    assert [c.track_id for c in seen[-1] if c.quad[0][0] == 100] == [1]
+
+
+def test_a_face_down_card_slid_by_hand_keeps_its_track():
+    tracker = CardTracker()
+    for _ in range(7):
+        tracker.update([det("back", 100)])
+    for n in range(1, 7):  # (a slide of a quarter of a card a frame, then laid still)
+        assert [c.track_id for c in tracker.update([det("back", 100 + 25 * n)])] == [1]
+    for _ in range(3):
+        assert [c.track_id for c in tracker.update([det("back", 250)])] == [1]
+
+
 def test_a_card_slid_by_hand_and_misread_a_moment_keeps_its_track():
     # (a reading of another face counts as another card only further off than a hand slides a card
     # in a frame: it lost its track, and its correction, while slid and blurred)

@@ -138,7 +138,8 @@ class CardTracker:
                 # a card off the track's place showing another face is another card: a card laid at
                 # the edge of one hidden a moment (the dealer's hand) took its track, shown a frame
                 # with its face, and the dealer's correction of it, kept by the track, went with it
-                if d <= self.match_distance and not (d > self.other_face_distance and _other_face(track.face, det.face)):
+                if d <= self.match_distance and not (d > self.other_face_distance and (
+                        _other_face(track.face, det.face) or self._another_back(track, det))):
                     pairs.append((d, ti, di))
         pairs.sort()
         track_of: dict[int, int] = {}
@@ -149,6 +150,14 @@ class CardTracker:
             used_tracks.add(ti)
             track_of[di] = ti
         return track_of
+
+    def _another_back(self, track: _Track, det: Detection) -> bool:
+        """Whether a face-down reading that far off a face-down card lying still is another card: a
+        back laid at the edge of one hidden a moment took its track, and the dealer's word on what the
+        hidden card is went with it. A card slid by hand was moving in the frames before (lost while
+        lifted, it is read as a card of its own: its word is asked again, not given to another)."""
+        return (track.face == "back" and det.face == "back" and len(track.quads) >= 2
+                and _corner_offset(track.quads[-1], track.quads[-2]) <= self.return_distance)
 
     def _common_shift(self, detections: list[Detection], unmatched: list[int] = ()) -> tuple[float, float] | None:
         """The move that brings the most tracks onto a detection (each within 0.15 of its diagonal),
