@@ -167,6 +167,14 @@ def _winner_cell(winner) -> str:
     return json.dumps(winner, ensure_ascii=False, sort_keys=True)
 
 
+def _read_as(card: Mapping[str, Any]) -> str:
+    """What the camera read of a card the dealer corrected, as the export writes it."""
+    read = card.get("recognised")
+    if read:
+        return str(read)
+    return "face down" if card.get("face") == "back" else "nothing"
+
+
 def _near(a: Fraction, b: Fraction) -> bool:
     """As near as a float can be (an older version booked a float's nearby fraction); an amount past
     a float's range (a hand-edited 1e400) is near only itself."""
@@ -453,12 +461,15 @@ class Ledger:
         # named from either seat, "Cho+Aki" or "Aki+Cho": one pair)
         shown: dict[tuple[bool, str], str] = {}
         for rec in reversed(self.rounds()):
-            if rec.damage:  # (an export without it would not add up to the balances)
-                raise LedgerError(f"the ledger {self.path} is damaged: round {rec.id} {rec.damage}")
-            fixes = "; ".join(f"{c.get('zone')}#{c.get('position')}: {c.get('recognised')} -> "
-                              f"{c.get('card')}" for c in rec.cards if c.get("corrected"))
-            late = rec.result.get("late_bets")
+            # a round whose record is damaged is exported by its bookings, which the balances add up,
+            # the damage said in its notes (the whole export was refused for one round's cards)
+            fixes = "" if rec.damage else "; ".join(
+                f"{c.get('zone')}#{c.get('position')}: {_read_as(c)} -> {c.get('card')}"
+                for c in rec.cards if c.get("corrected") and c.get("recognised") != c.get("card"))
+            late = rec.result.get("late_bets") if not rec.damage else None
             notes = "; ".join(n for n in late if isinstance(n, str)) if isinstance(late, list) else ""
+            if rec.damage:
+                notes = f"this round cannot be read from the ledger: it {rec.damage}"
             stones = rec.game in STONE_GAMES
             for player, amount in booked.get(rec.id, []):
                 same = unicodedata.normalize("NFC", player)
@@ -466,17 +477,19 @@ class Ledger:
                     same = "+".join(sorted(same.split("+")))
                 player = shown.setdefault((stones, same), player)
                 w.writerow([rec.id, rec.time, rec.game, rec.rule_version,
-                            _text_cell(BOOKING_TEXT.get(rec.round.get("pot"))
+                            _text_cell("" if rec.damage else BOOKING_TEXT.get(rec.round.get("pot"))
                                        or _winner_cell(rec.result.get("winner"))),
                             _text_cell(player), _six_cell(amount), _exact_cell(amount), _text_cell(fixes),
                             _text_cell(notes)])
         return out.getvalue()
 
     @_said_as_ledger_error("check")
-    def integrity(self) -> str:
-        """SQLite's own integrity check ('ok' when the file is sound), and amounts booked by no round."""
+    def integrity(self, quick: bool = False) -> str:
+        """SQLite's own integrity check ('ok' when the file is sound), and amounts booked by no round;
+        ``quick``: SQLite's quicker check (the pages and their links, not every index), as a server
+        starts."""
         with closing(self._connect()) as db:
-            said = db.execute("PRAGMA integrity_check").fetchone()[0]
+            said = db.execute(f"PRAGMA {'quick_check' if quick else 'integrity_check'}").fetchone()[0]
         lost = self.entries_of_no_round()
         if said == "ok" and lost:
             return f"amounts are booked for round(s) {', '.join(map(str, lost))}, which the ledger no longer holds"
@@ -517,6 +530,13 @@ class Ledger:
                               f"which is not an amount") from None
 
     def _record(self, r, booked: Mapping[str, str]) -> RoundRecord:
+        not_text = [(what, value) for what, value in (("time", r[1]), ("game", r[2]), ("rule version", r[3]))
+                    if not isinstance(value, str)]
+        if not_text:
+            # (edited by hand into a number or bytes: the list of rounds failed as an internal error)
+            what, value = not_text[0]
+            texts = [v if isinstance(v, str) else repr(v) for v in r[1:4]]
+            return RoundRecord(r[0], *texts, {}, {}, [], bool(r[7]), f"cannot be read (its {what} is {repr(value)[:60]})")
         try:
             round_, result, cards = json.loads(r[4]), json.loads(r[5]), json.loads(r[6])
         except (TypeError, ValueError) as exc:

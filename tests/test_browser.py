@@ -612,6 +612,23 @@ def test_a_settlement_waiting_warns_when_the_cards_change_under_it(tmp_path):
         assert errors == [], errors
 
 
+def test_a_round_recorded_into_a_ledger_that_cannot_be_read_back_says_so(tmp_path):
+    """The page said "Round 2 recorded." and nothing of the damage the server answered with."""
+    import sqlite3
+    from dealer.ledger import Ledger
+    with a_batta_maki_round_settled(tmp_path) as (page, errors, service, live):
+        ledger = Ledger(tmp_path / "ledger.sqlite")
+        ledger.record_round(round_={"game": "batta-maki"}, result={"net": {"Aki": 1, "dealer": -1}}, rule_version="x")
+        with sqlite3.connect(ledger.path) as db:
+            db.execute("UPDATE entries SET amount = '1/0' WHERE player = 'Aki'")
+        page.wait_for_timeout(1600)  # (a settlement just drawn asks for a second look first)
+        page.click("#confirm-btn")
+        page.wait_for_selector("#message:has-text('Round 2 recorded, but the ledger cannot be read')", timeout=10000)
+        assert "1/0" in page.inner_text("#message")
+        page.wait_for_selector("#banner:has-text('Ledger: the ledger')", timeout=10000)
+        assert errors == [], errors
+
+
 def test_an_amount_with_more_digits_than_a_number_carries_is_refused_not_rounded(tmp_path):
     """999999999999.123456 went to the server as 999999999999.1235 and was booked so, unsaid."""
     session = {"game": "batta-maki", "players": [{"name": "Aki"}, {"name": "Ben"}]}

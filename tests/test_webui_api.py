@@ -1,6 +1,8 @@
 """The dealer's page through HTTP (Flask test client) with a scripted table: a full round (bets,
 reveal, correct, settle, confirm) ends in the right ledger; PIN and CSRF are enforced; bad input gets
 a clear message; a new app on the same ledger resumes the session; SSE and MJPEG deliver."""
+import csv
+import io
 import json
 import time
 from fractions import Fraction
@@ -1578,8 +1580,14 @@ def test_a_damaged_round_is_named_on_the_history_and_the_export_not_an_internal_
     text = page.get_data(as_text=True)
     assert "This round cannot be read from the ledger: it cannot be read (its result is null)" in text
     assert "Aki +2" in " ".join(text.split()).replace("<div>", "").replace("</div>", " ")  # round 2 still shown
+    # the export names it with the amounts it booked (the whole export was refused for it)
     r = c.get("/export.csv")
-    assert r.status_code == 503 and "is damaged: round 1 cannot be read (its result is null)" in r.get_data(as_text=True)
+    assert r.status_code == 200
+    rows = list(csv.DictReader(io.StringIO(r.get_data(as_text=True).lstrip("\ufeff"))))
+    assert [(x["round"], x["player"], x["amount"], x["notes"]) for x in rows] == [
+        ("1", "Aki", "1", "this round cannot be read from the ledger: it cannot be read (its result is null)"),
+        ("1", "dealer", "-1", "this round cannot be read from the ledger: it cannot be read (its result is null)"),
+        ("2", "Aki", "2", ""), ("2", "dealer", "-2", "")]
     assert [x.get("damage") for x in c.get("/api/rounds").get_json()] == [None, "cannot be read (its result is null)"]
 
 
@@ -1686,7 +1694,8 @@ def test_large_amounts_are_shown_as_booked_in_the_settlement_and_the_history(app
     ("UPDATE rounds SET result_json = json_set(result_json, '$.late_bets', 5) WHERE id = 1", "/history", 200),
     ("UPDATE entries SET amount = '1e400' WHERE round_id = 1 AND player = 'Aki'", "/history", 200),
     ("UPDATE entries SET amount = '1e400' WHERE round_id = 1 AND player = 'Aki'", "/api/rounds", 200),
-    ("UPDATE entries SET amount = '1e400' WHERE round_id = 1 AND player = 'Aki'", "/export.csv", 503),
+    # (exported as booked, the round named in its notes: the balances add up the same amounts)
+    ("UPDATE entries SET amount = '1e400' WHERE round_id = 1 AND player = 'Aki'", "/export.csv", 200),
     ("UPDATE rounds SET snapshot_jpeg = 'abc' WHERE id = 1", "/rounds/1/snapshot.jpg", 404),
 ])
 def test_a_ledger_edited_by_hand_gives_pages_not_internal_errors(live, ledger_path, edit, url, status):
@@ -1762,6 +1771,10 @@ def test_the_history_says_how_each_card_the_dealer_tapped_was_read(app, live):
     assert [s.split(" (", 1)[1] for s in said] == ["confirmed)", "unsure, confirmed)", "read face down, corrected)"]
     assert [s.split(": ", 1)[1].split(" ")[:2] for s in said] == [["Pine", "crane"], ["Cherry", "curtain"],
                                                                   ["Peony", "butterflies"]]
+    # the export lists as corrections only the card named otherwise than read (it listed the cards
+    # confirmed, "pine-crane -> pine-crane", and the back as "None -> peony-butterflies")
+    rows = list(csv.DictReader(io.StringIO(d.get("/export.csv").get_data(as_text=True).lstrip("\ufeff"))))
+    assert {x["corrections"] for x in rows} == {"ato#3: face down -> peony-butterflies"}
 
 
 def test_rounds_come_in_pages_and_the_history_says_how_many_it_lists(live, ledger_path, monkeypatch):
@@ -2781,6 +2794,70 @@ def test_an_amount_booked_that_cannot_be_read_leaves_history_and_confirm_working
     assert page.status_code == 200 and "No balances can be shown" in text and "round 1 books" in text
     # both rounds listed: round 2 with its cards, round 1 named for the amount it booked
     assert text.count('class="round-cards"') == 1 and "it does not agree with what it booked (for Aki)" in text
+    # the export, which cannot add up, is refused on a page that says why (it was a bare JSON text)
+    r = d.get("/export.csv")
+    assert r.status_code == 503 and r.mimetype == "text/html"
+    assert 'id="ledger-error"' in r.get_data(as_text=True) and "1/0" in r.get_data(as_text=True)
+    # and the table page says it over the table, the damage named
+    assert "1/0" in d.get("/api/state").get_json()["banner"]
+
+
+def test_a_damaged_ledger_file_is_said_over_the_table_as_the_server_starts(live, ledger_path):
+    # a damaged page of the file went unsaid: round after round was recorded into it, and History
+    # and the export were bare JSON errors
+    import sqlite3
+    app = create_app({"LIVE": live, "LEDGER": str(ledger_path), "PIN": PIN, "TESTING": True})
+    d, pending = a_round_settled(app, live)
+    assert d.post("/api/confirm", {"pending": pending["id"]}).status_code == 200
+    assert d.get("/api/state").get_json()["banner"] is None  # (a sound file: nothing said)
+    with sqlite3.connect(ledger_path) as db:
+        db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        root = db.execute("SELECT rootpage FROM sqlite_master WHERE name = 'rounds'").fetchone()[0]
+        size = db.execute("PRAGMA page_size").fetchone()[0]
+    with open(ledger_path, "r+b") as f:  # (a sector of the rounds' table damaged)
+        f.seek((root - 1) * size)
+        f.write(b"\x0d" + b"\xff" * 30)
+    d = Dealer(create_app({"LIVE": live, "LEDGER": str(ledger_path), "PIN": PIN, "TESTING": True}))
+    banner = d.get("/api/state").get_json()["banner"]
+    assert banner.startswith(f"Ledger: the ledger {ledger_path} is damaged (") and "copy the file aside" in banner
+    page = d.get("/history")
+    assert page.status_code == 503 and page.mimetype == "text/html" and 'id="ledger-error"' in page.get_data(as_text=True)
+
+
+def test_a_pot_carried_by_a_tie_is_said_on_the_history(app, live):
+    # the history showed every player and the dealer losing, the 200 carried said nowhere
+    import re
+    d = Dealer(app)
+    d.post("/api/session", dict(SESSION, house={"tie_rule": "carry_over"}))
+    d.post("/api/bets", {"player": "Aki", "on": "saki", "amount": 100})
+    d.post("/api/bets", {"player": "Ben", "on": "ato", "amount": 30})
+    live.show({"saki": SAKI, "ato": [(4, "wisteria-cuckoo"), (5, "iris-bridge"), (6, "clover-boar")]})
+    pending = d.post("/api/settle").get_json()
+    assert pending["result"]["carry"] == 200
+    assert d.post("/api/confirm", {"pending": pending["id"]}).status_code == 200
+    text = " ".join(re.sub("<[^>]+>", " ", d.get("/history").get_data(as_text=True)).split())
+    assert "pot carried to the next round: 200" in text and "Pot on the table, carried over from the last tie: 200" in text
+    live.show({})
+    d.get("/api/state")
+    d.post("/api/bets", {"player": "Aki", "on": "saki", "amount": 10})
+    live.show({"saki": [(21, "maple-deer"), (22, "clover-boar"), (23, "pine-chaff-2")],
+               "ato": [(24, "cherry-chaff-1"), (25, "iris-chaff-1"), (26, "plum-chaff-2")]})
+    pending = d.post("/api/settle").get_json()
+    assert pending["result"]["carry_in"] == 200 and pending["result"]["carry"] == 0
+    assert d.post("/api/confirm", {"pending": pending["id"]}).status_code == 200
+    text = " ".join(re.sub("<[^>]+>", " ", d.get("/history").get_data(as_text=True)).split())
+    assert "pot carried in: 200" in text and "Pot on the table" not in text
+
+
+def test_balances_are_given_exactly_on_asking(app, live, ledger_path):
+    # a balance of 10^11 chips with a fraction came 4 millionths off as a JSON number
+    Ledger(ledger_path).record_round(round_={"game": "batta-maki"}, rule_version="x", result={
+        "net": {"Aki": -99999999997.235294, "dealer": 99999999997.235294},
+        "net_exact": {"Aki": "-1699999999953/17", "dealer": "1699999999953/17"}})
+    c = app.test_client()
+    assert c.get("/api/balances?exact=1").get_json() == {"Aki": "-1699999999953/17", "dealer": "1699999999953/17"}
+    assert c.get("/api/balances").get_json()["Aki"] == pytest.approx(-99999999997.235294)
+    assert c.get("/api/balances?exact=maybe").status_code == 400
 
 
 @pytest.mark.parametrize("field, damage", [

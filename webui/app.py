@@ -21,6 +21,7 @@ import logging
 import secrets
 import threading
 import time
+from fractions import Fraction
 from pathlib import Path
 from typing import Any, Mapping
 from urllib.parse import urlsplit
@@ -71,6 +72,12 @@ def create_app(config: dict | None = None) -> Flask:
         ledger.set_meta_once("pin_hash", generate_password_hash(str(app.config["PIN"])))
     zones_dir = Path(app.config["ZONES_DIR"]) if app.config["ZONES_DIR"] else Path(app.config["LEDGER"]).parent
     service = DealerService(ledger, live, zones_loader=lambda game: _load_zones(zones_dir, game))
+    try:  # (a damaged file went unsaid on the table page while round after round was written into it)
+        said = ledger.integrity(quick=True)
+    except LedgerError as exc:
+        said = str(exc)
+    if said != "ok":
+        service.note_ledger_damage(said)
     app.extensions["hanadealer"] = {"service": service, "ledger": ledger, "live": live,
                                     "zones_dir": zones_dir, "failures": [0, 0.0], "login_lock": threading.Lock(),
                                     "watcher": _TableWatcher(live, service.hub, service.observe_table)}
@@ -81,7 +88,7 @@ def create_app(config: dict | None = None) -> Flask:
     app.register_error_handler(InputError, lambda e: (jsonify(error=str(e)), 400))
     app.register_error_handler(RoundError, lambda e: (jsonify(error=str(e)), 400))
     # the ledger's file refused a read or a write (read-only, locked): nothing was recorded by it
-    app.register_error_handler(LedgerError, lambda e: (jsonify(error=str(e)), 503))
+    app.register_error_handler(LedgerError, _ledger_error)
     app.register_error_handler(404, lambda e: (_err(e, "not found"), 404))
     app.register_error_handler(405, lambda e: (_err(e, "method not allowed"), 405))
     app.register_error_handler(413, lambda e: (_err(None, f"the request is too large: at most "
@@ -190,6 +197,14 @@ def _err(e, default):
     if request.path.startswith("/api"):
         return jsonify(error=getattr(e, "description", None) or default)
     return getattr(e, "description", default)
+
+
+def _ledger_error(e):
+    """The ledger refused: JSON to the page's calls, a page of its own to a link followed (the
+    history, the export gave a bare JSON text)."""
+    if request.path.startswith("/api"):
+        return jsonify(error=str(e)), 503
+    return render_template("ledger_error.html", page=None, message=str(e)), 503
 
 
 def _unexpected(e):
@@ -342,8 +357,12 @@ def history():
         balances_error = None
     except LedgerError as exc:
         balances, stones, balances_error = {}, {}, str(exc)
+    try:  # (the pot a tie left on the table: the chip balances add up to minus it)
+        pot = sum(_service().stakers_on_the_books().values(), Fraction(0))
+    except LedgerError:
+        pot = Fraction(0)
     return render_template("history.html", page="history", rounds=ledger.rounds(limit=HISTORY_ROUNDS),
-                           balances=balances, stones=stones, balances_error=balances_error,
+                           balances=balances, stones=stones, balances_error=balances_error, pot=pot,
                            round_count=ledger.round_count(), rounds_gone=ledger.entries_of_no_round())
 
 
@@ -553,6 +572,7 @@ def confirm():
     try:
         return jsonify(round=round_id, balances=_ext()["ledger"].balances())
     except LedgerError as exc:  # (an older round's damage: this one is recorded, said so all the same)
+        _service().note_ledger_damage(str(exc))
         return jsonify(round=round_id, balances=None, balances_error=str(exc))
 
 
@@ -584,8 +604,11 @@ def _whole_number_arg(name: str, default, least: int, most: int | None):
 
 @api.get("/balances")
 def balances():
-    """The chip balances; ``?stones=1``: the pairs' stones over the Kakeya Toranpu hands."""
-    return jsonify(_ext()["ledger"].balances(stones=_yes_no_arg("stones")))
+    """The chip balances; ``?stones=1``: the pairs' stones over the Kakeya Toranpu hands; ``?exact=1``:
+    each as the exact amount booked, written as text ("-1699999999949/17"; a JSON number of 10^11
+    chips has no room for 6 decimals)."""
+    totals = _ext()["ledger"].balances(stones=_yes_no_arg("stones"), exact=_yes_no_arg("exact"))
+    return jsonify({p: str(a) if isinstance(a, Fraction) else a for p, a in totals.items()})
 
 
 def _yes_no_arg(name: str) -> bool:

@@ -486,7 +486,9 @@ def result_texts(result: Mapping[str, Any]) -> dict:
     net = result.get("net") if isinstance(result.get("net"), Mapping) else {}
     texts = {who: _amount_text(amount, exact.get(who)) for who, amount in net.items()}
     return {"net": {who: text for who, text in texts.items() if text is not None},
-            "carry": (_amount_text(result.get("carry"), result.get("carry_exact")) or "").lstrip("+") or None}
+            "carry": (_amount_text(result.get("carry"), result.get("carry_exact")) or "").lstrip("+") or None,
+            # (a pot carried in, as the round was settled with it: the history said nothing of it)
+            "carry_in": (_amount_text(result.get("carry_in"), None) or "").lstrip("+") or None}
 
 
 def _amount_text(amount: Any, exact: Any) -> str | None:

@@ -161,6 +161,7 @@ class DealerService:
         self._bare_after_trick = False
         self._warned_tracks: frozenset = frozenset()
         self.layout_note: str | None = None
+        self.ledger_note: str | None = None  # the ledger file found damaged (note_ledger_damage)
         self._unrecorded: str | None = None  # why the table's last change could not be recorded
         self._unrecorded_at: tuple = (None, 0.0)  # (the table's version then, and the time)
         self._zones_drawn = False  # (drawn in Settings, else found automatically)
@@ -248,6 +249,19 @@ class DealerService:
             raise
         self._recorded = copy.deepcopy(self.session)
         self.hub.bump()
+
+    def note_ledger_damage(self, said: str) -> None:
+        """The ledger file found damaged (as the server started, or reading the balances after a
+        round was recorded): said over the table until the server is started on a sound file."""
+        self.ledger_note = (f"the ledger {self.ledger.path} is damaged ({said[:300]}): rounds are still "
+                            f"recorded, but copy the file aside and have it checked (History names the "
+                            f"rounds it cannot read)")
+        self.hub.bump()
+
+    def stakers_on_the_books(self) -> dict[str, Fraction]:
+        """Who put in the pot the books hold now (the history says the pot)."""
+        with self._lock:
+            return self._stakers_on_the_books()
 
     def _stakers_on_the_books(self) -> dict[str, Fraction]:
         """Who put in the pot the books hold now, from the recorded rounds (dealer.pot). A round whose
@@ -1708,6 +1722,8 @@ class DealerService:
                                 "table": status.get("table", "live"), "banner": banner(status), "session": None, "zones": [],
                                 "problems": [], "preview": None, "pending": None, "advice": None,
                                 "redraw": None, "tricks": None, "can_settle": False}
+        if self.ledger_note:  # (said over the table, whatever the camera does; no round is held by it)
+            view["banner"] = "; ".join(filter(None, [view["banner"], f"Ledger: {self.ledger_note}"]))
         s = self.session
         if not s:
             view["problems"] = ["no session yet: choose the game and the players (Settings)"] + (

@@ -372,7 +372,9 @@ async function confirmRound() {
   }
   try {
     const r = await api("/api/confirm", {pending: STATE.pending.id});
-    showMessage(`Round ${r.round} recorded.`);
+    // (recorded, but the balances could not be read back: the file is damaged, and that is said)
+    if (r.balances_error) showMessage(`Round ${r.round} recorded, but the ledger cannot be read: ${r.balances_error}`, true);
+    else showMessage(`Round ${r.round} recorded.`);
   } catch (e) { /* shown */ }
 }
 
