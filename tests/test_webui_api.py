@@ -2726,6 +2726,28 @@ def test_a_sure_misread_put_right_comes_back_unsure_after_a_restart_not_sure_and
     assert not any("before the server restarted" in p for p in d.get("/api/round").get_json()["problems"])
 
 
+def test_a_card_put_right_then_lifted_and_laid_again_comes_back_unsure_not_sure_and_wrong(live, ledger_path):
+    # laid again (or hidden long enough to leave), the tracker numbered it afresh: the tap, kept by the
+    # old number, no longer held, the card came back sure as misread, and Settle booked a push
+    d = a_sure_misread_put_right(live, ledger_path)
+    live.show({"saki": SAKI, "ato": [(4, "wisteria-cuckoo"), (5, "iris-bridge")]})
+    d.get("/api/state")
+    live.show({"saki": SAKI, "ato": [(4, "wisteria-cuckoo"), (5, "iris-bridge"), (9, "clover-boar")]})
+    round_ = d.get("/api/round").get_json()
+    ato = next(z for z in round_["zones"] if z["name"] == "ato")
+    assert [c["uncertain"] for c in ato["cards"]] == [False, False, True]
+    assert any("card 3 of Ato" in p and "was put right as Susuki moon 芒, then lifted" in p for p in round_["problems"])
+    assert d.post("/api/settle").status_code == 400
+    assert d.post("/api/correct", {"track_id": 9, "card": "susuki-moon"}).status_code == 200
+    assert d.post("/api/settle").get_json()["result"]["winner"] == "ato"
+    # back on its own track (a hand passed over it), the tap holds: nothing to ask
+    d.post("/api/settle/cancel", {})
+    d.post("/api/correct", {"track_id": 9, "card": None})
+    live.show({"saki": SAKI, "ato": [(4, "wisteria-cuckoo"), (5, "iris-bridge"), (6, "clover-boar")]})
+    round_ = d.get("/api/round").get_json()
+    assert round_["problems"] == [] and round_["preview"]["winner"] == "ato"
+
+
 def test_bets_close_at_the_reveal_unless_the_dealer_says_so_and_then_are_marked(app, live, ledger_path):
     # with the winner on the page a bet of 500 on it was taken unsaid, and the dealer's top-up moved
     # with it (RULES.md 3.1: the bets, then the dealer's stake, then the reveal)

@@ -110,6 +110,20 @@ def zone_title(z: ZoneSpec | ZoneView) -> str:
     return f"{z.label_en} {z.label_ja}".strip()
 
 
+def _lifted_corrections(setup: Mapping[str, Any], seen: Mapping[str, list], unassigned: list) -> dict:
+    """The camera's reading -> the card the dealer named, of each card put right (read as another)
+    whose track is no longer on the table."""
+    on_table = {str(c.get("track_id")) for cards in seen.values() for c in cards} | {
+        str(c.get("track_id")) for c in unassigned}
+    readings = setup.get("corrected_readings") or {}
+    out = {}
+    for track, named in (setup.get("corrections") or {}).items():
+        read = readings.get(track) if isinstance(readings, Mapping) else None
+        if track not in on_table and isinstance(read, str) and isinstance(named, str) and read != named:
+            out[read] = named
+    return out
+
+
 class RoundBuilder:
     """``build(snapshot, game, setup, bets, corrections) -> BuiltRound``.
 
@@ -124,7 +138,7 @@ class RoundBuilder:
             deck = Counter(game.deck(house))
         except Exception:  # a deck that cannot be built should not hide the cards themselves
             deck = Counter()
-        seen, down, _ = table_zones(snapshot)
+        seen, down, unassigned = table_zones(snapshot)
         redraw_rows = tie_redraw_rows(layout, house)
         problems: list[str] = []
         used: Counter = Counter()
@@ -137,6 +151,10 @@ class RoundBuilder:
         # (not while a settlement waits: it keeps the corrections it was made with, and a tap voids it)
         doubts = {} if setup.get("pending") else {
             d.get("read"): d.get("card") for d in setup.get("restart_doubts") or () if isinstance(d, Mapping)}
+        # cards put right and since lifted off the table or hidden long enough to leave it: laid again,
+        # the tracker numbers them afresh and the tap, kept by the old number, no longer holds; a card
+        # read as the one put right was shown sure and settled on that reading, unsaid
+        lifted = {} if setup.get("pending") else _lifted_corrections(setup, seen, unassigned)
         # corrected cards first, so a guess never takes the copy the dealer named
         for cards in seen.values():
             for c in cards:
@@ -173,7 +191,8 @@ class RoundBuilder:
                         # of a card read surely that the dealer tapped and kept as read)
                         **({"read_uncertain": bool(c.get("uncertain"))} if fix else {})}
                 named_before = None if fix else doubts.get(c.get("card"))
-                if named_before:
+                named_lifted = None if fix or named_before else lifted.get(c.get("card"))
+                if named_before or named_lifted:
                     item["uncertain"] = True
                 if z.name in redraw_rows and pos > z.cards:
                     # a card laid after a full row is one drawn onto it to break a tie, in order
@@ -195,6 +214,11 @@ class RoundBuilder:
                     problems.append(f"{where} was put right as {card_label(named_before)} before the server "
                                     f"restarted, and the camera still reads {card_label(c.get('card'))}: tap it to "
                                     f"confirm or correct it")
+                elif named_lifted:
+                    problems.append(f"{where} was put right as {card_label(named_lifted)}, then lifted or "
+                                    f"hidden long enough to leave the table (a card laid again is read afresh), "
+                                    f"and the camera reads {card_label(c.get('card'))}: tap it to confirm or "
+                                    f"correct it")
                 elif item["uncertain"]:
                     problems.append(f"{where} is uncertain (looks like {card or c.get('face')}): "
                                     f"tap it to confirm or correct it")
