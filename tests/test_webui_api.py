@@ -1324,6 +1324,23 @@ def test_a_stake_below_the_house_min_bet_is_said_before_the_reveal(app, live):
     assert d.post("/api/settle").status_code == 200
 
 
+@pytest.mark.parametrize("game, sides, labels", [("batta-maki", ("saki", "ato"), "Ato 後"),
+                                                  ("shoniban", ("naka-e", "oto-e"), "Oto-e 乙絵")])
+def test_sides_left_unequal_where_the_house_requires_equal_bets_are_said_before_the_reveal(app, live, game, sides,
+                                                                                         labels):
+    # said in the advice alone: found at the reveal, when a bet to even them is taken only on the
+    # dealer's word and marked as taken with the cards in view
+    d = Dealer(app)
+    d.post("/api/session", dict(SESSION, game=game, house={"equalise": "required"}))
+    assert d.post("/api/bets", {"player": "Aki", "on": sides[0], "amount": 100}).status_code == 201
+    assert d.post("/api/bets", {"player": "Ben", "on": sides[1], "amount": 30}).status_code == 201
+    said = (f"{labels} is short by 70: the players must equalise before the cards are revealed (the house "
+            f"requires equal bets)")
+    assert said in d.get("/api/state").get_json()["problems"]
+    assert d.post("/api/bets", {"player": "Ben", "on": sides[1], "amount": 70}).status_code == 201  # evened
+    assert not any("short by" in p for p in d.get("/api/state").get_json()["problems"])
+
+
 def test_a_settlement_waiting_says_when_the_table_no_longer_matches_it(app, live, ledger_path):
     # the rows follow the table, the settlement is of the table at Settle: the page says they differ
     d, pending = a_round_settled(app, live)
@@ -1964,6 +1981,28 @@ def test_a_redrawn_tie_is_finished_on_the_page(app, live, ledger_path):
     # the history says which card was drawn to break the tie (a row of four read as dealt so)
     history = d.get("/history").get_data(as_text=True)
     assert "Maple deer" in history and history.count("(drawn to break the tie)") == 2
+
+
+def test_a_card_after_a_full_row_of_rows_not_tied_and_draws_past_the_tie_are_said_of_the_cards(app, live):
+    # a stray card after Saki's full row with the rows not tied (6 and 7) was called draw 1, and the
+    # page asked for a card onto Ato; draws past the one that broke the tie, and a deck said to have
+    # run out with the tie broken, were said in the round file's words ('redraws', 'deck_exhausted')
+    d = Dealer(app)
+    d.post("/api/session", REDRAW_SESSION)
+    d.post("/api/bets", {"player": "Aki", "on": "saki", "amount": 100})
+    live.show({"saki": SAKI + [(7, "maple-deer")], "ato": ATO[:2] + [(6, "susuki-moon")]})
+    problems = d.get("/api/round").get_json()["problems"]
+    assert problems == ["a card lies after the full row of Saki 先, but the rows are not tied: a card is drawn onto "
+                        "each row only to break a tie (take it away, or it is a card of another round)"]
+    live.show({"saki": SAKI + [(7, "maple-deer"), (9, "pine-chaff-2")],
+               "ato": TIED_ATO + [(8, "pine-chaff-1"), (10, "iris-chaff-1")]})
+    assert d.get("/api/round").get_json()["problems"] == [
+        "the tie was broken by the card drawn onto each set in draw 1, but 2 draws lie there: take away the "
+        "cards drawn after draw 1"]
+    live.show({"saki": SAKI + [(7, "maple-deer")], "ato": TIED_ATO + [(8, "pine-chaff-1")]})
+    assert d.post("/api/round/deck-exhausted", {"exhausted": True}).status_code == 200
+    assert d.get("/api/round").get_json()["problems"] == [
+        "the deck was said to have run out, but draw 1 broke the tie: tap \"Deck ran out\" again to take it back"]
 
 
 def tied_again(d, live):

@@ -234,7 +234,7 @@ class RoundBuilder:
                 problems.append(f"{zone_title(z)} has {len(out)} of {z.cards} cards")
             elif z.cards is None and not out:
                 problems.append(f"{zone_title(z)} has no cards yet")
-        problems += _uneven_redraws(views, redraw_rows)
+        problems += _uneven_redraws(views, redraw_rows, revealed_scores(game, views, house) if redraw_rows else {})
         if problems:
             return BuiltRound(None, tuple(views), tuple(problems), tuple(ledger_cards))
         try:
@@ -254,11 +254,17 @@ def tie_redraw_rows(layout: list[ZoneSpec], house: Mapping[str, Any]) -> tuple[s
     return ()
 
 
-def _uneven_redraws(views: list[ZoneView], rows: tuple[str, ...]) -> list[str]:
+def _uneven_redraws(views: list[ZoneView], rows: tuple[str, ...], scores: Mapping[str, Any]) -> list[str]:
     drawn = {v.name: v for v in views if v.name in rows}
     counts = {name: len(v.cards) - len(v.dealt) for name, v in drawn.items()}
     if len(set(counts.values())) <= 1:
         return []
+    if all(n in scores for n in rows) and len({scores[n] for n in rows}) > 1:
+        # (the rows dealt are not tied: a card after a full row is no draw, and asking for one onto the
+        # other row only led to "the rows are not tied")
+        extra = ", ".join(zone_title(v) for n, v in drawn.items() if counts[n])
+        return [f"a card lies after the full row of {extra}, but the rows are not tied: a card is drawn "
+                f"onto each row only to break a tie (take it away, or it is a card of another round)"]
     said = ", ".join(f"{zone_title(v)} {counts[n]}" for n, v in drawn.items())
     return [f"a redraw lays one card at the end of each set; the cards drawn so far: {said}"]
 

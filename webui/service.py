@@ -2252,7 +2252,21 @@ TABLE_WORDS = {
 }
 
 
+# (the engine's words for a round file, naming its fields: said of the cards on the table instead)
+TABLE_PATTERNS = (
+    (re.compile(r"'redraws' has (\d+) draws but the tie was broken by draw (\d+)"),
+     lambda m: (f"the tie was broken by the card drawn onto each set in draw {m[2]}, but {m[1]} draws lie "
+                f"there: take away the cards drawn after draw {m[2]}")),
+    (re.compile(r"'deck_exhausted' is true but the tie was broken by draw (\d+)"),
+     lambda m: (f"the deck was said to have run out, but draw {m[1]} broke the tie: tap \"Deck ran out\" "
+                f"again to take it back")),
+)
+
+
 def _said_of_the_table(engine_said: str) -> str:
+    for pattern, words in TABLE_PATTERNS:
+        if (m := pattern.fullmatch(engine_said)):
+            return words(m)
     return TABLE_WORDS.get(engine_said, engine_said)
 
 
@@ -2317,20 +2331,26 @@ def _card_label(c: Mapping[str, Any]) -> str:
 
 def _short_stake(game, s: Mapping[str, Any]) -> str | None:
     """A row game's stake below the house's min_bet (a player's bets on his side, summed, as the
-    engine counts them: a second bet may still make it up), or None."""
+    engine counts them: a second bet may still make it up), or sides left unequal where the house
+    requires equal bets; or None."""
     if game.name not in ROW_GAMES or not s.get("bets"):
         return None
     house = game.resolve_house(s.get("house"))
-    if house.get("min_bet") is None:
-        return None
-    stakes: dict[str, tuple[str, Fraction]] = {}
-    for b in s["bets"]:
-        side, total = stakes.get(b["player"], (b["on"], Fraction(0)))
-        stakes[b["player"]] = (side, total + _exact(b["amount"]))
-    try:
-        check_wager_limits(stakes, {"min_bet": house["min_bet"]})
-    except RoundError as exc:
-        return str(exc)
+    if house.get("min_bet") is not None:
+        stakes: dict[str, tuple[str, Fraction]] = {}
+        for b in s["bets"]:
+            side, total = stakes.get(b["player"], (b["on"], Fraction(0)))
+            stakes[b["player"]] = (side, total + _exact(b["amount"]))
+        try:
+            check_wager_limits(stakes, {"min_bet": house["min_bet"]})
+        except RoundError as exc:
+            return str(exc)
+    if house.get("equalise") == "required":
+        # (said in the advice alone, it was found at the reveal, when a bet to even the sides is
+        # taken only on the dealer's word, marked as taken with the cards in view)
+        advice = equalise_advice(game, s)
+        if advice and advice.get("lighter_side"):
+            return f"{advice['message']} before the cards are revealed (the house requires equal bets)"
     return None
 
 
