@@ -1299,6 +1299,49 @@ def test_once_the_game_is_over_no_trick_is_read_and_a_new_game_starts_at_once(ap
     assert (recorded, r.status_code) == (0, 200), (recorded, r.get_json())
 
 
+@pytest.mark.parametrize("how", ["tapped", "entered by hand"])
+def test_a_restart_with_the_last_trick_lying_read_in_doubt_or_seen_in_part_first_is_no_gap(live, tmp_path, how):
+    # a card of it read in doubt and named by the dealer, read the same way again, or a card of it not
+    # yet seen at the first look, was taken for a trick played while the server was down, for good
+    tricks, players, _ = a_hand(seed=1)
+    config = {"LIVE": live, "LEDGER": str(tmp_path / "ledger.sqlite"), "PIN": "2468", "TESTING": True}
+    d = Dealer(create_app(config))
+    d.post("/api/session", SESSION)
+    lay_tricks(d, live, tricks, players, range(2), 1)
+    laid = [western(50 + i, c, seat=p) for i, (c, p) in enumerate(zip(tricks[2], players[2]))]
+    laid[1] = dict(laid[1], card=tricks[12][0], face=tricks[12][0], uncertain=True, confidence=0.5)
+    for k in range(1, 5):
+        live.show({"trick": laid[:k]})
+        d.get("/api/state")
+    if how == "tapped":
+        assert d.post("/api/correct", {"track_id": 51, "card": tricks[2][1]}).status_code == 200
+    else:
+        assert d.post("/api/tricks", {"cards": tricks[2]}).status_code == 201
+    assert d.get("/api/state").get_json()["tricks"]["count"] == 3
+    d = Dealer(create_app(config))  # restarted: the trick still lies there, on new tracks
+    again = [dict(c, track_id=c["track_id"] + 20) for c in laid]
+    live.show({"trick": again[:3]})  # (a card of it under a hand at the first look)
+    d.get("/api/state")
+    live.show({"trick": again})
+    state = d.get("/api/state").get_json()
+    assert not any("not seen" in p for p in state["problems"]) and not state["tricks"]["missed"], state["problems"]
+
+
+def test_none_was_missed_is_refused_while_the_table_is_not_read(app, live, monkeypatch):
+    # taken, the gap was said again at the next look while the camera was still away
+    import webui.service
+    monkeypatch.setattr(webui.service, "GAP_UNSEEN_S", 0.0)
+    d = aki_leads(app)
+    lay_trick(d, live, ["3S", "KS", "QS", "5S"], PLAYERS, 1)
+    live.show({"trick": []}, status=LOST)
+    assert d.get("/api/state").get_json()["tricks"]["missed"]
+    r = d.post("/api/tricks/none-missed", {})
+    assert r.status_code == 400 and r.get_json()["error"].startswith("the table is not being read (the camera is away")
+    live.show({"trick": []})
+    d.get("/api/state")
+    assert d.post("/api/tricks/none-missed", {}).status_code == 200
+
+
 def test_a_gap_found_to_be_none_is_stored_as_none(live, tmp_path):
     config = {"LIVE": live, "LEDGER": str(tmp_path / "ledger.sqlite"), "PIN": "2468", "TESTING": True}
     d = aki_leads(create_app(config))

@@ -2859,8 +2859,11 @@ def test_an_amount_booked_that_cannot_be_read_leaves_history_and_confirm_working
     r = d.get("/export.csv")
     assert r.status_code == 503 and r.mimetype == "text/html"
     assert 'id="ledger-error"' in r.get_data(as_text=True) and "1/0" in r.get_data(as_text=True)
-    # and the table page says it over the table, the damage named
+    # and the table page says it over the table, the damage named, after a restart too
     assert "1/0" in d.get("/api/state").get_json()["banner"]
+    again = Dealer(create_app({"LIVE": live, "LEDGER": str(ledger_path), "PIN": PIN, "TESTING": True}))
+    banner = again.get("/api/state").get_json()["banner"]
+    assert "1/0" in banner and banner.count("damaged") == 1, banner
 
 
 def test_a_damaged_ledger_file_is_said_over_the_table_as_the_server_starts(live, ledger_path):
@@ -2880,7 +2883,8 @@ def test_a_damaged_ledger_file_is_said_over_the_table_as_the_server_starts(live,
         f.write(b"\x0d" + b"\xff" * 30)
     d = Dealer(create_app({"LIVE": live, "LEDGER": str(ledger_path), "PIN": PIN, "TESTING": True}))
     banner = d.get("/api/state").get_json()["banner"]
-    assert banner.startswith(f"Ledger: the ledger {ledger_path} is damaged (") and "copy the file aside" in banner
+    assert banner.startswith("Ledger: ") and str(ledger_path) in banner and "malformed" in banner
+    assert banner.endswith(": copy the file aside and have it checked") and banner.count(str(ledger_path)) == 1
     page = d.get("/history")
     assert page.status_code == 503 and page.mimetype == "text/html" and 'id="ledger-error"' in page.get_data(as_text=True)
 

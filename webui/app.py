@@ -74,6 +74,9 @@ def create_app(config: dict | None = None) -> Flask:
     service = DealerService(ledger, live, zones_loader=lambda game: _load_zones(zones_dir, game))
     try:  # (a damaged file went unsaid on the table page while round after round was written into it)
         said = ledger.integrity(quick=True)
+        if said == "ok":  # (an amount booked that cannot be read: the file itself is sound)
+            ledger.balances()
+            ledger.balances(stones=True)
     except LedgerError as exc:
         said = str(exc)
     if said != "ok":

@@ -156,6 +156,7 @@ class DealerService:
         self._table_read = False
         self._zone_read: frozenset = frozenset()
         self._gap_from: tuple[frozenset, float] | None = None
+        self._restart_gap = False  # (Kakeya: a gap said at the first reading since the start, looked at again)
         # Kakeya: the middle seen bare since the last trick was recorded (its cards gathered, or a
         # hand over them), and the tracks of the trick on the table last warned of a misread
         self._bare_after_trick = False
@@ -253,9 +254,8 @@ class DealerService:
     def note_ledger_damage(self, said: str) -> None:
         """The ledger file found damaged (as the server started, or reading the balances after a
         round was recorded): said over the table until the server is started on a sound file."""
-        self.ledger_note = (f"the ledger {self.ledger.path} is damaged ({said[:300]}): rounds are still "
-                            f"recorded, but copy the file aside and have it checked (History names the "
-                            f"rounds it cannot read)")
+        said = said if str(self.ledger.path) in said else f"the ledger {self.ledger.path} is damaged ({said})"
+        self.ledger_note = f"{said[:400]}: copy the file aside and have it checked"
         self.hub.bump()
 
     def stakers_on_the_books(self) -> dict[str, Fraction]:
@@ -1154,13 +1154,30 @@ class DealerService:
                 if s.get("camera_gap") is not None and (zone == before and (before or short) or not before and short):
                     s["camera_gap"] = None
                     changed = True
-            if not self._table_read and s["tricks"] and s.get("camera_gap") is None and not any(
-                    Counter(c.get("card") for c in in_zone) == Counter(last) for last in _last_trick_readings(s)):
-                # the first reading since this server started, mid-hand, and the last trick recorded no
-                # longer lies there: a trick played and gathered while it was down went unseen, and
-                # entered as the next trick it went to the wrong players
-                s["camera_gap"] = len(s["tricks"])
-                changed = True
+            if s["tricks"] and (not self._table_read or self._restart_gap):
+                # as read before the restart, or as the camera reads them now (a card it read in doubt,
+                # named by the dealer, is read so again)
+                last = _last_trick_readings(s) + [[c.get("recognised") or c.get("card")
+                                                  for c in s["tricks"][-1].get("read") or ()]]
+                lying = [Counter(c.get(k) for c in in_zone) for k in ("card", "recognised")]
+                lying_last = any(now == Counter(cards) for now in lying for cards in last if cards)
+                if not self._table_read and s.get("camera_gap") is None and not lying_last:
+                    # the first reading since this server started, mid-hand, and the last trick recorded
+                    # does not lie there: a trick played and gathered while it was down went unseen,
+                    # and entered as the next trick it went to the wrong players. Looked at again until
+                    # a card of another trick comes (a card of it under a hand, or still entering the
+                    # tracker, at the first look)
+                    s["camera_gap"] = len(s["tricks"])
+                    self._restart_gap = True
+                    changed = True
+                elif self._restart_gap and s.get("camera_gap") is not None and lying_last:
+                    s["camera_gap"] = None
+                    self._restart_gap = False
+                    changed = True
+                elif self._restart_gap and any(c.get("card") not in {x for cards in last for x in cards} and
+                                               c.get("recognised") not in {x for cards in last for x in cards}
+                                               for c in in_zone):
+                    self._restart_gap = False
             self._table_read, self._zone_read = True, zone
             last_tracks = {str(c.get("track_id")) for c in s["tricks"][-1].get("read") or ()} if s["tricks"] else set()
             if not in_zone:
@@ -1366,6 +1383,10 @@ class DealerService:
                 sure = [c.get("card") for c in lying if not c.get("uncertain")]
                 if len(lying) == self.trick_watch.size and sure and set(sure) <= set(cards):
                     self.trick_watch.mark_read(lying)
+                    if at == len(s["tricks"]) and Counter(c["card"] for c in lying) != Counter(cards):
+                        # (as the camera reads it, lying there: read so again after a restart, it is
+                        # this trick still, not a trick played unseen)
+                        s["tricks"][at - 1]["camera_read"] = [c["card"] for c in lying]
             s["trick_warning"] = None
             # (a camera gap stays said: a second trick may have been missed in it, until the hand
             # has its thirteen; the place it says moves past the tricks entered there)
@@ -1409,7 +1430,12 @@ class DealerService:
             gap = s.get("camera_gap") is not None and len(s["tricks"]) < TRICKS
             if not places and not gap:
                 raise InputError("no trick is said to be missed")
+            stale = _stale_table(self._snapshot())
+            if gap and stale:  # (said again at the next look, while the table is still not read)
+                raise InputError(f"the table is not being read ({stale}): a trick may still be played "
+                                 f"unseen; say none was missed once it is read again")
             s["missed_tricks"] = []
+            self._restart_gap = False
             s["camera_gap"] = None
             self._gap_from = None
             self._save()
