@@ -537,7 +537,25 @@ def calibrate(work: Path, out: Path, val_scenes: int, shared=None, max_wrong_rat
               threshold_only: bool = False, input_long_side: int = 448) -> dict:
     """Temperature from validation crops; threshold from validation scenes run through the detector.
     ``threshold_only``: keep the temperature and size of models/vision.json and choose only the
-    threshold again (after a change to how quads are found: the nets are the same)."""
+    threshold again (after a change to how quads are found: the nets are the same).
+
+    The settings are written as they are found (the detector run on the validation scenes reads
+    them), so a calibration stopped part way (Ctrl-C, an error) puts back the file it found: left as
+    it stood, its placeholder threshold was used at run time, unsaid."""
+    settings_file = out / "vision.json"
+    before = settings_file.read_bytes() if settings_file.is_file() else None
+    try:
+        return _calibrate(work, out, val_scenes, shared, max_wrong_rate, threshold_only, input_long_side)
+    except BaseException:
+        if before is not None:
+            settings_file.write_bytes(before)
+        else:
+            settings_file.unlink(missing_ok=True)
+        raise
+
+
+def _calibrate(work: Path, out: Path, val_scenes: int, shared, max_wrong_rate: float,
+               threshold_only: bool, input_long_side: int) -> dict:
     if threshold_only:
         return _calibrate_threshold(out, val_scenes, shared, max_wrong_rate)
     from models.labels import CLASSES

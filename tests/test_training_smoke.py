@@ -173,6 +173,27 @@ def test_calibration_writes_when_a_crop_is_read_turned_too(tmp_path, monkeypatch
     assert settings["turned_view_below"] == train.TURNED_VIEW_BELOW
 
 
+def test_a_calibration_stopped_part_way_puts_back_the_settings_it_found(tmp_path, monkeypatch):
+    # its placeholder threshold (0.9, written before the scenes were run) was left for the run time
+    import models.train as train
+    (tmp_path / "crops").mkdir()
+    np.savez(tmp_path / "crops" / "crops-999-0000.npz", x=np.zeros((2, 96, 64, 3), np.uint8),
+             y=np.zeros(2, np.int64), o=np.zeros(2, np.int64))
+    (tmp_path / "vision.json").write_text('{"threshold": 0.9942}')
+    monkeypatch.setattr(train, "crop_temperature", lambda *a: (1.0, 1.0))
+
+    def stopped(*a, **k):
+        raise KeyboardInterrupt
+    monkeypatch.setattr(train, "collect_scene_outcomes", stopped)
+    with pytest.raises(KeyboardInterrupt):
+        train.calibrate(tmp_path, tmp_path, 10)
+    assert (tmp_path / "vision.json").read_text() == '{"threshold": 0.9942}'
+    (tmp_path / "vision.json").unlink()
+    with pytest.raises(KeyboardInterrupt):
+        train.calibrate(tmp_path, tmp_path, 10)
+    assert not (tmp_path / "vision.json").exists()  # (none before: none left, said as missing at run time)
+
+
 @pytest.mark.parametrize("threshold_only", [False, True])
 def test_calibration_re_fits_the_quads_when_there_is_a_quad_net(tmp_path, monkeypatch, threshold_only):
     # the quad net is trained after the other nets (python -m models.train_quad), and the threshold

@@ -206,20 +206,21 @@ def test_bench_vision_says_why_cards_were_missed(monkeypatch, capsys):
 
     monkeypatch.setattr(detector, "CardDetector", Blind)
     assert main(["bench-vision", "--no-speed", "--splits", "demo", "--scenes", "2", "--markdown"]) == 0
-    out = capsys.readouterr().out
-    demo = json.JSONDecoder().raw_decode(out)[0]["splits"]["demo"]
+    said = capsys.readouterr()
+    demo = json.loads(said.out)["splits"]["demo"]  # (the JSON alone on stdout: the tables followed it there)
     assert demo["missed"] == demo["cards"] > 0
     assert demo["missed_by_cause"] == {"no_quad": demo["cards"], "quad_off": 0, "read_as_no_card": 0,
                                        "read_but_not_reported": 0}
     assert sum(demo["missed_in_the_open_by_cause"].values()) == demo["cards_in_the_open"]
-    assert "| no quad | quad off | read as no card | read but not reported |" in out
+    assert "| no quad | quad off | read as no card | read but not reported |" in said.err
 
 
 def test_bench_vision_markdown_tables(capsys):
     assert main(["bench-vision", "--splits", "demo", "--scenes", "1", "--frames", "1", "--cards", "9",
                  "--markdown"]) == 0
-    out = capsys.readouterr().out
-    assert "| demo | " in out and "| 9 cards (median / p95 ms) |" in out
+    said = capsys.readouterr()
+    assert "| demo | " in said.err and "| 9 cards (median / p95 ms) |" in said.err
+    json.loads(said.out)
 
 
 def test_bench_vision_refuses_an_unknown_split(capsys):

@@ -555,9 +555,13 @@ def test_settings_with_a_turned_view_level_that_is_no_probability_are_refused_by
 
 
 @pytest.mark.parametrize("key, value, said", [
-    ("mask_stride", 0, "mask_stride must be a whole number of at least 1 (got 0)"),
-    ("input_multiple", 0, "input_multiple must be a whole number of at least 1"),
-    ("input_long_side", -448, "input_long_side must be a whole number of at least 1"),
+    ("mask_stride", 0, "mask_stride must be a whole number from 1 to 1024 (got 0)"),
+    ("input_multiple", 0, "input_multiple must be a whole number from 1 to 1024"),
+    ("input_long_side", -448, "input_long_side must be a whole number from 1 to 8192"),
+    # (a huge size or Infinity, and a switch written as text, failed later or read "false" as on)
+    ("input_multiple", 10**9, "input_multiple must be a whole number from 1 to 1024"),
+    ("input_long_side", float("inf"), "cannot convert float infinity to integer"),
+    ("refit_quads", "false", 'refit_quads must be true or false (got "false")'),
     ("threshold", 1.5, "threshold must be a probability"),
     ("temperature", 0, "temperature must be above 0"),
     ("shrink", 0, "shrink must be above 0 and at most 1"),
@@ -572,6 +576,37 @@ def test_settings_out_of_range_are_refused_by_name(tmp_path, key, value, said):
     (tmp_path / "vision.json").write_text(json.dumps(raw))
     with pytest.raises(ModelMissingError, match=re.escape(f"{tmp_path / 'vision.json'} are unreadable: {said}")):
         VisionSettings.load(tmp_path / "vision.json")
+
+
+@pytest.mark.parametrize("change", ["drop", "add"])
+def test_a_class_list_that_does_not_match_the_crop_net_is_refused(tmp_path, change):
+    # one class short, every card was named after the card beside it in the list, with confidence;
+    # one more, every picture failed with a traceback
+    import json
+    import shutil
+    from vision.detector import MODELS_DIR, CardDetector, ModelMissingError
+    for f in MODELS_DIR.glob("*.onnx"):
+        shutil.copy(f, tmp_path / f.name)
+    raw = json.loads((MODELS_DIR / "vision.json").read_text())
+    raw["classes"] = [c for c in raw["classes"] if c != "willow-ribbon"] if change == "drop" else raw["classes"] + ["x"]
+    (tmp_path / "vision.json").write_text(json.dumps(raw))
+    n = len(raw["classes"])
+    with pytest.raises(ModelMissingError, match=f"cardface.onnx scores 38 classes but its settings list {n}"):
+        CardDetector(tmp_path)
+
+
+@pytest.mark.parametrize("key, value, said", [("threshold", float("nan"), "threshold must be a probability"),
+                                              ("temperature", 0, "temperature must be above 0")])
+def test_western_settings_out_of_range_are_refused_by_name(tmp_path, key, value, said):
+    # a threshold of NaN never marked a card uncertain (and printed NaN into the benchmark's JSON)
+    import json
+    from vision.detector import MODELS_DIR, ModelMissingError
+    from vision.western import WesternSettings
+    raw = json.loads((MODELS_DIR / "western.json").read_text())
+    raw[key] = value
+    (tmp_path / "western.json").write_text(json.dumps(raw))
+    with pytest.raises(ModelMissingError, match=said):
+        WesternSettings.load(tmp_path / "western.json")
 
 
 def test_settings_that_lack_a_key_or_are_no_object_say_so(tmp_path):

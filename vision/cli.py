@@ -40,7 +40,7 @@ def register(subparsers) -> None:
     only = b.add_mutually_exclusive_group()  # (both: nothing measured, and a 0 exit)
     only.add_argument("--no-accuracy", action="store_true", help="timing only")
     only.add_argument("--no-speed", action="store_true", help="accuracy only")
-    b.add_argument("--markdown", action="store_true", help="print the headline figures as Markdown tables too")
+    b.add_argument("--markdown", action="store_true", help="print the headline figures as Markdown tables too (on stderr)")
     b.add_argument("--test", action="store_true",
                    help="the test renders of the splits (their seeds + 1000 and + 2000), on which nothing was "
                         "chosen, instead of the development splits (where what shipped was judged)")
@@ -146,9 +146,9 @@ def bench(args) -> int:
         _error(f"bench-vision: {exc}")
         return 2
     print(json.dumps(report, indent=2))
-    if args.markdown:
+    if args.markdown:  # (on stderr: the JSON on stdout stays one document a program can read)
         from vision.bench import to_markdown
-        print(to_markdown(report))
+        print(to_markdown(report), file=sys.stderr)
     return 0
 
 

@@ -139,9 +139,9 @@ class VisionSettings:
         if not 0.0 <= self.turned_view_below <= 1.0:
             raise ValueError(f"turned_view_below must be a probability, from 0 to 1 (got {self.turned_view_below})")
         # a damaged file must be refused by name, not divide by zero or silently find no card
-        for name in ("input_long_side", "input_multiple", "mask_stride"):
-            if getattr(self, name) < 1:
-                raise ValueError(f"{name} must be a whole number of at least 1 (got {getattr(self, name)})")
+        for name, most in (("input_long_side", 8192), ("input_multiple", 1024), ("mask_stride", 1024)):
+            if not 1 <= getattr(self, name) <= most:
+                raise ValueError(f"{name} must be a whole number from 1 to {most} (got {getattr(self, name)})")
         if not 0.0 <= self.threshold <= 1.0:
             raise ValueError(f"threshold must be a probability, from 0 to 1 (got {self.threshold})")
         if not self.temperature > 0.0:
@@ -162,23 +162,41 @@ class VisionSettings:
                        threshold=float(raw["threshold"]),
                        shrink=float(raw["shrink"]), input_long_side=int(raw["input_long_side"]),
                        input_multiple=int(raw["input_multiple"]), mask_stride=int(raw["mask_stride"]),
-                       turned_views=bool(raw.get("turned_views", True)),
+                       turned_views=_switch(raw, "turned_views", True),
                        turned_view_below=float(raw.get("turned_view_below", 1.0)),
-                       split_merged=bool(raw.get("split_merged", False)),
-                       extend_parts=bool(raw.get("extend_parts", False)),
-                       zoom_unsure=bool(raw.get("zoom_unsure", False)),
-                       nudge_unsure=bool(raw.get("nudge_unsure", False)),
-                       refine_unsure=bool(raw.get("refine_unsure", False)),
-                       edge_proposals=bool(raw.get("edge_proposals", True)),
-                       refit_quads=bool(raw.get("refit_quads", False)))
+                       split_merged=_switch(raw, "split_merged", False),
+                       extend_parts=_switch(raw, "extend_parts", False),
+                       zoom_unsure=_switch(raw, "zoom_unsure", False),
+                       nudge_unsure=_switch(raw, "nudge_unsure", False),
+                       refine_unsure=_switch(raw, "refine_unsure", False),
+                       edge_proposals=_switch(raw, "edge_proposals", True),
+                       refit_quads=_switch(raw, "refit_quads", False))
         except FileNotFoundError:
             raise ModelMissingError(f"model settings not found: {path} (train with: python -m models.train)") from None
         except NotADirectoryError:
             raise ModelMissingError(f"model settings not found: {path.parent} is not a folder") from None
         except KeyError as exc:  # (said as a bare 'classes' before)
             raise ModelMissingError(f"model settings {path} are unreadable: they lack the key {exc}") from None
-        except (ValueError, TypeError, OSError) as exc:
+        except (ValueError, TypeError, OverflowError, OSError) as exc:
             raise ModelMissingError(f"model settings {path} are unreadable: {exc}") from None
+
+
+def _switch(raw: dict, key: str, default: bool) -> bool:
+    """A stage switched on or off in a settings file: true or false only ("false", a string, was true)."""
+    value = raw.get(key, default)
+    if not isinstance(value, bool):
+        raise ValueError(f"{key} must be true or false (got {json.dumps(value)})")
+    return value
+
+
+def check_classes_match(session: ort.InferenceSession, classes: tuple[str, ...], path: Path, what: str) -> None:
+    """A net's output gives one score per class of its settings: a class list one short named every
+    card after the card beside it in the list, with confidence."""
+    shape = session.get_outputs()[0].shape
+    given = shape[-1] if shape and isinstance(shape[-1], int) else None
+    if given is not None and given != len(classes):
+        raise ModelMissingError(f"{path} scores {given} classes but its settings list {len(classes)} ({what}): "
+                                f"the net and its settings are of different trainings")
 
 
 def _session(path: Path, threads: int, trained_by: str = "python -m models.train") -> ort.InferenceSession:
@@ -378,6 +396,7 @@ class CardDetector:
         self.mask = MaskStage(_session(d / "cardmask.onnx", threads), self.settings)
         self.finder = QuadFinder(shrink=self.settings.shrink)
         self.crops = CropStage(_session(d / "cardface.onnx", threads), self.settings)
+        check_classes_match(self.crops.session, self.settings.classes, d / "cardface.onnx", "vision.json")
         proposals = self.settings.edge_proposals if proposals is None else bool(proposals)
         self.proposer = QuadProposer() if proposals else None
         self.split_merged = self.settings.split_merged if split_merged is None else bool(split_merged)

@@ -25,7 +25,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from vision.detector import MODELS_DIR, NONE, ModelMissingError, _as_bgr, _session, _softmax
+from vision.detector import MODELS_DIR, NONE, ModelMissingError, _as_bgr, _session, _softmax, check_classes_match
 from vision.geometry import CROP_HEIGHT, CROP_WIDTH, rotate_quad, warp_card
 from vision.proposals import EdgeMap, QuadProposer
 from vision.quads import corners_of_lines, fit_quad, order_clockwise_portrait
@@ -61,6 +61,12 @@ class WesternSettings:
             raise ModelMissingError(f"western card settings {path} are unreadable: they lack the key {exc}") from None
         except (ValueError, TypeError, OSError) as exc:
             raise ModelMissingError(f"western card settings {path} are unreadable: {exc}") from None
+        if not 0.0 <= settings.threshold <= 1.0:  # (NaN too: no card was ever uncertain)
+            raise ModelMissingError(f"western card settings {path}: threshold must be a probability, from 0 to 1 "
+                                    f"(got {settings.threshold})")
+        if not 0.0 < settings.temperature < float("inf"):
+            raise ModelMissingError(f"western card settings {path}: temperature must be above 0 "
+                                    f"(got {settings.temperature})")
         if NONE not in settings.classes or BACK not in settings.classes:
             raise ModelMissingError(f"western card settings {path} lack the classes 'back' and 'none'")
         return settings
@@ -229,6 +235,7 @@ class WesternCardDetector:
         self.settings = WesternSettings.load(d / SETTINGS_FILE)
         self.threshold = self.settings.threshold if threshold is None else float(threshold)
         self.crops = WesternCropStage(_session(d / MODEL_FILE, threads, "python -m models.train_western"), self.settings)
+        check_classes_match(self.crops.session, self.settings.classes, d / MODEL_FILE, SETTINGS_FILE)
         self.finder = WesternQuadFinder()
 
     def detect(self, frame_bgr: np.ndarray) -> list[Detection]:
