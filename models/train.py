@@ -324,6 +324,9 @@ def train_mask(minutes: float, work: Path, out: Path, threads: int, batch: int =
         if time.time() - last_save > 180:
             _checkpoint(torch, model, opt, ckpt, export_mask, out)
             last_save = time.time()
+    if step == 0:  # (an untrained net failed its export, after the whole time given)
+        raise SystemExit(f"mask net: no training step in {minutes:g} minutes (does any shard of {work} hold a "
+                         f"whole batch of {batch} scenes?): nothing exported")
     _checkpoint(torch, model, opt, ckpt, export_mask, out)
     log(f"mask net done after {step} steps")
 
@@ -450,6 +453,9 @@ def train_crops(minutes: float, work: Path, out: Path, threads: int, batch: int 
         if time.time() - last_save > 180:
             _checkpoint(torch, model, opt, ckpt, export_crops, out)
             last_save = time.time()
+    if step == 0:  # (an untrained net was exported over the one in --out, models/ by default)
+        raise SystemExit(f"crop net: no training step in {minutes:g} minutes (does any shard of {work} hold a "
+                         f"whole batch of {batch} crops?): nothing exported")
     _checkpoint(torch, model, opt, ckpt, export_crops, out)
     log(f"crop net done after {step} steps, {seen} crops")
 
@@ -683,7 +689,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--mask-minutes", type=number(0, above=True), default=30)
     p.add_argument("--crop-minutes", type=number(0, above=True), default=30)
     p.add_argument("--mask-lr", type=number(0, above=True), default=3e-3, help="peak learning rate of the mask net (lower to fine-tune)")
-    p.add_argument("--mask-rim-weight", type=float, default=0.0,
+    p.add_argument("--mask-rim-weight", type=number(0), default=0.0,
                    help="extra loss weight on the cards' rims in the mask net's interior map (default 0)")
     p.add_argument("--mask-centres", action=argparse.BooleanOptionalAction, default=True,
                    help="mask net: learn the centre map as a third output, as the shipped net does (default; "

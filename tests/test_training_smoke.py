@@ -173,6 +173,30 @@ def test_calibration_writes_when_a_crop_is_read_turned_too(tmp_path, monkeypatch
     assert settings["turned_view_below"] == train.TURNED_VIEW_BELOW
 
 
+def test_a_training_that_makes_no_step_exports_nothing(tmp_path):
+    # shards holding less than a batch: an untrained crop net was exported over the one in --out (models/
+    # by default), and the mask net's export failed with a KeyError, each after the whole time given
+    from models.train import train_crops
+    rng, image, labels, x = _tiny_scene_shard(tmp_path, seed=1)
+    made = crops_from_scene(rng, image, labels)[:3]
+    (tmp_path / "crops").mkdir()
+    np.savez(tmp_path / "crops" / "crops-001-0.npz", x=np.stack([c for c, _ in made]),
+             y=np.array([CLASSES.index(lab["face"]) for _, lab in made]),
+             o=np.array([lab["orientation"] for _, lab in made]))
+    out = tmp_path / "out"
+    out.mkdir()
+    with pytest.raises(SystemExit, match="crop net: no training step in 0.01 minutes .*nothing exported"):
+        train_crops(0.01, tmp_path, out, threads=1, batch=8)
+    assert not (out / "cardface.onnx").exists()
+
+
+def test_a_rim_weight_that_is_no_finite_number_is_refused(capsys):
+    import models.train as train
+    with pytest.raises(SystemExit):
+        train.main(["--step", "mask", "--mask-rim-weight", "nan"])
+    assert "argument --mask-rim-weight: nan is out of range" in capsys.readouterr().err
+
+
 def test_a_calibration_stopped_part_way_puts_back_the_settings_it_found(tmp_path, monkeypatch):
     # its placeholder threshold (0.9, written before the scenes were run) was left for the run time
     import models.train as train

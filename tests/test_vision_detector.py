@@ -595,6 +595,31 @@ def test_a_class_list_that_does_not_match_the_crop_net_is_refused(tmp_path, chan
         CardDetector(tmp_path)
 
 
+def test_a_model_file_holding_another_net_is_refused_by_name(tmp_path):
+    # the mask net copied in as the crop net loaded, and then every picture was blamed for it
+    import shutil
+    from vision.detector import MODELS_DIR, CardDetector, ModelMissingError
+    for f in list(MODELS_DIR.glob("*.onnx")) + [MODELS_DIR / "vision.json"]:
+        shutil.copy(f, tmp_path / f.name)
+    shutil.copy(MODELS_DIR / "cardmask.onnx", tmp_path / "cardface.onnx")
+    with pytest.raises(ModelMissingError, match="cardface.onnx takes image, not 'crops': it is not the net"):
+        CardDetector(tmp_path)
+
+
+def test_a_labelled_photo_missing_is_said_and_the_others_still_read(tmp_path):
+    # one photo missing threw away the whole benchmark, every split already done
+    import cv2
+    from vision.bench import evaluate_photos
+    from vision.detector import CardDetector
+    cv2.imwrite(str(tmp_path / "blank.png"), np.full((480, 640, 3), 40, np.uint8))
+    (tmp_path / "labels.csv").write_text("photo,face,x1,y1,x2,y2,x3,y3,x4,y4\n"
+                                         "blank.png,pine-crane,10,10,70,10,70,107,10,107\n"
+                                         "gone.jpg,pine-crane,10,10,70,10,70,107,10,107\n")
+    result = evaluate_photos(CardDetector(), tmp_path)
+    assert list(result["photos"]) == ["blank.png"] and result["photos"]["blank.png"]["cards"] == 1
+    assert list(result["unread"]) == ["gone.jpg"] and "gone.jpg" in result["unread"]["gone.jpg"]
+
+
 @pytest.mark.parametrize("key, value, said", [("threshold", float("nan"), "threshold must be a probability"),
                                               ("temperature", 0, "temperature must be above 0")])
 def test_western_settings_out_of_range_are_refused_by_name(tmp_path, key, value, said):

@@ -70,8 +70,13 @@ def evaluate_photos(detector, folder: Path) -> dict:
     labels = load_photo_labels(folder)
     tally = Tally()
     per_photo = {}
+    unread = {}
     for photo, cards in sorted(labels.items()):
-        image = read_image(str(folder / photo))
+        try:
+            image = read_image(str(folder / photo))
+        except ValueError as exc:  # (one photo missing threw away the whole run, every split done)
+            unread[photo] = str(exc)
+            continue
         t = _with_miss_causes(detector, image, score_frame(detector.detect(image), cards))
         tally.add(t)
         per_photo[photo] = {"cards": len(t.cards), "right": sum(c.face_right for c in t.cards),
@@ -80,6 +85,8 @@ def evaluate_photos(detector, folder: Path) -> dict:
                             "false_alarms": len(t.false_alarms)}
     out = tally.summary()
     out["photos"] = per_photo
+    if unread:
+        out["unread"] = unread
     return out
 
 

@@ -189,9 +189,19 @@ def _switch(raw: dict, key: str, default: bool) -> bool:
     return value
 
 
+def check_input(session: ort.InferenceSession, name: str, path: Path) -> None:
+    """A net takes the input its stage feeds: another net's file under this name loaded, and then
+    every picture was blamed for it."""
+    given = [i.name for i in session.get_inputs()]
+    if given != [name]:
+        raise ModelMissingError(f"{path} takes {', '.join(given) or 'no input'}, not {name!r}: it is not the net "
+                                f"this file should hold")
+
+
 def check_classes_match(session: ort.InferenceSession, classes: tuple[str, ...], path: Path, what: str) -> None:
     """A net's output gives one score per class of its settings: a class list one short named every
     card after the card beside it in the list, with confidence."""
+    check_input(session, "crops", path)
     shape = session.get_outputs()[0].shape
     given = shape[-1] if shape and isinstance(shape[-1], int) else None
     if given is not None and given != len(classes):
@@ -394,6 +404,7 @@ class CardDetector:
         self.settings = VisionSettings.load(d / "vision.json")
         self.threshold = self.settings.threshold if threshold is None else float(threshold)
         self.mask = MaskStage(_session(d / "cardmask.onnx", threads), self.settings)
+        check_input(self.mask.session, "image", d / "cardmask.onnx")
         self.finder = QuadFinder(shrink=self.settings.shrink)
         self.crops = CropStage(_session(d / "cardface.onnx", threads), self.settings)
         check_classes_match(self.crops.session, self.settings.classes, d / "cardface.onnx", "vision.json")
