@@ -737,8 +737,6 @@ def main(argv: list[str] | None = None) -> int:
     a = p.parse_args(argv)
     if not 0.0 <= a.style_shift <= 1.0:
         p.error(f"--style-shift is a share of the crops, from 0 to 1 (got {a.style_shift})")
-    if a.mask_rim_weight < 0:
-        p.error(f"--mask-rim-weight is an extra weight, 0 or more (got {a.mask_rim_weight})")
     if a.crop_workers < 0:
         p.error(f"--crop-workers is a number of processes, 0 or more (got {a.crop_workers})")
     if a.mask_batch < 1 or a.crop_batch < 1:
