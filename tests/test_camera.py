@@ -544,6 +544,45 @@ def test_a_jpeg_damaged_inside_its_picture_data_is_not_a_picture(tmp_path, capfd
     assert "Corrupt JPEG" not in capfd.readouterr().err  # (said in our words, not libjpeg's)
 
 
+def _png_header(width: int, height: int) -> bytes:
+    """A PNG's signature and header chunk (no picture data): all a size check may read."""
+    import struct
+    import zlib
+    body = b"IHDR" + struct.pack(">IIBBBBB", width, height, 8, 2, 0, 0, 0)
+    return b"\x89PNG\r\n\x1a\n" + struct.pack(">I", 13) + body + struct.pack(">I", zlib.crc32(body))
+
+
+def test_a_pictures_size_is_read_from_its_header_for_png_jpeg_and_bmp():
+    from vision.camera import picture_dimensions
+    scene = np.zeros((37, 53, 3), np.uint8)
+    for suffix in (".png", ".jpg", ".bmp"):
+        assert picture_dimensions(cv2.imencode(suffix, scene)[1].tobytes()) == (53, 37), suffix
+    # a JPEG's frame header is found past an Exif segment that holds a thumbnail of another size
+    jpeg = cv2.imencode(".jpg", scene)[1].tobytes()
+    thumb = cv2.imencode(".jpg", np.zeros((8, 8, 3), np.uint8))[1].tobytes()
+    app1 = b"Exif\x00\x00" + thumb
+    with_exif = jpeg[:2] + b"\xff\xe1" + (len(app1) + 2).to_bytes(2, "big") + app1 + jpeg[2:]
+    assert cv2.imdecode(np.frombuffer(with_exif, np.uint8), cv2.IMREAD_COLOR).shape == (37, 53, 3)
+    assert picture_dimensions(with_exif) == (53, 37)
+    assert picture_dimensions(cv2.imencode(".webp", scene)[1].tobytes()) is None  # (OpenCV's limit holds)
+    assert picture_dimensions(b"\xff\xd8\xff") is None
+
+
+def test_a_picture_too_large_to_decode_is_refused_by_its_size_not_said_corrupt(tmp_path):
+    # a 32000 x 32000 PNG was decoded (6 GB of memory), and running out was said as a corrupt file
+    from vision.camera import decode_picture, picture_too_large
+    huge = _png_header(32000, 32000)
+    assert picture_too_large(huge) == "32000 x 32000 pixels, too large to decode (at most 100 million pixels)"
+    assert decode_picture(huge) is None
+    assert picture_too_large(_png_header(4000, 3000)) is None
+    cv2.imwrite(str(tmp_path / "a.png"), frame(10))
+    (tmp_path / "b.png").write_bytes(huge)
+    source = ImageFolderSource(tmp_path, realtime=False)
+    assert source.read()[0, 0, 0] == 10
+    with pytest.raises(FrameSkipped, match=r"'b.png' 32000 x 32000 pixels, too large to decode .*; skipped"):
+        source.read()
+
+
 def test_a_floating_point_picture_is_not_read_as_a_dark_table_and_sixteen_bits_are_read(tmp_path):
     # a PFM of values 0..1 was decoded near black and read as a table with no cards
     from vision.camera import decode_picture

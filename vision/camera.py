@@ -302,7 +302,8 @@ class ImageFolderSource:
             frame = None if self._found_bad.pop(path, None) == stamp else _read_image(path)
             if frame is None:
                 self._bad[path] = stamp
-                raise FrameSkipped(f"image {path.name!r} cannot be decoded (corrupt or not an image); skipped")
+                raise FrameSkipped(f"image {path.name!r} " + (_too_large(path) or
+                                   "cannot be decoded (corrupt or not an image)") + "; skipped")
             self._bad.pop(path, None)
             self._held = (frame, self.frames_each - 1)
             return frame.copy() if self.frames_each > 1 else frame
@@ -339,6 +340,14 @@ def _decodes(path: Path) -> bool:
         return _read_image(path) is not None
 
 
+def _too_large(path: Path) -> str | None:
+    try:
+        with open(path, "rb") as f:
+            return picture_too_large(f.read(1 << 18))  # (a JPEG's frame header follows its Exif data)
+    except OSError:
+        return None
+
+
 def _read_image(path: Path) -> np.ndarray | None:
     """The picture in ``path``, or None where it cannot be decoded whole: a JPEG that does not end
     (cut short in the copy) is given by OpenCV with grey where it stops, and was read as a table."""
@@ -360,7 +369,7 @@ def decode_picture(data: bytes) -> np.ndarray | None:
     a JPEG whose picture data is damaged inside (it still ends as a JPEG should) was decoded grey, or
     shifted, and read as a table; libjpeg's only word of it is a line on standard error, which is
     heard here. A floating-point picture (PFM) was decoded near black; 16 bits are taken to 8."""
-    if not data:
+    if not data or picture_too_large(data):
         return None
     buf = np.frombuffer(data, np.uint8)
     flags = cv2.IMREAD_COLOR | cv2.IMREAD_ANYDEPTH
@@ -415,6 +424,48 @@ def _decoded_hearing_stderr(buf: np.ndarray, flags: int) -> tuple[np.ndarray | N
     if others and saved is not None:
         os.write(2, others.encode())
     return image, text
+
+
+MAX_PICTURE_PIXELS = 100_000_000  # a 200-megapixel phone photo is refused; a 4K frame is 8 million
+
+
+def picture_dimensions(data: bytes) -> tuple[int, int] | None:
+    """(width, height) from a PNG's, JPEG's or BMP's header, without decoding it; None for another
+    format or a header not read (OpenCV's own limit, 2^30 pixels, holds for those)."""
+    if data.startswith(b"\x89PNG\r\n\x1a\n") and data[12:16] == b"IHDR" and len(data) >= 24:
+        return int.from_bytes(data[16:20], "big"), int.from_bytes(data[20:24], "big")
+    if data.startswith(b"BM") and len(data) >= 26:
+        if int.from_bytes(data[14:18], "little") == 12:  # (the old OS/2 header: 16-bit sizes)
+            return int.from_bytes(data[18:20], "little"), int.from_bytes(data[20:22], "little")
+        return (abs(int.from_bytes(data[18:22], "little", signed=True)),
+                abs(int.from_bytes(data[22:26], "little", signed=True)))  # (height < 0: top-down)
+    if data.startswith(b"\xff\xd8"):
+        i = 2
+        while i + 4 <= len(data) and data[i] == 0xFF:
+            marker = data[i + 1]
+            if marker == 0xFF:
+                i += 1
+            elif marker == 0x01 or 0xD0 <= marker <= 0xD8:
+                i += 2
+            elif 0xC0 <= marker <= 0xCF and marker not in (0xC4, 0xC8, 0xCC):  # a start of frame
+                if i + 9 > len(data):
+                    return None
+                return int.from_bytes(data[i + 7:i + 9], "big"), int.from_bytes(data[i + 5:i + 7], "big")
+            elif marker in (0xD9, 0xDA):
+                return None
+            else:
+                i += 2 + int.from_bytes(data[i + 2:i + 4], "big")
+    return None
+
+
+def picture_too_large(data: bytes) -> str | None:
+    """Why a picture is refused before it is decoded (a 32000 x 32000 PNG took 6 GB of memory, and
+    running out was said as a corrupt file), or None."""
+    size = picture_dimensions(data)
+    if size is None or size[0] * size[1] <= MAX_PICTURE_PIXELS:
+        return None
+    return (f"{size[0]} x {size[1]} pixels, too large to decode "
+            f"(at most {MAX_PICTURE_PIXELS // 1_000_000} million pixels)")
 
 
 def _jpeg_whole(data: bytes) -> bool:

@@ -77,7 +77,7 @@ MAX_PICTURE_BYTES = 256 * 2**20
 
 def read_image(path: str) -> np.ndarray:
     """Decode an image file; ValueError with a clear reason when it cannot be."""
-    from vision.camera import decode_picture, stderr_silenced
+    from vision.camera import decode_picture, picture_too_large, stderr_silenced
     p = Path(path)
     if not p.exists():
         raise ValueError(f"{path}: no such file")
@@ -91,8 +91,12 @@ def read_image(path: str) -> np.ndarray:
     data = np.fromfile(str(p), dtype=np.uint8)
     if data.size == 0:
         raise ValueError(f"{path}: the file is empty")
+    raw = data.tobytes()
+    too_large = picture_too_large(raw)
+    if too_large:
+        raise ValueError(f"{path}: {too_large}")
     with stderr_silenced():  # libpng says "libpng error: ..." itself, before our one line
-        image = decode_picture(data.tobytes())
+        image = decode_picture(raw)
     if image is None:
         raise ValueError(f"{path}: not a readable image (corrupt or unsupported format)")
     return image
