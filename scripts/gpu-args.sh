@@ -2,7 +2,7 @@
 # them (relative to the folder it was run from), set as $shared and $out; then the checkout is the
 # working folder. Too few arguments show the script's usage; a SHARED that is not there is said,
 # never passed over for another shared folder. With GPU_PLAN_ONLY=1 in the environment a script
-# checks its arguments, prints its renderers ("KIND SEED SHARDS", one a line) and stops there.
+# checks its arguments (MINUTES, PEAK_LR, DEVICE and BATCH as the trainer will), prints its renderers ("KIND SEED SHARDS", one a line) and stops there.
 read_shared_and_out() {  # SCRIPT ARGS...
     local script=$1
     shift
@@ -47,4 +47,22 @@ try:
             print(line.strip())
 except ValueError as e:
     sys.exit(f"error: FIRST_SEED {sys.argv[1]!r}: {e}")' "$first") || exit 2
+}
+
+check_training_options() {  # MINUTES PEAK_LR DEVICE [BATCH]: as the trainer will check them, before OUT is
+    # made and the renderers start (a bad one was said by the trainer only after half a minute of rendering,
+    # and GPU_PLAN_ONLY passed it)
+    (cd "$(dirname "${BASH_SOURCE[0]}")/.." && "${PYTHON:-python3}" -c 'import argparse, sys
+from hanadealer.args import number, whole
+checks = [("MINUTES", number(0, above=True)), ("PEAK_LR", number(0, above=True)),
+          ("DEVICE", None), ("BATCH", whole(1, 65536))]
+for (name, parse), given in zip(checks, sys.argv[1:]):
+    if parse is None:
+        if given not in ("auto", "cpu", "cuda"):
+            sys.exit(f"error: DEVICE {given!r} must be auto, cpu or cuda")
+        continue
+    try:
+        parse(given)
+    except argparse.ArgumentTypeError as e:
+        sys.exit(f"error: {name} {given!r}: {e}")' "$@") || exit 2
 }

@@ -43,6 +43,7 @@ check_arguments() {  # SHARED OUT [MINUTES] [PEAK_LR] [DEVICE] [FIRST_SEED] [CHA
         echo "error: CHANNELS '$channels' must be LATExMAPS, LATE from 128 and MAPS from 48 (the shipped net's widths) to 4096" >&2
         exit 2
     fi
+    check_training_options "${3:-7}" "${4:-1e-3}" "${5:-cuda}"
     if [[ $first =~ ^(0|[1-9][0-9]{0,8})$ ]]; then plan "$first"; fi | check_round_seeds "$first"
 }
 read_shared_and_out "$0" "$@"

@@ -29,6 +29,7 @@ plan() {  # FIRST_SEED: "data SEED SHARDS" for each renderer of the round
 }
 check_arguments() {  # SHARED OUT [MINUTES] [PEAK_LR] [DEVICE] [BATCH] [FIRST_SEED]
     local first=${7:-1100}
+    check_training_options "${3:-6}" "${4:-1e-3}" "${5:-cuda}" "${6:-128}"
     if [[ $first =~ ^(0|[1-9][0-9]{0,8})$ ]]; then plan "$first"; fi | check_round_seeds "$first"
 }
 read_shared_and_out "$0" "$@"

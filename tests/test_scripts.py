@@ -167,3 +167,21 @@ def test_a_plan_that_gives_two_renderers_one_seed_is_refused(tmp_path):
                           capture_output=True, text=True, timeout=60, env={**os.environ, "PYTHON": sys.executable})
     assert done.returncode == 2
     assert "two renderers would render the same scenes (seed 1150)" in done.stderr
+
+
+@pytest.mark.parametrize("name, arguments, said", [
+    ("train-crop-net-gpu.sh", ["0"], "error: MINUTES '0': 0 is out of range: a number above 0"),
+    ("train-crop-net-gpu.sh", ["7", "fast"], "error: PEAK_LR 'fast': 'fast' is not a number"),
+    ("train-crop-net-gpu.sh", ["7", "1e-3", "gpu"], "error: DEVICE 'gpu' must be auto, cpu or cuda"),
+    ("train-mask-net-gpu.sh", ["nan"], "error: MINUTES 'nan': nan is out of range: a number above 0"),
+    ("train-mask-net-gpu.sh", ["6", "1e-3", "cuda", "0"], "error: BATCH '0': 0 is out of range: a whole number"),
+    ("train-mask-net-gpu.sh", ["6", "1e-3", "cuda", "12.5"], "error: BATCH '12.5': '12.5' is not a whole number"),
+])
+def test_the_training_options_are_checked_before_anything_is_made(tmp_path, name, arguments, said):
+    # GPU_PLAN_ONLY passed a MINUTES, PEAK_LR, DEVICE or BATCH the trainer refuses, and a real round
+    # made OUT and rendered for half a minute before the trainer said so
+    done = _plan(tmp_path, name, 16, arguments)
+    assert done.returncode == 2
+    assert said in done.stderr, done.stderr
+    assert not done.stdout and not (tmp_path / "out").exists()
+    assert _plan(tmp_path, name, 16, ["7.5", "3e-4", "cpu"]).returncode == 0
