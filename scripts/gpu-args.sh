@@ -2,7 +2,8 @@
 # them (relative to the folder it was run from), set as $shared and $out; then the checkout is the
 # working folder. Too few arguments show the script's usage; a SHARED that is not there is said,
 # never passed over for another shared folder. With GPU_PLAN_ONLY=1 in the environment a script
-# checks its arguments (MINUTES, PEAK_LR, DEVICE and BATCH as the trainer will), prints its renderers ("KIND SEED SHARDS", one a line) and stops there.
+# checks its arguments (MINUTES, PEAK_LR, DEVICE and BATCH as the trainer will), prints its renderers
+# ("KIND SEED SHARDS", one a line) and stops there.
 read_shared_and_out() {  # SCRIPT ARGS...
     local script=$1
     shift
