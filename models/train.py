@@ -767,6 +767,15 @@ def main(argv: list[str] | None = None) -> int:
         missing = [str(f) for f in used if not f.is_file()]
         if missing:
             p.error(f"--from-exported: no exported net at {', '.join(missing)}")
+    if a.step == "calibrate":
+        # the nets (and, for --threshold-only, the settings) it calibrates, said before any rendering
+        # (a missing vision.json came out as a traceback after the validation scenes were made)
+        needed = ["cardmask.onnx", "cardface.onnx"] + (["vision.json"] if a.threshold_only else [])
+        missing = [name for name in needed if not (a.out / name).is_file()]
+        if missing:
+            p.error(f"--step calibrate: no {', '.join(missing)} in {a.out} (it calibrates the models "
+                    "trained there" + ("; --threshold-only keeps the settings of their vision.json)"
+                                       if a.threshold_only else ")"))
     if a.step in ("all", "data", "detector-crops", "calibrate"):
         # the art and backgrounds these steps render from, said before any work (a traceback came after)
         from datasets.shared import shared_dir

@@ -139,6 +139,27 @@ def test_no_validation_scenes_is_refused_before_anything_is_written(tmp_path, ca
     assert "--val-scenes is a number of scenes, 1 or more (got 0)" in capsys.readouterr().err
 
 
+@pytest.mark.parametrize("present, threshold_only, missing", [
+    ((), False, "cardmask.onnx, cardface.onnx"),
+    (("cardmask.onnx",), False, "cardface.onnx"),
+    (("cardmask.onnx", "cardface.onnx"), True, "vision.json"),
+])
+def test_calibrating_a_folder_without_its_models_is_refused_before_any_work(tmp_path, monkeypatch, capsys,
+                                                                            present, threshold_only, missing):
+    # a missing vision.json came out as a traceback after the validation scenes were rendered
+    import models.train as train
+    monkeypatch.setattr(train, "calibrate", lambda *a, **k: pytest.fail("calibrated without its models"))
+    out = tmp_path / "out"
+    out.mkdir()
+    for name in present:
+        (out / name).write_bytes(b"")
+    with pytest.raises(SystemExit) as stop:
+        train.main(["--step", "calibrate", "--work", str(tmp_path / "w"), "--out", str(out)]
+                   + (["--threshold-only"] if threshold_only else []))
+    assert stop.value.code == 2 and not (tmp_path / "w").exists()
+    assert f"--step calibrate: no {missing} in {out} (it calibrates the models trained there" in capsys.readouterr().err
+
+
 def test_calibration_uses_the_shipped_input_size_unless_told(tmp_path, monkeypatch):
     # retraining with the one command must give settings for the mask net input the models ship with
     import json
@@ -146,6 +167,8 @@ def test_calibration_uses_the_shipped_input_size_unless_told(tmp_path, monkeypat
     from vision.detector import MODELS_DIR
     sizes = []
     monkeypatch.setattr(train, "calibrate", lambda *a, **k: sizes.append(k["input_long_side"]))
+    for name in ("cardmask.onnx", "cardface.onnx"):  # (the nets it calibrates: stubbed out here)
+        (tmp_path / name).write_bytes(b"")
     args = ["--step", "calibrate", "--work", str(tmp_path), "--out", str(tmp_path)]
     assert train.main(args) == 0 and train.main(args + ["--input-long-side", "320"]) == 0
     shipped = json.loads((MODELS_DIR / "vision.json").read_text())["input_long_side"]
