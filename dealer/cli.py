@@ -11,7 +11,7 @@ import sys
 from typing import Any
 
 from dealer.cards import UnknownCardError
-from dealer.games import RoundError, settle_round
+from dealer.games import InexactNumber, RoundError, exact_json_float, settle_round
 
 EXIT_BAD_INPUT = 2
 EXIT_INTERNAL = 1
@@ -62,7 +62,10 @@ def read_round(source: str) -> Any:
     # (a file saved as "UTF-8 with BOM", as Windows editors do, was refused with advice to programmers)
     text = text.removeprefix("\ufeff")
     try:
-        return json.loads(text, object_pairs_hook=_reject_duplicates, parse_constant=_reject_constant)
+        return json.loads(text, object_pairs_hook=_reject_duplicates, parse_constant=_reject_constant,
+                          parse_float=exact_json_float)
+    except InexactNumber as exc:
+        raise BadInput(f"{name}: {exc}") from None
     except json.JSONDecodeError as exc:
         raise BadInput(f"{name} is not valid JSON: {exc.msg} (line {exc.lineno}, column {exc.colno})") from None
     except RecursionError:

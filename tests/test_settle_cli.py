@@ -241,6 +241,28 @@ def test_stdin_that_is_not_utf8_and_numbers_too_long_are_bad_input(monkeypatch, 
     assert "standard input holds a number too long to read" in capsys.readouterr().err
 
 
+@pytest.mark.parametrize("number, message", [
+    ("999999999999.999999", "the number 999999999999.999999 has more digits than can be read exactly"),
+    ("12345678901.1234567", "the number 12345678901.1234567 has more digits than can be read exactly"),
+    ("1e400", "the number 1e400 is too large to read (an amount is at most 1000000000000)"),
+    ("1e-400", "the number 1e-400 is too small to read (an amount is at least 0.000001)"),
+])
+def test_an_amount_a_float_cannot_hold_as_written_is_refused(capsys, monkeypatch, number, message):
+    # read as floats, 999999999999.999999 was settled as 10^12 and 12345678901.1234567 (7 decimals)
+    # as 12345678901.123457; 1e400 was said "not inf"
+    text = json.dumps(GOOD).replace('"amount": 30', '"amount": ' + number)
+    code, out, err = run(capsys, "-", stdin=text, monkeypatch=monkeypatch)
+    assert (code, out) == (2, "") and err.startswith("hanadealer settle: standard input: " + message), err
+
+
+@pytest.mark.parametrize("number, paid", [("0.1", 0.1), ("999999999999.5", 999999999999.5), ("2.50", 2.5),
+                                          ("3e1", 30), ("1.000000", 1)])
+def test_an_amount_written_with_an_exponent_or_trailing_zeros_is_read(capsys, monkeypatch, number, paid):
+    text = json.dumps(GOOD).replace('"amount": 30', '"amount": ' + number)
+    code, out, err = run(capsys, "-", stdin=text, monkeypatch=monkeypatch)
+    assert code == 0 and json.loads(out)["net"]["ann"] == paid, err
+
+
 def test_a_result_that_cannot_be_written_is_one_line(monkeypatch, capsys):
     class Full(io.StringIO):
         def write(self, text):

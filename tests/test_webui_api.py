@@ -2602,6 +2602,20 @@ def test_a_body_that_cannot_be_read_says_why(app):
     assert r.status_code == 400 and "send a JSON body" in r.get_json()["error"]
 
 
+def test_a_bet_a_float_cannot_hold_as_written_is_refused(app):
+    # the page checks what is typed; another client's 12345678901.1234567 was booked as 12345678901.123457
+    d = Dealer(app)
+    d.post("/api/session", SESSION)
+    r = d.c.post("/api/bets", data='{"player": "Aki", "on": "saki", "amount": 12345678901.1234567}',
+                 headers={"X-CSRF-Token": d.token, "Content-Type": "application/json"})
+    assert r.status_code == 400
+    assert "the number 12345678901.1234567 has more digits than can be read exactly" in r.get_json()["error"]
+    assert d.get("/api/state").get_json()["session"]["bets"] == []
+    r = d.c.post("/api/bets", data='{"player": "Aki", "on": "saki", "amount": 12.50}',
+                 headers={"X-CSRF-Token": d.token, "Content-Type": "application/json"})
+    assert r.status_code == 201 and [b["amount"] for b in d.get("/api/state").get_json()["session"]["bets"]] == [12.5]
+
+
 def test_the_page_is_told_when_settle_would_be_taken(app, live):
     d = Dealer(app)
     assert d.get("/api/state").get_json()["can_settle"] is False   # no session

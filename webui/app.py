@@ -28,11 +28,12 @@ from urllib.parse import urlsplit
 
 from flask import (Blueprint, Flask, Response, abort, current_app, jsonify, render_template, request,
                    session, stream_with_context)
+from flask.json.provider import DefaultJSONProvider
 from werkzeug.exceptions import BadRequest
 from werkzeug.security import check_password_hash, generate_password_hash
 
 from dealer.cards import all_cards
-from dealer.games import GAME_NAMES, RoundError, get_game
+from dealer.games import GAME_NAMES, RoundError, exact_json_float, get_game
 from dealer.ledger import Ledger, LedgerError
 from dealer.pot import BOOKING_TEXT
 from dealer.western import all_western_cards
@@ -52,8 +53,19 @@ LOCKOUT_AFTER, LOCKOUT_S = 5, 30.0
 log = logging.getLogger(__name__)
 
 
+class ExactNumbersJSON(DefaultJSONProvider):
+    """Request bodies read as ``hanadealer settle`` reads a round: a number a float cannot hold as
+    written is refused, not booked as another amount (the page checks what is typed; another client
+    sending 12345678901.1234567 had it booked as 12345678901.123457)."""
+
+    def loads(self, s, **kwargs):
+        kwargs.setdefault("parse_float", exact_json_float)
+        return super().loads(s, **kwargs)
+
+
 def create_app(config: dict | None = None) -> Flask:
     app = Flask(__name__)
+    app.json = ExactNumbersJSON(app)
     app.config.update(LEDGER="hanadealer-ledger.sqlite", LIVE=None, PIN=None, ZONES_DIR=None,
                       VIDEO_FPS=10.0, VIDEO_RESEND_S=1.0, SSE_KEEPALIVE_S=15.0,
                       MAX_CONTENT_LENGTH=MAX_REQUEST_BYTES)
@@ -334,7 +346,7 @@ def _json_fault(exc: BadRequest) -> str:
     """What is wrong with a body that is no JSON, in the decoder's words (Flask says only that the
     browser sent a request the server could not understand)."""
     try:
-        json.loads(request.get_data(as_text=True))
+        current_app.json.loads(request.get_data(as_text=True))
     except (ValueError, RecursionError) as fault:
         return str(fault).split("; use sys.")[0]  # (advice for a programmer, not for the request)
     return exc.description or "it is no JSON"

@@ -11,6 +11,7 @@ import importlib
 import math
 import re
 from collections import Counter
+from decimal import Decimal
 from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any, Callable, Mapping
@@ -158,6 +159,26 @@ def settle_round(round_: Mapping[str, Any]) -> dict:
 # exceed a trillion: a bound no table reaches, that keeps every result a finite JSON number.
 AMOUNT_DECIMALS = 6
 MAX_AMOUNT = 10**12
+
+
+class InexactNumber(ValueError):
+    """A JSON number that a float cannot hold as written (see ``exact_json_float``)."""
+
+
+def exact_json_float(text: str) -> float:
+    """A JSON number with a fraction or exponent, read only where the float holds it as written (its
+    shortest repr the same decimal): read plainly, 999999999999.999999 became 10^12 and
+    12345678901.1234567 lost its 7th decimal, and were then settled as amounts; 1e400 became inf."""
+    value = float(text)
+    written = Decimal(text)
+    if not math.isfinite(value):
+        raise InexactNumber(f"the number {text} is too large to read (an amount is at most {MAX_AMOUNT})")
+    if value == 0 and written != 0:
+        raise InexactNumber(f"the number {text} is too small to read (an amount is at least 0.000001)")
+    if Decimal(repr(value)) != written:
+        raise InexactNumber(f"the number {text} has more digits than can be read exactly (about 15); "
+                            f"amounts are counted to {AMOUNT_DECIMALS} decimals, at most {MAX_AMOUNT}")
+    return value
 
 
 def parse_amount(value: Any, what: str) -> Fraction:
