@@ -3138,6 +3138,27 @@ def test_a_bet_taken_after_a_reveal_not_settled_is_recorded_as_such_with_the_nex
         "Ben: 0.00005 on Ato 後 taken after the reveal of an earlier deal, not settled"]
 
 
+def test_a_note_of_a_bet_removed_after_the_reveal_outlives_a_switch_of_game(app, live, ledger_path):
+    # the game switched to Atosaki and back between deals: the note of the bet taken back after the
+    # reveal was dropped, and no record said that Aki had had a bet on the deal revealed
+    d = Dealer(app)
+    d.post("/api/session", SESSION)
+    bet = d.post("/api/bets", {"player": "Aki", "on": "saki", "amount": 100}).get_json()
+    live.show({"saki": SAKI})
+    assert d.post(f"/api/bets/{bet['id']}/remove", {"after_reveal": True}).status_code == 200
+    live.show({})
+    d.get("/api/state")
+    assert d.post("/api/session", dict(SESSION, game="atosaki")).status_code == 200
+    assert d.post("/api/session", SESSION).status_code == 200
+    d.post("/api/bets", {"player": "Ben", "on": "ato", "amount": 10})
+    d.post("/api/bets", {"player": "Aki", "on": "saki", "amount": 10})
+    pending = the_next_deal_settled(d, live, "maple-deer")
+    assert pending["result"]["late_bets"] == [
+        "Aki: 100 on Saki 先 removed after the reveal of an earlier deal of batta-maki, not settled"]
+    assert d.post("/api/confirm", {"pending": pending["id"]}).status_code == 200
+    assert Ledger(ledger_path).rounds()[0].result["late_bets"] == pending["result"]["late_bets"]
+
+
 @pytest.mark.parametrize("hidden", [{}, {"saki": [], "ato": [(4, "back"), (5, "back"), (6, "back")]}])
 def test_a_hand_over_the_deal_for_a_moment_is_no_deal_gathered(app, live, hidden):
     # one look at a table with no face-up card (a hand over Saki while Ato lay face down, or over the

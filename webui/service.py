@@ -534,8 +534,13 @@ class DealerService:
             raise InputError(f"{len(bets)} bet(s) are on the table: the house rules and limits change only "
                              f"between rounds (remove the bets first)")
         new["bets"] = [dict(b) for b in bets]
-        # (a note of a bet taken or removed after the reveal goes with the round it was made in)
-        new["late_bets"] = list(old.get("late_bets") or []) if same else []
+        # (a note of a bet taken or removed after the reveal goes with the round it was made in; after
+        # another game's deal gathered unsettled, with the next round recorded, saying so: dropped at
+        # the switch, the bet taken back after the reveal was in no record)
+        new["late_bets"] = list(old.get("late_bets") or []) if same else [
+            entry if isinstance(entry, str) else entry["note"].replace(
+                "after the reveal", f"after the reveal of an earlier deal of {old.get('game')}, not settled")
+            for entry in old.get("late_bets") or ()]
         new["settled_tracks"] = list(old.get("settled_tracks") or [])  # the cards still on the table
         new["settled_cards"] = list(old.get("settled_cards") or [])
         new["settled_cards_all"] = list(old.get("settled_cards_all") or [])
