@@ -2779,6 +2779,23 @@ def test_a_sure_misread_put_right_comes_back_unsure_after_a_restart_not_sure_and
     assert not any("before the server restarted" in p for p in d.get("/api/round").get_json()["problems"])
 
 
+@pytest.mark.parametrize("other", ["atosaki", "koikoi-atosaki", "mutsu-wari"])
+def test_a_sure_misread_put_right_comes_back_unsure_after_a_switch_of_game(live, ledger_path, other):
+    # the corrections were kept for the same game only: switched to another played on the same two
+    # rows, the card came back sure as the camera misread it (Clover boar, not Susuki moon)
+    d = a_sure_misread_put_right(live, ledger_path)
+    d.post("/api/bets/" + d.get("/api/state").get_json()["session"]["bets"][0]["id"] + "/remove", {"after_reveal": True})
+    assert d.post("/api/session", dict(SESSION, game=other)).status_code == 200
+    round_ = d.get("/api/round").get_json()
+    ato = next(z for z in round_["zones"] if z["name"] == "ato")
+    assert [c["uncertain"] for c in ato["cards"]] == [False, False, True]
+    assert any("card 3 of Ato" in p and "was put right as Susuki moon" in p
+               and "before the game was changed from batta-maki" in p for p in round_["problems"]), round_["problems"]
+    assert d.post("/api/settle").status_code == 400
+    assert d.post("/api/correct", {"track_id": 6, "card": "susuki-moon"}).status_code == 200
+    assert not any("before the game was changed" in p for p in d.get("/api/round").get_json()["problems"])
+
+
 def test_a_card_put_right_then_lifted_and_laid_again_comes_back_unsure_not_sure_and_wrong(live, ledger_path):
     # laid again (or hidden long enough to leave), the tracker numbered it afresh: the tap, kept by the
     # old number, no longer held, the card came back sure as misread, and Settle booked a push

@@ -149,8 +149,11 @@ class RoundBuilder:
             used.update(b["on"] for b in bets if isinstance(b.get("on"), str) and is_card(b["on"]))
         # cards put right before a restart: the camera's reading of each, and the card named for it
         # (not while a settlement waits: it keeps the corrections it was made with, and a tap voids it)
+        # (and before a switch of game, which keeps none of the old game's corrections: ``before``)
         doubts = {} if setup.get("pending") else {
             d.get("read"): d.get("card") for d in setup.get("restart_doubts") or () if isinstance(d, Mapping)}
+        doubts_before = {d.get("read"): d.get("before") for d in setup.get("restart_doubts") or ()
+                         if isinstance(d, Mapping) and isinstance(d.get("before"), str)}
         # cards put right and since lifted off the table or hidden long enough to leave it: laid again,
         # the tracker numbers them afresh and the tap, kept by the old number, no longer holds; a card
         # read as the one put right was shown sure and settled on that reading, unsaid
@@ -211,8 +214,8 @@ class RoundBuilder:
                     problems.append(f"{where} looks face down, but unsure: turn it face up, or tap it "
                                     f"to name the card{thrown}")
                 elif named_before:
-                    problems.append(f"{where} was put right as {card_label(named_before)} before the server "
-                                    f"restarted, and the camera still reads {card_label(c.get('card'))}: tap it to "
+                    problems.append(f"{where} was put right as {card_label(named_before)} before "
+                                    f"{doubts_before.get(c.get('card')) or 'the server restarted'}, and the camera still reads {card_label(c.get('card'))}: tap it to "
                                     f"confirm or correct it")
                 elif named_lifted:
                     problems.append(f"{where} was put right as {card_label(named_lifted)}, then lifted or "

@@ -573,6 +573,13 @@ class DealerService:
             # trick is read: the tricks went to the players after the default leader)
             if old.get("leader") in active_players(new) and old["leader"] not in (new.get("dealers") or ()):
                 new["leader"] = old["leader"]
+        if not same and KAKEYA not in (old.get("game"), new["game"]):
+            # another game of the same cards (Batta Maki to Atosaki: the same two rows) may be played on
+            # the cards lying: a card the camera read surely but wrongly, put right by the dealer, came
+            # back sure and wrong. As after a restart, each card still read as it was read then comes
+            # back unsure, saying what the dealer had named (the corrections themselves are the old game's)
+            new["restart_doubts"] = [dict(d, before=d.get("before") or f"the game was changed from {old.get('game')}")
+                                     for d in _doubts_after_restart(old)]
         if same:
             # the round on the table goes on: the cards the dealer corrected or confirmed stay so (a
             # player added mid-round brought them back unsure), as do his Otoroku choice, among the
