@@ -171,7 +171,13 @@ def test_bench_latency_names_an_unknown_game(capsys):
 @pytest.mark.parametrize("game, players, message", [
     ("batta-maki", "dealer,bob", "'dealer' is the bank, not a player name"),
     ("batta-maki", "a,a", "a"),
-    ("kakeya-toranpu", "A,B,C", "4 or 6"),
+    ("kakeya-toranpu", "A,B,C", "the demo table deals kakeya-toranpu for 4 players (A,B,C,D): --players names 3"),
+    # the demo deals for its own players: Otoroku's hands of A, B and C were read into X's and Y's
+    # seats (C's hand left unread) and settled so
+    ("otoroku", "X,Y", "the demo table deals otoroku for 3 players (A,B,C): --players names 2; name 3"),
+    ("kabu-tsukuri", "X,Y,Z,W", "the demo table deals kabu-tsukuri for 3 players (A,B,C): --players names 4"),
+    ("echobo", "X,Y", "the demo table deals echobo for 3 players"),
+    ("kakeya-toranpu", "A,B,C,D,E,F", "the demo table deals kakeya-toranpu for 4 players (A,B,C,D): --players names 6"),
 ])
 def test_serve_with_players_the_game_cannot_seat_says_so_in_one_line(game, players, message, capsys, tmp_path,
                                                                       monkeypatch):
@@ -187,6 +193,15 @@ def test_serve_with_players_the_game_cannot_seat_says_so_in_one_line(game, playe
                  "--players", players]) == 2
     err = capsys.readouterr().err
     assert err.startswith("hanadealer: ") and message in err and len(err.strip().splitlines()) == 1, err
+
+
+@pytest.mark.parametrize("game, players", [("otoroku", ["X", "Y", "Z"]), ("batta-maki", ["X", "Y"]),
+                                           ("hankan", ["X", "Y", "Z", "W"]), ("kakeya-toranpu", ["N", "E", "S", "W"])])
+def test_the_demo_takes_other_names_or_bettors_in_any_number(game, players):
+    # (as many players as it deals for, named otherwise, or bettors on rows that seat no player)
+    pytest.importorskip("vision.demo_table", reason="the demo table is not available")
+    from webui.cli import demo_players_problem
+    assert demo_players_problem(game, players) is None
 
 
 def test_a_serve_that_cannot_listen_leaves_the_ledger_as_it_was(capsys, tmp_path):

@@ -126,6 +126,24 @@ def _layout(game: str, players: list[str]):
         return demo_layout(game)
 
 
+def demo_players_problem(game: str, players: list[str]) -> str | None:
+    """Why the demo table cannot be played with these players, or None. It deals for its own players
+    (three; four for Kakeya Toranpu): where the game seats each player (Otoroku's hands, Kabu-Tsukuri's
+    rows, Echobo's bettors, Kakeya's tricks), another number of them read its deal into seats it does
+    not deal to, and settled it so. Other names for as many players, or Batta Maki's bettors, are fine."""
+    from dealer.games import RoundError, get_game
+    from vision.demo_table import demo_setup
+    demo = list(demo_setup(game)["players"])
+    try:
+        western = get_game(game).card_kind == "western"
+    except RoundError:
+        return None  # (an unknown game is said where the session starts)
+    if len(players) == len(demo) or (not western and len(_layout(game, players)) == len(_layout(game, demo))):
+        return None
+    return (f"the demo table deals {game} for {len(demo)} players ({','.join(demo)}): --players names "
+            f"{len(players)}; name {len(demo)}, or leave --players out")
+
+
 def _players(arg: str | None, game: str | None = None) -> list[str]:
     """The players named on the command line, else the demo's (three; four for Kakeya Toranpu)."""
     if arg:
@@ -200,6 +218,10 @@ def serve(args: argparse.Namespace) -> int:
     if demo and not args.demo:
         print("hanadealer: no camera opened: serving the built-in demo table (its rounds are kept apart "
               "from the dealer's books; --camera N names a camera)", file=sys.stderr)
+    if demo and args.players:
+        problem = demo_players_problem(args.game, _players(args.players, args.game))
+        if problem:
+            return _fail(problem)
     try:
         detector = _detector(args.detector, source, args.game)
     except RuntimeError as exc:
