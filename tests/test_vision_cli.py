@@ -310,6 +310,16 @@ def test_an_image_named_in_bytes_that_are_not_utf8_is_read_and_its_name_shown_es
     assert "\\ud" not in line and json.loads(line)["image"] == f"{tmp_path}/deck\\xff.png"
 
 
+def test_a_missing_image_named_in_bytes_that_are_not_utf8_is_said_the_same_on_stderr_as_in_json(tmp_path, capsys):
+    # standard error wrote the one odd byte as \udcff, the JSON beside it as \xff
+    import os
+    name = os.fsdecode(bytes(tmp_path) + b"/gone\xff.png")
+    assert main(["recognise", "--json", name]) == 2
+    out, err = capsys.readouterr()
+    said = f"{tmp_path}/gone\\xff.png: no such file"
+    assert json.loads(out)["error"] == said and err.strip() == f"hanadealer: recognise: {said}"
+
+
 def test_recognise_with_its_output_closed_says_so_in_one_line(two_card_image, capsys, monkeypatch):
     # started with standard output closed, every line printed vanished (and flush raised)
     import sys

@@ -56,8 +56,18 @@ def register(subparsers) -> None:
     b.set_defaults(func=bench)
 
 
+def shown_text(text: str) -> str:
+    """Text holding a file name that is not UTF-8 (an old camera's), its odd bytes escaped as ``\\xff``:
+    the same on standard error as in the JSON (stderr wrote ``\\udcff`` for the one byte), and never a
+    lone surrogate that strict JSON parsers refuse."""
+    try:
+        return text.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
+    except UnicodeEncodeError:  # (a surrogate no file name decodes to: escaped as it is)
+        return text.encode("utf-8", "backslashreplace").decode("utf-8")
+
+
 def _error(msg: str) -> None:
-    print(f"hanadealer: {msg}", file=sys.stderr)
+    print(f"hanadealer: {shown_text(msg)}", file=sys.stderr)
 
 
 def _detector(args):
@@ -110,7 +120,7 @@ def recognise(args) -> int:
     for path in args.images:
         # a name that is not UTF-8 (an old camera's) is shown with its odd bytes escaped, not a crash
         # (nor, in JSON, a lone surrogate that strict parsers refuse)
-        shown = path.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
+        shown = shown_text(path)
         try:
             image = read_image(path)
             t0 = time.perf_counter()
@@ -119,8 +129,7 @@ def recognise(args) -> int:
             said = str(exc) if str(exc).startswith(path) else f"{path}: {exc}"
             _error(f"recognise: {said}")
             if args.json:  # (one document per image: a script reading them is told of this one too)
-                print(json.dumps({"image": shown, "error": said.encode("utf-8", "surrogateescape")
-                                  .decode("utf-8", "backslashreplace")}), flush=True)
+                print(json.dumps({"image": shown, "error": shown_text(said)}), flush=True)
             status = 2
             continue
         ms = (time.perf_counter() - t0) * 1e3
