@@ -204,6 +204,23 @@ def test_the_demo_takes_other_names_or_bettors_in_any_number(game, players):
     assert demo_players_problem(game, players) is None
 
 
+def test_the_settings_page_on_the_demo_table_refuses_players_it_does_not_deal_for(tmp_path):
+    # Settings started an Otoroku session of two on the demo, which deals for three: its hands were
+    # read into the wrong seats and settled so
+    demo = pytest.importorskip("vision.demo_table", reason="the demo table is not available")
+    from webui.cli import build_live_app
+    from webui.service import InputError
+    table = demo.DemoTable(game="otoroku", seed=0, realtime=False)
+    _, app = build_live_app(table, demo.DemoTruthDetector(table), "otoroku", ["A", "B", "C"], tmp_path)
+    service = app.extensions["hanadealer"]["service"]
+    with pytest.raises(InputError, match=r"the demo table deals otoroku for 3 players \(A,B,C\): the session "
+                                         r"names 2; name 3$"):
+        service.start_session({"game": "otoroku", "players": [{"name": "X"}, {"name": "Y"}]})
+    assert [p["name"] for p in service.session["players"]] == ["A", "B", "C"]  # (the session kept)
+    service.start_session({"game": "otoroku", "players": [{"name": n} for n in ("X", "Y", "Z")]})
+    service.start_session({"game": "batta-maki", "players": [{"name": "X"}, {"name": "Y"}]})
+
+
 def test_a_serve_that_cannot_listen_leaves_the_ledger_as_it_was(capsys, tmp_path):
     # it opened the ledger (and the session in it) before finding the port taken
     import socket

@@ -84,6 +84,7 @@ def create_app(config: dict | None = None) -> Flask:
         ledger.set_meta_once("pin_hash", generate_password_hash(str(app.config["PIN"])))
     zones_dir = Path(app.config["ZONES_DIR"]) if app.config["ZONES_DIR"] else Path(app.config["LEDGER"]).parent
     service = DealerService(ledger, live, zones_loader=lambda game: _load_zones(zones_dir, game))
+    service.players_check = app.config.get("PLAYERS_CHECK")  # (the demo table's: webui.cli)
     try:  # (a damaged file went unsaid on the table page while round after round was written into it)
         said = ledger.integrity(quick=True)
         if said == "ok":  # (an amount booked that cannot be read: the file itself is sound)

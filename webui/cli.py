@@ -126,7 +126,7 @@ def _layout(game: str, players: list[str]):
         return demo_layout(game)
 
 
-def demo_players_problem(game: str, players: list[str]) -> str | None:
+def demo_players_problem(game: str, players: list[str], named: str = "--players names") -> str | None:
     """Why the demo table cannot be played with these players, or None. It deals for its own players
     (three; four for Kakeya Toranpu): where the game seats each player (Otoroku's hands, Kabu-Tsukuri's
     rows, Echobo's bettors, Kakeya's tricks), another number of them read its deal into seats it does
@@ -140,8 +140,8 @@ def demo_players_problem(game: str, players: list[str]) -> str | None:
         return None  # (an unknown game is said where the session starts)
     if len(players) == len(demo) or (not western and len(_layout(game, players)) == len(_layout(game, demo))):
         return None
-    return (f"the demo table deals {game} for {len(demo)} players ({','.join(demo)}): --players names "
-            f"{len(players)}; name {len(demo)}, or leave --players out")
+    return (f"the demo table deals {game} for {len(demo)} players ({','.join(demo)}): {named} "
+            f"{len(players)}; name {len(demo)}" + (", or leave --players out" if named.startswith("--") else ""))
 
 
 def _players(arg: str | None, game: str | None = None) -> list[str]:
@@ -159,8 +159,11 @@ def build_live_app(source, detector, game: str, players: list[str], data_dir: Pa
     from webui.app import create_app
 
     live = LiveTable(source, detector, _layout(game, players))
+    # (a session of the Settings page for other players than the demo deals for: refused as --players is)
+    check = (lambda g, names: demo_players_problem(g, names, "the session names")) \
+        if type(source).__name__ == "DemoTable" else None
     app = create_app({"LIVE": live, "LEDGER": str(data_dir / "ledger.sqlite"), "ZONES_DIR": str(data_dir),
-                      "PIN": pin})
+                      "PIN": pin, "PLAYERS_CHECK": check})
     service = app.extensions["hanadealer"]["service"]
     if service.session is None:
         from webui.service import InputError

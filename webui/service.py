@@ -148,6 +148,8 @@ class DealerService:
         self.hub = Hub()
         self.builder = RoundBuilder()
         self.zones_loader = zones_loader
+        # what the table can deal for: the demo table deals for its own players (game, names -> why not)
+        self.players_check: Callable[[str, list[str]], str | None] | None = None
         self._lock = threading.RLock()
         self._view_cache: tuple[tuple[int, int], dict] | None = None
         self.trick_watch: TrickWatch | None = None  # Kakeya: reads each trick off the table
@@ -419,6 +421,8 @@ class DealerService:
             raise InputError(str(exc)) from None
         players = self._check_players(data.get("players"))
         names = [p["name"] for p in players]
+        if self.players_check is not None and (problem := self.players_check(game.name, names)):
+            raise InputError(problem)
         session = {"game": game.name, "house": {k: v for k, v in (data.get("house") or {}).items()},
                    "players": players, "bets": [], "corrections": {}, "pending": None,
                    "limits": self._check_limits({} if data.get("limits") is None else data["limits"])}
