@@ -3241,14 +3241,15 @@ def test_a_bare_look_of_an_earlier_session_does_not_mark_a_later_note(app, live,
     d.get("/api/state")  # (bare, the note waiting)
     d.post("/api/bets/" + d.get("/api/state").get_json()["session"]["bets"][0]["id"] + "/remove",
            {"after_reveal": True})
-    assert d.post("/api/session", dict(SESSION, game="atosaki")).status_code == 200  # (its notes gone with it)
+    assert d.post("/api/session", dict(SESSION, game="atosaki")).status_code == 200  # (its note said of its deal)
     time.sleep(0.1)
     live.show({"saki": SAKI, "ato": [(4, "wisteria-cuckoo"), (5, "iris-bridge"), (6, "clover-boar")]})
     d.get("/api/state")
     assert d.post("/api/bets", {"player": "Ben", "on": "ato", "amount": 10, "after_reveal": True}).status_code == 201
     d.get("/api/state")
     pending = d.post("/api/settle").get_json()
-    assert pending["result"]["late_bets"] == ["Ben: 10 on Ato 後 taken after the reveal"]
+    assert pending["result"]["late_bets"] == [
+        "Aki: 10 on Saki 先 taken after the reveal of an earlier deal of batta-maki, not settled", "Ben: 10 on Ato 後 taken after the reveal"]
 
 
 def echobo_round_recorded_on_a_card_put_right(app, live, read_as):
