@@ -2412,7 +2412,7 @@ def test_the_server_starts_beside_a_lost_pot_of_another_game(live, ledger_path):
     from webui.cli import build_live_app
     lost_pot(live, ledger_path)
     table = DemoTable(game="otoroku", size=(480, 270), realtime=False)
-    _, app = build_live_app(table, DemoTruthDetector(table), "otoroku", ["Aki", "Ben"], ledger_path.parent)
+    _, app = build_live_app(table, DemoTruthDetector(table), "otoroku", ["Aki", "Ben", "Cho"], ledger_path.parent)
     service = app.extensions["hanadealer"]["service"]
     assert service.session is None
     assert "no session was started for otoroku: the pot of 200 carried over" in service.layout_note

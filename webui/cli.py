@@ -160,7 +160,8 @@ def build_live_app(source, detector, game: str, players: list[str], data_dir: Pa
 
     live = LiveTable(source, detector, _layout(game, players))
     # (a session of the Settings page for other players than the demo deals for: refused as --players is)
-    check = (lambda g, names: demo_players_problem(g, names, "the session names")) \
+    # (by the game the demo deals, whatever game the session names: its deal is what is read)
+    check = (lambda g, names: demo_players_problem(getattr(source, "game", g), names, "the session names")) \
         if type(source).__name__ == "DemoTable" else None
     app = create_app({"LIVE": live, "LEDGER": str(data_dir / "ledger.sqlite"), "ZONES_DIR": str(data_dir),
                       "PIN": pin, "PLAYERS_CHECK": check})

@@ -176,8 +176,8 @@ def exact_json_float(text: str) -> float:
     if value == 0 and written != 0:
         raise InexactNumber(f"the number {text} is too small to read (an amount is at least 0.000001)")
     if Decimal(repr(value)) != written:
-        raise InexactNumber(f"the number {text} has more digits than can be read exactly (about 15); "
-                            f"amounts are counted to {AMOUNT_DECIMALS} decimals, at most {MAX_AMOUNT}")
+        raise InexactNumber(f"the number {text} has more digits than can be read exactly (about 15 "
+                            f"significant digits): round it")
     return value
 
 
