@@ -583,6 +583,13 @@ def test_a_picture_too_large_to_decode_is_refused_by_its_size_not_said_corrupt(t
         source.read()
 
 
+def test_a_folder_of_pictures_only_too_large_says_so_not_corrupt(tmp_path):
+    (tmp_path / "b.png").write_bytes(_png_header(32000, 32000))
+    with pytest.raises(CameraError, match=r"\(1 file\(s\), each corrupt, not an image or too large; 'b.png': "
+                                          r"32000 x 32000 pixels, too large to decode"):
+        ImageFolderSource(tmp_path, realtime=False)
+
+
 def test_a_floating_point_picture_is_not_read_as_a_dark_table_and_sixteen_bits_are_read(tmp_path):
     # a PFM of values 0..1 was decoded near black and read as a table with no cards
     from vision.camera import decode_picture

@@ -252,8 +252,11 @@ class ImageFolderSource:
                     break
                 self._found_bad[p] = _stamp(p)
         if not readable:
+            # (a folder of pictures only too large was said corrupt)
+            large = [f"{p.name!r}: {said}" for p in self.files if (said := _too_large(p))]
             raise CameraError(f"no image in {str(self.directory)!r} can be read ({len(self.files)} file(s), "
-                              f"each corrupt or not an image)")
+                              + (f"each corrupt, not an image or too large; {large[0]})" if large
+                                 else "each corrupt or not an image)"))
         self.loop = loop
         self._pos = 0
         self._bad: dict[Path, tuple] = {}  # a file that did not decode -> its size and time then
