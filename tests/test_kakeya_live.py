@@ -411,6 +411,28 @@ def test_a_trick_undone_while_on_the_table_waits_for_the_dealers_tap(app, live):
     assert [t["cards"] for t in state["tricks"]["recorded"]] == [["QH", "3H", "AD", "5H"]]
 
 
+def test_a_trick_undone_after_it_was_gathered_is_read_when_laid_again(app, live):
+    # told apart by its cards alone, the trick undone was never read again: laid again it was passed
+    # over, the next trick went in its place with the wrong players, and a hand settled for the wrong pair
+    d = aki_leads(app)
+    lay_trick(d, live, ["QH", "3H", "AH", "5H"], PLAYERS, 11)
+    lay_trick(d, live, ["2S", "KS", "9S", "4S"], ["Cho", "Dan", "Aki", "Ben"], 21)
+    assert d.post("/api/tricks/undo").get_json()["trick"] == 2
+    state = lay_trick(d, live, ["2S", "KS", "9S", "4S"], ["Cho", "Dan", "Aki", "Ben"], 31)
+    assert [(t["cards"], t["players"]) for t in state["tricks"]["recorded"]][1:] == [
+        (["2S", "KS", "9S", "4S"], ["Cho", "Dan", "Aki", "Ben"])]
+
+
+def test_a_trick_undone_while_lying_stays_unread_when_a_hand_passes_over_it(app, live):
+    d = aki_leads(app)
+    lay_one_by_one(d, live, ["QH", "3H", "AH", "5H"])
+    assert d.post("/api/tricks/undo").status_code == 200
+    live.show({"trick": []})  # (a hand over the middle)
+    d.get("/api/state")
+    lay_one_by_one(d, live, ["QH", "3H", "AH", "5H"])  # (back on their own tracks)
+    assert d.get("/api/state").get_json()["tricks"]["count"] == 0
+
+
 def test_two_undos_leave_the_trick_still_on_the_table_unread(app, live):
     # the second undo let the trick lying in the middle (undone first) be read straight back in, in
     # the place of the trick before it and with that one's players: the hand settled for the wrong pair

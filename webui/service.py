@@ -163,6 +163,10 @@ class DealerService:
         # hand over them), and the tracks of the trick on the table last warned of a misread
         self._bare_after_trick = False
         self._warned_tracks: frozenset = frozenset()
+        # the tracks of the tricks undone (this run's: a restart numbers them afresh, and keeps the guard),
+        # and whether the middle was seen bare since
+        self._undone_tracks: set[str] = set()
+        self._bare_after_undo = False
         self.layout_note: str | None = None
         self.ledger_note: str | None = None  # the ledger file found damaged (note_ledger_damage)
         self._unrecorded: str | None = None  # why the table's last change could not be recorded
@@ -1196,6 +1200,17 @@ class DealerService:
                     self._restart_gap = False
             self._table_read, self._zone_read = True, zone
             last_tracks = {str(c.get("track_id")) for c in s["tricks"][-1].get("read") or ()} if s["tricks"] else set()
+            if not s.get("undone_trick"):
+                self._undone_tracks, self._bare_after_undo = set(), False
+            elif self._undone_tracks and not in_zone:
+                self._bare_after_undo = True
+            elif self._bare_after_undo and any(str(c.get("track_id")) not in self._undone_tracks for c in in_zone):
+                # the middle bare, then a card on a new track: the trick undone was gathered, and laid
+                # again it is read (kept from it, the next trick went in its place with the wrong
+                # players). A hand passing over it, its cards back on their tracks, changes nothing
+                s["undone_trick"] = None
+                self._undone_tracks, self._bare_after_undo = set(), False
+                changed = True
             if not in_zone:
                 self._bare_after_trick = bool(s["tricks"])
             elif self._bare_after_trick and any(str(c.get("track_id")) not in last_tracks for c in in_zone):
@@ -1469,6 +1484,10 @@ class DealerService:
                 s["camera_gap"] = min(s["camera_gap"], len(s["tricks"]))
             # (not read straight back in while it lies there as it was read)
             s["undone_trick"] = _undone_tricks(s) + [list(removed["cards"])]
+            self._undone_tracks |= {str(c["track_id"]) for c in removed.get("read") or ()
+                                    if isinstance(c, Mapping) and c.get("track_id") is not None}
+            # (undone once its cards were gathered: the middle is bare already)
+            self._bare_after_undo = self._table_read and not self._zone_read
             s["trick_warning"] = None
             # (a trick missed keeps its place: the trick taken back, entered again, comes before it; put
             # before it now, the trick entered again was taken for it)
