@@ -1273,3 +1273,28 @@ def test_a_pair_short_of_the_stones_due_is_shown_paying_what_it_holds(tmp_path):
         net = page.inner_text("#net-table")
         assert "+1 wins" in net and "-1 pays" in net and f"-{result['stones']}" not in net
         assert errors == [], errors
+
+
+def test_a_settlement_and_the_history_fit_a_phones_width(tmp_path):
+    """At 390 px a long name and a large amount widened the one column past the screen: the amount
+    "+1,111,110.75" was cut off, and Confirm and Cancel hung half off it; History's rounds table too."""
+    session = {"game": "batta-maki", "players": [{"name": "Alexandrina-Wilhelmina"}, {"name": "Featherstonehaugh"}],
+               "house": {"fee_model": "percent"}}
+    with page_on_a_fake_table(tmp_path, session, width=390, height=844) as (page, errors, service, live):
+        service.add_bet({"player": "Alexandrina-Wilhelmina", "on": "saki", "amount": 1234567.5})
+        service.add_bet({"player": "Featherstonehaugh", "on": "ato", "amount": 1000000})
+        live.show({"saki": [(1, "pine-crane"), (2, "plum-poetry"), (3, "cherry-curtain")],
+                   "ato": [(4, "pine-chaff-1"), (5, "plum-chaff-1"), (6, "pine-chaff-2")]})
+        page.wait_for_selector("#settle-btn:not([disabled])", timeout=10000)
+        page.click("#settle-btn")
+        page.wait_for_selector("#confirm-btn", timeout=10000)
+        widths = page.evaluate("(() => [document.documentElement.scrollWidth, ...[...document.querySelectorAll("
+                               "'#net-table td, #confirm-btn')].map(e => Math.ceil(e.getBoundingClientRect().right))])()")
+        assert max(widths) <= 390, widths
+        page.click("#confirm-btn")
+        page.wait_for_function("document.querySelector('#confirm-btn') === null || "
+                               "document.querySelector('#confirm-btn').offsetParent === null", timeout=10000)
+        page.goto(page.url.rsplit("/", 1)[0] + "/history")
+        page.wait_for_selector("table.rounds td")
+        assert page.evaluate("document.documentElement.scrollWidth") <= 390
+        assert errors == [], errors
