@@ -1298,3 +1298,29 @@ def test_a_settlement_and_the_history_fit_a_phones_width(tmp_path):
         page.wait_for_selector("table.rounds td")
         assert page.evaluate("document.documentElement.scrollWidth") <= 390
         assert errors == [], errors
+
+
+def test_a_correction_that_voids_a_settlement_waiting_says_so(tmp_path):
+    """The settlement box went from the page at the tap, with no word why (audited at a phone's width)."""
+    shown = {"saki": [(1, "pine-crane"), (2, "plum-poetry"), (3, "cherry-curtain")],
+             "ato": [(4, "pine-chaff-1"), (5, "plum-chaff-1"), (6, "pine-chaff-2")]}
+    session = {"game": "batta-maki", "players": [{"name": "Aki"}, {"name": "Ben"}]}
+    with page_on_a_fake_table(tmp_path, session) as (page, errors, service, live):
+        service.add_bet({"player": "Aki", "on": "saki", "amount": 100})
+        service.add_bet({"player": "Ben", "on": "ato", "amount": 100})
+        live.show(shown)
+        page.wait_for_selector("#settle-btn:not([disabled])", timeout=10000)
+        page.click("#settle-btn")
+        page.wait_for_selector("#confirm-btn", timeout=10000)
+        page.click("#zones .card[data-track='6']")
+        page.wait_for_selector("#correct-dialog[open]")
+        page.click("#card-choices button[value='susuki-moon']")
+        page.wait_for_selector("#message:has-text('The settlement waiting was cancelled by the correction')",
+                               timeout=10000)
+        assert service.session["pending"] is None
+        # a tap with no settlement waiting says nothing of one
+        page.click("#zones .card[data-track='5']")
+        page.wait_for_selector("#correct-dialog[open]")
+        page.click("#card-choices button.current")
+        page.wait_for_selector("#zones .card.corrected[data-track='5']", timeout=10000)
+        assert errors == [], errors

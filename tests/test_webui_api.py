@@ -2616,6 +2616,14 @@ def test_a_bet_a_float_cannot_hold_as_written_is_refused(app):
     assert r.status_code == 201 and [b["amount"] for b in d.get("/api/state").get_json()["session"]["bets"]] == [12.5]
 
 
+def test_a_correction_says_when_it_voids_the_settlement_waiting(app, live):
+    d, pending = a_round_settled(app, live)
+    assert d.post("/api/correct", {"track_id": 2, "card": "plum-chaff-2"}).get_json() == {
+        "track_id": "2", "card": "plum-chaff-2", "settlement_cancelled": True}
+    assert d.get("/api/state").get_json()["pending"] is None
+    assert d.post("/api/correct", {"track_id": 2, "card": None}).get_json() == {"track_id": "2", "card": None}
+
+
 def test_the_page_is_told_when_settle_would_be_taken(app, live):
     d = Dealer(app)
     assert d.get("/api/state").get_json()["can_settle"] is False   # no session

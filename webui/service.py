@@ -1000,9 +1000,11 @@ class DealerService:
                 # takes its place (_corrections_in_force)
                 read = next((c.get("card") for c in _cards_seen(snap) if str(c.get("track_id")) == track), None)
                 s.setdefault("corrected_readings", {})[track] = read
+            # (a settlement waiting is voided by the tap: said, or it simply vanished from the page)
+            cancelled = s.get("pending") is not None
             s["pending"] = None
             self._save()
-            return {"track_id": track, "card": card}
+            return {"track_id": track, "card": card, **({"settlement_cancelled": True} if cancelled else {})}
 
     def set_deck_exhausted(self, data: Mapping[str, Any]) -> bool:
         """The dealer says the deck ran out while redrawing a tie (the pot then carries over)."""

@@ -401,11 +401,16 @@ function openCorrect(zone, card) {
 
 async function chooseCard(id) {
   document.getElementById("correct-dialog").close();
-  try { await api("/api/correct", {track_id: correcting.track_id, card: id}); } catch (e) { /* shown */ }
+  try { saidCorrected(await api("/api/correct", {track_id: correcting.track_id, card: id})); } catch (e) { /* shown */ }
+}
+
+// a settlement waiting is voided by a correction: said, not left to vanish from the page unexplained
+function saidCorrected(answer) {
+  if (answer && answer.settlement_cancelled) showMessage("The settlement waiting was cancelled by the correction: settle again.");
 }
 
 document.getElementById("correct-undo").addEventListener("click", async () => {
-  try { await api("/api/correct", {track_id: correcting.track_id, card: null}); } catch (e) { /* shown */ }
+  try { saidCorrected(await api("/api/correct", {track_id: correcting.track_id, card: null})); } catch (e) { /* shown */ }
 });
 
 document.getElementById("bet-form").addEventListener("submit", async (ev) => {
