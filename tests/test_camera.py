@@ -552,11 +552,29 @@ def _png_header(width: int, height: int) -> bytes:
     return b"\x89PNG\r\n\x1a\n" + struct.pack(">I", 13) + body + struct.pack(">I", zlib.crc32(body))
 
 
-def test_a_pictures_size_is_read_from_its_header_for_png_jpeg_and_bmp():
+def _tiff_header(width: int, height: int, order: str = "<") -> bytes:
+    """A TIFF's header and first directory (width a LONG, height a SHORT; no picture data)."""
+    import struct
+    entries = [(256, 4, width), (257, 3, height)]
+    body = struct.pack(order + "H", len(entries)) + b"".join(
+        struct.pack(order + "HHI", tag, kind, 1) +
+        (struct.pack(order + "HH", value, 0) if kind == 3 else struct.pack(order + "I", value))
+        for tag, kind, value in entries)
+    return (b"II*\x00" if order == "<" else b"MM\x00*") + struct.pack(order + "I", 8) + body + b"\x00" * 4
+
+
+def test_a_pictures_size_is_read_from_its_header_for_png_jpeg_bmp_webp_and_tiff():
     from vision.camera import picture_dimensions
     scene = np.zeros((37, 53, 3), np.uint8)
-    for suffix in (".png", ".jpg", ".bmp"):
+    for suffix in (".png", ".jpg", ".bmp", ".tif"):
         assert picture_dimensions(cv2.imencode(suffix, scene)[1].tobytes()) == (53, 37), suffix
+    # WebP: lossless (VP8L), lossy (VP8) and, with transparency, extended (VP8X)
+    noise = np.random.default_rng(0).integers(0, 255, (37, 53, 4), dtype=np.uint8)
+    for picture, quality, chunk in ((scene, 101, b"VP8L"), (noise[..., :3], 80, b"VP8 "), (noise, 80, b"VP8X")):
+        webp = cv2.imencode(".webp", picture, [cv2.IMWRITE_WEBP_QUALITY, quality])[1].tobytes()
+        assert webp[12:16] == chunk and picture_dimensions(webp) == (53, 37), chunk
+    assert picture_dimensions(_tiff_header(20000, 9000, ">")) == (20000, 9000)  # (a big-endian TIFF)
+    assert picture_dimensions(_tiff_header(20000, 9000)[:20]) is None  # (its directory cut short)
     # a JPEG's frame header is found past an Exif segment that holds a thumbnail of another size
     jpeg = cv2.imencode(".jpg", scene)[1].tobytes()
     thumb = cv2.imencode(".jpg", np.zeros((8, 8, 3), np.uint8))[1].tobytes()
@@ -564,7 +582,6 @@ def test_a_pictures_size_is_read_from_its_header_for_png_jpeg_and_bmp():
     with_exif = jpeg[:2] + b"\xff\xe1" + (len(app1) + 2).to_bytes(2, "big") + app1 + jpeg[2:]
     assert cv2.imdecode(np.frombuffer(with_exif, np.uint8), cv2.IMREAD_COLOR).shape == (37, 53, 3)
     assert picture_dimensions(with_exif) == (53, 37)
-    assert picture_dimensions(cv2.imencode(".webp", scene)[1].tobytes()) is None  # (OpenCV's limit holds)
     assert picture_dimensions(b"\xff\xd8\xff") is None
 
 
@@ -580,6 +597,42 @@ def test_a_picture_too_large_to_decode_is_refused_by_its_size_not_said_corrupt(t
     source = ImageFolderSource(tmp_path, realtime=False)
     assert source.read()[0, 0, 0] == 10
     with pytest.raises(FrameSkipped, match=r"'b.png' 32000 x 32000 pixels, too large to decode .*; skipped"):
+        source.read()
+
+
+def test_a_webp_or_tiff_too_large_is_refused_by_its_size_as_a_png_is(tmp_path):
+    # only PNG, JPEG and BMP were held to the limit: a 16383 x 16383 WebP (268 million pixels) was
+    # decoded whole
+    from vision.camera import decode_picture, picture_too_large
+    webp = cv2.imencode(".webp", np.zeros((37, 53, 3), np.uint8), [cv2.IMWRITE_WEBP_QUALITY, 101])[1].tobytes()
+    bits = (16383 - 1) | (16383 - 1) << 14 | int.from_bytes(webp[21:25], "little") & ~((1 << 28) - 1)
+    huge_webp = webp[:21] + bits.to_bytes(4, "little") + webp[25:]
+    assert picture_too_large(huge_webp) == ("16383 x 16383 pixels, too large to decode "
+                                            "(at most 100 million pixels)")
+    assert decode_picture(huge_webp) is None
+    assert picture_too_large(_tiff_header(20000, 9000)).startswith("20000 x 9000 pixels, too large")
+    cv2.imwrite(str(tmp_path / "a.png"), frame(10))
+    (tmp_path / "b.tif").write_bytes(_tiff_header(20000, 9000))
+    source = ImageFolderSource(tmp_path, realtime=False)
+    assert source.read()[0, 0, 0] == 10
+    with pytest.raises(FrameSkipped, match=r"'b.tif' 20000 x 9000 pixels, too large to decode .*; skipped"):
+        source.read()
+
+
+def test_a_jpeg_too_large_is_said_so_with_its_frame_header_past_the_first_256_kb(tmp_path):
+    # a phone's JPEG with more than 256 KB of Exif, colour profile and preview before its frame header:
+    # only the first 256 KB were looked at when the folder said why it was skipped ("corrupt")
+    jpeg = cv2.imencode(".jpg", frame(10))[1].tobytes()
+    app2 = b"\xff\xe2" + (65535).to_bytes(2, "big") + b"\x00" * 65533
+    sof = jpeg.find(b"\xff\xc0")
+    huge = bytearray(jpeg[:2] + app2 * 5 + jpeg[2:])
+    at = sof + len(app2) * 5
+    huge[at + 5:at + 9] = (12000).to_bytes(2, "big") + (12000).to_bytes(2, "big")
+    cv2.imwrite(str(tmp_path / "a.png"), frame(20))
+    (tmp_path / "b.jpg").write_bytes(bytes(huge))
+    source = ImageFolderSource(tmp_path, realtime=False)
+    assert source.read()[0, 0, 0] == 20
+    with pytest.raises(FrameSkipped, match=r"'b.jpg' 12000 x 12000 pixels, too large to decode .*; skipped"):
         source.read()
 
 

@@ -346,7 +346,9 @@ def _decodes(path: Path) -> bool:
 def _too_large(path: Path) -> str | None:
     try:
         with open(path, "rb") as f:
-            return picture_too_large(f.read(1 << 18))  # (a JPEG's frame header follows its Exif data)
+            # (whole, as the decoder was given it: a phone's JPEG may put its frame header after more
+            # than 256 KB of Exif, colour profile and preview data, and was then said corrupt)
+            return picture_too_large(f.read())
     except OSError:
         return None
 
@@ -433,8 +435,8 @@ MAX_PICTURE_PIXELS = 100_000_000  # a 200-megapixel phone photo is refused; a 4K
 
 
 def picture_dimensions(data: bytes) -> tuple[int, int] | None:
-    """(width, height) from a PNG's, JPEG's or BMP's header, without decoding it; None for another
-    format or a header not read (OpenCV's own limit, 2^30 pixels, holds for those)."""
+    """(width, height) from a PNG's, JPEG's, BMP's, WebP's or TIFF's header, without decoding it; None
+    for another format or a header not read (OpenCV's own limit, 2^30 pixels, holds for those)."""
     if data.startswith(b"\x89PNG\r\n\x1a\n") and data[12:16] == b"IHDR" and len(data) >= 24:
         return int.from_bytes(data[16:20], "big"), int.from_bytes(data[20:24], "big")
     if data.startswith(b"BM") and len(data) >= 26:
@@ -458,7 +460,47 @@ def picture_dimensions(data: bytes) -> tuple[int, int] | None:
                 return None
             else:
                 i += 2 + int.from_bytes(data[i + 2:i + 4], "big")
+        return None
+    if data.startswith(b"RIFF") and data[8:12] == b"WEBP":
+        return _webp_dimensions(data)
+    if data[:4] in (b"II*\x00", b"MM\x00*"):
+        return _tiff_dimensions(data)
     return None
+
+
+def _webp_dimensions(data: bytes) -> tuple[int, int] | None:
+    """A WebP's size from its first chunk: lossy (VP8), lossless (VP8L) or extended (VP8X, its canvas).
+    (A 16383 x 16383 WebP, 268 million pixels, was decoded whole.)"""
+    chunk, body = data[12:16], data[20:30]
+    if len(body) < 10:
+        return None
+    if chunk == b"VP8 " and body[3:6] == b"\x9d\x01\x2a":  # (after the frame tag, its start code)
+        return (int.from_bytes(body[6:8], "little") & 0x3FFF, int.from_bytes(body[8:10], "little") & 0x3FFF)
+    if chunk == b"VP8L" and body[0] == 0x2F:  # (14 bits each, less one, after the signature byte)
+        bits = int.from_bytes(body[1:5], "little")
+        return (bits & 0x3FFF) + 1, ((bits >> 14) & 0x3FFF) + 1
+    if chunk == b"VP8X":
+        return int.from_bytes(body[4:7], "little") + 1, int.from_bytes(body[7:10], "little") + 1
+    return None
+
+
+def _tiff_dimensions(data: bytes) -> tuple[int, int] | None:
+    """A TIFF's size from its first directory (the page OpenCV decodes): its ImageWidth (256) and
+    ImageLength (257) entries, each a SHORT or a LONG. (A TIFF of few bytes and many pixels, one
+    colour compressed, was decoded whole.)"""
+    order = "little" if data[:2] == b"II" else "big"
+    at = int.from_bytes(data[4:8], order)
+    if at < 8 or at + 2 > len(data):
+        return None
+    found = {}
+    for k in range(int.from_bytes(data[at:at + 2], order)):
+        entry = data[at + 2 + 12 * k:at + 14 + 12 * k]
+        if len(entry) < 12:
+            return None
+        tag, kind = int.from_bytes(entry[0:2], order), int.from_bytes(entry[2:4], order)
+        if tag in (256, 257) and kind in (3, 4):
+            found[tag] = int.from_bytes(entry[8:10] if kind == 3 else entry[8:12], order)
+    return (found[256], found[257]) if len(found) == 2 else None
 
 
 def picture_too_large(data: bytes) -> str | None:
