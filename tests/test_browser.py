@@ -1324,3 +1324,21 @@ def test_a_correction_that_voids_a_settlement_waiting_says_so(tmp_path):
         page.click("#card-choices button.current")
         page.wait_for_selector("#zones .card.corrected[data-track='5']", timeout=10000)
         assert errors == [], errors
+
+
+def test_a_card_with_the_keyboards_focus_keeps_it_when_drawn_anew_and_a_rows_count_has_its_face_down_cards(tmp_path):
+    """A card drawn anew (read surely now) lost the focus to the page's top, and a dealer tabbing along a
+    row started over; a row of three with one card face down was counted 2/3."""
+    session = {"game": "batta-maki", "players": [{"name": "Aki"}, {"name": "Ben"}]}
+    shown = {"saki": [(1, "pine-crane"), (2, "iris-bridge", True), (3, "back")]}
+    with page_on_a_fake_table(tmp_path, session, shown) as (page, errors, service, live):
+        page.wait_for_selector("#zones .card[data-track='2'].uncertain", timeout=10000)
+        assert page.text_content("[data-zone='saki'] .zone-count").strip() == "3/3"
+        assert page.locator("[data-zone='saki'] .card.down").count() == 1
+        page.focus("#zones .card[data-track='2']")
+        live.show({"saki": [(1, "pine-crane"), (2, "iris-bridge"), (3, "back")]})
+        page.wait_for_selector("#zones .card[data-track='2']:not(.uncertain)", timeout=10000)
+        assert page.evaluate("document.activeElement.getAttribute('data-track')") == "2"
+        page.keyboard.press("Shift+Tab")  # (on along the row from there, not from the page's top)
+        assert page.evaluate("document.activeElement.getAttribute('data-track')") == "1"
+        assert errors == [], errors

@@ -58,6 +58,10 @@ function renderZones(s) {
   if (!changed(box, [scores, s.zones.map((z) => [z.name, z.label_en, z.label_ja, z.face_down, z.expected, z.scored,
     z.complete, z.group, z.cards.map((c) => [c.track_id, c.card, c.face, c.label, c.uncertain, c.corrected, c.redraw,
       c.position, c.discarded, Math.round((c.confidence || 0) * 100)])])])) return;
+  // (the card a keyboard was on, drawn anew, keeps the focus: it went back to the page's top, and a
+  // dealer tabbing along a row started over at each card read)
+  const active = document.activeElement;
+  const focused = active && box.contains(active) ? active.getAttribute("data-track") : null;
   box.replaceChildren(...s.zones.map((z) => {
     // (an Otoroku hand read bust and discarded: no longer on the table; a tap takes the bust back)
     const cards = z.cards.map((c) => el("button", {
@@ -68,7 +72,8 @@ function renderZones(s) {
       el("span", {class: "card-conf"}, c.discarded ? "bust, discarded: tap to forget" : c.corrected ? "corrected" : (c.uncertain ? "unsure: tap" : Math.round((c.confidence || 0) * 100) + "%")),
       c.redraw ? el("span", {class: "card-redraw"}, `redraw ${c.redraw}`) : ""));
     for (let i = 0; i < z.face_down; i++) cards.push(el("span", {class: "card down"}, "face down"));
-    const dealt = z.cards.filter((c) => !c.redraw).length;
+    // (the cards face down are the row's too: a row of three with one face down said 2/3)
+    const dealt = z.cards.filter((c) => !c.redraw).length + (z.face_down || 0);
     const exp = z.expected ? ` ${dealt}/${z.expected}` : "";
     const score = scores[z.name];
     return el("div", {class: "zone" + (z.scored ? "" : " unscored") + (z.complete ? " complete" : ""), "data-zone": z.name},
@@ -78,6 +83,10 @@ function renderZones(s) {
         zoneScore(score)),
       el("div", {class: "cards"}, cards));
   }));
+  if (focused !== null) {
+    const again = box.querySelector(`.card[data-track="${CSS.escape(focused)}"]`);
+    if (again) again.focus();
+  }
 }
 
 function zoneScore(score) {
