@@ -214,8 +214,9 @@ class RoundBuilder:
                     problems.append(f"{where} looks face down, but unsure: turn it face up, or tap it "
                                     f"to name the card{thrown}")
                 elif named_before:
-                    problems.append(f"{where} was put right as {card_label(named_before)} before "
-                                    f"{doubts_before.get(c.get('card')) or 'the server restarted'}, and the camera still reads {card_label(c.get('card'))}: tap it to "
+                    when = doubts_before.get(c.get("card")) or "the server restarted"
+                    problems.append(f"{where} was put right as {card_label(named_before)} before {when}, "
+                                    f"and the camera still reads {card_label(c.get('card'))}: tap it to "
                                     f"confirm or correct it")
                 elif named_lifted:
                     problems.append(f"{where} was put right as {card_label(named_lifted)}, then lifted or "

@@ -45,8 +45,9 @@ from vision.live import CAMERA_AWAY
 from webui.tricks import (KAKEYA, TRICK_ZONE, TrickWatch, active_players, check_trick_cards, game_over, live_layout,
                           missed_trick_warning,
                           known_seats_of, order_trick, play_order, player_names, replay_tricks, ring_of, round_document, starting_stones)
-from webui.round_builder import (CARRY_GAMES, face_of, NO_BETS, ROW_GAMES, BuiltRound, ZoneView, RoundBuilder, revealed_scores, bet_targets, card_label, layout_setup, result_texts, signed, table_zones,
-                                 tie_redraw_rows, zone_title)
+from webui.round_builder import (CARRY_GAMES, face_of, NO_BETS, ROW_GAMES, BuiltRound, ZoneView, RoundBuilder,
+                                 revealed_scores, bet_targets, card_label, layout_setup, result_texts, signed,
+                                 table_zones, tie_redraw_rows, zone_title)
 
 log = logging.getLogger(__name__)
 
