@@ -1342,3 +1342,46 @@ def test_a_card_with_the_keyboards_focus_keeps_it_when_drawn_anew_and_a_rows_cou
         page.keyboard.press("Shift+Tab")  # (on along the row from there, not from the page's top)
         assert page.evaluate("document.activeElement.getAttribute('data-track')") == "1"
         assert errors == [], errors
+
+
+def test_zones_are_drawn_with_the_keyboard_and_a_corner_is_taken_back(tmp_path):
+    """The zones could be drawn only by tapping the picture, and a tap off its mark was undone only by
+    Clear all (every zone drawn)."""
+    import cv2
+    import numpy as np
+    session = {"game": "batta-maki", "players": [{"name": "Aki"}, {"name": "Ben"}]}
+    with page_on_a_fake_table(tmp_path, session, width=1280, height=900) as (page, errors, service, live):
+        picture = cv2.imencode(".jpg", np.full((720, 1280, 3), 90, np.uint8))[1].tobytes()
+        page.route("**/frame.jpg*", lambda route: route.fulfill(status=200, content_type="image/jpeg", body=picture))
+        page.goto(page.url.rstrip("/") + "/settings")
+        page.wait_for_function("document.getElementById('zone-image').naturalWidth === 1280", timeout=10000)
+        page.wait_for_selector("#zone-name option", state="attached", timeout=10000)
+        sent = []
+        page.on("request", lambda r: sent.append(r.post_data_json) if r.url.endswith("/api/zones") and r.method == "POST" else None)
+        page.focus("#zone-canvas")
+        step = round(20 * 1280 / page.evaluate("document.getElementById('zone-image').clientWidth"))
+        for keys in (["ArrowLeft"] * 3 + ["Enter"], ["ArrowRight"] * 6 + [" "], ["ArrowDown"] * 4 + ["Enter"],
+                     ["Backspace"], ["ArrowDown"] * 2 + ["Enter"]):
+            for key in keys:
+                page.keyboard.press(key)
+        # a tap off its mark, taken back with the button
+        page.locator("#zone-canvas").click(position={"x": 5, "y": 5})
+        page.click("#zone-undo")
+        page.click("#zone-close")
+        page.click("#zone-save")
+        page.wait_for_selector("#message:has-text('1 zone(s) saved')", timeout=10000)
+        assert sent[-1]["zones"][0]["points"] == [[640 - 3 * step, 360], [640 + 3 * step, 360],
+                                                  [640 + 3 * step, 360 + 6 * step]]
+        # the cross stays inside the picture
+        page.select_option("#zone-name", index=1)
+        page.focus("#zone-canvas")
+        for _ in range(60):
+            page.keyboard.press("ArrowUp")
+        page.keyboard.press("Enter")
+        for key in ("ArrowRight", "Enter", "ArrowDown", "Enter"):
+            page.keyboard.press(key)
+        page.click("#zone-close")
+        page.click("#zone-save")
+        page.wait_for_selector("#message:has-text('2 zone(s) saved')", timeout=10000)
+        assert min(y for _, y in sent[-1]["zones"][1]["points"]) == 0
+        assert errors == [], errors

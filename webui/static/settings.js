@@ -204,14 +204,68 @@ function draw() {
   current.forEach(([x, y], i) => (i ? ctx.lineTo(x * k, y * k) : ctx.moveTo(x * k, y * k)));
   ctx.stroke();
   for (const [x, y] of current) { ctx.fillStyle = "#e9c46a"; ctx.fillRect(x * k - 5, y * k - 5, 10, 10); }
+  // (the keyboard's cross, where Enter sets a corner: not shown on a tablet's tap, which focuses too)
+  if (cursor && canvas.matches(":focus-visible")) {
+    const [x, y] = cursor;
+    for (const [colour, width] of [["#000", 4], ["#fff", 2]]) {  // (seen on a light table and a dark one)
+      ctx.strokeStyle = colour; ctx.lineWidth = width; ctx.beginPath();
+      ctx.moveTo(x * k - 12, y * k); ctx.lineTo(x * k + 12, y * k);
+      ctx.moveTo(x * k, y * k - 12); ctx.lineTo(x * k, y * k + 12);
+      ctx.stroke();
+    }
+  }
 }
 
-canvas.addEventListener("click", (ev) => {
+function addCorner(point) {
   drawnSize = drawnSize || pictureSize() || null;
-  const r = canvas.getBoundingClientRect();
-  current.push([Math.round((ev.clientX - r.left) * scale()), Math.round((ev.clientY - r.top) * scale())]);
+  current.push(point);
   justClosed = false;
   draw();
+}
+
+// Corners by keyboard too (a tablet with a keyboard, a dealer who cannot tap precisely): a cross moved
+// by the arrow keys, in the picture's own pixels, kept inside it
+let cursor = null;
+canvas.addEventListener("focus", () => {
+  const size = pictureSize();
+  if (!cursor && size) cursor = [Math.round(size.width / 2), Math.round(size.height / 2)];
+  draw();
+});
+canvas.addEventListener("blur", draw);
+canvas.addEventListener("keydown", (ev) => {
+  const size = pictureSize();
+  const moves = {ArrowLeft: [-1, 0], ArrowRight: [1, 0], ArrowUp: [0, -1], ArrowDown: [0, 1]};
+  if (ev.key in moves && size) {
+    cursor = cursor || [Math.round(size.width / 2), Math.round(size.height / 2)];
+    const step = Math.max(1, Math.round((ev.shiftKey ? 2 : 20) * scale()));
+    const [dx, dy] = moves[ev.key];
+    cursor = [Math.min(size.width, Math.max(0, cursor[0] + dx * step)),
+              Math.min(size.height, Math.max(0, cursor[1] + dy * step))];
+    draw();
+  } else if ((ev.key === "Enter" || ev.key === " ") && cursor) {
+    addCorner([...cursor]);
+  } else if (ev.key === "Backspace" || ev.key === "Delete") {
+    undoCorner();
+  } else {
+    return;
+  }
+  ev.preventDefault();  // (the arrows scrolled the page, Space too)
+});
+
+// the last corner taken back (a tap off its mark was kept, and only "Clear all", every zone, undid it)
+function undoCorner() {
+  if (!current.length) return;
+  current.pop();
+  if (!current.length && !zones.length) drawnSize = null;
+  draw();
+}
+document.getElementById("zone-undo").addEventListener("click", undoCorner);
+
+canvas.addEventListener("click", (ev) => {
+  const r = canvas.getBoundingClientRect();
+  const point = [Math.round((ev.clientX - r.left) * scale()), Math.round((ev.clientY - r.top) * scale())];
+  cursor = [...point];  // (the keyboard goes on from the last tap)
+  addCorner(point);
 });
 // (a Close right after one closed a zone is the second tap of a double tap: the zone is closed already)
 let justClosed = false;
@@ -224,7 +278,7 @@ document.getElementById("zone-close").addEventListener("click", () => {
   current = []; draw();
 });
 document.getElementById("zone-clear").addEventListener("click", () => {
-  zones = []; current = []; drawnSize = null; justClosed = false; draw();
+  zones = []; current = []; drawnSize = null; justClosed = false; cursor = null; draw();
 });
 document.getElementById("zone-save").addEventListener("click", async () => {
   // (a zone whose corners were tapped but not closed was left out, and "saved" said all the same)
@@ -248,7 +302,7 @@ function checkPictureSize() {
   if (drawnSize && now && (now.width !== drawnSize.width || now.height !== drawnSize.height)) {
     showMessage(`The camera's picture is ${now.width}x${now.height} now, not the ${drawnSize.width}x` +
                 `${drawnSize.height} the zones were being drawn on: draw them again.`, true);
-    zones = []; current = []; drawnSize = null;
+    zones = []; current = []; drawnSize = null; cursor = null;
   }
   draw();
 }
