@@ -563,6 +563,19 @@ def _tiff_header(width: int, height: int, order: str = "<") -> bytes:
     return (b"II*\x00" if order == "<" else b"MM\x00*") + struct.pack(order + "I", 8) + body + b"\x00" * 4
 
 
+def _bigtiff(grey: np.ndarray) -> bytes:
+    """A BigTIFF (8-byte offsets; OpenCV decodes it, none of its encoders writes it) of a grey picture,
+    uncompressed, in one strip."""
+    import struct
+    h, w = grey.shape
+    entries = [(256, 16, w), (257, 3, h), (258, 3, 8), (259, 3, 1), (262, 3, 1), (273, 16, None),
+               (277, 3, 1), (278, 3, h), (279, 16, w * h)]
+    start = 16 + 8 + 20 * len(entries) + 8  # (the picture's bytes follow the one directory)
+    ifd = struct.pack("<Q", len(entries)) + b"".join(
+        struct.pack("<HHQQ", tag, kind, 1, start if value is None else value) for tag, kind, value in entries)
+    return b"II+\x00" + struct.pack("<HHQ", 8, 0, 16) + ifd + struct.pack("<Q", 0) + grey.tobytes()
+
+
 def test_a_pictures_size_is_read_from_its_header_for_png_jpeg_bmp_webp_and_tiff():
     from vision.camera import picture_dimensions
     scene = np.zeros((37, 53, 3), np.uint8)
@@ -574,6 +587,7 @@ def test_a_pictures_size_is_read_from_its_header_for_png_jpeg_bmp_webp_and_tiff(
         webp = cv2.imencode(".webp", picture, [cv2.IMWRITE_WEBP_QUALITY, quality])[1].tobytes()
         assert webp[12:16] == chunk and picture_dimensions(webp) == (53, 37), chunk
     assert picture_dimensions(_tiff_header(20000, 9000, ">")) == (20000, 9000)  # (a big-endian TIFF)
+    assert picture_dimensions(_bigtiff(np.zeros((37, 53), np.uint8))) == (53, 37)
     assert picture_dimensions(_tiff_header(20000, 9000)[:20]) is None  # (its directory cut short)
     # a JPEG's frame header is found past an Exif segment that holds a thumbnail of another size
     jpeg = cv2.imencode(".jpg", scene)[1].tobytes()
@@ -611,6 +625,10 @@ def test_a_webp_or_tiff_too_large_is_refused_by_its_size_as_a_png_is(tmp_path):
                                             "(at most 100 million pixels)")
     assert decode_picture(huge_webp) is None
     assert picture_too_large(_tiff_header(20000, 9000)).startswith("20000 x 9000 pixels, too large")
+    small = _bigtiff(np.arange(37 * 53, dtype=np.uint32).astype(np.uint8).reshape(37, 53))
+    assert decode_picture(small).shape == (37, 53, 3)  # (a BigTIFF is read, as OpenCV reads it)
+    huge_bigtiff = small[:16 + 8 + 12] + (3_000_000).to_bytes(8, "little") + small[16 + 8 + 20:]
+    assert picture_too_large(huge_bigtiff).startswith("3000000 x 37 pixels, too large")
     cv2.imwrite(str(tmp_path / "a.png"), frame(10))
     (tmp_path / "b.tif").write_bytes(_tiff_header(20000, 9000))
     source = ImageFolderSource(tmp_path, realtime=False)

@@ -463,7 +463,7 @@ def picture_dimensions(data: bytes) -> tuple[int, int] | None:
         return None
     if data.startswith(b"RIFF") and data[8:12] == b"WEBP":
         return _webp_dimensions(data)
-    if data[:4] in (b"II*\x00", b"MM\x00*"):
+    if data[:4] in (b"II*\x00", b"MM\x00*", b"II+\x00", b"MM\x00+"):  # (a TIFF, a BigTIFF)
         return _tiff_dimensions(data)
     return None
 
@@ -486,20 +486,23 @@ def _webp_dimensions(data: bytes) -> tuple[int, int] | None:
 
 def _tiff_dimensions(data: bytes) -> tuple[int, int] | None:
     """A TIFF's size from its first directory (the page OpenCV decodes): its ImageWidth (256) and
-    ImageLength (257) entries, each a SHORT or a LONG. (A TIFF of few bytes and many pixels, one
-    colour compressed, was decoded whole.)"""
+    ImageLength (257) entries, each a SHORT or a LONG (or, in a BigTIFF, a LONG8). (A TIFF of few
+    bytes and many pixels, one colour compressed, was decoded whole.)"""
     order = "little" if data[:2] == b"II" else "big"
-    at = int.from_bytes(data[4:8], order)
-    if at < 8 or at + 2 > len(data):
+    big = data[2:4] in (b"+\x00", b"\x00+")  # (offsets and counts of 8 bytes, entries of 20)
+    at = int.from_bytes(data[8:16] if big else data[4:8], order)
+    counted, size, value = (8, 20, 12) if big else (2, 12, 8)
+    if at < 8 or at + counted > len(data):
         return None
     found = {}
-    for k in range(int.from_bytes(data[at:at + 2], order)):
-        entry = data[at + 2 + 12 * k:at + 14 + 12 * k]
-        if len(entry) < 12:
+    for k in range(int.from_bytes(data[at:at + counted], order)):
+        entry = data[at + counted + size * k:at + counted + size * (k + 1)]
+        if len(entry) < size:
             return None
         tag, kind = int.from_bytes(entry[0:2], order), int.from_bytes(entry[2:4], order)
-        if tag in (256, 257) and kind in (3, 4):
-            found[tag] = int.from_bytes(entry[8:10] if kind == 3 else entry[8:12], order)
+        width = {3: 2, 4: 4, 16: 8}.get(kind)
+        if tag in (256, 257) and width:
+            found[tag] = int.from_bytes(entry[value:value + width], order)
     return (found[256], found[257]) if len(found) == 2 else None
 
 
