@@ -1385,3 +1385,32 @@ def test_zones_are_drawn_with_the_keyboard_and_a_corner_is_taken_back(tmp_path):
         page.wait_for_selector("#message:has-text('2 zone(s) saved')", timeout=10000)
         assert min(y for _, y in sent[-1]["zones"][1]["points"]) == 0
         assert errors == [], errors
+
+
+def test_a_bet_removed_with_the_keyboard_leaves_the_focus_on_the_next_bets_remove(tmp_path):
+    """The list drawn anew sent the focus to the page's top: a dealer removing bets with the keyboard
+    tabbed through the whole page for each one."""
+    session = {"game": "batta-maki", "players": [{"name": n} for n in ("Aki", "Ben", "Cho")]}
+    with page_on_a_fake_table(tmp_path, session) as (page, errors, service, _):
+        for who in ("Aki", "Ben"):
+            service.add_bet({"player": who, "on": "saki", "amount": 10})
+        page.wait_for_selector("#bet-list li:nth-child(2)", timeout=10000)
+        focused = "document.activeElement.closest('li') && document.activeElement.closest('li').textContent"
+        page.focus("#bet-list li:nth-child(1) button")
+        service.add_bet({"player": "Cho", "on": "ato", "amount": 5})  # (another bet: the focus stays put)
+        page.wait_for_selector("#bet-list li:nth-child(3)", timeout=10000)
+        assert page.evaluate(focused).startswith("Aki: 10")
+        page.keyboard.press("Enter")
+        page.wait_for_function("document.querySelectorAll('#bet-list li').length === 2", timeout=5000)
+        assert page.evaluate(focused).startswith("Ben: 10")
+        page.wait_for_timeout(800)  # (past the double tap's guard)
+        page.focus("#bet-list li:nth-child(2) button")
+        page.keyboard.press("Enter")  # the last one: the focus goes to the one before it
+        page.wait_for_function("document.querySelectorAll('#bet-list li').length === 1", timeout=5000)
+        assert page.evaluate(focused).startswith("Ben: 10")
+        page.wait_for_timeout(800)
+        page.keyboard.press("Enter")  # none left: the amount field, to take the next bet
+        page.wait_for_function("document.querySelectorAll('#bet-list li').length === 0", timeout=5000)
+        assert page.evaluate("document.activeElement.id") == "bet-amount"
+        assert [b["player"] for b in service.session["bets"]] == []
+        assert errors == [], errors

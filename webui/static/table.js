@@ -195,10 +195,22 @@ function renderBets(s) {
   const labels = Object.fromEntries((sess ? sess.targets : []).map((t) => [String(t.on), t.label]));
   // (redrawn only when the bets change: a Remove button replaced under the pointer loses the click)
   const list = document.getElementById("bet-list");
-  if (changed(list, [sess ? sess.bets : [], colours, labels])) list.replaceChildren(...(sess ? sess.bets : []).map((b) =>
-    el("li", {class: "bet"}, el("span", {class: "chip chip-" + colours[b.player]}), `${b.player}: ${b.amount} on ${labels[String(b.on)] || b.on}` +
-      (b.after_reveal ? " (taken after the reveal)" : ""),
-      el("button", {type: "button", class: "small", onclick: () => removeBet(b.id)}, "Remove"))));
+  if (changed(list, [sess ? sess.bets : [], colours, labels])) {
+    // (a Remove pressed with the keyboard: the focus goes to the Remove now in its place, or the last
+    // one, or the amount field; it went to the page's top, and the dealer tabbed the whole page again)
+    const buttons = [...list.querySelectorAll("button")];
+    const at = buttons.indexOf(document.activeElement);
+    const kept = at >= 0 ? buttons[at].closest("li").dataset.bet : null;
+    list.replaceChildren(...(sess ? sess.bets : []).map((b) =>
+      el("li", {class: "bet", "data-bet": b.id}, el("span", {class: "chip chip-" + colours[b.player]}), `${b.player}: ${b.amount} on ${labels[String(b.on)] || b.on}` +
+        (b.after_reveal ? " (taken after the reveal)" : ""),
+        el("button", {type: "button", class: "small", onclick: () => removeBet(b.id)}, "Remove"))));
+    if (at >= 0) {
+      const now = [...list.querySelectorAll("button")];
+      const same = now.find((b) => b.closest("li").dataset.bet === kept);  // (another bet changed)
+      (same || now[Math.min(at, now.length - 1)] || document.getElementById("bet-amount")).focus();
+    }
+  }
   list.querySelectorAll("button").forEach((b) => { b.disabled = waiting; });  // (kept in place, not drawn anew)
   const adv = s.advice;
   document.getElementById("advice").textContent = !adv ? "" :
