@@ -1414,3 +1414,118 @@ def test_a_bet_removed_with_the_keyboard_leaves_the_focus_on_the_next_bets_remov
         assert page.evaluate("document.activeElement.id") == "bet-amount"
         assert [b["player"] for b in service.session["bets"]] == []
         assert errors == [], errors
+
+
+FOCUSED = "document.activeElement.id || document.activeElement.dataset.key || document.activeElement.tagName"
+
+
+def test_settle_confirm_and_cancel_with_the_keyboard_keep_its_place_and_the_settlement_is_announced(tmp_path):
+    """After Settle the focus was on the page (Settle held), after Cancel or Confirm at its top; a note
+    that came redrew the box and dropped the focus from Confirm; nothing of it was announced."""
+    shown = {"saki": SAKI, "ato": [(4, "wisteria-cuckoo"), (5, "iris-bridge"), (6, "clover-boar")]}
+    session = {"game": "batta-maki", "players": [{"name": "Aki"}, {"name": "Ben"}]}
+    with page_on_a_fake_table(tmp_path, session) as (page, errors, service, live):
+        service.add_bet({"player": "Aki", "on": "saki", "amount": 100})
+        live.show(shown)
+        page.wait_for_selector("#settle-btn:not([disabled])", timeout=10000)
+        assert page.get_attribute("#pending", "aria-live") == "polite"
+        page.focus("#settle-btn")
+        page.keyboard.press("Enter")
+        page.wait_for_selector("#confirm-btn", timeout=10000)
+        page.wait_for_function(f"({FOCUSED}) === 'confirm-btn'", timeout=5000)
+        # a card changes under the settlement: the note comes, Confirm keeps the focus
+        live.show({"saki": SAKI, "ato": [(4, "wisteria-cuckoo"), (5, "iris-bridge"), (6, "maple-deer")]})
+        page.wait_for_selector("#pending-note", timeout=10000)
+        assert page.evaluate(FOCUSED) == "confirm-btn"
+        live.show(shown)
+        page.wait_for_selector("#pending-note", state="detached", timeout=10000)
+        page.focus("#cancel-btn")
+        page.keyboard.press("Enter")
+        page.wait_for_selector("#confirm-btn", state="detached", timeout=10000)
+        page.wait_for_function(f"({FOCUSED}) === 'settle-btn'", timeout=5000)
+        page.wait_for_timeout(800)  # (a second Settle this soon after the first is a double tap's)
+        page.keyboard.press("Enter")
+        page.wait_for_function(f"({FOCUSED}) === 'confirm-btn'", timeout=10000)
+        page.wait_for_timeout(800)  # (past the second look asked of a Confirm just drawn)
+        page.keyboard.press("Enter")
+        page.wait_for_selector("#message:has-text('recorded')", timeout=10000)
+        assert page.get_attribute("#message", "role") == "status"
+        page.wait_for_function(f"['settle-btn', 'settle-heading'].includes({FOCUSED})", timeout=5000)
+        # a settlement another tablet made does not take this page's focus
+        page.focus("#bet-amount")
+        live.show({})  # (gathered: the next deal)
+        page.wait_for_selector("#zones .card", state="detached", timeout=10000)
+        service.add_bet({"player": "Ben", "on": "ato", "amount": 100})
+        live.show({"saki": [(11, "maple-deer"), (12, "plum-chaff-1"), (13, "cherry-curtain")],
+                   "ato": [(14, "wisteria-cuckoo"), (15, "iris-bridge"), (16, "pine-chaff-1")]})
+        page.wait_for_selector("#settle-btn:not([disabled])", timeout=10000)
+        service.settle()
+        page.wait_for_selector("#confirm-btn", timeout=10000)
+        assert page.evaluate(FOCUSED) == "bet-amount"
+        assert errors == [], errors
+
+
+def test_the_card_chooser_gives_the_focus_back_to_its_card_though_the_cards_were_drawn_anew(tmp_path):
+    """Closed after the table changed (on a live table, nearly always), the chooser sent the focus to
+    the page's top: the button that opened it was gone. The dialog had no name, and the card as read
+    was marked by colour alone."""
+    shown = {"saki": [(1, "pine-crane"), (2, "iris-bridge", True)]}
+    session = {"game": "batta-maki", "players": [{"name": "Aki"}, {"name": "Ben"}]}
+    with page_on_a_fake_table(tmp_path, session, shown) as (page, errors, service, live):
+        page.wait_for_selector("#zones .card[data-track='2']", timeout=10000)
+        assert page.get_attribute("[data-zone='saki']", "role") == "group"
+        assert page.get_attribute("[data-zone='saki']", "aria-label").startswith("Saki")
+        page.focus("#zones .card[data-track='2']")
+        page.keyboard.press("Enter")
+        page.wait_for_selector("#correct-dialog[open]")
+        assert page.evaluate("document.getElementById(document.getElementById('correct-dialog')"
+                             ".getAttribute('aria-labelledby')).textContent") == "Which card is it?"
+        assert page.evaluate("document.activeElement.value") == "iris-bridge"
+        assert page.get_attribute("#card-choices button.current", "aria-current") == "true"
+        live.show({"saki": [(1, "pine-crane"), (2, "iris-bridge", True), (3, "cherry-curtain")]})
+        page.wait_for_selector("#zones .card[data-track='3']", timeout=10000)
+        page.keyboard.press("Escape")
+        page.wait_for_function("!document.getElementById('correct-dialog').open")
+        assert page.evaluate("document.activeElement.getAttribute('data-track')") == "2"
+        assert errors == [], errors
+
+
+def test_the_otoroku_seats_chosen_are_said_pressed_and_keep_the_focus(tmp_path):
+    """Each key press on a seat drew the buttons anew and threw the focus off it; which seats were
+    chosen was shown by colour alone."""
+    session = {"game": "otoroku", "players": [{"name": n} for n in ("Aki", "Ben", "Cy")], "share": 10}
+    shown = {"Aki": [(1, "cherry-curtain"), (2, "chrysanthemum-sake")],
+             "dealer": [(10, "peony-butterflies"), (11, "wisteria-ribbon")]}
+    with page_on_a_fake_table(tmp_path, session, shown) as (page, errors, service, _):
+        page.wait_for_selector("#choose button:has-text('Ben')", timeout=10000)
+        assert page.get_attribute("#choose button:has-text('Everyone')", "aria-pressed") == "true"
+        page.focus("#choose button:has-text('Ben')")
+        page.keyboard.press("Enter")
+        page.wait_for_selector("#choose button[aria-pressed='true']:has-text('Ben')", timeout=10000)
+        assert service.session["chosen"] == ["Ben"]
+        assert page.evaluate(FOCUSED) == "seat:Ben"
+        assert page.get_attribute("#choose button:has-text('Everyone')", "aria-pressed") == "false"
+        assert errors == [], errors
+
+
+def test_settings_players_removed_and_added_with_the_keyboard_keep_its_place(tmp_path):
+    session = {"game": "batta-maki", "players": [{"name": n} for n in ("Aki", "Ben", "Cho")]}
+    with page_on_a_fake_table(tmp_path, session) as (page, errors, service, _):
+        page.goto(page.url.rstrip("/") + "/settings")
+        page.wait_for_selector("#players .player >> nth=2")
+        name_of_focused = "document.activeElement.closest('.player').querySelector('.player-name').value"
+        page.focus("#players .player >> nth=1 >> button")  # Ben's Remove
+        page.keyboard.press("Enter")
+        assert page.evaluate(name_of_focused) == "Cho"  # (the next player's Remove)
+        page.wait_for_timeout(800)
+        page.keyboard.press("Enter")  # Cho, the last: the one before
+        assert page.evaluate(name_of_focused) == "Aki"
+        page.wait_for_timeout(800)
+        page.keyboard.press("Enter")  # none left: Add player
+        assert page.evaluate("document.activeElement.id") == "add-player"
+        page.keyboard.press("Enter")
+        assert page.evaluate("document.activeElement.className") == "player-name"
+        page.keyboard.type("Dan")
+        names = page.eval_on_selector_all("#players .player-name", "els => els.map(e => e.value)")
+        assert names == ["Dan"]
+        assert errors == [], errors

@@ -40,8 +40,23 @@ async function api(path, body) {
   return data;
 }
 
+// A box drawn anew keeps the keyboard's place: the button focused in it, known by its id or its
+// data-key, is focused again in the new drawing (it went to the page's top, and a dealer using the
+// keyboard tabbed through the whole page back to it)
+function keepingFocus(box, redraw) {
+  const active = document.activeElement;
+  const inside = Boolean(active && active !== box && box.contains(active));
+  const id = inside ? active.id : "", key = inside ? active.dataset.key : undefined;
+  redraw();
+  if (!inside || box.contains(document.activeElement)) return;
+  const again = id ? document.getElementById(id) : (key !== undefined ? box.querySelector(`[data-key="${CSS.escape(key)}"]`) : null);
+  if (again && box.contains(again)) again.focus();
+}
+
 function showMessage(text, isError) {
   const box = document.getElementById("message");
+  // (read out by a screen reader as it comes: an error at once, anything else when it is quiet)
+  box.setAttribute("role", isError ? "alert" : "status");
   box.onclick = () => { box.hidden = true; };  // (read, it is tapped away)
   box.textContent = text;
   box.className = "message" + (isError ? " error" : "");

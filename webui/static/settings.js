@@ -61,7 +61,13 @@ let lastRemoved = -Infinity;
 function removePlayer(ev) {
   if (Date.now() - lastRemoved < REPEAT_MS) return;
   lastRemoved = Date.now();
-  ev.currentTarget.closest(".player").remove();
+  // (the keyboard goes on from the next player's Remove, the one before it, or Add player: the focus
+  // went to the page's top with the row)
+  const row = ev.currentTarget.closest(".player");
+  const next = row.nextElementSibling || row.previousElementSibling;
+  const wasFocused = row.contains(document.activeElement);
+  row.remove();
+  if (wasFocused) (next ? next.querySelector("button") : document.getElementById("add-player")).focus();
 }
 
 gameSelect.addEventListener("change", renderHouse);
@@ -70,7 +76,11 @@ gameSelect.addEventListener("change", renderHouse);
 document.getElementById("session-form").addEventListener("keydown", (ev) => {
   if (ev.key === "Enter" && ev.target instanceof HTMLInputElement) ev.preventDefault();
 });
-document.getElementById("add-player").addEventListener("click", () => addPlayer());
+// (the new player's name field takes the focus, to be typed in at once)
+document.getElementById("add-player").addEventListener("click", () => {
+  addPlayer();
+  [...document.querySelectorAll("#players .player-name")].pop().focus();
+});
 document.getElementById("session-form").addEventListener("submit", async (ev) => {
   ev.preventDefault();
   // only the options the dealer set away from the game's default: an option that has no effect under

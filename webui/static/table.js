@@ -39,6 +39,11 @@ function render(s) {
   renderPending(s);
   // (the problems listed say why not)
   document.getElementById("settle-btn").disabled = !s.can_settle;
+  if (focusAfterSettlement) {
+    focusAfterSettlement = false;
+    const settle = document.getElementById("settle-btn");
+    (settle.disabled ? document.getElementById("settle-heading") : settle).focus();
+  }
   document.getElementById("unassigned").textContent = s.unassigned ? `${s.unassigned} card(s) outside every zone` : "";
 }
 
@@ -76,7 +81,9 @@ function renderZones(s) {
     const dealt = z.cards.filter((c) => !c.redraw).length + (z.face_down || 0);
     const exp = z.expected ? ` ${dealt}/${z.expected}` : "";
     const score = scores[z.name];
-    return el("div", {class: "zone" + (z.scored ? "" : " unscored") + (z.complete ? " complete" : ""), "data-zone": z.name},
+    // (a group named by its row: a screen reader said "Pine crane 98%", not whose card it was)
+    return el("div", {class: "zone" + (z.scored ? "" : " unscored") + (z.complete ? " complete" : ""), "data-zone": z.name,
+      role: "group", "aria-label": `${z.label_en}${exp ? "," + exp + " cards" : ""}`},
       el("div", {class: "zone-head"},
         el("span", {class: "zone-label"}, z.label_en, " ", el("span", {lang: "ja"}, z.label_ja)),
         el("span", {class: "zone-count muted"}, z.group ? z.group + " ·" : "", exp, z.scored ? "" : " (not scored)"),
@@ -255,10 +262,13 @@ function renderChoose(s) {
     // the last seat tapped off is back to everyone: an empty choice played no one and paid no one
     set(next.length ? next : null);
   };
-  box.replaceChildren(el("span", {}, "Dealer shows down with:"),
+  // (which are chosen said in words too, not by colour alone; the seat pressed keeps the focus)
+  keepingFocus(box, () => box.replaceChildren(el("span", {}, "Dealer shows down with:"),
     ...seats.map((seat) => el("button", {type: "button", class: "small" + (chosen && chosen.includes(seat) ? " primary" : ""),
+      "data-key": "seat:" + seat, "aria-pressed": String(Boolean(chosen && chosen.includes(seat))),
       onclick: () => toggle(seat)}, seat)),
-    el("button", {type: "button", class: "small" + (chosen ? "" : " primary"), onclick: () => set(null)}, "Everyone"));
+    el("button", {type: "button", class: "small" + (chosen ? "" : " primary"), "data-key": "everyone",
+      "aria-pressed": String(!chosen), onclick: () => set(null)}, "Everyone")));
 }
 
 // A tie redrawn card by card: when the deck runs out first, the dealer says so (the pot carries over).
@@ -269,10 +279,10 @@ function renderRedraw(s) {
   box.hidden = !show;
   if (!show) { box.replaceChildren(); box.dataset.shown = ""; return; }
   if (!changed(box, r.deck_exhausted)) return;
-  box.replaceChildren(el("button", {type: "button", id: "deck-exhausted-btn", class: "small" + (r.deck_exhausted ? " primary" : ""),
+  keepingFocus(box, () => box.replaceChildren(el("button", {type: "button", id: "deck-exhausted-btn", class: "small" + (r.deck_exhausted ? " primary" : ""),
     "aria-pressed": String(r.deck_exhausted),
     onclick: () => api("/api/round/deck-exhausted", {exhausted: !r.deck_exhausted}).catch(() => {})},
-    r.deck_exhausted ? "Deck ran out (tap to undo)" : "Deck ran out"));
+    r.deck_exhausted ? "Deck ran out (tap to undo)" : "Deck ran out")));
 }
 
 // Kakeya Toranpu: the tricks read off the table (or entered by hand), who leads, the pictures taken.
@@ -290,7 +300,7 @@ function renderTricks(s) {
     // the pair that did not deal leads; the page proposes its first player, the dealer may change it
     parts.push(el("div", {class: "row"}, el("span", {}, t.leader ? "Leads the first trick:" : "Who leads the first trick?"),
       ...t.active.map((p) => el("button", {type: "button", class: "small" + (p === t.leader ? " primary" : ""), "data-leader": p,
-        onclick: () => api("/api/tricks/leader", {player: p}).catch(() => {})}, p))));
+        "data-key": "leader:" + p, "aria-pressed": String(p === t.leader), onclick: () => api("/api/tricks/leader", {player: p}).catch(() => {})}, p))));
   }
   if (t.missed) {
     // (a hand passing over the middle may be taken for a trick gathered unread: the dealer who has
@@ -313,7 +323,7 @@ function renderTricks(s) {
       Object.entries(t.stones).map(([pair, n]) => `${pair} ${n}`).join(" · ") +
       (t.game_over ? ` · the game is over: ${t.game_over} has none` : "")));
   }
-  box.replaceChildren(...parts);
+  keepingFocus(box, () => box.replaceChildren(...parts));
 }
 
 let trickEnteredAt = -Infinity;
@@ -350,7 +360,11 @@ function cardText(id) {
 function renderPending(s) {
   const box = document.getElementById("pending");
   const p = s.pending;
-  if (!p) { box.replaceChildren(); box.dataset.shown = ""; return; }
+  if (!p) {
+    // (confirmed or cancelled from the keyboard: back to Settle, not to the page's top; see render)
+    if (box.contains(document.activeElement)) focusAfterSettlement = true;
+    box.replaceChildren(); box.dataset.shown = ""; return;
+  }
   // drawn again only when the settlement or its note changes: Confirm replaced while the table
   // changed (a card gathered) lost the dealer's click
   if (!changed(box, [p.id, p.result, s.pending_note])) return;
@@ -371,11 +385,18 @@ function renderPending(s) {
   if (p.result.carry) extra.push(el("p", {id: "carry-out"}, `Pot carried to the next round: ${text.carry || Number(p.result.carry).toLocaleString("en-US", {maximumFractionDigits: 6})}`));
   // the note above the amounts, and Cancel beside Confirm, never above or below it: a note appearing
   // as the dealer reached for Cancel moved Confirm under his finger, and booked the old result
-  box.replaceChildren(...(s.pending_note ? [el("p", {class: "problems", id: "pending-note"}, "⚠ " + s.pending_note)] : []),
+  const fresh = !box.querySelector("#confirm-btn");  // (none waiting before: the settlement just made)
+  keepingFocus(box, () => box.replaceChildren(...(s.pending_note ? [el("p", {class: "problems", id: "pending-note"}, "⚠ " + s.pending_note)] : []),
     el("table", {class: "grid net", id: "net-table"}, rows), ...extra,
     el("div", {class: "row pending-actions"},
       el("button", {type: "button", class: "primary big", id: "confirm-btn", onclick: confirmRound}, "Confirm & record"),
-      el("button", {type: "button", class: "big", id: "cancel-btn", onclick: () => api("/api/settle/cancel", {}).catch(() => {})}, "Cancel")));
+      el("button", {type: "button", class: "big", id: "cancel-btn", onclick: () => api("/api/settle/cancel", {}).catch(() => {})}, "Cancel"))));
+  // (Settle pressed, and held once the settlement waits: the keyboard goes on to Confirm)
+  const settle = document.getElementById("settle-btn");
+  if (fresh && settlePressed && (document.activeElement === settle || document.activeElement === document.body)) {
+    document.getElementById("confirm-btn").focus();
+  }
+  if (fresh) settlePressed = false;
   // (the first drawing follows the dealer's own Settle; a drawing again came by itself)
   PENDING_DRAWN_AT = p.id === PENDING_DRAWN_ID ? Date.now() : 0;
   PENDING_DRAWN_ID = p.id;
@@ -384,6 +405,7 @@ function renderPending(s) {
 // a tap on Confirm this soon after the settlement's box was drawn again (a note came or went) was
 // aimed at what lay there before: it asks for a second look instead
 const SETTLE_LOOK_MS = 700;
+let focusAfterSettlement = false;
 let PENDING_DRAWN_AT = 0, PENDING_DRAWN_ID = null;
 
 async function confirmRound() {
@@ -416,9 +438,22 @@ function openCorrect(zone, card) {
   // (only the game's own deck: a card of none was taken, then refused at Settle)
   const deck = STATE && STATE.session && STATE.session.deck ? new Set(STATE.session.deck) : null;
   box.replaceChildren(...CARDS.filter((c) => !deck || deck.has(c.id)).map((c) => el("button", {type: "button", class: "choice" + (c.id === card.card ? " current" : ""),
-    value: c.id, onclick: () => chooseCard(c.id)}, c.label)));
+    "aria-current": c.id === card.card ? "true" : null, value: c.id, onclick: () => chooseCard(c.id)}, c.label)));
   document.getElementById("correct-dialog").showModal();
+  const current = box.querySelector(".current");  // (the keyboard starts on the card as read)
+  if (current) current.focus();
 }
+
+// The dialog closed, the focus goes back to the card tapped: the browser gives it to the button that
+// opened the dialog, and where the cards were drawn anew meanwhile (on a live table, nearly always)
+// that button was gone and the focus went to the page's top
+document.getElementById("correct-dialog").addEventListener("close", (ev) => {
+  const active = document.activeElement;
+  if (correcting && (!active || active === document.body || ev.currentTarget.contains(active))) {
+    const card = document.querySelector(`#zones .card[data-track="${CSS.escape(String(correcting.track_id))}"]`);
+    if (card) card.focus();
+  }
+});
 
 async function chooseCard(id) {
   document.getElementById("correct-dialog").close();
@@ -465,7 +500,13 @@ async function afterRevealToo(path, body, doIt) {
   } catch (e) { return false; /* shown */ }
 }
 
-document.getElementById("settle-btn").addEventListener("click", () => api("/api/settle", {}).catch(() => {}));
+// (a settlement of this page's own Settle, not one another tablet made or one waiting as the page
+// opened, takes the focus to its Confirm)
+let settlePressed = false;
+document.getElementById("settle-btn").addEventListener("click", () => {
+  settlePressed = true;
+  api("/api/settle", {}).catch(() => { settlePressed = false; });
+});
 
 let lostContact = false;
 
