@@ -1529,3 +1529,16 @@ def test_settings_players_removed_and_added_with_the_keyboard_keep_its_place(tmp
         names = page.eval_on_selector_all("#players .player-name", "els => els.map(e => e.value)")
         assert names == ["Dan"]
         assert errors == [], errors
+
+
+def test_the_kakeya_leader_chosen_with_the_keyboard_is_said_pressed_and_keeps_the_focus(tmp_path):
+    players = ["Aki", "Ben", "Cho", "Dan"]
+    session = {"game": "kakeya-toranpu", "players": [{"name": p} for p in players], "dealers": ["Ben", "Dan"]}
+    with page_on_a_fake_table(tmp_path, session) as (page, errors, service, _):
+        page.wait_for_selector("#tricks button[data-leader='Cho']", timeout=10000)
+        page.focus("#tricks button[data-leader='Cho']")
+        page.keyboard.press("Enter")
+        page.wait_for_selector("#tricks button[data-leader='Cho'][aria-pressed='true']", timeout=10000)
+        assert page.get_attribute("#tricks button[data-leader='Aki']", "aria-pressed") == "false"
+        assert page.evaluate(FOCUSED) == "leader:Cho"
+        assert errors == [], errors
