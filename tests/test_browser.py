@@ -1542,3 +1542,14 @@ def test_the_kakeya_leader_chosen_with_the_keyboard_is_said_pressed_and_keeps_th
         assert page.get_attribute("#tricks button[data-leader='Aki']", "aria-pressed") == "false"
         assert page.evaluate(FOCUSED) == "leader:Cho"
         assert errors == [], errors
+
+
+def test_enter_in_the_bet_form_while_a_settlement_waits_says_why_nothing_is_taken(tmp_path):
+    """Add bet is held while a settlement waits, and Enter in the amount field did nothing, silently."""
+    with a_batta_maki_round_settled(tmp_path) as (page, errors, service, live):
+        page.wait_for_selector("#bet-add[disabled]", timeout=10000)
+        page.fill("#bet-amount", "10")
+        page.press("#bet-amount", "Enter")
+        page.wait_for_selector("#message[role='alert']:has-text('A settlement is waiting')", timeout=5000)
+        assert service.session["bets"] == []
+        assert errors == [], errors

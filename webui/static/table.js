@@ -469,6 +469,15 @@ document.getElementById("correct-undo").addEventListener("click", async () => {
   try { saidCorrected(await api("/api/correct", {track_id: correcting.track_id, card: null})); } catch (e) { /* shown */ }
 });
 
+// (Enter in the form with Add bet held while a settlement waits did nothing and said nothing: the
+// browser sends no form whose button is disabled)
+document.getElementById("bet-form").addEventListener("keydown", (ev) => {
+  if (ev.key === "Enter" && document.getElementById("bet-add").disabled && STATE && STATE.pending &&
+      ev.target instanceof HTMLInputElement) {
+    showMessage("A settlement is waiting: confirm it, or cancel it to change the bets.", true);
+  }
+});
+
 document.getElementById("bet-form").addEventListener("submit", async (ev) => {
   ev.preventDefault();
   const onRaw = document.getElementById("bet-on").value;
