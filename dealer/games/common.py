@@ -40,6 +40,9 @@ def check_card(card: Any, where: str, kind: str = "hanafuda") -> str:
         if is_western_card(card):
             return card
         near, naming = nearest_western_ids(card), "; western cards are named like AS, 10H, QD"
+        if is_card(card) or is_kabufuda_card(card):  # (said only as a western name it was not)
+            naming = (f"; it is a {'hanafuda' if is_card(card) else 'kabufuda'} card, and this round is played "
+                      f"with western cards (named like AS, 10H, QD)")
     elif kind == "kabufuda":
         if is_kabufuda_card(card):
             return card
