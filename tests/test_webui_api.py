@@ -3505,3 +3505,34 @@ def test_a_confirm_on_a_server_that_has_not_seen_the_settlement_says_the_session
     assert other.post("/api/confirm", {"pending": pending["id"]}).status_code == 200  # now seen: booked once
     assert d.post("/api/confirm", {"pending": pending["id"]}).status_code == 400
     assert Ledger(ledger_path).round_count() == 1
+
+
+def test_a_confirm_of_a_settlement_another_tablet_confirmed_or_voided_says_which(app, live, ledger_path):
+    # both were told "nothing to confirm: settle the round first", sending the dealer to Settle a round
+    # already booked, or not saying that another tablet's correction had voided it
+    d, d2 = Dealer(app), Dealer(app)
+    d.post("/api/session", SESSION)
+    assert d.post("/api/bets", {"player": "Aki", "on": "saki", "amount": 10}).status_code == 201
+    live.show({"saki": SAKI, "ato": [(4, "wisteria-cuckoo"), (5, "iris-bridge"), (6, "clover-chaff-1")]})
+    pending = d.post("/api/settle").get_json()
+    assert d2.post("/api/confirm", {"pending": pending["id"]}).status_code == 200
+    r = d.post("/api/confirm", {"pending": pending["id"]})
+    assert r.status_code == 400 and r.get_json()["error"] == (
+        "this settlement was recorded already, as round 1 (confirmed on another page): nothing more to confirm")
+    assert Ledger(ledger_path).round_count() == 1
+    # the next deal, voided by the other tablet's correction
+    live.show({})
+    d.get("/api/state")
+    assert d.post("/api/bets", {"player": "Aki", "on": "saki", "amount": 10}).status_code == 201
+    live.show({"saki": [(11, "pine-crane"), (12, "plum-chaff-1"), (13, "cherry-curtain")],
+               "ato": [(14, "wisteria-cuckoo"), (15, "iris-bridge"), (16, "clover-chaff-1")]})
+    pending = d.post("/api/settle").get_json()
+    assert d2.post("/api/correct", {"track_id": 16, "card": "clover-chaff-2"}).get_json()["settlement_cancelled"]
+    r = d.post("/api/confirm", {"pending": pending["id"]})
+    assert r.status_code == 400 and r.get_json()["error"] == (
+        "this settlement was cancelled since it was shown (a Cancel, a correction, or the bets or the session "
+        "changed, on this page or another): settle the round again")
+    # a settlement never made here is still "settle first"
+    assert d.post("/api/confirm", {"pending": "0123456789ab"}).get_json()["error"] == \
+        "nothing to confirm: settle the round first"
+    assert Ledger(ledger_path).round_count() == 1

@@ -8,6 +8,7 @@ in one transaction.
 from __future__ import annotations
 
 import base64
+import collections
 import copy
 import hashlib
 import json
@@ -176,6 +177,10 @@ class DealerService:
         self._bare_since: float | None = None  # (the table seen bare since, for the late-bet notes)
         self._busts_bare_since: float | None = None  # (the same, for Otoroku's busts remembered)
         self._stored_as: dict | None = None  # the open session as the ledger holds it (_stored_session)
+        # the settlements made here, and the round each confirmed one was recorded as: a Confirm of
+        # one no longer waiting (another tablet confirmed it, or voided it by a correction) was told
+        # to "settle the round first" (the newest few: a Confirm of an older one is no tablet's)
+        self._settlements_made: collections.OrderedDict[str, int | None] = collections.OrderedDict()
         self.session: dict | None = self._stored_session()
         held = self._stored_as
         if self.session:
@@ -1618,6 +1623,9 @@ class DealerService:
                     f"track:{c.get('track_id')}" for c in built.cards if c.get("track_id") is not None}))
             s["pending"] = {"id": secrets.token_hex(6), "round": built.round, "result": result,
                             "cards": list(built.cards)}
+            self._settlements_made[s["pending"]["id"]] = None
+            while len(self._settlements_made) > 64:
+                self._settlements_made.popitem(last=False)
             self._save()
             # kept with the session, so a restart between settle and confirm keeps the picture too;
             # written only once the settlement is (a settle refused, another server's, left its own
@@ -1644,6 +1652,15 @@ class DealerService:
                 # (a settlement made by another server on this ledger since this one last looked: said
                 # as the change it is, not "settle the round first")
                 self._refuse_if_changed_meanwhile()
+                if isinstance(pending_id, str) and pending_id in self._settlements_made:
+                    recorded = self._settlements_made[pending_id]
+                    if recorded is not None:
+                        raise InputError(f"this settlement was recorded already, as round {recorded} "
+                                         f"(confirmed on another page): nothing more to confirm")
+                    if not pending:
+                        raise InputError("this settlement was cancelled since it was shown (a Cancel, a "
+                                         "correction, or the bets or the session changed, on this page or "
+                                         "another): settle the round again")
             if not pending:
                 raise InputError("nothing to confirm: settle the round first")
             if not isinstance(pending_id, str):  # (said "the settlement changed" when none was named)
@@ -1700,6 +1717,7 @@ class DealerService:
                 raise InputError(str(exc)) from None
             self.session = after
             self._recorded = copy.deepcopy(after)
+            self._settlements_made[pending["id"]] = round_id
             self._bare_since = None
             if after.get("settled_cards") and after.get("game") != KAKEYA:
                 # the cards gathered before the Confirm are gone now, not at the next look at the
