@@ -1,6 +1,9 @@
 """Frame sources and the capture thread, with fake cameras and tiny files."""
+import os
+import re
 import threading
 import time
+from pathlib import Path
 
 import cv2
 import numpy as np
@@ -296,6 +299,58 @@ def test_video_file_loops(tmp_path):
         once.read()
     with pytest.raises(CameraError, match="no more frames"):
         once.read()
+
+
+def _clip(path, frames: int) -> None:
+    """An MJPG video of ``frames`` frames, the n-th all of value 4n."""
+    writer = cv2.VideoWriter(str(path), cv2.VideoWriter_fourcc(*"MJPG"), 10, (64, 48))
+    if not writer.isOpened():
+        pytest.skip("this OpenCV build cannot write MJPG video")
+    for n in range(frames):
+        writer.write(frame(4 * n))
+    writer.release()
+
+
+def test_a_video_damaged_in_the_middle_is_shown_past_the_damage(tmp_path):
+    # the first frame that failed was taken for the end: the video went back to its start there, and
+    # the rest of it was never shown, with no word of it
+    _clip(tmp_path / "clip.avi", 60)
+    data = bytearray((tmp_path / "clip.avi").read_bytes())
+    middle = len(data) // 2
+    data[middle:middle + 2000] = np.random.default_rng(0).integers(0, 255, 2000, dtype=np.uint8).tobytes()
+    (tmp_path / "damaged.avi").write_bytes(bytes(data))
+    source = VideoFileSource(tmp_path / "damaged.avi", realtime=False)
+    shown, said = [], []
+    for _ in range(90):
+        try:
+            shown.append(round(int(source.read()[0, 0, 0]) / 4))
+        except FrameSkipped as exc:
+            said.append(str(exc))
+    assert max(shown) >= 55  # (the end of the video, past the damage)
+    assert said and re.fullmatch(r"video file '.*damaged.avi': frame \d+ of 60 cannot be decoded; skipped", said[0])
+    assert shown.count(0) >= 2  # (and round again from its start at its end)
+    source.close()
+
+
+def test_a_video_whose_name_is_not_utf8_is_played_not_a_crash(tmp_path):
+    # OpenCV's binding crashed the server on such a name (an old camera's, a FAT stick's): a
+    # segmentation fault, nothing said. Run apart, so that a crash fails this test only.
+    import subprocess
+    import sys
+    _clip(tmp_path / "clip.avi", 3)
+    odd = os.fsdecode(bytes(tmp_path) + b"/caf\xe9.avi")
+    os.rename(tmp_path / "clip.avi", odd)
+    code = ("import os, sys; from vision.camera import VideoFileSource; "
+            "s = VideoFileSource(sys.argv[1], realtime=False); "
+            "print([int(s.read()[0, 0, 0]) for _ in range(4)]); link = s._link_dir; s.close(); "
+            "print(link is not None and not os.path.exists(link))")
+    root = Path(__file__).resolve().parent.parent
+    done = subprocess.run([sys.executable, "-c", code, os.fsencode(odd)],
+                          cwd=root, capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, (done.returncode, done.stderr[-500:])
+    shown, link_gone = done.stdout.splitlines()
+    values = [int(v) for v in shown.strip("[]").split(",")]
+    assert values[0] < values[1] < values[2] and values[3] == values[0] and link_gone == "True"  # (looped)
 
 
 def test_video_file_errors(tmp_path):
@@ -651,6 +706,33 @@ def test_a_jpeg_too_large_is_said_so_with_its_frame_header_past_the_first_256_kb
     source = ImageFolderSource(tmp_path, realtime=False)
     assert source.read()[0, 0, 0] == 20
     with pytest.raises(FrameSkipped, match=r"'b.jpg' 12000 x 12000 pixels, too large to decode .*; skipped"):
+        source.read()
+
+
+def test_an_image_folder_leaves_out_a_file_too_large_for_a_picture_by_name(tmp_path):
+    # a 40 GB file in the folder was read whole: the page did not start (a MemoryError's traceback),
+    # or, added while it ran, said the camera lost, the file never named
+    cv2.imwrite(str(tmp_path / "a.png"), frame(10))
+    with open(tmp_path / "b.tif", "wb") as f:
+        f.truncate(300 * 2**20)  # (sparse: no disk taken)
+    source = ImageFolderSource(tmp_path, realtime=False)
+    assert source.read()[0, 0, 0] == 10
+    with pytest.raises(FrameSkipped, match=r"'b.tif' 300 MB, too large for a picture of the table "
+                                           r"\(at most 256 MB\); skipped"):
+        source.read()
+    (tmp_path / "a.png").unlink()
+    with pytest.raises(CameraError, match=r"each corrupt, not an image or too large; 'b.tif': 300 MB, too large"):
+        ImageFolderSource(tmp_path, realtime=False)
+
+
+def test_a_picture_of_signed_integers_is_skipped_by_name_not_shown_as_the_camera_lost(tmp_path):
+    from vision.camera import decode_picture
+    assert cv2.imwrite(str(tmp_path / "s.tif"), np.full((32, 48), -5, np.int16))
+    assert decode_picture((tmp_path / "s.tif").read_bytes()) is None
+    cv2.imwrite(str(tmp_path / "a.png"), frame(10))
+    source = ImageFolderSource(tmp_path, realtime=False)
+    assert source.read()[0, 0, 0] == 10
+    with pytest.raises(FrameSkipped, match=r"'s.tif' cannot be decoded \(corrupt or not an image\); skipped"):
         source.read()
 
 

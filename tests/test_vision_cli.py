@@ -360,8 +360,8 @@ def test_a_damaged_png_is_said_in_our_one_line_alone(two_card_image, tmp_path, c
 
 def test_a_file_too_large_for_a_picture_is_refused_before_it_is_read(two_card_image, capsys, monkeypatch):
     # a 3 GB file that was no picture was read whole (17 s, 3 GB of memory) before it was refused
-    import vision.cli
-    monkeypatch.setattr(vision.cli, "MAX_PICTURE_BYTES", 1024)
+    import vision.camera
+    monkeypatch.setattr(vision.camera, "MAX_PICTURE_BYTES", 1024)
     assert main(["recognise", str(two_card_image)]) == 2
     assert "too large for a picture of the table (at most 0 MB)" in capsys.readouterr().err
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 import contextlib
 import logging
 import os
+import shutil
 import sys
 import tempfile
 import threading
@@ -174,22 +175,53 @@ class VideoFileSource:
                 "does not exist"))
         # (a file that is no video is said once, below, not by FFmpeg too, nor by a demuxer's own
         # line on the process's stderr: a damaged AVI printed one, with a raw byte in it)
+        self._link_dir: str | None = None
+        self._opened_as = self._openable_name()
         with _quiet_opencv(), stderr_silenced():
-            self._cap = cv2.VideoCapture(str(self.path))
+            self._cap = cv2.VideoCapture(self._opened_as)
             opened = self._cap.isOpened()
             # the first frame read now: OpenCV "opens" a text file named .png as an image sequence,
             # and the page was served on a source that could never give a frame
             ok, first = self._cap.read() if opened else (False, None)
         if not opened:
+            self._forget_link()
             raise CameraError(f"video file {str(self.path)!r} cannot be opened (not a video?)")
         if not ok or first is None:
             self._cap.release()
+            self._forget_link()
             raise CameraError(f"video file {str(self.path)!r} has no frame that can be read (not a video?)")
         self._first: np.ndarray | None = first
         file_fps = self._cap.get(cv2.CAP_PROP_FPS) or 0.0
         self._pacer = FramePacer((fps or file_fps or 25.0) if realtime else None)
         self.frame_period = self._pacer.period  # (seconds between frames: a slow one is no hang)
         self._frames = 0
+        self._failed_in_a_row = 0
+
+    def _openable_name(self) -> str:
+        """The name OpenCV is given: the file's own, or, where that is not UTF-8 (an old camera's, a
+        FAT stick's "caf\xe9.avi"), a link of a plain name to it: OpenCV's binding crashed the whole
+        server on such a name (a segmentation fault, nothing said)."""
+        name = str(self.path)
+        try:
+            name.encode("utf-8")
+            return name
+        except UnicodeEncodeError:
+            pass
+        self._link_dir = tempfile.mkdtemp(prefix="hanadealer-video-")
+        suffix = self.path.suffix.encode("ascii", "replace").decode("ascii").replace("?", "")
+        link = os.path.join(self._link_dir, "video" + suffix)
+        try:
+            os.symlink(os.fsencode(self.path.resolve()), os.fsencode(link))
+        except OSError as exc:
+            self._forget_link()
+            raise CameraError(f"video file {str(self.path)!r} cannot be opened under its name, which is "
+                              f"not UTF-8 ({exc.strerror or exc}): rename it") from None
+        return link
+
+    def _forget_link(self) -> None:
+        if self._link_dir is not None:
+            shutil.rmtree(self._link_dir, ignore_errors=True)
+            self._link_dir = None
 
     def read(self) -> np.ndarray:
         self._pacer.wait()
@@ -199,6 +231,15 @@ class VideoFileSource:
             return frame
         ok, frame = self._cap.read()
         if not ok:
+            # a frame damaged inside the file (a failing card's copy) is skipped, not taken for the
+            # end: the video went back to its start there, and the rest of it was never shown
+            at = self._cap.get(cv2.CAP_PROP_POS_FRAMES) or 0
+            count = self._cap.get(cv2.CAP_PROP_FRAME_COUNT) or 0
+            if 0 < at < count - 1 and self._failed_in_a_row < MAX_BAD_VIDEO_FRAMES:
+                self._failed_in_a_row += 1
+                raise FrameSkipped(f"video file {str(self.path)!r}: frame {int(at) + 1} of {int(count)} "
+                                   f"cannot be decoded; skipped")
+            self._failed_in_a_row = 0
             if not self.loop or self._frames == 0:
                 raise CameraError(f"video file {str(self.path)!r} has no more frames"
                                   if self._frames else f"video file {str(self.path)!r} has no frames")
@@ -206,17 +247,20 @@ class VideoFileSource:
             ok, frame = self._cap.read()
             if not ok:  # some containers cannot seek: open again
                 self._cap.release()
-                self._cap = cv2.VideoCapture(str(self.path))
+                self._cap = cv2.VideoCapture(self._opened_as)
                 ok, frame = self._cap.read()
             if not ok:
                 raise CameraError(f"video file {str(self.path)!r} cannot be read again from the start")
         self._frames += 1
+        self._failed_in_a_row = 0
         return frame
 
     def close(self) -> None:
         self._cap.release()
+        self._forget_link()
 
 
+MAX_BAD_VIDEO_FRAMES = 50  # damaged frames in a row skipped before the video is taken to have ended
 IMAGE_FPS, IMAGE_SECONDS = 10, 3  # serve --images: each picture as 3 seconds of frames at 10 a second
 
 
@@ -345,6 +389,10 @@ def _decodes(path: Path) -> bool:
 
 def _too_large(path: Path) -> str | None:
     try:
+        size = path.stat().st_size
+        if size > MAX_PICTURE_BYTES:
+            return (f"{size // 2**20} MB, too large for a picture of the table "
+                    f"(at most {MAX_PICTURE_BYTES // 2**20} MB)")
         with open(path, "rb") as f:
             # (whole, as the decoder was given it: a phone's JPEG may put its frame header after more
             # than 256 KB of Exif, colour profile and preview data, and was then said corrupt)
@@ -357,8 +405,12 @@ def _read_image(path: Path) -> np.ndarray | None:
     """The picture in ``path``, or None where it cannot be decoded whole: a JPEG that does not end
     (cut short in the copy) is given by OpenCV with grey where it stops, and was read as a table."""
     try:
+        # (a 40 GB file in the folder was read whole: the page did not start, or said the camera lost
+        # with a MemoryError, the file never named)
+        if path.stat().st_size > MAX_PICTURE_BYTES:
+            return None
         data = path.read_bytes()
-    except OSError:
+    except (OSError, MemoryError):
         return None
     if path.suffix.lower() in (".jpg", ".jpeg") and not _jpeg_whole(data):
         return None
@@ -388,7 +440,9 @@ def decode_picture(data: bytes) -> np.ndarray | None:
             image = cv2.imdecode(buf, flags)
     except cv2.error:  # e.g. a header claiming more pixels than OpenCV decodes (2^30)
         return None
-    if image is None or image.size == 0 or image.dtype.kind == "f":
+    # (a floating-point or signed picture: a TIFF of int16 was taken as readable, then shown as the
+    # camera lost, the file never named)
+    if image is None or image.size == 0 or image.dtype not in (np.uint8, np.uint16):
         return None
     if image.dtype == np.uint16:
         image = (image >> 8).astype(np.uint8)
@@ -432,6 +486,7 @@ def _decoded_hearing_stderr(buf: np.ndarray, flags: int) -> tuple[np.ndarray | N
 
 
 MAX_PICTURE_PIXELS = 100_000_000  # a 200-megapixel phone photo is refused; a 4K frame is 8 million
+MAX_PICTURE_BYTES = 256 * 2**20  # (a file larger is no picture of a table: refused before it is read)
 
 
 def picture_dimensions(data: bytes) -> tuple[int, int] | None:

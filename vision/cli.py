@@ -82,12 +82,9 @@ def _detector(args):
         return None
 
 
-MAX_PICTURE_BYTES = 256 * 2**20
-
-
 def read_image(path: str) -> np.ndarray:
     """Decode an image file; ValueError with a clear reason when it cannot be."""
-    from vision.camera import decode_picture, picture_too_large, stderr_silenced
+    from vision.camera import MAX_PICTURE_BYTES, decode_picture, picture_too_large, stderr_silenced
     p = Path(path)
     if not p.exists():
         raise ValueError(f"{path}: no such file")
