@@ -332,6 +332,30 @@ def test_a_video_damaged_in_the_middle_is_shown_past_the_damage(tmp_path):
     source.close()
 
 
+def test_a_video_whose_frame_count_runs_past_its_end_goes_round_again_at_its_end(tmp_path):
+    # a container that only estimates its count: stuck at the end, it has ended (a few notices, not 50)
+    _clip(tmp_path / "clip.avi", 3)
+    source = VideoFileSource(tmp_path / "clip.avi", realtime=False)
+
+    class CountTooHigh:
+        def __init__(self, cap):
+            self.cap = cap
+
+        def get(self, prop):
+            return 100 if prop == cv2.CAP_PROP_FRAME_COUNT else self.cap.get(prop)
+
+        def __getattr__(self, name):
+            return getattr(self.cap, name)
+    source._cap = CountTooHigh(source._cap)
+    shown, skipped = [], 0
+    while len(shown) < 4:
+        try:
+            shown.append(int(source.read()[0, 0, 0]))
+        except FrameSkipped:
+            skipped += 1
+    assert shown[3] == shown[0] and 0 < skipped <= 5
+
+
 def test_a_video_whose_name_is_not_utf8_is_played_not_a_crash(tmp_path):
     # OpenCV's binding crashed the server on such a name (an old camera's, a FAT stick's): a
     # segmentation fault, nothing said. Run apart, so that a crash fails this test only.

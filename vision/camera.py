@@ -196,6 +196,7 @@ class VideoFileSource:
         self.frame_period = self._pacer.period  # (seconds between frames: a slow one is no hang)
         self._frames = 0
         self._failed_in_a_row = 0
+        self._failed_at, self._stuck = None, 0  # (where the last read failed, and how often there)
 
     def _openable_name(self) -> str:
         """The name OpenCV is given: the file's own, or, where that is not UTF-8 (an old camera's, a
@@ -235,11 +236,15 @@ class VideoFileSource:
             # end: the video went back to its start there, and the rest of it was never shown
             at = self._cap.get(cv2.CAP_PROP_POS_FRAMES) or 0
             count = self._cap.get(cv2.CAP_PROP_FRAME_COUNT) or 0
-            if 0 < at < count - 1 and self._failed_in_a_row < MAX_BAD_VIDEO_FRAMES:
+            # (a count the container only estimates may run past the last frame: stuck at one place,
+            # the file has ended)
+            self._stuck = self._stuck + 1 if at == self._failed_at else 0
+            self._failed_at = at
+            if 0 < at < count - 1 and self._failed_in_a_row < MAX_BAD_VIDEO_FRAMES and self._stuck < 5:
                 self._failed_in_a_row += 1
                 raise FrameSkipped(f"video file {str(self.path)!r}: frame {int(at) + 1} of {int(count)} "
                                    f"cannot be decoded; skipped")
-            self._failed_in_a_row = 0
+            self._failed_in_a_row, self._failed_at, self._stuck = 0, None, 0
             if not self.loop or self._frames == 0:
                 raise CameraError(f"video file {str(self.path)!r} has no more frames"
                                   if self._frames else f"video file {str(self.path)!r} has no frames")
