@@ -14,7 +14,9 @@ from webfakes import card_json
 
 def _refused_as_stale(d, pending):
     r = d.post("/api/confirm", {"pending": pending["id"]})
-    assert r.status_code == 400 and "settle the round first" in r.get_json()["error"], r.get_json()
+    assert r.status_code == 400 and r.get_json()["error"].startswith("this settlement was cancelled since it was "
+                                                                     "shown"), r.get_json()
+    assert r.get_json()["error"].endswith(": settle the round again")
 
 
 # --- a settlement shown is voided by every change to what it settled ---------------------------
