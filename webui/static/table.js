@@ -65,13 +65,11 @@ function renderZones(s) {
       c.position, c.discarded, Math.round((c.confidence || 0) * 100)])])])) return;
   // (the card a keyboard was on, drawn anew, keeps the focus: it went back to the page's top, and a
   // dealer tabbing along a row started over at each card read)
-  const active = document.activeElement;
-  const focused = active && box.contains(active) ? active.getAttribute("data-track") : null;
-  box.replaceChildren(...s.zones.map((z) => {
+  keepingFocus(box, () => box.replaceChildren(...s.zones.map((z) => {
     // (an Otoroku hand read bust and discarded: no longer on the table; a tap takes the bust back)
     const cards = z.cards.map((c) => el("button", {
       class: "card" + (c.uncertain ? " uncertain" : "") + (c.corrected ? " corrected" : "") + (c.discarded ? " discarded" : ""),
-      type: "button", "data-track": c.track_id, title: c.card || c.face,
+      type: "button", "data-track": c.track_id, "data-key": "card:" + c.track_id, title: c.card || c.face,
       onclick: c.discarded ? () => forgetBust(z) : () => openCorrect(z, c)},
       el("span", {class: "card-name"}, c.label),
       el("span", {class: "card-conf"}, c.discarded ? "bust, discarded: tap to forget" : c.corrected ? "corrected" : (c.uncertain ? "unsure: tap" : Math.round((c.confidence || 0) * 100) + "%")),
@@ -89,11 +87,7 @@ function renderZones(s) {
         el("span", {class: "zone-count muted"}, z.group ? z.group + " ·" : "", exp, z.scored ? "" : " (not scored)"),
         zoneScore(score)),
       el("div", {class: "cards"}, cards));
-  }));
-  if (focused !== null) {
-    const again = box.querySelector(`.card[data-track="${CSS.escape(focused)}"]`);
-    if (again) again.focus();
-  }
+  })));
 }
 
 function zoneScore(score) {
