@@ -1,6 +1,7 @@
 """End to end in headless Chromium: the dealer's page on the demo table shows a round revealed, the
 dealer settles and confirms it, and the ledger has the round. Saves a screenshot (set
 HANADEALER_SCREENSHOT=path to keep it, e.g. docs/screenshot.png)."""
+import json
 import os
 import shutil
 from contextlib import contextmanager
@@ -1439,9 +1440,14 @@ def test_settle_confirm_and_cancel_with_the_keyboard_keep_its_place_and_the_sett
         assert page.evaluate(FOCUSED) == "confirm-btn"
         live.show(shown)
         page.wait_for_selector("#pending-note", state="detached", timeout=10000)
+        # (and Cancel names the settlement shown: a page left on an older one cancelled the newer)
+        cancels = []
+        page.on("request", lambda r: cancels.append(r.post_data) if r.url.endswith("/api/settle/cancel") else None)
+        shown_id = service.session["pending"]["id"]
         page.focus("#cancel-btn")
         page.keyboard.press("Enter")
         page.wait_for_selector("#confirm-btn", state="detached", timeout=10000)
+        assert [json.loads(body) for body in cancels] == [{"pending": shown_id}]
         page.wait_for_function(f"({FOCUSED}) === 'settle-btn'", timeout=5000)
         page.wait_for_timeout(800)  # (a second Settle this soon after the first is a double tap's)
         page.keyboard.press("Enter")

@@ -2689,15 +2689,18 @@ def test_a_misspelt_field_of_a_player_is_named(app):
 def test_writes_that_read_no_body_refuse_one_with_fields(app, live):
     # {"trick": 1} to Undo took back the last trick; {"pending": other} to Cancel cancelled this one
     d, pending = a_round_settled(app, live)
-    for url in ("/api/settle/cancel", "/api/settle", "/api/tricks/undo"):
+    for url in ("/api/settle", "/api/tricks/undo"):
         r = d.post(url, {"trick": 1})
         assert r.status_code == 400 and "unknown field 'trick'" in r.get_json()["error"] \
             and "takes no fields" in r.get_json()["error"], (url, r.get_json())
+    r = d.post("/api/settle/cancel", {"trick": 1})  # (Cancel reads one field: the settlement shown)
+    assert r.status_code == 400 and r.get_json()["error"] == ("unknown field 'trick' in a cancel; its fields "
+                                                              "are: pending")
     r = d.post(f"/api/bets/{pending['id']}/remove", {"trick": 1})
     assert r.status_code == 400 and "unknown field 'trick' in a bet's removal" in r.get_json()["error"]
     assert d.get("/api/state").get_json()["pending"]["id"] == pending["id"]
     r = d.c.post("/api/settle/cancel", data={"pending": "another", "csrf_token": d.token})  # (a form: the same)
-    assert r.status_code == 400 and "unknown field 'pending' in a cancel" in r.get_json()["error"]
+    assert r.status_code == 400 and "the settlement waiting is not the one shown" in r.get_json()["error"]
     r = d.c.post(f"/api/bets/{pending['id']}/remove", data={"trick": "1", "csrf_token": d.token})
     assert r.status_code == 400 and "unknown field 'trick' in a bet's removal" in r.get_json()["error"]
     assert d.post("/api/settle/cancel", {}).status_code == 200  # (the page sends an empty object)
@@ -3505,6 +3508,31 @@ def test_a_confirm_on_a_server_that_has_not_seen_the_settlement_says_the_session
     assert other.post("/api/confirm", {"pending": pending["id"]}).status_code == 200  # now seen: booked once
     assert d.post("/api/confirm", {"pending": pending["id"]}).status_code == 400
     assert Ledger(ledger_path).round_count() == 1
+
+
+def test_a_cancel_cancels_only_the_settlement_its_page_shows(app, live):
+    # a tablet left showing an older settlement cancelled the one settled since on another; and its
+    # Cancel of a settlement confirmed meanwhile said nothing, the dealer taking the round as unbooked
+    d, d2 = Dealer(app), Dealer(app)
+    d.post("/api/session", SESSION)
+    assert d.post("/api/bets", {"player": "Aki", "on": "saki", "amount": 10}).status_code == 201
+    live.show({"saki": SAKI, "ato": [(4, "wisteria-cuckoo"), (5, "iris-bridge"), (6, "clover-chaff-1")]})
+    first = d.post("/api/settle").get_json()
+    assert d2.post("/api/settle/cancel", {"pending": first["id"]}).status_code == 200
+    assert d.get("/api/state").get_json()["pending"] is None
+    second = d2.post("/api/settle").get_json()
+    r = d.post("/api/settle/cancel", {"pending": first["id"]})  # (the page still shows the first)
+    assert r.status_code == 400 and r.get_json()["error"] == (
+        "the settlement waiting is not the one shown (settled again on another page): check it, then Confirm "
+        "or Cancel it")
+    assert d.get("/api/state").get_json()["pending"]["id"] == second["id"]
+    assert d2.post("/api/confirm", {"pending": second["id"]}).status_code == 200
+    r = d.post("/api/settle/cancel", {"pending": second["id"]})
+    assert r.status_code == 400 and r.get_json()["error"] == (
+        "this settlement was recorded already, as round 1 (confirmed on another page): nothing to cancel")
+    assert d.post("/api/settle/cancel", {"pending": first["id"]}).status_code == 200  # (gone already: nothing)
+    r = d.post("/api/settle/cancel", {"pending": 7})
+    assert r.status_code == 400 and r.get_json()["error"] == 'a cancel names the settlement shown: {"pending": its id}'
 
 
 def test_a_confirm_of_a_settlement_another_tablet_confirmed_or_voided_says_which(app, live, ledger_path):

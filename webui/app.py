@@ -575,8 +575,13 @@ def settle():
 
 @api.post("/settle/cancel")
 def cancel_settle():
-    _no_fields("a cancel")
-    _service().cancel_settlement()
+    # (the page names the settlement it shows; with no body, whatever waits is cancelled)
+    if request.form:  # (a form's fields, its CSRF token read already)
+        data = {k: v for k, v in request.form.to_dict().items() if k != "csrf_token"}
+    else:
+        data = _json_body() if request.get_data() else {}
+    only_fields(data, ("pending",), "a cancel")
+    _service().cancel_settlement(data.get("pending") if isinstance(data, dict) else None)
     return jsonify(ok=True)
 
 

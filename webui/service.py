@@ -1726,9 +1726,24 @@ class DealerService:
             self.hub.bump()
             return round_id
 
-    def cancel_settlement(self) -> None:
+    def cancel_settlement(self, pending_id: Any = None) -> None:
+        """Drop the settlement waiting. Named by its id (as the page does), only that one: a page
+        left showing an older settlement cancelled the one settled since on another tablet, and a
+        Cancel of one confirmed meanwhile said nothing, the dealer taking the round as not booked."""
+        if pending_id is not None and not isinstance(pending_id, str):
+            raise InputError('a cancel names the settlement shown: {"pending": its id}')
         with self._lock:
             s = self._require_session()
+            pending = s.get("pending")
+            if pending_id is not None and not (pending and pending["id"] == pending_id):
+                recorded = self._settlements_made.get(pending_id)
+                if recorded is not None:
+                    raise InputError(f"this settlement was recorded already, as round {recorded} "
+                                     f"(confirmed on another page): nothing to cancel")
+                if pending:
+                    raise InputError("the settlement waiting is not the one shown (settled again on "
+                                     "another page): check it, then Confirm or Cancel it")
+                return  # (cancelled already, on this page or another: nothing waits)
             s["pending"] = None
             self._save()
 

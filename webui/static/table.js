@@ -384,7 +384,7 @@ function renderPending(s) {
     el("table", {class: "grid net", id: "net-table"}, rows), ...extra,
     el("div", {class: "row pending-actions"},
       el("button", {type: "button", class: "primary big", id: "confirm-btn", onclick: confirmRound}, "Confirm & record"),
-      el("button", {type: "button", class: "big", id: "cancel-btn", onclick: () => api("/api/settle/cancel", {}).catch(() => {})}, "Cancel"))));
+      el("button", {type: "button", class: "big", id: "cancel-btn", onclick: () => api("/api/settle/cancel", {pending: p.id}).catch(() => {})}, "Cancel"))));
   // (Settle pressed, and held once the settlement waits: the keyboard goes on to Confirm)
   const settle = document.getElementById("settle-btn");
   if (fresh && settlePressed && (document.activeElement === settle || document.activeElement === document.body)) {
