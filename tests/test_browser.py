@@ -1559,3 +1559,25 @@ def test_enter_in_the_bet_form_while_a_settlement_waits_says_why_nothing_is_take
         page.wait_for_selector("#message[role='alert']:has-text('A settlement is waiting')", timeout=5000)
         assert service.session["bets"] == []
         assert errors == [], errors
+
+
+def test_an_error_about_a_form_stays_while_the_dealer_is_in_the_form(tmp_path):
+    """It went after 8 seconds whatever the dealer did: one still typing the amount again, or reading
+    slowly, lost it half read. Once he leaves the form it goes; an error about no form goes in time."""
+    session = {"game": "batta-maki", "players": [{"name": "Aki"}, {"name": "Ben"}]}
+    with page_on_a_fake_table(tmp_path, session) as (page, errors, service, live):
+        page.wait_for_selector("#bet-on option", state="attached", timeout=10000)
+        page.evaluate("MESSAGE_SHOWN_MS.error = 300; MESSAGE_SHOWN_MS.note = 300")
+        page.fill("#bet-amount", "999999999999.123456")
+        page.press("#bet-amount", "Enter")  # (more digits than an amount carries: refused, and said so)
+        page.wait_for_selector("#message.error", state="visible", timeout=10000)
+        page.wait_for_timeout(1200)
+        assert page.is_visible("#message.error"), "the error went while the dealer was in the form"
+        page.focus("#bet-player")  # (still in the form)
+        page.wait_for_timeout(600)
+        assert page.is_visible("#message.error")
+        page.focus("#login-btn")  # (out of it)
+        page.wait_for_selector("#message", state="hidden", timeout=2000)
+        page.evaluate("document.activeElement.blur(); showMessage('the settlement changed', true)")
+        page.wait_for_selector("#message", state="hidden", timeout=2000)
+        assert errors == [], errors

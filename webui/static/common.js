@@ -53,6 +53,9 @@ function keepingFocus(box, redraw) {
   if (again && box.contains(again)) again.focus();
 }
 
+// how long a message shows (an error, a note), in ms
+const MESSAGE_SHOWN_MS = {error: 8000, note: 3000};
+
 function showMessage(text, isError) {
   const box = document.getElementById("message");
   // (read out by a screen reader as it comes: an error at once, anything else when it is quiet)
@@ -63,7 +66,22 @@ function showMessage(text, isError) {
   box.hidden = false;
   placeMessage();
   clearTimeout(showMessage.timer);
-  showMessage.timer = setTimeout(() => { box.hidden = true; }, isError ? 8000 : 3000);
+  if (showMessage.stopWaiting) showMessage.stopWaiting();
+  showMessage.stopWaiting = null;
+  // an error about a form stays while the dealer is still in it (a slow reader, or one typing the
+  // amount again, lost it half read), and goes once he leaves the form
+  const active = document.activeElement;
+  const form = isError && active && active.closest ? active.closest("form") : null;
+  showMessage.timer = setTimeout(() => {
+    if (!form || !form.contains(document.activeElement)) { box.hidden = true; return; }
+    const left = (event) => {
+      if (event.relatedTarget && form.contains(event.relatedTarget)) return;  // (still in it)
+      showMessage.stopWaiting();
+      box.hidden = true;
+    };
+    form.addEventListener("focusout", left);
+    showMessage.stopWaiting = () => form.removeEventListener("focusout", left);
+  }, isError ? MESSAGE_SHOWN_MS.error : MESSAGE_SHOWN_MS.note);
 }
 
 // Below the red banner (camera lost, contact lost) while that is in view, never over it: placed
