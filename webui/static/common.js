@@ -42,8 +42,9 @@ async function api(path, body) {
 
 // A box drawn anew keeps the keyboard's place: the button focused in it, known by its id or its
 // data-key, is focused again in the new drawing (it went to the page's top, and a dealer using the
-// keyboard tabbed through the whole page back to it)
-function keepingFocus(box, redraw) {
+// keyboard tabbed through the whole page back to it). A button gone with what it did (a warning
+// waved away) leaves the focus on the box's `fallback` (a selector) where one is given.
+function keepingFocus(box, redraw, fallback) {
   const active = document.activeElement;
   const inside = Boolean(active && active !== box && box.contains(active));
   const id = inside ? active.id : "", key = inside ? active.dataset.key : undefined;
@@ -51,6 +52,7 @@ function keepingFocus(box, redraw) {
   if (!inside || box.contains(document.activeElement)) return;
   const again = id ? document.getElementById(id) : (key !== undefined ? box.querySelector(`[data-key="${CSS.escape(key)}"]`) : null);
   if (again && box.contains(again)) again.focus();
+  else if (fallback && box.querySelector(fallback)) box.querySelector(fallback).focus();
 }
 
 // how long a message shows (an error, a note), in ms

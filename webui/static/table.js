@@ -287,7 +287,8 @@ function renderTricks(s) {
   box.hidden = !t;
   if (!t) { box.replaceChildren(); box.dataset.shown = ""; return; }
   if (!changed(box, t)) return;  // (the leader's buttons kept under the dealer's finger)
-  const head = el("p", {class: "tricks-head"}, (t.count >= t.of ? `All ${t.of} tricks recorded` : `Trick ${t.count + 1} of ${t.of}`) +
+  // (focusable by the page alone: "None was missed" done, the keyboard stays here, not at the top)
+  const head = el("p", {class: "tricks-head", tabindex: "-1"}, (t.count >= t.of ? `All ${t.of} tricks recorded` : `Trick ${t.count + 1} of ${t.of}`) +
     ` · trump ${t.trump} · Rensho ${t.rensho}` + (t.dealers ? ` · dealers ${t.dealers.join(" and ")}` : ""));
   const parts = [head];
   if (!t.leader || t.count === 0) {
@@ -317,7 +318,7 @@ function renderTricks(s) {
       Object.entries(t.stones).map(([pair, n]) => `${pair} ${n}`).join(" · ") +
       (t.game_over ? ` · the game is over: ${t.game_over} has none` : "")));
   }
-  keepingFocus(box, () => box.replaceChildren(...parts));
+  keepingFocus(box, () => box.replaceChildren(...parts), ".tricks-head");
 }
 
 let trickEnteredAt = -Infinity;
