@@ -51,6 +51,9 @@ CREATE TABLE IF NOT EXISTS entries (
 """
 
 
+# the meta key under which a confirmed settlement's id names the round it was recorded as
+SETTLED_KEY = "settled:"
+
 # a round whose result says other amounts than it booked (edited by hand): told by its bookings
 BOOKINGS_DISAGREE = "does not agree with what it booked"
 
@@ -367,11 +370,25 @@ class Ledger:
                                          "(by another page or server on this ledger)")
             round_id = _insert_round(db, when, round_, result, rule_version, cards, snapshot_jpeg, amounts,
                                      _between)
+            if pending_id is not None:  # (which round it became, for a page or server that asks later)
+                db.execute("INSERT OR REPLACE INTO meta(key, value) VALUES (?, ?)",
+                           (SETTLED_KEY + pending_id, str(int(round_id))))
             if session is not None:
                 db.execute("INSERT INTO meta(key, value) VALUES ('session', ?) "
                            "ON CONFLICT(key) DO UPDATE SET value = excluded.value",
                            (json.dumps(session, sort_keys=True),))
         return int(round_id)
+
+    @_said_as_ledger_error("read")
+    def round_of_settlement(self, pending_id: str) -> int | None:
+        """The round a confirmed settlement was recorded as, None if it never was (cancelled,
+        replaced, or unknown): a restarted server, or another on this ledger, knows it too."""
+        with closing(self._connect()) as db:
+            row = db.execute("SELECT value FROM meta WHERE key = ?", (SETTLED_KEY + str(pending_id),)).fetchone()
+        try:
+            return int(row[0]) if row else None
+        except (TypeError, ValueError):  # (edited by hand into something else: not known)
+            return None
 
     @_said_as_ledger_error("read")
     def rounds(self, limit: int | None = None, before: int | None = None) -> list[RoundRecord]:

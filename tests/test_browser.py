@@ -1584,3 +1584,38 @@ def test_an_error_about_a_form_stays_while_the_dealer_is_in_the_form(tmp_path):
         page.evaluate("document.activeElement.blur(); showMessage('the settlement changed', true)")
         page.wait_for_selector("#message", state="hidden", timeout=2000)
         assert errors == [], errors
+
+
+def test_the_choices_a_settlement_waiting_settles_cannot_be_changed_until_it_is_cancelled(tmp_path):
+    """Otoroku's seats stayed live under a settlement waiting, and a tap voided it unsaid."""
+    session = {"game": "otoroku", "players": [{"name": n} for n in ("Aki", "Ben", "Cy")], "share": 100}
+    shown = {"Aki": [(1, "maple-deer"), (2, "pine-chaff-1")], "Ben": [(3, "pine-crane"), (4, "chrysanthemum-sake")],
+             "Cy": [(5, "iris-bridge"), (6, "peony-butterflies")], "dealer": [(7, "maple-blue"), (8, "cherry-curtain")]}
+    with page_on_a_fake_table(tmp_path, session, shown) as (page, errors, service, _):
+        page.wait_for_selector("#choose button:has-text('Ben')", timeout=10000)
+        page.click("#choose button:has-text('Ben')")
+        page.wait_for_selector("#choose button[aria-pressed='true']:has-text('Ben')", timeout=10000)
+        pending = service.settle()
+        page.wait_for_selector("#confirm-btn", timeout=10000)
+        page.wait_for_selector("#choose button:has-text('Cy')[disabled]", timeout=10000)
+        assert page.locator("#choose button:not([disabled])").count() == 0
+        service.cancel_settlement(pending["id"])
+        page.wait_for_selector("#choose button:has-text('Cy'):not([disabled])", timeout=10000)
+        assert errors == [], errors
+
+
+def test_deck_ran_out_cannot_be_changed_while_a_settlement_waits(tmp_path):
+    """It stayed live under the settlement waiting, and a tap voided it unsaid."""
+    session = {"game": "batta-maki", "players": [{"name": "Aki"}, {"name": "Ben"}], "house": {"tie_rule": "redraw"}}
+    shown = {"saki": SAKI, "ato": [(4, "wisteria-cuckoo"), (5, "iris-bridge"), (6, "clover-boar")]}  # 6 v 6
+    with page_on_a_fake_table(tmp_path, session) as (page, errors, service, live):
+        service.add_bet({"player": "Aki", "on": "saki", "amount": 10})
+        live.show(shown)
+        page.click("#deck-exhausted-btn", timeout=10000)
+        page.wait_for_selector("#deck-exhausted-btn[aria-pressed='true']", timeout=10000)
+        pending = service.settle()
+        page.wait_for_selector("#confirm-btn", timeout=10000)
+        page.wait_for_selector("#deck-exhausted-btn[disabled]", timeout=10000)
+        service.cancel_settlement(pending["id"])
+        page.wait_for_selector("#deck-exhausted-btn:not([disabled])", timeout=10000)
+        assert errors == [], errors

@@ -130,6 +130,12 @@ def test_a_settlement_is_recorded_only_while_the_stored_session_waits_on_it(tmp_
     with pytest.raises(SettlementGone):  # a second time: it waits no more
         led.record_round(round_=r, result=res, rule_version="x", session={"bets": []}, pending_id="abc")
     assert led.round_count() == 1
+    # which round it became is kept with it (a restarted server told a Cancel of it "cancelled")
+    assert led.round_of_settlement("abc") == 1
+    assert Ledger(tmp_path / "l.sqlite").round_of_settlement("abc") == 1
+    assert led.round_of_settlement("other") is None
+    led.set_meta("settled:abc", "not a round")  # (edited by hand: not known, not a failure)
+    assert led.round_of_settlement("abc") is None
 
 
 def test_stones_of_kakeya_are_kept_apart_from_chips(tmp_path):

@@ -1378,9 +1378,22 @@ def test_two_servers_on_one_ledger_record_a_settlement_once(app, live, ledger_pa
     other = Dealer(create_app({"LIVE": live, "LEDGER": str(ledger_path), "PIN": PIN, "TESTING": True}))
     assert d.post("/api/confirm", {"pending": pending["id"]}).status_code == 200
     r = other.post("/api/confirm", {"pending": pending["id"]})
-    assert r.status_code == 400 and "this settlement is no longer waiting" in r.get_json()["error"]
+    assert r.status_code == 400 and r.get_json()["error"] == (
+        "this settlement was recorded already, as round 1 (confirmed on another page): nothing more to confirm")
     assert Ledger(ledger_path).round_count() == 1
     assert other.get("/api/state").get_json()["pending"] is None  # it took the session as stored
+
+
+def test_a_settlement_replaced_on_another_server_is_not_recorded_by_this_one(app, live, ledger_path):
+    d, pending = a_round_settled(app, live)
+    other = Dealer(create_app({"LIVE": live, "LEDGER": str(ledger_path), "PIN": PIN, "TESTING": True}))
+    assert other.post("/api/settle/cancel", {"pending": pending["id"]}).status_code == 200
+    anew = other.post("/api/settle").get_json()
+    r = d.post("/api/confirm", {"pending": pending["id"]})  # (this server has the first one waiting still)
+    assert r.status_code == 400 and "this settlement is no longer waiting: it was recorded or replaced" \
+        in r.get_json()["error"]
+    assert d.get("/api/state").get_json()["pending"]["id"] == anew["id"]
+    assert Ledger(ledger_path).round_count() == 0
 
 
 def test_a_settle_refused_on_another_server_leaves_no_picture_with_this_ones_round(app, live, ledger_path):
@@ -2648,7 +2661,7 @@ def test_a_settlement_gone_on_another_server_shows_its_game_now(app, live, ledge
                                     "share": 10})
     assert r.status_code == 200, r.get_json()
     r = d.post("/api/confirm", {"pending": pending["id"]})
-    assert r.status_code == 400 and "this settlement is no longer waiting" in r.get_json()["error"]
+    assert r.status_code == 400 and "this settlement was recorded already, as round 1" in r.get_json()["error"]
     assert d.get("/api/state").get_json()["session"]["game"] == "otoroku"
     assert [z.name for z in live.layout] == [z.name for z in other_live.layout]
 
@@ -3508,6 +3521,68 @@ def test_a_confirm_on_a_server_that_has_not_seen_the_settlement_says_the_session
     assert other.post("/api/confirm", {"pending": pending["id"]}).status_code == 200  # now seen: booked once
     assert d.post("/api/confirm", {"pending": pending["id"]}).status_code == 400
     assert Ledger(ledger_path).round_count() == 1
+
+
+def test_a_settlement_confirmed_is_said_recorded_after_a_restart_and_on_another_server(live, ledger_path):
+    # known only in the server's memory: after a restart a Cancel of it answered OK and a Confirm
+    # "settle the round first"; another server on the ledger said "changed meanwhile", then OK
+    config = {"LIVE": live, "LEDGER": str(ledger_path), "PIN": PIN, "TESTING": True}
+    a = Dealer(create_app(config))
+    a.post("/api/session", SESSION)
+    assert a.post("/api/bets", {"player": "Aki", "on": "saki", "amount": 10}).status_code == 201
+    live.show({"saki": SAKI, "ato": [(4, "wisteria-cuckoo"), (5, "iris-bridge"), (6, "clover-chaff-1")]})
+    pending = a.post("/api/settle").get_json()
+    b = Dealer(create_app(config))  # (another server, or this one restarted: it has seen the settlement)
+    c = Dealer(create_app(config))  # (and a third, that has it waiting too)
+    assert c.get("/api/state").get_json()["pending"]["id"] == pending["id"]
+    assert b.post("/api/confirm", {"pending": pending["id"]}).status_code == 200
+    recorded = "this settlement was recorded already, as round 1 (confirmed on another page): "
+    r = c.post("/api/confirm", {"pending": pending["id"]})  # (this server has it waiting still)
+    assert r.status_code == 400 and r.get_json()["error"] == recorded + "nothing more to confirm"
+    assert c.get("/api/state").get_json()["pending"] is None  # (and the page shows the session as it is)
+    r = a.post("/api/settle/cancel", {"pending": pending["id"]})  # (as has this one)
+    assert r.status_code == 400 and r.get_json()["error"] == recorded + "nothing to cancel"
+    assert a.get("/api/state").get_json()["pending"] is None  # (and the page shows the session as it is)
+    restarted = Dealer(create_app(config))
+    for who in (a, restarted):
+        r = who.post("/api/settle/cancel", {"pending": pending["id"]})
+        assert r.status_code == 400 and r.get_json()["error"] == recorded + "nothing to cancel"
+        r = who.post("/api/confirm", {"pending": pending["id"]})
+        assert r.status_code == 400 and r.get_json()["error"] == recorded + "nothing more to confirm"
+    assert Ledger(ledger_path).round_count() == 1
+
+
+def test_a_choice_that_changes_the_settlement_waiting_is_refused_not_a_silent_cancel(app, live):
+    # Otoroku's bettors chosen, or the deck said run out, from another tablet: the settlement went
+    # from every page unsaid, and its Confirm was told of a Cancel, a correction or the bets
+    d, d2 = Dealer(app), Dealer(app)
+    d.post("/api/session", {"game": "otoroku", "players": [{"name": n} for n in ("Aki", "Ben", "Cy")], "share": 100})
+    live.show({"Aki": [(1, "maple-deer"), (2, "pine-chaff-1")], "Ben": [(3, "pine-crane"), (4, "chrysanthemum-sake")],
+               "Cy": [(5, "iris-bridge"), (6, "peony-butterflies")],
+               "dealer": [(7, "maple-blue"), (8, "cherry-curtain")]})
+    assert d.post("/api/chosen", {"chosen": ["Ben"]}).status_code == 200
+    pending = d.post("/api/settle").get_json()
+    r = d2.post("/api/chosen", {"chosen": ["Ben", "Cy"]})
+    assert r.status_code == 400 and r.get_json()["error"] == (
+        "a settlement is waiting: Cancel it first (it settles the bettors chosen as they stand)")
+    assert d2.post("/api/chosen", {"chosen": ["Ben"]}).status_code == 200  # (the same choice: nothing changes)
+    assert d.get("/api/state").get_json()["pending"]["id"] == pending["id"]
+    assert d.post("/api/confirm", {"pending": pending["id"]}).status_code == 200
+
+
+def test_the_deck_said_run_out_while_a_settlement_waits_is_refused_not_a_silent_cancel(app, live):
+    d, d2 = Dealer(app), Dealer(app)
+    tied_again(d, live)
+    assert d.post("/api/round/deck-exhausted", {"exhausted": True}).status_code == 200
+    pending = d.post("/api/settle").get_json()
+    assert pending["result"]["tie"] == "carry_over"
+    r = d2.post("/api/round/deck-exhausted", {"exhausted": False})
+    assert r.status_code == 400 and r.get_json()["error"] == (
+        "a settlement is waiting: Cancel it first (it settles the redraw as it stands)")
+    assert d2.post("/api/round/deck-exhausted", {"exhausted": True}).status_code == 200  # (as it is)
+    assert d.get("/api/state").get_json()["pending"]["id"] == pending["id"]
+    assert d.post("/api/settle/cancel", {"pending": pending["id"]}).status_code == 200
+    assert d2.post("/api/round/deck-exhausted", {"exhausted": False}).status_code == 200  # (cancelled: free)
 
 
 def test_a_cancel_cancels_only_the_settlement_its_page_shows(app, live):

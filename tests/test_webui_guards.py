@@ -43,18 +43,21 @@ def test_a_correction_voids_the_settlement_shown(app, live):
     _refused_as_stale(d, pending)
 
 
-def test_the_otoroku_choice_changed_voids_the_settlement_shown(app, live):
+def test_the_otoroku_choice_changed_waits_for_the_settlement_shown_then_voids_it(app, live):
     d = Dealer(app)
     d.post("/api/session", {"game": "otoroku", "players": [{"name": n} for n in ("Aki", "Ben")], "share": 10})
     live.show({"Aki": [(1, "cherry-curtain"), (2, "clover-boar")], "Ben": [(3, "pine-crane"), (4, "iris-bridge")],
                "dealer": [(10, "peony-butterflies"), (11, "wisteria-ribbon")]})  # 6 + 4: the dealer may choose
     pending = d.post("/api/settle").get_json()
     assert "id" in pending, pending
+    # (while it waits, refused as the bets are: voiding it unsaid took it from every tablet)
+    assert d.post("/api/chosen", {"chosen": ["Aki"]}).status_code == 400
+    assert d.post("/api/settle/cancel").status_code == 200
     assert d.post("/api/chosen", {"chosen": ["Aki"]}).status_code == 200
     _refused_as_stale(d, pending)
 
 
-def test_the_deck_said_to_run_out_and_taken_back_voids_the_settlement_shown(app, live):
+def test_the_deck_said_to_run_out_and_taken_back_waits_for_the_settlement_shown_then_voids_it(app, live):
     d = Dealer(app)
     d.post("/api/session", dict(SESSION, house={"tie_rule": "redraw"}))
     d.post("/api/bets", {"player": "Aki", "on": "saki", "amount": 10})
@@ -62,6 +65,8 @@ def test_the_deck_said_to_run_out_and_taken_back_voids_the_settlement_shown(app,
     assert d.post("/api/round/deck-exhausted", {"exhausted": True}).status_code == 200
     pending = d.post("/api/settle").get_json()
     assert pending["result"]["carry"] > 0, pending["result"]  # the tie carried over
+    assert d.post("/api/round/deck-exhausted", {"exhausted": False}).status_code == 400  # (while it waits)
+    assert d.post("/api/settle/cancel").status_code == 200
     assert d.post("/api/round/deck-exhausted", {"exhausted": False}).status_code == 200
     _refused_as_stale(d, pending)
 

@@ -941,8 +941,11 @@ class DealerService:
                         and not _otoroku_dealer_may_choose([dealer], self._game().resolve_house(s.get("house"))):
                     raise InputError("the dealer's hand does not let him choose the bettors he shows down with "
                                      "(two cards totalling 10 or more, not buta): everyone shows down")
+            if chosen != s.get("chosen") and s.get("pending"):
+                # (it voided the settlement unsaid: gone from every tablet, Confirm told it was cancelled)
+                raise InputError("a settlement is waiting: Cancel it first (it settles the bettors chosen "
+                                 "as they stand)")
             s["chosen"] = chosen
-            s["pending"] = None
             self._save()
             return chosen
 
@@ -1025,8 +1028,11 @@ class DealerService:
             value = data.get("exhausted") if isinstance(data, Mapping) else None
             if not isinstance(value, bool):
                 raise InputError("say whether the deck has run out: {\"exhausted\": true or false}")
+            if value != bool(s.get("deck_exhausted")) and s.get("pending"):
+                # (it voided the settlement unsaid, as the bettors chosen did)
+                raise InputError("a settlement is waiting: Cancel it first (it settles the redraw as it "
+                                 "stands)")
             s["deck_exhausted"] = value
-            s["pending"] = None
             self._save()
             return value
 
@@ -1651,13 +1657,10 @@ class DealerService:
             if not pending or pending_id != pending["id"]:
                 # (a settlement made by another server on this ledger since this one last looked: said
                 # as the change it is, not "settle the round first")
+                self._refuse_if_recorded(pending_id, "nothing more to confirm")
                 self._refuse_if_changed_meanwhile()
-                if isinstance(pending_id, str) and pending_id in self._settlements_made:
-                    recorded = self._settlements_made[pending_id]
-                    if recorded is not None:
-                        raise InputError(f"this settlement was recorded already, as round {recorded} "
-                                         f"(confirmed on another page): nothing more to confirm")
-                    if not pending:
+                if isinstance(pending_id, str):
+                    if not pending and pending_id in self._settlements_made:
                         raise InputError("this settlement was cancelled since it was shown (a Cancel, a "
                                          "correction, or the bets or the session changed, on this page or "
                                          "another): settle the round again")
@@ -1713,6 +1716,7 @@ class DealerService:
             except SettlementGone as exc:
                 # another server on this ledger recorded it (or settled anew): take the session as
                 # stored, with its game's zones (it may have started another game since)
+                self._refuse_if_recorded(pending["id"], "nothing more to confirm")  # (said with its round)
                 self._take_stored_session()
                 raise InputError(str(exc)) from None
             self.session = after
@@ -1726,6 +1730,28 @@ class DealerService:
             self.hub.bump()
             return round_id
 
+    def _refuse_if_recorded(self, pending_id: Any, nothing_more: str) -> None:
+        """A settlement confirmed already (on this server, a restart ago, or on another server on
+        this ledger) is said so, with its round; the page then shows the session as it is now."""
+        recorded = self._round_of_settlement(pending_id) if isinstance(pending_id, str) else None
+        if recorded is None:
+            return
+        if not is_stored_session(self.ledger.get_meta("session"), self._recorded):
+            self._take_stored_session()
+        raise InputError(f"this settlement was recorded already, as round {recorded} (confirmed on another "
+                         f"page): {nothing_more}")
+
+    def _round_of_settlement(self, pending_id: str) -> int | None:
+        """The round a settlement was confirmed as: known here, or by the ledger (a restart, or
+        another server on it, confirmed it); None where it was not, or the ledger cannot say."""
+        recorded = self._settlements_made.get(pending_id)
+        if recorded is not None:
+            return recorded
+        try:
+            return self.ledger.round_of_settlement(pending_id)
+        except LedgerError:  # (it cannot be read: nothing said of it, as before)
+            return None
+
     def cancel_settlement(self, pending_id: Any = None) -> None:
         """Drop the settlement waiting. Named by its id (as the page does), only that one: a page
         left showing an older settlement cancelled the one settled since on another tablet, and a
@@ -1735,11 +1761,12 @@ class DealerService:
         with self._lock:
             s = self._require_session()
             pending = s.get("pending")
+            # (asked of the ledger even where this server still has it waiting: another recorded it)
+            self._refuse_if_recorded(pending_id, "nothing to cancel")
             if pending_id is not None and not (pending and pending["id"] == pending_id):
-                recorded = self._settlements_made.get(pending_id)
-                if recorded is not None:
-                    raise InputError(f"this settlement was recorded already, as round {recorded} "
-                                     f"(confirmed on another page): nothing to cancel")
+                # (one settled or cancelled by another server since this one looked: said as the
+                # change it is, and the page shown as it is now)
+                self._refuse_if_changed_meanwhile()
                 if pending:
                     raise InputError("the settlement waiting is not the one shown (settled again on "
                                      "another page): check it, then Confirm or Cancel it")

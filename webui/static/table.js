@@ -239,7 +239,9 @@ function renderChoose(s) {
   if (!may) { box.replaceChildren(); box.dataset.shown = ""; return; }
   const chosen = sess.chosen;
   const seats = sess.seats || sess.players.map((p) => p.name);
-  if (!changed(box, [chosen, seats])) return;
+  // (no change while a settlement waits: it settles the choice as it stands; Cancel it first)
+  const frozen = Boolean(s.pending);
+  if (!changed(box, [chosen, seats, frozen])) return;
   // each tap builds on the last one sent, not on the state last drawn: two quick taps (Aki, then
   // Ben) sent [Aki], then [Ben]. (The buttons outlive the state they were drawn from: the newest is read.)
   // The taps go one after another (two sent at once could arrive in the other order, and the server
@@ -259,10 +261,10 @@ function renderChoose(s) {
   // (which are chosen said in words too, not by colour alone; the seat pressed keeps the focus)
   keepingFocus(box, () => box.replaceChildren(el("span", {}, "Dealer shows down with:"),
     ...seats.map((seat) => el("button", {type: "button", class: "small" + (chosen && chosen.includes(seat) ? " primary" : ""),
-      "data-key": "seat:" + seat, "aria-pressed": String(Boolean(chosen && chosen.includes(seat))),
+      "data-key": "seat:" + seat, "aria-pressed": String(Boolean(chosen && chosen.includes(seat))), disabled: frozen,
       onclick: () => toggle(seat)}, seat)),
     el("button", {type: "button", class: "small" + (chosen ? "" : " primary"), "data-key": "everyone",
-      "aria-pressed": String(!chosen), onclick: () => set(null)}, "Everyone")));
+      "aria-pressed": String(!chosen), disabled: frozen, onclick: () => set(null)}, "Everyone")));
 }
 
 // A tie redrawn card by card: when the deck runs out first, the dealer says so (the pot carries over).
@@ -272,9 +274,10 @@ function renderRedraw(s) {
   const show = Boolean(r && (r.waiting || r.deck_exhausted));
   box.hidden = !show;
   if (!show) { box.replaceChildren(); box.dataset.shown = ""; return; }
-  if (!changed(box, r.deck_exhausted)) return;
+  const frozen = Boolean(s.pending);  // (as the bettors chosen: the settlement waiting settles it)
+  if (!changed(box, [r.deck_exhausted, frozen])) return;
   keepingFocus(box, () => box.replaceChildren(el("button", {type: "button", id: "deck-exhausted-btn", class: "small" + (r.deck_exhausted ? " primary" : ""),
-    "aria-pressed": String(r.deck_exhausted),
+    "aria-pressed": String(r.deck_exhausted), disabled: frozen,
     onclick: () => api("/api/round/deck-exhausted", {exhausted: !r.deck_exhausted}).catch(() => {})},
     r.deck_exhausted ? "Deck ran out (tap to undo)" : "Deck ran out")));
 }
