@@ -1619,3 +1619,20 @@ def test_deck_ran_out_cannot_be_changed_while_a_settlement_waits(tmp_path):
         service.cancel_settlement(pending["id"])
         page.wait_for_selector("#deck-exhausted-btn:not([disabled])", timeout=10000)
         assert errors == [], errors
+
+
+def test_a_trick_taken_back_under_a_settlement_says_it_cancelled_it(tmp_path):
+    """The settlement vanished from the page with no word why."""
+    from kakeya_play import deal, play
+    players = ["Aki", "Ben", "Cho", "Dan"]
+    session = {"game": "kakeya-toranpu", "players": [{"name": p} for p in players], "dealers": ["Ben", "Dan"]}
+    with page_on_a_fake_table(tmp_path, session) as (page, errors, service, _):
+        for cards in play(players, deal(players, seed=3), leader="Aki", seed=3):
+            service.add_trick({"cards": cards})
+        service.settle()
+        page.wait_for_selector("#confirm-btn", timeout=10000)
+        page.click("#undo-trick")
+        page.wait_for_selector("#message.error:has-text('The settlement waiting was cancelled by the undo')",
+                               timeout=10000)
+        page.wait_for_selector("#confirm-btn", state="detached", timeout=10000)
+        assert errors == [], errors

@@ -676,6 +676,26 @@ def test_a_trick_read_with_one_card_twice_is_pointed_out_not_recorded(app, live)
     assert state["tricks"]["warning"] is None  # the warning was about the trick now recorded right
 
 
+def test_a_trick_changed_by_hand_under_a_settlement_says_it_cancelled_it(app, live):
+    # the settlement went from every page unsaid, as a card's correction once did
+    d = Dealer(app)
+    d.post("/api/session", {"game": "kakeya-toranpu", "players": [{"name": p} for p in PLAYERS]})
+    d.post("/api/tricks/leader", {"player": "Aki"})
+    tricks = play(PLAYERS, deal(PLAYERS, seed=3), leader="Aki", seed=3)
+    for cards in tricks:
+        r = d.post("/api/tricks", {"cards": cards})
+        assert r.status_code == 201 and "settlement_cancelled" not in r.get_json()  # (none waited)
+    for change in (lambda: d.post("/api/tricks/13", {"cards": tricks[-1]}), lambda: d.post("/api/tricks/undo", {})):
+        pending = d.post("/api/settle").get_json()
+        assert "id" in pending, pending
+        r = change()
+        assert r.status_code == 200 and r.get_json()["settlement_cancelled"] is True, r.get_json()
+        assert d.get("/api/state").get_json()["pending"] is None
+    r = d.post("/api/tricks", {"cards": tricks[-1]})  # (entered again: nothing waits, nothing said)
+    assert r.status_code == 201 and "settlement_cancelled" not in r.get_json()
+    assert d.post("/api/tricks/undo", {}).get_json().get("settlement_cancelled") is None
+
+
 def test_choosing_the_first_leader_again_voids_a_settlement_shown(app, live):
     # who led the first trick decides who played every trick: the settlement shown before the change
     # could be confirmed with the pairs' stones the other way round

@@ -1435,9 +1435,10 @@ class DealerService:
             s["trick_warning"] = None
             # (a camera gap stays said: a second trick may have been missed in it, until the hand
             # has its thirteen; the place it says moves past the tricks entered there)
+            cancelled = bool(s.get("pending"))  # (said on the page, as a correction's is)
             s["pending"] = None
             self._save()
-            return {"trick": at, "cards": cards}
+            return {"trick": at, "cards": cards, **({"settlement_cancelled": True} if cancelled else {})}
 
     def replace_trick(self, number: int, data: Mapping[str, Any]) -> dict:
         """Trick ``number`` (from 1) replaced by the cards the dealer enters (read wrong, or in the
@@ -1460,9 +1461,10 @@ class DealerService:
             if read:
                 s["tricks"][number - 1]["camera_read"] = read
             s["trick_warning"] = None  # (a trick missed is still to be entered where it was missed)
+            cancelled = bool(s.get("pending"))
             s["pending"] = None
             self._save()
-            return {"trick": number, "cards": cards}
+            return {"trick": number, "cards": cards, **({"settlement_cancelled": True} if cancelled else {})}
 
     def none_missed(self) -> dict:
         """The dealer's word that no trick was missed where the page says one may have been (a hand
@@ -1505,9 +1507,11 @@ class DealerService:
             s["trick_warning"] = None
             # (a trick missed keeps its place: the trick taken back, entered again, comes before it; put
             # before it now, the trick entered again was taken for it)
+            cancelled = bool(s.get("pending"))
             s["pending"] = None
             self._save()
-            return {"trick": len(s["tricks"]) + 1, "cards": removed["cards"]}
+            return {"trick": len(s["tricks"]) + 1, "cards": removed["cards"],
+                    **({"settlement_cancelled": True} if cancelled else {})}
 
     def _build_kakeya(self, snap: Mapping[str, Any] | None) -> BuiltRound:
         s = self.session

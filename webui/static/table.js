@@ -341,14 +341,17 @@ document.getElementById("trick-form").addEventListener("submit", async (ev) => {
     return;
   }
   try {
-    if (how === "replace") await api(`/api/tricks/${Number(which.value)}`, {cards});
-    else await api("/api/tricks", how === "insert" ? {cards, at: Number(which.value)} : {cards});
+    const answer = how === "replace" ? await api(`/api/tricks/${Number(which.value)}`, {cards})
+      : await api("/api/tricks", how === "insert" ? {cards, at: Number(which.value)} : {cards});
     input.value = ""; which.value = "";
     trickEnteredAt = Date.now();
-    showMessage(`Trick ${cards.join(" ")} entered.`);
+    showMessage(`Trick ${cards.join(" ")} entered.` + (answer && answer.settlement_cancelled
+      ? " The settlement waiting was cancelled by it: settle again." : ""), Boolean(answer && answer.settlement_cancelled));
   } catch (e) { /* shown */ }
 });
-document.getElementById("undo-trick").addEventListener("click", () => api("/api/tricks/undo", {}).catch(() => {}));
+document.getElementById("undo-trick").addEventListener("click", () => api("/api/tricks/undo", {}).then((answer) => {
+  if (answer && answer.settlement_cancelled) showMessage("The settlement waiting was cancelled by the undo: settle again.", true);
+}).catch(() => {}));
 
 function cardText(id) {
   const suits = {S: "♠", H: "♥", D: "♦", C: "♣"};
