@@ -1636,3 +1636,28 @@ def test_a_trick_taken_back_under_a_settlement_says_it_cancelled_it(tmp_path):
                                timeout=10000)
         page.wait_for_selector("#confirm-btn", state="detached", timeout=10000)
         assert errors == [], errors
+
+
+@pytest.mark.parametrize("game, house, ruling, off, dependent", [
+    ("batta-maki", {"fee_model": "percent", "fee_rate": 0.05}, "fee_model", "none", "fee_rate"),
+    ("batta-maki", {"tie_rule": "card_points", "tie_fallback": "carry_over"}, "tie_rule", "push", "tie_fallback"),
+    ("echobo", {"bet_size": 10}, "bet_mode", "limit_per_player", "bet_size")])
+def test_a_house_rule_turned_off_takes_the_option_that_depends_on_it_with_it(tmp_path, game, house, ruling, off,
+                                                                             dependent):
+    """The old fee rate (tie fallback, bet size) was sent all the same, and refused the change: the
+    dealer could not turn the percentage fee off."""
+    session = {"game": game, "players": [{"name": "Aki"}, {"name": "Ben"}], "house": house}
+    with page_on_a_fake_table(tmp_path, session) as (page, errors, service, _):
+        page.goto(page.url.rstrip("/") + "/settings")
+        field = f"[data-option={dependent}]"
+        page.wait_for_selector(field, timeout=10000)
+        assert page.is_enabled(field)
+        page.select_option(f"select[data-option={ruling}]", json.dumps(off))
+        assert page.is_disabled(field)
+        assert "applies only with " + ruling in page.inner_text(f"label.house-option:has({field})")
+        page.click("#start-session")
+        page.wait_for_selector("#message:has-text('Session started.')", timeout=10000)
+        assert service.session["house"].get(ruling, off) == off and dependent not in service.session["house"]
+        page.select_option(f"select[data-option={ruling}]", json.dumps(house.get(ruling, "fixed_per_card")))
+        assert page.is_enabled(field) and "applies only" not in page.inner_text(f"label.house-option:has({field})")
+        assert errors == [], errors

@@ -3639,3 +3639,40 @@ def test_a_confirm_of_a_settlement_another_tablet_confirmed_or_voided_says_which
     assert d.post("/api/confirm", {"pending": "0123456789ab"}).get_json()["error"] == \
         "nothing to confirm: settle the round first"
     assert Ledger(ledger_path).round_count() == 1
+
+
+def _a_value_other_than(option, avoid):
+    """A value the option takes, other than those in ``avoid`` (its choices, or a sample of its kind)."""
+    for v in (option.choices or (0.05, 10, True, "x")):
+        if v not in avoid:
+            try:
+                return option.validate(v)
+            except Exception:
+                continue
+    raise AssertionError(f"no value found for {option.name}")
+
+
+def test_an_option_said_to_apply_only_with_another_is_refused_exactly_when_it_does_not(app):
+    # the Settings page leaves out an option that does nothing under the others (applies_when): the
+    # engine must refuse it given then, and take it otherwise, or the page and the engine disagree
+    from dealer.games import GAME_NAMES, get_game
+    d = Dealer(app)
+    seen = 0
+    for name in GAME_NAMES:
+        game = get_game(name)
+        options = {o.name: o for o in game.options}
+        for o in game.options:
+            if not o.applies_when:
+                continue
+            ruling, values = o.applies_when
+            assert ruling in options, (name, o.name)
+            given = _a_value_other_than(o, (o.default,))
+            players = [{"name": n} for n in ("Aki", "Ben", "Cho", "Dan")]
+            for v in options[ruling].choices:
+                r = d.post("/api/session", {"game": name, "players": players, "house": {ruling: v, o.name: given},
+                                            **({"share": 10} if name == "otoroku" else {})})
+                assert (r.status_code == 200) == (v in values), (name, o.name, ruling, v, r.get_json())
+                if v not in values:
+                    assert o.name in r.get_json()["error"], r.get_json()
+            seen += 1
+    assert seen >= 4  # (fee_rate in two games, tie_fallback, bet_size)

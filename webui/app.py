@@ -393,7 +393,9 @@ def settings():
         games.append({"name": g.name, "title_en": g.title_en, "title_ja": g.title_ja,
                       "takes_bets": g.name not in NO_BETS,
                       "options": [{"name": o.name, "default": o.default,
-                                   "choices": list(o.choices) if o.choices else None, "doc": o.doc}
+                                   "choices": list(o.choices) if o.choices else None, "doc": o.doc,
+                                   "applies_when": {"option": o.applies_when[0], "values": list(o.applies_when[1])}
+                                   if o.applies_when else None}
                                   for o in g.options]})
     return render_template("settings.html", page="settings", games=games, colours=CHIP_COLOURS,
                            session_data=_service().session, settings_key=settings_key(_service().session))

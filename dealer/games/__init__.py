@@ -45,6 +45,9 @@ class HouseOption:
     choices: tuple[Any, ...] | None = None  # allowed values; None: use ``check``
     check: Callable[[Any], bool] | None = None
     doc: str = ""
+    # (option, values): this option does something only while that one has one of those values, and
+    # is refused when given otherwise (a fee rate with no percentage fee)
+    applies_when: tuple[str, tuple[Any, ...]] | None = None
 
     def validate(self, value: Any) -> Any:
         if self.choices is not None:

@@ -202,7 +202,8 @@ def _written(v: int | float) -> Fraction:
 
 
 FEE_RATE_OPTION = HouseOption("fee_rate", 0.1, check=_fee_rate_ok,
-                              doc="a number between 0 and 1, to 6 decimals at most (0.1 = 10%)")
+                              doc="a number between 0 and 1, to 6 decimals at most (0.1 = 10%)",
+                              applies_when=("fee_model", ("percent",)))
 
 
 def check_fee_rate_applies(round_: Mapping[str, Any], house: Mapping[str, Any]) -> None:

@@ -40,7 +40,8 @@ OPTIONS = (
                 and 1 <= v <= 6, doc="an integer 1 to 6: most cards one bettor may bet on"),
     HouseOption("bet_mode", "fixed_per_card", ("fixed_per_card", "limit_per_player")),
     HouseOption("bet_size", None, check=amount_or_null,
-                doc="null or a positive number: the fixed stake per card (fixed_per_card)"),
+                doc="null or a positive number: the fixed stake per card (fixed_per_card)",
+                applies_when=("bet_mode", ("fixed_per_card",))),
     HouseOption("bet_limit", None, check=amount_or_null,
                 doc="null or a positive number: most one bettor may stake in a round"),
     # (RULES.md §7.1: more decks allow more bettors; three serve eleven, as many as the page seats)

@@ -26,12 +26,40 @@ function renderHouse() {
     return el("label", {class: "house-option"}, el("span", {class: "option-name"}, o.name), " ", input,
       o.doc ? el("small", {class: "muted option-doc"}, o.doc) : "");
   }));
+  showApplicable();
   showOnly(".otoroku-only", gameSelect.value === "otoroku");
   showOnly(".kabu-only", gameSelect.value === "kabu-tsukuri");
   showOnly(".kakeya-only", gameSelect.value === "kakeya-toranpu");
   // a single bet's limits mean nothing where the game takes no bets (shares, an ante, stones)
   showOnly(".bets-only", !(game && !game.takes_bets));
 }
+
+// An option that does nothing under the others chosen (a fee rate with no percentage fee) is shown
+// off and not sent: sent, its old value refused the change that turned it off ("fee_rate needs
+// fee_model 'percent'"), and the dealer could not turn the fee off.
+function showApplicable() {
+  const game = GAMES.find((g) => g.name === gameSelect.value);
+  for (const o of game ? game.options : []) {
+    if (!o.applies_when) continue;
+    const input = document.querySelector(`#house-options [data-option="${CSS.escape(o.name)}"]`);
+    const ruling = document.querySelector(`#house-options [data-option="${CSS.escape(o.applies_when.option)}"]`);
+    if (!input || !ruling) continue;
+    let now = ruling.value;
+    try { now = JSON.parse(now); } catch (e) { /* a plain string */ }
+    const applies = o.applies_when.values.some((v) => JSON.stringify(v) === JSON.stringify(now));
+    input.disabled = !applies;
+    const label = input.closest("label");
+    label.classList.toggle("not-applicable", !applies);
+    // (said in words: a tablet shows no tooltip)
+    let off = label.querySelector(".option-off");
+    if (!applies && !off) {
+      off = el("small", {class: "option-off"}, `applies only with ${o.applies_when.option} ` +
+        o.applies_when.values.join(" or "));
+      input.after(off);
+    } else if (applies && off) off.remove();
+  }
+}
+document.getElementById("house-options").addEventListener("change", showApplicable);
 
 // Fields of another game are hidden and disabled: a hidden field holding a value the browser refuses
 // (0 in Smallest bet) stopped the Start with its own check, which cannot show its word on a hidden field.
@@ -89,6 +117,7 @@ document.getElementById("session-form").addEventListener("submit", async (ev) =>
   const defaults = Object.fromEntries((game ? game.options : []).map((o) => [o.name, JSON.stringify(o.default)]));
   const house = {};
   for (const input of document.querySelectorAll("[data-option]")) {
+    if (input.disabled) continue;  // (an option that does nothing under the others: see showApplicable)
     if (input.value.trim() === "") continue;  // the game's default
     let v = input.value;
     try { v = JSON.parse(v); } catch (e) { /* a plain string */ }
