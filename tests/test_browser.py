@@ -1661,3 +1661,67 @@ def test_a_house_rule_turned_off_takes_the_option_that_depends_on_it_with_it(tmp
         page.select_option(f"select[data-option={ruling}]", json.dumps(house.get(ruling, "fixed_per_card")))
         assert page.is_enabled(field) and "applies only" not in page.inner_text(f"label.house-option:has({field})")
         assert errors == [], errors
+
+
+def test_the_dealers_filled_in_from_the_session_follow_the_players_changed(tmp_path):
+    """The page sent back the pair it was filled in with as if typed: two players more made it a pair
+    of no partners, and the save was refused; a dealer renamed was refused as no player."""
+    session = {"game": "kakeya-toranpu", "players": [{"name": n} for n in ("Aki", "Ben", "Cho", "Dan")]}
+    with page_on_a_fake_table(tmp_path, session) as (page, errors, service, _):
+        assert service.session["dealers"] == ["Ben", "Dan"]  # (the server's own choice)
+        settings = page.url.rstrip("/") + "/settings"
+        page.goto(settings)
+        page.wait_for_selector("#players .player >> nth=3", timeout=10000)
+        assert page.input_value("#dealers") == "Ben, Dan"
+        page.locator("#players .player-name").nth(1).fill("Benji")  # (a rename: the pair follows it)
+        page.click("#start-session")
+        page.wait_for_selector("#message:has-text('Session started.')", timeout=10000)
+        assert service.session["dealers"] == ["Benji", "Dan"]
+        page.goto(settings)
+        page.wait_for_selector("#players .player >> nth=3", timeout=10000)
+        for name in ("Eri", "Fum"):
+            page.click("#add-player")
+            page.locator("#players .player-name").last.fill(name)
+        page.click("#start-session")
+        page.wait_for_selector("#message:has-text('Session started.')", timeout=10000)
+        assert service.session["dealers"] == ["Cho", "Fum"]  # (six: the pair that deals first)
+        page.goto(settings)
+        page.wait_for_selector("#players .player >> nth=5", timeout=10000)
+        page.fill("#dealers", "Aki, Benji")  # (typed, and no pair: refused, the field marked)
+        page.click("#start-session")
+        page.wait_for_selector("#message.error:has-text('the dealers are one of the pairs')", timeout=10000)
+        assert page.evaluate("document.activeElement.id") == "dealers"
+        assert "invalid" in page.get_attribute("#dealers", "class")
+        assert errors == [], errors
+
+
+def test_the_kabu_dealer_filled_in_from_the_session_follows_a_rename(tmp_path):
+    session = {"game": "kabu-tsukuri", "players": [{"name": n} for n in ("Aki", "Ben", "Cho")], "ante": 10,
+               "dealer": "Aki"}
+    with page_on_a_fake_table(tmp_path, session) as (page, errors, service, _):
+        page.goto(page.url.rstrip("/") + "/settings")
+        page.wait_for_selector("#players .player >> nth=2", timeout=10000)
+        page.locator("#players .player-name").nth(0).fill("Akira")
+        page.click("#start-session")
+        page.wait_for_selector("#message:has-text('Session started.')", timeout=10000)
+        assert service.session["dealer"] == "Akira"
+        page.goto(page.url)
+        page.wait_for_selector("#players .player >> nth=2", timeout=10000)
+        page.fill("#kabu-dealer", "Zed")  # (typed, and no player: refused, the field marked)
+        page.click("#start-session")
+        page.wait_for_selector("#message.error:has-text('the dealer must be one of the players')", timeout=10000)
+        assert page.evaluate("document.activeElement.id") == "kabu-dealer"
+        assert errors == [], errors
+
+
+@pytest.mark.parametrize("field, typed", [("#min-bet", "1.0000001"), ("#max-bet", "2000000000000")])
+def test_a_table_limit_refused_by_the_server_is_marked(tmp_path, field, typed):
+    session = {"game": "batta-maki", "players": [{"name": "Aki"}, {"name": "Ben"}]}
+    with page_on_a_fake_table(tmp_path, session) as (page, errors, service, _):
+        page.goto(page.url.rstrip("/") + "/settings")
+        page.wait_for_selector(field, timeout=10000)
+        page.fill(field, typed)
+        page.click("#start-session")
+        page.wait_for_selector("#message.error", timeout=10000)
+        assert page.evaluate("'#' + document.activeElement.id") == field, page.inner_text("#message")
+        assert errors == [], errors

@@ -75,7 +75,8 @@ function addPlayer(name, colour) {
   // a colour no player has yet (after a removal the row count gave one in use: two players' chips alike)
   const used = new Set([...document.querySelectorAll("#players .player-colour")].map((s) => s.value));
   const free = COLOURS.find((c) => !used.has(c)) || COLOURS[i % COLOURS.length];
-  const row = el("div", {class: "player row"},
+  // (a player of the open session keeps his name as it was: the dealers named by it follow a rename)
+  const row = el("div", {class: "player row", ...(name ? {"data-was": name} : {})},
     el("input", {class: "player-name", value: name || "", placeholder: "name", "aria-label": "player name"}),
     el("select", {class: "player-colour", "aria-label": "chip colour"},
       COLOURS.map((c) => el("option", {value: c, selected: c === (colour || free) ? "selected" : null}, c))),
@@ -152,12 +153,21 @@ document.getElementById("session-form").addEventListener("submit", async (ev) =>
     body[stake] = Number(raw);
   }
   if (gameSelect.value === "kabu-tsukuri") {
-    const dealer = document.getElementById("kabu-dealer").value.trim();
+    const field = document.getElementById("kabu-dealer");
+    // (as filled in from the session, not typed: it follows a rename, and goes with its player)
+    const dealer = field.value === field.defaultValue ? renamed([field.value.trim()])[0] : field.value.trim();
     if (dealer) body.dealer = dealer;
   }
   if (gameSelect.value === "kakeya-toranpu") {
     // players in the order of play; partners sit opposite, so the dealers are e.g. the 2nd and 4th
-    const dealers = document.getElementById("dealers").value.split(",").map((x) => x.trim()).filter(Boolean);
+    const field = document.getElementById("dealers");
+    let dealers = field.value.split(",").map((x) => x.trim()).filter(Boolean);
+    // the pair filled in from the session, not typed: a pair of other players once the players are
+    // more or fewer (the page's own guess sent back refused 4 players made 6), so then the server
+    // names the pair that deals first; else it follows a rename
+    if (field.value === field.defaultValue && dealers.length) {
+      dealers = players.length === SESSION.players.length ? renamed(dealers) : [];
+    }
     if (dealers.length) body.dealers = dealers;
     const trump = document.getElementById("trump").value;
     if (trump) body.trump = trump;
@@ -180,6 +190,16 @@ document.getElementById("session-form").addEventListener("submit", async (ev) =>
   }
 });
 
+// Players of the open session named as they are now in the form (a row renamed), those removed left out.
+function renamed(names) {
+  const rows = [...document.querySelectorAll("#players .player")];
+  return names.flatMap((n) => {
+    const row = rows.find((r) => r.dataset.was === n);
+    const now = row ? row.querySelector(".player-name").value.trim() : "";
+    return now ? [now] : [];
+  });
+}
+
 // The field a refused save names, marked and focused (the message alone went by in 8 seconds, and
 // "player 2" counted only the rows with a name): a player by number or name, a house rule, a limit.
 function markField(message) {
@@ -193,8 +213,10 @@ function markField(message) {
   } else {
     const option = [...document.querySelectorAll("#house-options [data-option]")].find((n) => message.includes(`'${n.dataset.option}'`));
     if (option) field = option;
-    else if (/minimum bet|smallest bet|min_bet/.test(message)) field = document.getElementById("min-bet");
-    else if (/maximum bet|largest bet|max_bet/.test(message)) field = document.getElementById("max-bet");
+    else if (/minimum bet|smallest bet|min_bet|^min bet/.test(message)) field = document.getElementById("min-bet");
+    else if (/maximum bet|largest bet|max_bet|^max bet/.test(message)) field = document.getElementById("max-bet");
+    else if (/^the dealers are/.test(message)) field = document.getElementById("dealers");
+    else if (/^the dealer must be/.test(message)) field = document.getElementById("kabu-dealer");
   }
   if (field) { field.classList.add("invalid"); field.focus(); }
 }
@@ -207,9 +229,11 @@ else { addPlayer(); addPlayer(); }
 // the open session's own values, so that a change elsewhere (a player more) keeps them
 if (SESSION && SESSION.share !== undefined) document.getElementById("share").value = SESSION.share;
 if (SESSION && SESSION.ante !== undefined) document.getElementById("ante").value = SESSION.ante;
-if (SESSION && SESSION.dealers) document.getElementById("dealers").value = SESSION.dealers.join(", ");
+// (set as the fields' defaults too: a value left as filled in is told from one the dealer typed)
+const filledIn = (id, value) => { const f = document.getElementById(id); f.value = value; f.defaultValue = value; };
+if (SESSION && SESSION.dealers) filledIn("dealers", SESSION.dealers.join(", "));
 if (SESSION && SESSION.trump) document.getElementById("trump").value = SESSION.trump;
-if (SESSION && SESSION.dealer) document.getElementById("kabu-dealer").value = SESSION.dealer;
+if (SESSION && SESSION.dealer) filledIn("kabu-dealer", SESSION.dealer);
 if (SESSION && SESSION.limits) {
   if (SESSION.limits.min_bet !== undefined) document.getElementById("min-bet").value = SESSION.limits.min_bet;
   if (SESSION.limits.max_bet !== undefined) document.getElementById("max-bet").value = SESSION.limits.max_bet;
