@@ -3676,3 +3676,14 @@ def test_an_option_said_to_apply_only_with_another_is_refused_exactly_when_it_do
                     assert o.name in r.get_json()["error"], r.get_json()
             seen += 1
     assert seen >= 4  # (fee_rate in two games, tie_fallback, bet_size)
+
+
+def test_otoroku_with_too_many_players_is_said_of_the_players_listed(app):
+    # "field 'seats' must name 1 to 6 bettors (2 to 7 players with the dealer), not 7": the page has
+    # no seats field, and its list of players (the bettors) read as if 7 were allowed
+    d = Dealer(app)
+    r = d.post("/api/session", {"game": "otoroku", "players": [{"name": n} for n in "ABCDEFG"], "share": 10})
+    assert r.status_code == 400 and r.get_json()["error"] == (
+        "Otoroku takes 1 to 6 players besides the dealer (the bettors; the dealer is not listed), not 7")
+    r = d.post("/api/session", {"game": "otoroku", "players": [{"name": n} for n in "ABCDEF"], "share": 10})
+    assert r.status_code == 200, r.get_json()

@@ -38,7 +38,7 @@ from dealer.games.echobo import check_bet_size_within_limit
 from dealer.games.common import Bet, check_fee_rate_applies, house_as_played
 from dealer.games.kabu_tsukuri import check_ante_can_carry
 from dealer.games.kakeya import pairs_of
-from dealer.games.otoroku import evaluate, may_choose_bettors
+from dealer.games.otoroku import MAX_BETTORS as OTOROKU_MAX_BETTORS, evaluate, may_choose_bettors
 from dealer.games.row_games import check_wager_limits, may_carry
 from dealer.games.kakeya import TRICKS, rensho_of
 from dealer.western import SUITS, is_western_card, nearest_western_ids
@@ -443,6 +443,11 @@ class DealerService:
             # (the Settings page lists the players in turn order, the seats' order where seats were
             # given: the order it sends is the turn order)
             seats = data.get("seats") or names
+            if not data.get("seats") and not 1 <= len(names) <= OTOROKU_MAX_BETTORS:
+                # (said of the players listed: the page sends no seats, and "field 'seats' ... (2 to 7
+                # players with the dealer), not 7" read as if 7 were allowed)
+                raise InputError(f"Otoroku takes 1 to {OTOROKU_MAX_BETTORS} players besides the dealer (the "
+                                 f"bettors; the dealer is not listed), not {len(names)}")
             if not isinstance(seats, list) or not all(isinstance(x, str) for x in seats) \
                     or len(set(seats)) != len(seats):
                 raise InputError("seats must list the players, each once, in turn order")
