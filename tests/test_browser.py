@@ -1055,6 +1055,12 @@ def test_a_refused_save_marks_the_field_it_names(tmp_path):
         page.wait_for_selector("#players .player >> nth=2 >> .player-name.invalid", timeout=10000)
         assert page.evaluate("document.activeElement.value") == "Cho@"
         page.fill("#players .player >> nth=2 >> .player-name", "Cho")
+        # (a name with an apostrophe, quoted with double quotes in the message, is found all the same)
+        page.fill("#players .player >> nth=0 >> .player-name", "O'Brien")
+        page.fill("#players .player >> nth=1 >> .player-name", "O'Brien")
+        page.click("#start-session")
+        page.wait_for_selector("#players .player >> nth=0 >> .player-name.invalid", timeout=10000)
+        page.fill("#players .player >> nth=1 >> .player-name", "Ben")
         page.fill("#max-bet", "5")
         page.fill("#min-bet", "10")
         page.click("#start-session")

@@ -205,10 +205,12 @@ function renamed(names) {
 function markField(message) {
   const rows = [...document.querySelectorAll("#players .player")].filter((r) => r.querySelector(".player-name").value.trim());
   let field = null;
-  const byNumber = /^player (\d+)\b/.exec(message), byName = /^player '([^']*)'/.exec(message);
+  // (a name with an apostrophe, O'Brien, is quoted with double quotes)
+  const byNumber = /^player (\d+)\b/.exec(message), byName = /^player (?:'([^']*)'|"([^"]*)")/.exec(message);
   if (byNumber && rows[Number(byNumber[1]) - 1]) field = rows[Number(byNumber[1]) - 1].querySelector(".player-name");
   else if (byName) {
-    const row = rows.find((r) => r.querySelector(".player-name").value.trim() === byName[1]);
+    const named = byName[1] !== undefined ? byName[1] : byName[2];
+    const row = rows.find((r) => r.querySelector(".player-name").value.trim() === named);
     if (row) field = row.querySelector(/chip colour/.test(message) ? ".player-colour" : ".player-name");
   } else {
     const option = [...document.querySelectorAll("#house-options [data-option]")].find((n) => message.includes(`'${n.dataset.option}'`));
