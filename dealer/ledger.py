@@ -217,6 +217,22 @@ def six_decimals(x: Fraction) -> Decimal:
     return _decimal(Fraction(round(x, 6)), 6)
 
 
+# the most digits a stored amount may have: the ledger writes at most a few dozen, and one of
+# thousands (edited by hand: '1e5000') could not be written out again, a 500 on every page of it
+MOST_AMOUNT_DIGITS = 1000
+
+
+def stored_amount(amount: Any) -> Fraction:
+    """An amount as the ledger stores it ('p/q' or 'p'); ValueError for one that no booking writes:
+    an exponent (1e999999999 would be worked out digit by digit) or too many digits."""
+    if isinstance(amount, str) and (len(amount) > 2 * MOST_AMOUNT_DIGITS + 1 or "e" in amount.lower()):
+        raise ValueError(f"not an amount as booked: {amount[:40]!r}")
+    x = Fraction(amount)
+    if max(abs(x.numerator), x.denominator).bit_length() > MOST_AMOUNT_DIGITS * 10 // 3:
+        raise ValueError("an amount of too many digits")
+    return x
+
+
 def _exact_cell(x: Fraction) -> str:
     """An amount exactly as booked: its decimals where they end (1/2 is 0.5, which a spreadsheet reads
     as the number, not as 2 January), else the fraction (103/3)."""
@@ -541,9 +557,10 @@ class Ledger:
     def _booked(self, amount: Any, round_id: Any) -> Fraction:
         """An amount as the ledger stores it; one that is not (a damaged file) named, not a traceback."""
         try:
-            return Fraction(amount)
+            return stored_amount(amount)
         except (TypeError, ValueError, ZeroDivisionError):
-            raise LedgerError(f"the ledger {self.path} is damaged: round {round_id} books {amount!r}, "
+            shown = f"{amount[:40]}..." if isinstance(amount, str) and len(amount) > 40 else amount
+            raise LedgerError(f"the ledger {self.path} is damaged: round {round_id} books {shown!r}, "
                               f"which is not an amount") from None
 
     def _record(self, r, booked: Mapping[str, str]) -> RoundRecord:
@@ -585,7 +602,7 @@ class Ledger:
                 on_books = {}
                 for player, amount in booked.items():
                     try:
-                        on_books[player] = Fraction(amount)
+                        on_books[player] = stored_amount(amount)
                     except (TypeError, ValueError, ZeroDivisionError):
                         on_books[player] = None
                 # (as near as a float: an older version booked a float's nearby fraction)
