@@ -374,11 +374,12 @@ def history():
     except LedgerError as exc:
         balances, stones, balances_error = {}, {}, str(exc)
     try:  # (the pot a tie left on the table: the chip balances add up to minus it)
-        pot = sum(_service().stakers_on_the_books().values(), Fraction(0))
-    except LedgerError:
-        pot = Fraction(0)
+        pot, pot_error = sum(_service().stakers_on_the_books().values(), Fraction(0)), None
+    except LedgerError as exc:  # (said: dropped, the balances added up to something with no word why)
+        pot, pot_error = Fraction(0), str(exc)
     return render_template("history.html", page="history", rounds=ledger.rounds(limit=HISTORY_ROUNDS),
                            balances=balances, stones=stones, balances_error=balances_error, pot=pot,
+                           pot_error=pot_error,
                            round_count=ledger.round_count(), rounds_gone=ledger.entries_of_no_round())
 
 
