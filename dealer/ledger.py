@@ -222,6 +222,23 @@ def six_decimals(x: Fraction) -> Decimal:
 MOST_AMOUNT_DIGITS = 1000
 
 
+def _finite(text: str) -> float:
+    value = float(text)
+    if not math.isfinite(value):
+        raise ValueError(f"a number too large to read: {text[:40]}")
+    return value
+
+
+def _no_constant(name: str) -> None:
+    raise ValueError(f"{name} is no number")
+
+
+def _strict_json(text: Any) -> Any:
+    """A round's stored JSON, with no number that JSON cannot write back (1e400 read as infinity was
+    sent on as Infinity, and no browser could read the list of rounds)."""
+    return json.loads(text, parse_float=_finite, parse_constant=_no_constant)
+
+
 def stored_amount(amount: Any) -> Fraction:
     """An amount as the ledger stores it ('p/q' or 'p'); ValueError for one that no booking writes:
     an exponent (1e999999999 would be worked out digit by digit) or too many digits."""
@@ -572,7 +589,7 @@ class Ledger:
             texts = [v if isinstance(v, str) else repr(v) for v in r[1:4]]
             return RoundRecord(r[0], *texts, {}, {}, [], bool(r[7]), f"cannot be read (its {what} is {repr(value)[:60]})")
         try:
-            round_, result, cards = json.loads(r[4]), json.loads(r[5]), json.loads(r[6])
+            round_, result, cards = (_strict_json(r[4]), _strict_json(r[5]), _strict_json(r[6]))
         except (TypeError, ValueError) as exc:
             # (marked, as a round of another shape is: one such round made every list of rounds fail,
             # the history, and the look for the pot the books hold)

@@ -475,3 +475,20 @@ def test_the_export_names_a_pair_as_the_balances_do_and_carries_the_late_bet_not
     assert stones == led.balances(stones=True) == {"Aki+Cho": 3, "Ben+Dai": -3}
     assert [r["notes"] for r in rows if r["game"] == "batta-maki"] == ["a: 5 on Saki 先 taken after the reveal"] * 2
     assert {r["notes"] for r in rows if r["game"] == "kakeya-toranpu"} == {""}
+
+
+def test_a_round_edited_to_hold_a_number_json_cannot_write_is_named_as_damaged(tmp_path):
+    # 1e400 (read as infinity) or NaN went on into the list of rounds as Infinity: no browser could
+    # read the list, every round of it lost to the page
+    import json
+    import sqlite3
+    led = Ledger(tmp_path / "l.sqlite")
+    r, res = _round()
+    led.record_round(round_=r, result=res, rule_version="x")
+    for edited, said in (('{"net": {"Aki": 1e400}}', "a number too large to read: 1e400"),
+                         ('{"net": {"Aki": NaN}}', "NaN is no number")):
+        with sqlite3.connect(led.path) as db:
+            db.execute("UPDATE rounds SET result_json = ? WHERE id = 1", (edited,))
+        record = led.rounds()[0]
+        assert record.damage == f"cannot be read ({said})"
+        json.dumps(record.result, allow_nan=False)  # (what is sent on is JSON)
