@@ -10,6 +10,7 @@ from pathlib import Path
 
 from datasets.art import SHARED_ART_SETS
 from hanadealer.args import SEED, whole
+from hanadealer.text import shown_text
 
 A4_MM = (210.0, 297.0)
 MAX_SCENES = 1_000_000  # scenes one run renders at most (a billion filled the memory before a scene was drawn)
@@ -58,7 +59,7 @@ def register(subparsers) -> None:
 
 
 def _fail(command: str, message: str) -> int:
-    print(f"hanadealer {command}: error: {message}", file=sys.stderr)
+    print(f"hanadealer {command}: error: {shown_text(message)}", file=sys.stderr)
     return 2
 
 

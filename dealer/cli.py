@@ -12,6 +12,7 @@ from typing import Any
 
 from dealer.cards import UnknownCardError
 from dealer.games import InexactNumber, RoundError, exact_json_float, settle_round
+from hanadealer.text import shown_text
 
 EXIT_BAD_INPUT = 2
 EXIT_INTERNAL = 1
@@ -101,5 +102,6 @@ def run_settle(args: argparse.Namespace) -> int:
 
 def _fail(message: str) -> int:
     # one line, whatever the message holds
-    print("hanadealer settle: " + " ".join(message.split()), file=sys.stderr)
+    # (a file name that is not UTF-8 said with its odd bytes as \xe9, as recognise says it)
+    print("hanadealer settle: " + " ".join(shown_text(message).split()), file=sys.stderr)
     return EXIT_BAD_INPUT

@@ -842,3 +842,13 @@ def test_a_file_found_damaged_at_the_start_is_read_at_its_turn_once_written_whol
     assert again.read()[0, 0, 0] == 10 and again.read()[0, 0, 0] == 200
     with pytest.raises(FrameSkipped, match="'c.png' cannot be decoded"):
         again.read()
+
+
+def test_a_source_whose_name_is_not_utf8_is_said_with_its_byte_escaped(tmp_path):
+    # the message wrote Python's stand-in, caf\udce9, where recognise wrote caf\xe9
+    from vision.camera import CameraError, ImageFolderSource, VideoFileSource
+    odd = os.fsdecode(bytes(tmp_path) + b"/caf\xe9")
+    for make in (lambda: VideoFileSource(odd + ".avi", realtime=False), lambda: ImageFolderSource(odd)):
+        with pytest.raises(CameraError) as raised:
+            make()
+        assert "caf\\xe9" in str(raised.value) and "udce9" not in str(raised.value), str(raised.value)

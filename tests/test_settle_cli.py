@@ -308,3 +308,12 @@ def test_a_round_file_saved_with_a_byte_order_mark_is_read(capsys, tmp_path):
     path.write_bytes(b"\xef\xbb\xbf" + example.read_bytes())
     code, out, err = run(capsys, str(path))
     assert code == 0 and err == "" and json.loads(out)["game"] == "batta-maki"
+
+
+def test_a_file_name_that_is_not_utf8_is_said_with_its_byte_escaped(tmp_path, capsys):
+    # it was written with Python's stand-in, caf\udce9, where recognise wrote caf\xe9
+    import os
+    odd = os.fsdecode(bytes(tmp_path) + b"/caf\xe9.json")
+    Path(odd).write_text("{")
+    code, _, err = run(capsys, odd)
+    assert code == 2 and "caf\\xe9.json is not valid JSON" in err and "udce9" not in err

@@ -22,9 +22,17 @@ from typing import Callable, Protocol
 import cv2
 import numpy as np
 
+from hanadealer.text import shown_text
+
 log = logging.getLogger(__name__)
 
 IMAGE_SUFFIXES = (".jpg", ".jpeg", ".png", ".bmp", ".webp", ".tif", ".tiff")
+
+
+def _quoted(name: str) -> str:
+    """A file's name in a message, quoted; bytes that are not UTF-8 as \\xe9 (as recognise says them),
+    not the \\udce9 a repr wrote."""
+    return f"'{shown_text(str(name))}'"
 
 
 class CameraError(RuntimeError):
@@ -168,7 +176,7 @@ class VideoFileSource:
         self.path = Path(path)
         self.loop = loop
         if not self.path.is_file():
-            raise CameraError(f"video file {str(self.path)!r} " + (
+            raise CameraError(f"video file {_quoted(str(self.path))} " + (
                 "is a folder, not a video" if self.path.is_dir() else
                 # a device or a pipe: a webcam's node is opened by its number (--camera N)
                 "is not a regular file (a webcam is opened with --camera N)" if self.path.exists() else
@@ -185,11 +193,11 @@ class VideoFileSource:
             ok, first = self._cap.read() if opened else (False, None)
         if not opened:
             self._forget_link()
-            raise CameraError(f"video file {str(self.path)!r} cannot be opened (not a video?)")
+            raise CameraError(f"video file {_quoted(str(self.path))} cannot be opened (not a video?)")
         if not ok or first is None:
             self._cap.release()
             self._forget_link()
-            raise CameraError(f"video file {str(self.path)!r} has no frame that can be read (not a video?)")
+            raise CameraError(f"video file {_quoted(str(self.path))} has no frame that can be read (not a video?)")
         self._first: np.ndarray | None = first
         file_fps = self._cap.get(cv2.CAP_PROP_FPS) or 0.0
         self._pacer = FramePacer((fps or file_fps or 25.0) if realtime else None)
@@ -215,7 +223,7 @@ class VideoFileSource:
             os.symlink(os.fsencode(self.path.resolve()), os.fsencode(link))
         except OSError as exc:
             self._forget_link()
-            raise CameraError(f"video file {str(self.path)!r} cannot be opened under its name, which is "
+            raise CameraError(f"video file {_quoted(str(self.path))} cannot be opened under its name, which is "
                               f"not UTF-8 ({exc.strerror or exc}): rename it") from None
         return link
 
@@ -242,12 +250,12 @@ class VideoFileSource:
             self._failed_at = at
             if 0 < at < count - 1 and self._failed_in_a_row < MAX_BAD_VIDEO_FRAMES and self._stuck < 5:
                 self._failed_in_a_row += 1
-                raise FrameSkipped(f"video file {str(self.path)!r}: frame {int(at) + 1} of {int(count)} "
+                raise FrameSkipped(f"video file {_quoted(str(self.path))}: frame {int(at) + 1} of {int(count)} "
                                    f"cannot be decoded; skipped")
             self._failed_in_a_row, self._failed_at, self._stuck = 0, None, 0
             if not self.loop or self._frames == 0:
-                raise CameraError(f"video file {str(self.path)!r} has no more frames"
-                                  if self._frames else f"video file {str(self.path)!r} has no frames")
+                raise CameraError(f"video file {_quoted(str(self.path))} has no more frames"
+                                  if self._frames else f"video file {_quoted(str(self.path))} has no frames")
             self._cap.set(cv2.CAP_PROP_POS_FRAMES, 0)
             ok, frame = self._cap.read()
             if not ok:  # some containers cannot seek: open again
@@ -255,7 +263,7 @@ class VideoFileSource:
                 self._cap = cv2.VideoCapture(self._opened_as)
                 ok, frame = self._cap.read()
             if not ok:
-                raise CameraError(f"video file {str(self.path)!r} cannot be read again from the start")
+                raise CameraError(f"video file {_quoted(str(self.path))} cannot be read again from the start")
         self._frames += 1
         self._failed_in_a_row = 0
         return frame
@@ -282,11 +290,11 @@ class ImageFolderSource:
                  realtime: bool = True, frames_each: int = 1):
         self.directory = Path(directory)
         if not self.directory.is_dir():
-            raise CameraError(f"image folder {str(self.directory)!r} " +
+            raise CameraError(f"image folder {_quoted(str(self.directory))} " +
                               ("is a file, not a folder" if self.directory.exists() else "does not exist"))
         self.files = self._listed()
         if not self.files:
-            raise CameraError(f"image folder {str(self.directory)!r} holds no images "
+            raise CameraError(f"image folder {_quoted(str(self.directory))} holds no images "
                               f"({', '.join(IMAGE_SUFFIXES)})")
         # one image that decodes, or the page was served on a folder that could never give a frame
         # (those found damaged before it are not decoded again in the capture thread, where libpng
@@ -302,8 +310,8 @@ class ImageFolderSource:
                 self._found_bad[p] = _stamp(p)
         if not readable:
             # (a folder of pictures only too large was said corrupt)
-            large = [f"{p.name!r}: {said}" for p in self.files if (said := _too_large(p))]
-            raise CameraError(f"no image in {str(self.directory)!r} can be read ({len(self.files)} file(s), "
+            large = [f"{_quoted(p.name)}: {said}" for p in self.files if (said := _too_large(p))]
+            raise CameraError(f"no image in {_quoted(str(self.directory))} can be read ({len(self.files)} file(s), "
                               + (f"each corrupt, not an image or too large; {large[0]})" if large
                                  else "each corrupt or not an image)"))
         self.loop = loop
@@ -330,7 +338,7 @@ class ImageFolderSource:
         while True:
             if self._pos >= len(self.files):
                 if not self.loop:
-                    raise CameraError(f"image folder {str(self.directory)!r} has no more images")
+                    raise CameraError(f"image folder {_quoted(str(self.directory))} has no more images")
                 self._pos = 0
                 # listed again at each round: a file added since is shown, and a folder emptied and
                 # filled again under new names comes back (it was said to hold no readable image)
@@ -338,23 +346,23 @@ class ImageFolderSource:
             # (every file gone, or damaged as it was: the camera is said lost, not a skip each frame)
             if all(_stamp(p) is None or self._bad.get(p) == _stamp(p) for p in self.files):
                 if not self.directory.is_dir():  # (said as a folder with no readable image)
-                    raise CameraError(f"image folder {str(self.directory)!r} is gone")
+                    raise CameraError(f"image folder {_quoted(str(self.directory))} is gone")
                 fresh = self._listed()
                 if fresh and fresh != self.files:
                     self.files, self._pos = fresh, 0
                     continue
-                raise CameraError(f"no image in {str(self.directory)!r} can be read")
+                raise CameraError(f"no image in {_quoted(str(self.directory))} can be read")
             path = self.files[self._pos]
             self._pos += 1
             stamp = _stamp(path)
             if stamp is None:  # (moved away a moment, or being written: not damaged for good)
-                raise FrameSkipped(f"image {path.name!r} is gone from the folder; skipped")
+                raise FrameSkipped(f"image {_quoted(path.name)} is gone from the folder; skipped")
             if self._bad.get(path) == stamp:
                 continue
             frame = None if self._found_bad.pop(path, None) == stamp else _read_image(path)
             if frame is None:
                 self._bad[path] = stamp
-                raise FrameSkipped(f"image {path.name!r} " + (_too_large(path) or
+                raise FrameSkipped(f"image {_quoted(path.name)} " + (_too_large(path) or
                                    "cannot be decoded (corrupt or not an image)") + "; skipped")
             self._bad.pop(path, None)
             self._held = (frame, self.frames_each - 1)

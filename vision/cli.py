@@ -10,6 +10,7 @@ from pathlib import Path
 import numpy as np
 
 from hanadealer.args import PROBABILITY, whole
+from hanadealer.text import shown_text
 
 
 def register(subparsers) -> None:
@@ -54,16 +55,6 @@ def register(subparsers) -> None:
                    help="re-fit every quad with the quad net before reading it "
                         "(default: as models/vision.json says; for comparison)")
     b.set_defaults(func=bench)
-
-
-def shown_text(text: str) -> str:
-    """Text holding a file name that is not UTF-8 (an old camera's), its odd bytes escaped as ``\\xff``:
-    the same on standard error as in the JSON (stderr wrote ``\\udcff`` for the one byte), and never a
-    lone surrogate that strict JSON parsers refuse."""
-    try:
-        return text.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
-    except UnicodeEncodeError:  # (a surrogate no file name decodes to: escaped as it is)
-        return text.encode("utf-8", "backslashreplace").decode("utf-8")
 
 
 def _error(msg: str) -> None:

@@ -18,6 +18,7 @@ import time
 from pathlib import Path
 
 from hanadealer.args import PORT, SEED, number, whole
+from hanadealer.text import shown_text
 
 DEFAULT_PORT = 5000
 
@@ -88,7 +89,7 @@ def register(subparsers) -> None:
 
 
 def _fail(message: str) -> int:
-    print(f"hanadealer: {message}", file=sys.stderr)
+    print(f"hanadealer: {shown_text(message)}", file=sys.stderr)
     return 2
 
 
