@@ -3592,14 +3592,19 @@ def test_the_deck_said_run_out_while_a_settlement_waits_is_refused_not_a_silent_
     assert d2.post("/api/round/deck-exhausted", {"exhausted": False}).status_code == 200  # (cancelled: free)
 
 
-def test_a_cancel_cancels_only_the_settlement_its_page_shows(app, live):
-    # a tablet left showing an older settlement cancelled the one settled since on another; and its
-    # Cancel of a settlement confirmed meanwhile said nothing, the dealer taking the round as unbooked
+def two_tablets_and_a_settlement(app, live):
+    """Two tablets on one server, and a settlement made on the first: Aki's 10 on saki, which wins."""
     d, d2 = Dealer(app), Dealer(app)
     d.post("/api/session", SESSION)
     assert d.post("/api/bets", {"player": "Aki", "on": "saki", "amount": 10}).status_code == 201
     live.show({"saki": SAKI, "ato": [(4, "wisteria-cuckoo"), (5, "iris-bridge"), (6, "clover-chaff-1")]})
-    first = d.post("/api/settle").get_json()
+    return d, d2, d.post("/api/settle").get_json()
+
+
+def test_a_cancel_cancels_only_the_settlement_its_page_shows(app, live):
+    # a tablet left showing an older settlement cancelled the one settled since on another; and its
+    # Cancel of a settlement confirmed meanwhile said nothing, the dealer taking the round as unbooked
+    d, d2, first = two_tablets_and_a_settlement(app, live)
     assert d2.post("/api/settle/cancel", {"pending": first["id"]}).status_code == 200
     assert d.get("/api/state").get_json()["pending"] is None
     second = d2.post("/api/settle").get_json()
@@ -3620,11 +3625,7 @@ def test_a_cancel_cancels_only_the_settlement_its_page_shows(app, live):
 def test_a_confirm_of_a_settlement_another_tablet_confirmed_or_voided_says_which(app, live, ledger_path):
     # both were told "nothing to confirm: settle the round first", sending the dealer to Settle a round
     # already booked, or not saying that another tablet's correction had voided it
-    d, d2 = Dealer(app), Dealer(app)
-    d.post("/api/session", SESSION)
-    assert d.post("/api/bets", {"player": "Aki", "on": "saki", "amount": 10}).status_code == 201
-    live.show({"saki": SAKI, "ato": [(4, "wisteria-cuckoo"), (5, "iris-bridge"), (6, "clover-chaff-1")]})
-    pending = d.post("/api/settle").get_json()
+    d, d2, pending = two_tablets_and_a_settlement(app, live)
     assert d2.post("/api/confirm", {"pending": pending["id"]}).status_code == 200
     r = d.post("/api/confirm", {"pending": pending["id"]})
     assert r.status_code == 400 and r.get_json()["error"] == (
