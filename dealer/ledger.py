@@ -15,6 +15,7 @@ import functools
 import io
 import json
 import math
+import re
 import sqlite3
 import unicodedata
 from contextlib import closing
@@ -240,10 +241,12 @@ def _strict_json(text: Any) -> Any:
 
 
 def stored_amount(amount: Any) -> Fraction:
-    """An amount as the ledger stores it ('p/q' or 'p'); ValueError for one that no booking writes:
-    an exponent (1e999999999 would be worked out digit by digit) or too many digits."""
-    if isinstance(amount, str) and (len(amount) > 2 * MOST_AMOUNT_DIGITS + 1 or "e" in amount.lower()):
-        raise ValueError(f"not an amount as booked: {amount[:40]!r}")
+    """An amount as the ledger stores it ('p/q' or 'p'); ValueError for one of too many digits, or
+    an exponent that makes it so (1e999999999 would be worked out digit by digit)."""
+    if isinstance(amount, str):
+        exponent = re.search(r"[eE]\s*([+-]?\d+)\s*$", amount)
+        if len(amount) > 2 * MOST_AMOUNT_DIGITS + 1 or (exponent and abs(int(exponent[1])) > MOST_AMOUNT_DIGITS):
+            raise ValueError(f"not an amount as booked: {amount[:40]!r}")
     x = Fraction(amount)
     if max(abs(x.numerator), x.denominator).bit_length() > MOST_AMOUNT_DIGITS * 10 // 3:
         raise ValueError("an amount of too many digits")
