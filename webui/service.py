@@ -1668,11 +1668,10 @@ class DealerService:
                 # as the change it is, not "settle the round first")
                 self._refuse_if_recorded(pending_id, "nothing more to confirm")
                 self._refuse_if_changed_meanwhile()
-                if isinstance(pending_id, str):
-                    if not pending and pending_id in self._settlements_made:
-                        raise InputError("this settlement was cancelled since it was shown (a Cancel, a "
-                                         "correction, or the bets or the session changed, on this page or "
-                                         "another): settle the round again")
+                if not pending and isinstance(pending_id, str) and pending_id in self._settlements_made:
+                    raise InputError("this settlement was cancelled since it was shown (a Cancel, a "
+                                     "correction, or the bets or the session changed, on this page or "
+                                     "another): settle the round again")
             if not pending:
                 raise InputError("nothing to confirm: settle the round first")
             if not isinstance(pending_id, str):  # (said "the settlement changed" when none was named)
