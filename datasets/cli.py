@@ -9,7 +9,7 @@ import time
 from pathlib import Path
 
 from datasets.art import SHARED_ART_SETS
-from hanadealer.args import SEED, whole
+from hanadealer.args import SEED, named, whole
 from hanadealer.text import shown_text
 
 A4_MM = (210.0, 297.0)
@@ -18,7 +18,7 @@ MAX_SCENES = 1_000_000  # scenes one run renders at most (a billion filled the m
 
 def register(subparsers) -> None:
     p = subparsers.add_parser("deck", help="write the project's own demo deck as PNG files and printable A4 sheets")
-    p.add_argument("--out", required=True, help="folder to write into (created if missing)")
+    p.add_argument("--out", type=named, required=True, help="folder to write into (created if missing)")
     p.add_argument("--height", type=int, default=870, help="card height in pixels of the PNG files (default 870)")
     p.add_argument("--dpi", type=int, default=300, help="resolution of the A4 sheets (default 300)")
     p.set_defaults(func=_deck)
@@ -28,7 +28,7 @@ def register(subparsers) -> None:
                    help="art set(s): demo, or one of the sets of ../shared/cardart: " + ", ".join(SHARED_ART_SETS))
     p.add_argument("--count", type=whole(1, MAX_SCENES), required=True,
                    help=f"number of scenes, 1 to {MAX_SCENES:,}")
-    p.add_argument("--out", required=True, help="output folder")
+    p.add_argument("--out", type=named, required=True, help="output folder")
     p.add_argument("--seed", type=SEED, default=0, help="the same seed gives the same scenes (default 0)")
     p.add_argument("--format", dest="fmt", default="native", choices=["native", "coco", "yolo"],
                    help="labels besides the native JSON: COCO annotations.json or YOLO pose .txt")
@@ -42,7 +42,7 @@ def register(subparsers) -> None:
     p.add_argument("--foreign-cards", action="store_true",
                    help="also lay western and kabufuda cards about (needs ../shared; labelled as distractors)")
     p.add_argument("--workers", type=int, default=1, help="processes to render with (default 1)")
-    p.add_argument("--shared", default=None, help="the shared data folder (default: $HANADEALER_SHARED, else ../shared)")
+    p.add_argument("--shared", type=named, default=None, help="the shared data folder (default: $HANADEALER_SHARED, else ../shared)")
     p.add_argument("--overwrite", action="store_true",
                    help="replace the scenes of an earlier run in --out (its images, labels, crops and "
                         "dataset files; nothing else there is touched)")
@@ -54,7 +54,7 @@ def register(subparsers) -> None:
     p.add_argument("--workers", type=whole(1, 64), default=2, help="processes, 1 to 64 (default 2)")
     p.add_argument("--size", default="1280x720")
     p.add_argument("--max-cards", type=int, default=9)
-    p.add_argument("--shared", default=None)
+    p.add_argument("--shared", type=named, default=None)
     p.set_defaults(func=_bench)
 
 

@@ -12,6 +12,7 @@ from typing import Any
 
 from dealer.cards import UnknownCardError
 from dealer.games import InexactNumber, RoundError, exact_json_float, settle_round
+from hanadealer.args import named
 from hanadealer.text import shown_text
 
 EXIT_BAD_INPUT = 2
@@ -27,7 +28,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "settle", help="score and settle one round file (JSON) and print the result",
         description="Score and settle one round (a JSON round file, or - for standard input) and print "
                     "the result as JSON: winner, scores, and net (who pays whom).")
-    p.add_argument("round", metavar="ROUND.json", help="the round file, or - to read standard input")
+    p.add_argument("round", type=named, metavar="ROUND.json", help="the round file, or - to read standard input")
     p.add_argument("--equalise", action="store_true",
                    help="before the reveal: print only how much the dealer must add, and on which side, "
                         "to make the bets equal (reads game, house and bets; cards may be absent)")

@@ -41,3 +41,14 @@ def number(least: float, most: float | None = None, above: bool = False):
 PORT = whole(0, 65535)  # 0: any free port
 PROBABILITY = number(0.0, 1.0)
 SEED = whole(0)
+
+
+def named(text: str) -> str:
+    """A file or folder name. An empty one is refused: Path("") is the current folder, and ``--data ""``
+    (a variable left unset in a script) used the default books, ``--video ""`` named the folder '.'."""
+    if not text.strip():
+        raise argparse.ArgumentTypeError("an empty or blank name names no file or folder")
+    return text
+
+
+named.__name__ = "name"

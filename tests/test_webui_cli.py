@@ -160,6 +160,30 @@ def test_numbers_out_of_range_are_refused_before_anything_starts(argv, message, 
     assert stop.value.code == 2 and message in capsys.readouterr().err
 
 
+@pytest.mark.parametrize("argv, option", [
+    # --data "" (a variable unset in a start-up script) served the default books without a word
+    (["serve", "--demo", "--data", ""], "--data"),
+    (["serve", "--video", ""], "--video"),  # said as "video file '.' is a folder"
+    (["serve", "--images", " "], "--images"),
+    (["recognise", ""], "IMAGE"),
+    (["recognise", "x.png", "--models", ""], "--models"),
+    (["settle", ""], "ROUND.json"),
+    (["deck", "--out", ""], "--out"),
+    (["synth", "--art", "demo", "--count", "1", "--out", ""], "--out"),
+    (["bench-vision", "--shared", ""], "--shared"),
+    (["bench-western", "--models", ""], "--models"),
+    (["bench-synth", "--shared", ""], "--shared"),
+])
+def test_an_empty_file_or_folder_name_is_refused_by_the_option_that_has_it(argv, option, capsys, tmp_path,
+                                                                           monkeypatch):
+    monkeypatch.setenv("HANADEALER_DATA", str(tmp_path))  # (a serve that started would write here, not home)
+    with pytest.raises(SystemExit) as stop:
+        main(argv)
+    assert stop.value.code == 2
+    assert f"argument {option}: an empty or blank name names no file or folder" in capsys.readouterr().err
+    assert not any(tmp_path.iterdir())
+
+
 def test_bench_latency_names_an_unknown_game(capsys):
     assert main(["bench-latency", "--game", "bogus"]) == 2
     assert "unknown game 'bogus'" in capsys.readouterr().err

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import numpy as np
 
-from hanadealer.args import whole
+from hanadealer.args import named, whole
 from vision.bench import cpu_model
 
 
@@ -124,8 +124,8 @@ def register(subparsers) -> None:
     only = b.add_mutually_exclusive_group()  # (both: nothing measured, and a 0 exit)
     only.add_argument("--no-accuracy", action="store_true", help="timing only")
     only.add_argument("--no-speed", action="store_true", help="accuracy only")
-    b.add_argument("--models", default=None, help="folder with westernface.onnx and western.json")
-    b.add_argument("--shared", default=None, help="the shared data folder (default: $HANADEALER_SHARED, else ../shared)")
+    b.add_argument("--models", type=named, default=None, help="folder with westernface.onnx and western.json")
+    b.add_argument("--shared", type=named, default=None, help="the shared data folder (default: $HANADEALER_SHARED, else ../shared)")
     b.add_argument("--threads", type=whole(1, 64), default=2, help="onnxruntime threads (default 2)")
     b.set_defaults(func=bench)
 

@@ -9,17 +9,17 @@ from pathlib import Path
 
 import numpy as np
 
-from hanadealer.args import PROBABILITY, whole
+from hanadealer.args import PROBABILITY, named, whole
 from hanadealer.text import shown_text
 
 
 def register(subparsers) -> None:
     p = subparsers.add_parser("recognise", help="find and name the cards in images",
                               description="Find and name the cards in each image.")
-    p.add_argument("images", nargs="+", metavar="IMAGE")
+    p.add_argument("images", type=named, nargs="+", metavar="IMAGE")
     p.add_argument("--json", action="store_true", help="one JSON document per image, one per line "
                    "(an image that cannot be read: its \"error\")")
-    p.add_argument("--models", default=None, help="folder with the ONNX models (default: the project's models/)")
+    p.add_argument("--models", type=named, default=None, help="folder with the ONNX models (default: the project's models/)")
     p.add_argument("--threshold", type=PROBABILITY, default=None,
                    help="confidence below which a card is uncertain (default: the calibrated one)")
     p.add_argument("--decks", type=whole(1), default=1,
@@ -45,8 +45,8 @@ def register(subparsers) -> None:
     b.add_argument("--test", action="store_true",
                    help="the test renders of the splits (their seeds + 1000 and + 2000), on which nothing was "
                         "chosen, instead of the development splits (where what shipped was judged)")
-    b.add_argument("--models", default=None)
-    b.add_argument("--shared", default=None, help="the shared data folder (default: $HANADEALER_SHARED, else ../shared)")
+    b.add_argument("--models", type=named, default=None)
+    b.add_argument("--shared", type=named, default=None, help="the shared data folder (default: $HANADEALER_SHARED, else ../shared)")
     b.add_argument("--threads", type=whole(1, 64), default=2, help="onnxruntime threads (default 2)")
     b.add_argument("--proposals", action=argparse.BooleanOptionalAction, default=None,
                    help="snap the mask net's quads to the frame's edges and add outlines near them "

@@ -17,7 +17,7 @@ import threading
 import time
 from pathlib import Path
 
-from hanadealer.args import PORT, SEED, number, whole
+from hanadealer.args import PORT, SEED, named, number, whole
 from hanadealer.text import shown_text
 
 DEFAULT_PORT = 5000
@@ -29,8 +29,8 @@ def register(subparsers) -> None:
                                           "if one opens, otherwise the built-in demo table.")
     src = p.add_mutually_exclusive_group()
     src.add_argument("--camera", type=whole(0, 99), metavar="N", help="webcam number (0 is the first)")
-    src.add_argument("--video", metavar="FILE", help="a video file (looped)")
-    src.add_argument("--images", metavar="DIR", help="a folder of images")
+    src.add_argument("--video", type=named, metavar="FILE", help="a video file (looped)")
+    src.add_argument("--images", type=named, metavar="DIR", help="a folder of images")
     src.add_argument("--demo", action="store_true", help="the built-in demo table (no camera needed)")
     p.add_argument("--rotate", type=int, choices=(0, 90, 180, 270), default=0, metavar="DEGREES",
                    help="turn the camera's picture clockwise by 90, 180 or 270 degrees, so that the "
@@ -47,7 +47,7 @@ def register(subparsers) -> None:
                    help="address to listen on (default 127.0.0.1: this machine only; "
                         "0.0.0.0 lets a tablet on the network connect)")
     p.add_argument("--port", type=PORT, default=DEFAULT_PORT, help=f"port (default {DEFAULT_PORT})")
-    p.add_argument("--data", default=None,
+    p.add_argument("--data", type=named, default=None,
                    metavar="DIR", help="folder of the ledger and the drawn zones, used as named, with --demo too "
                                        "(default $HANADEALER_DATA, else ~/.hanadealer; with --demo, its demo/ "
                                        "folder)")
