@@ -600,6 +600,58 @@ def test_a_knock_of_about_a_cards_pitch_keeps_every_id():
         assert {c.face: c.track_id for c in cards} == ids
 
 
+@pytest.mark.parametrize("pitch", [72, 80])
+def test_a_knock_of_about_a_cards_pitch_keeps_every_id_with_a_face_down_card_in_the_row(pitch):
+    # a back fits any face: staying put left the back's track on a card and a card on the back's
+    # place, two cards fitted by no face, as tightly as the knock fitted them all; the knock was
+    # refused, and each card took its neighbour's place, then its id
+    import random
+    rnd = random.Random(11)
+    row = ["pine-crane", "plum-warbler", "back", "cherry-curtain", "iris-bridge"]
+    at = lambda k, shift: dict(x=100 + pitch * k + shift + rnd.uniform(-1.5, 1.5), y=300)
+    for _ in range(20):
+        tracker = CardTracker()
+        ids = {c.face: c.track_id for c in seen_for(tracker, [det(f, **at(k, 0)) for k, f in enumerate(row)], 8)}
+        for _ in range(8):
+            cards = tracker.update([det(f, **at(k, pitch)) for k, f in enumerate(row)])
+            assert {c.face: c.track_id for c in cards} == ids
+            assert all(abs(c.quad[0][0] - 100 - pitch * row.index(c.face) - pitch) < 6 for c in cards)
+
+
+@pytest.mark.parametrize("knock, missed", [((70, 40), "cherry-curtain"), ((80, 0), "plum-warbler"),
+                                            ((80, 0), "back"), ((-150, 30), "pine-crane")])
+def test_a_card_not_read_in_the_frame_the_camera_is_knocked_moves_with_the_table(knock, missed):
+    # its track stayed where the card had been: the card came back as a new one (its correction
+    # lost), was missing from its row a frame, and a knock of a card's pitch put its ghost on its
+    # neighbour's place, whose card then took the missed card's id
+    import random
+    rnd = random.Random(3)
+    row = ["pine-crane", "plum-warbler", "back", "cherry-curtain", "iris-bridge"]
+    at = lambda k, shift: dict(x=100 + 80 * k + shift[0] + rnd.uniform(-1.5, 1.5), y=300 + shift[1])
+    for _ in range(20):
+        tracker = CardTracker()
+        ids = {c.face: c.track_id for c in seen_for(tracker, [det(f, **at(k, (0, 0))) for k, f in enumerate(row)], 8)}
+        seen = [tracker.update([det(f, **at(k, knock)) for k, f in enumerate(row) if f != missed])]
+        seen += [tracker.update([det(f, **at(k, knock)) for k, f in enumerate(row)]) for _ in range(6)]
+        for cards in seen:
+            assert {c.face: c.track_id for c in cards} == ids
+            # each card shown where it now lies (the one not read: where the knock put it)
+            assert all(abs(c.quad[0][0] - 100 - 80 * row.index(c.face) - knock[0]) < 6 for c in cards)
+
+
+def test_a_card_hidden_long_enough_to_leave_comes_back_as_itself_after_a_camera_knock():
+    # its place was kept where it lay before the knock: back where the knock put it, it was a new
+    # card, and the dealer's correction of it was lost
+    row = ["pine-crane", "plum-warbler", "cherry-curtain", "iris-bridge"]
+    tracker = CardTracker()
+    ids = {c.face: c.track_id for c in seen_for(tracker, [det(f, x=100 + 80 * k) for k, f in enumerate(row)], 8)}
+    hidden = [det(f, x=100 + 80 * k) for k, f in enumerate(row) if f != "cherry-curtain"]
+    assert "cherry-curtain" not in faces(seen_for(tracker, hidden, 4))
+    seen_for(tracker, [det(f, x=170 + 80 * k, y=140) for k, f in enumerate(row) if f != "cherry-curtain"], 2)
+    back = seen_for(tracker, [det(f, x=170 + 80 * k, y=140) for k, f in enumerate(row)], 4)
+    assert {c.face: c.track_id for c in back} == ids
+
+
 def test_a_card_laid_at_the_edge_of_one_hidden_a_moment_is_a_card_of_its_own():
     # B laid overlapping A's edge while the dealer's hand hid A for a frame took A's track: shown a
     # frame with A's face and sure, and A's correction, kept by its track id, went with it

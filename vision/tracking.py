@@ -104,7 +104,7 @@ class CardTracker:
         self._gone = []
 
     # -- matching ------------------------------------------------------------------------------
-    def _match(self, detections: list[Detection]) -> tuple[dict[int, int], list[int]]:
+    def _match(self, detections: list[Detection]) -> tuple[dict[int, int], list[int], tuple[float, float] | None]:
         """Greedy nearest-centre matching: the closest (track, detection) pair is taken first.
 
         Cards on a table are at least about half a card apart, so greedy by distance gives the same
@@ -112,18 +112,20 @@ class CardTracker:
         than half the gap between them (a camera knocked): each track then took the card beside it,
         and a face-down card or a chaff took its neighbour's track (and the dealer's correction)
         without a word. Where tracks and detections are left unmatched the matching is done again
-        for the shift most cards share, and kept when it matches more.
+        for the shift most cards share, and kept when it matches more; that shift (the camera's move)
+        is returned too, else None.
         """
         track_of = self._greedy(detections, (0.0, 0.0))
+        knock = None
         if len(track_of) < min(len(self._tracks), len(detections)):
             left = sorted(set(range(len(self._tracks))) - set(track_of.values()))
             shift = self._common_shift(detections, left)
             if shift is not None:
                 shifted = self._greedy(detections, shift)
                 if len(shifted) > len(track_of):
-                    track_of = shifted
+                    track_of, knock = shifted, shift
         unmatched = [di for di in range(len(detections)) if di not in track_of]
-        return track_of, unmatched
+        return track_of, unmatched, knock
 
     def _greedy(self, detections: list[Detection], shift: tuple[float, float]) -> dict[int, int]:
         """Detection index -> track index, each track's centre moved by ``shift`` first."""
@@ -230,7 +232,13 @@ class CardTracker:
         # other fit a move of one card along as well as staying put does. Where the move fits only
         # one card more, as then, it must fit three times as tightly: the corners' jitter made it fit
         # twice as tightly now and then, and each card took its neighbour's id)
-        if counts[0] and misfit[best] * (3 if counts[best] == counts[0] + 1 else 2) >= misfit[0]:
+        # (a face-down card fits any face: a knock of a card's pitch left the back's track on a card
+        # and a card on the back's place, so staying put fitted two cards by no face at all, and with
+        # the corners' jitter as tightly as the move did; the row's cards took their neighbours' ids.
+        # Staying put is a rival to the move by the faces it fits, where the faces say anything)
+        faced = near & (shown != -1)[None, :] & (seen != -2)
+        rival = counts[0] if by_places else faced[0].sum()
+        if rival and misfit[best] * (3 if counts[best] == counts[0] + 1 else 2) >= misfit[0]:
             return None
         return float(moves[best][0]), float(moves[best][1])
 
@@ -311,8 +319,19 @@ class CardTracker:
     # -- the one method ------------------------------------------------------------------------
     def update(self, detections: list[Detection]) -> list[TableCard]:
         self._frame += 1
-        track_of, unmatched = self._match(detections)
+        track_of, unmatched, knock = self._match(detections)
         matched_tracks = set(track_of.values())
+        if knock is not None:
+            # the camera moved the whole table: a card not read in that frame (blurred, under the
+            # dealer's hand) moved with it. Left where it was, it came back as a new card (its
+            # correction lost), and a knock of a card's pitch put its ghost on its neighbour's place,
+            # whose id it then took
+            for track in [t for ti, t in enumerate(self._tracks) if ti not in matched_tracks] + \
+                    [t for _, t in self._gone]:
+                track.quad = _moved(track.quad, knock)
+                moved = [_moved(q, knock) for q in track.quads]
+                track.quads.clear()
+                track.quads.extend(moved)
         entered = []
         for di, ti in track_of.items():
             det, track = detections[di], self._tracks[ti]
@@ -374,6 +393,11 @@ class CardTracker:
         if near:
             _, gone = self._gone.pop(min(near)[1])
             track.track_id = gone.track_id
+
+
+def _moved(quad, shift: tuple[float, float]) -> tuple:
+    """``quad`` moved by ``shift`` (x, y)."""
+    return tuple((float(x) + shift[0], float(y) + shift[1]) for x, y in quad)
 
 
 def _smoothed(quads, within: float = 0.06) -> tuple:
