@@ -705,7 +705,12 @@ def test_choosing_the_first_leader_again_voids_a_settlement_shown(app, live):
     for cards in play(PLAYERS, deal(PLAYERS, seed=3), leader="Aki", seed=3):
         assert d.post("/api/tricks", {"cards": cards}).status_code == 201
     pending = d.post("/api/settle").get_json()
-    assert d.post("/api/tricks/leader", {"player": "Cho"}).status_code == 200
+    # the same leader again changes nothing: the settlement shown was voided without a word
+    assert d.post("/api/tricks/leader", {"player": "Aki"}).get_json() == {"leader": "Aki"}
+    assert d.get("/api/state").get_json()["pending"]["id"] == pending["id"]
+    # another leader voids it, and says so
+    r = d.post("/api/tricks/leader", {"player": "Cho"})
+    assert r.status_code == 200 and r.get_json() == {"leader": "Cho", "settlement_cancelled": True}
     assert d.get("/api/state").get_json()["pending"] is None
     r = d.post("/api/confirm", {"pending": pending["id"]})
     assert r.status_code == 400

@@ -528,7 +528,7 @@ def correct():
 @api.post("/tricks/leader")
 def trick_leader():
     """Kakeya: who leads the first trick."""
-    return jsonify(leader=_service().set_leader(_json_body()))
+    return jsonify(_service().set_leader(_json_body()))
 
 
 @api.post("/tricks")

@@ -1367,8 +1367,9 @@ class DealerService:
             s["busts"] = busts
             self._save()
 
-    def set_leader(self, data: Mapping[str, Any]) -> str:
-        """Who leads the first trick (the non-dealing pair leads it)."""
+    def set_leader(self, data: Mapping[str, Any]) -> dict:
+        """Who leads the first trick (the non-dealing pair leads it); whether a settlement waiting was
+        cancelled by the change."""
         only_fields(data, ("player",), "the leader")
         with self._lock:
             s = self._require_kakeya()
@@ -1379,10 +1380,13 @@ class DealerService:
                                  f"({', '.join(active)}), not {who!r}")
             if len(active) == len(s["players"]) and who in (s.get("dealers") or []):
                 raise InputError(f"{who} is of the dealing pair; the other pair leads the first trick")
+            if who == s.get("leader"):  # (the same leader tapped again: a settlement shown was voided)
+                return {"leader": who}
+            cancelled = s.get("pending") is not None
             s["leader"] = who
             s["pending"] = None  # who led decides who played every trick: a settlement shown is void
             self._save()
-            return who
+            return {"leader": who, **({"settlement_cancelled": True} if cancelled else {})}
 
     def add_trick(self, data: Mapping[str, Any]) -> dict:
         """A trick entered by hand: its cards in the order played, from the player who leads it;
