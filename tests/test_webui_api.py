@@ -1200,6 +1200,32 @@ def test_echobo_the_dealers_chaff_card_is_the_copy_no_bettor_holds(app, live):
     assert round_["preview"]["net"]["Aki"] == 50  # the month was right: 5 times the stake
 
 
+def test_echobo_the_dealers_card_named_as_a_card_lying_surely_in_a_bettors_cards_is_refused(app, live):
+    # the bettors' cards are shown, not played for: the dealer's card named as the pine crane lying in
+    # Aki's cards was settled on (one deck holds one), and paid Aki 50 on the month he bet
+    d = Dealer(app)
+    d.post("/api/session", {"game": "echobo", "players": [{"name": "Aki"}, {"name": "Ben"}]})
+    d.post("/api/bets", {"player": "Aki", "on": 1, "amount": 10})
+    d.post("/api/bets", {"player": "Ben", "on": 2, "amount": 10})
+    live.show({"dealer": [(1, "plum-warbler", True)], "Aki": [(2, "pine-crane")], "Ben": [(3, "plum-poetry")]})
+    assert d.post("/api/correct", {"track_id": 1, "card": "pine-crane"}).status_code == 200
+    said = ("the dealer's card reads Pine crane 松, and Aki holds it too (the deck holds one): one of them "
+            "is misread: tap it to correct it")
+    assert d.get("/api/state").get_json()["problems"] == [said]
+    r = d.post("/api/settle")
+    assert r.status_code == 400 and said in r.get_json()["error"]
+    # the chaff of a month are one face: three pine chaff where one deck holds two
+    d.post("/api/correct", {"track_id": 1, "card": "pine-chaff-1"})
+    live.show({"dealer": [(1, "plum-warbler", True)], "Aki": [(2, "pine-chaff-2")], "Ben": [(3, "pine-chaff-1")]})
+    assert d.get("/api/state").get_json()["problems"] == [
+        "the dealer's card reads Pine chaff 1 松, and Aki and Ben hold one too (the deck(s) hold 2): one of them "
+        "is misread: tap it to correct it"]
+    # read right, the dealer's card no bettor holds: settled
+    live.show({"dealer": [(1, "pine-crane")], "Aki": [(2, "pine-chaff-1")], "Ben": [(3, "plum-poetry")]})
+    assert d.get("/api/state").get_json()["problems"] == []
+    assert d.post("/api/settle").status_code == 200
+
+
 def test_a_back_in_doubt_named_by_the_dealer_is_no_longer_counted_face_down_by_the_live_table(app, live):
     # the live table counts every back in a zone's face_down, the unsure ones listed among its cards
     # too: named, the card still counted face down and the round never settled

@@ -239,6 +239,8 @@ class RoundBuilder:
             elif z.cards is None and not out:
                 problems.append(f"{zone_title(z)} has no cards yet")
         problems += _uneven_redraws(views, redraw_rows, revealed_scores(game, views, house) if redraw_rows else {})
+        if game.name == "echobo" and not problems:
+            problems += _dealer_card_held_by_a_bettor(views, bets, deck)
         if problems:
             return BuiltRound(None, tuple(views), tuple(problems), tuple(ledger_cards))
         try:
@@ -246,6 +248,36 @@ class RoundBuilder:
         except RoundError as exc:
             return BuiltRound(None, tuple(views), (str(exc),), tuple(ledger_cards))
         return BuiltRound(round_, tuple(views), (), tuple(ledger_cards))
+
+
+def _dealer_card_held_by_a_bettor(views: tuple[ZoneView, ...] | list[ZoneView], bets: list[dict],
+                                  deck: Counter) -> list[str]:
+    """Echobo: why the dealer's card cannot be the card read or named for it, or nothing. The bettors'
+    cards are shown, not played for, so the engine never sees them: the dealer's card named as a card
+    lying surely in a bettor's cards was settled on, though the deck holds no other copy. Counted by
+    face (a month's look-alike chaff are one face); a bettor's card lying and his bet on a card id may
+    be one card, so he holds the more of the two."""
+    dealer = next((v for v in views if v.name == "dealer"), None)
+    card = dealer.cards[0].get("card") if dealer is not None and len(dealer.cards) == 1 else None
+    face = face_of(card) if card else None
+    copies = sum(n for cid, n in deck.items() if face_of(cid) == face) if face else 0
+    if not copies:
+        return []
+    held = []
+    for v in views:
+        if v.name == "dealer":
+            continue
+        lying = sum(1 for c in v.cards if c.get("card") and not c.get("uncertain") and face_of(c["card"]) == face)
+        bet_on = sum(1 for b in bets if b.get("player") == v.name and isinstance(b.get("on"), str)
+                     and face_of(b["on"]) == face)
+        if max(lying, bet_on):
+            held.append((v.name, max(lying, bet_on)))
+    if 1 + sum(n for _, n in held) <= copies:
+        return []
+    who = " and ".join(name for name, _ in held)
+    decks = "the deck holds one" if copies == 1 else f"the deck(s) hold {copies}"
+    return [f"the dealer's card reads {card_label(card)}, and {who} {'holds' if len(held) == 1 else 'hold'} "
+            f"{'it' if copies == 1 else 'one'} too ({decks}): one of them is misread: tap it to correct it"]
 
 
 def tie_redraw_rows(layout: list[ZoneSpec], house: Mapping[str, Any]) -> tuple[str, ...]:
