@@ -657,6 +657,42 @@ def test_a_trick_replaced_by_hand_and_read_again_after_a_restart_is_not_a_trick_
     assert state["tricks"]["count"] == 1 and state["tricks"]["warning"] is None
 
 
+@pytest.mark.parametrize("how", ["restart", "lifted"])
+def test_a_card_of_the_trick_being_played_put_right_then_read_afresh_comes_back_unsure(live, tmp_path, how):
+    # AD read surely as AH and put right by the dealer: after a restart (the cards numbered afresh) or
+    # with the card lifted long enough to leave, it came back sure as AH, and the trick was recorded
+    # on it, won by Cho for the wrong pair, unsaid
+    config = {"LIVE": live, "LEDGER": str(tmp_path / "ledger.sqlite"), "PIN": "2468", "TESTING": True}
+    d = aki_leads(create_app(config))
+    three = [western(1, "QH", seat="Aki"), western(2, "3H", seat="Ben"), western(3, "AH", seat="Cho")]
+    live.show({"trick": three})
+    d.get("/api/state")
+    assert d.post("/api/correct", {"track_id": 3, "card": "AD"}).status_code == 200
+    if how == "restart":
+        d = Dealer(create_app(config))
+        three = [western(101, "QH", seat="Aki"), western(102, "3H", seat="Ben"), western(103, "AH", seat="Cho")]
+    else:
+        live.show({"trick": three[:2]})
+        d.get("/api/state")
+        three = three[:2] + [western(33, "AH", seat="Cho")]
+    live.show({"trick": three})
+    (zone,) = [z for z in d.get("/api/state").get_json()["zones"] if z["name"] == "trick"]
+    assert [(c["card"], c["uncertain"], c.get("named_before")) for c in zone["cards"]] == [
+        ("QH", False, None), ("3H", False, None), ("AH", True, "AD")]
+    live.show({"trick": three + [western(104, "KH", seat="Dan")]})
+    assert d.get("/api/state").get_json()["tricks"]["count"] == 0
+    # confirmed again, the trick goes to the pair that took it
+    assert d.post("/api/correct", {"track_id": three[2]["track_id"], "card": "AD"}).status_code == 200
+    tricks = d.get("/api/state").get_json()["tricks"]
+    assert [(t["cards"], t["winner"]) for t in tricks["recorded"]] == [(["QH", "3H", "AD", "KH"], "Dan")]
+    # played as named, the AD's misreading is another card: a true AH later is read as it is
+    live.show({"trick": []})
+    d.get("/api/state")
+    live.show({"trick": [western(201, "AH", seat="Dan")]})
+    (zone,) = [z for z in d.get("/api/state").get_json()["zones"] if z["name"] == "trick"]
+    assert [(c["card"], c["uncertain"]) for c in zone["cards"]] == [("AH", False)]
+
+
 def test_a_trick_read_with_one_card_twice_is_pointed_out_not_recorded(app, live):
     # the camera read two of the four cards as QH: recorded, the trick was wrong and the page blamed
     # "QH was already played in trick 1"

@@ -110,7 +110,7 @@ def zone_title(z: ZoneSpec | ZoneView) -> str:
     return f"{z.label_en} {z.label_ja}".strip()
 
 
-def _lifted_corrections(setup: Mapping[str, Any], seen: Mapping[str, list], unassigned: list) -> dict:
+def lifted_corrections(setup: Mapping[str, Any], seen: Mapping[str, list], unassigned: list) -> dict:
     """The camera's reading -> the card the dealer named, of each card put right (read as another)
     whose track is no longer on the table."""
     on_table = {str(c.get("track_id")) for cards in seen.values() for c in cards} | {
@@ -157,7 +157,7 @@ class RoundBuilder:
         # cards put right and since lifted off the table or hidden long enough to leave it: laid again,
         # the tracker numbers them afresh and the tap, kept by the old number, no longer holds; a card
         # read as the one put right was shown sure and settled on that reading, unsaid
-        lifted = {} if setup.get("pending") else _lifted_corrections(setup, seen, unassigned)
+        lifted = {} if setup.get("pending") else lifted_corrections(setup, seen, unassigned)
         # corrected cards first, so a guess never takes the copy the dealer named
         for cards in seen.values():
             for c in cards:

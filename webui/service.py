@@ -47,8 +47,8 @@ from webui.tricks import (KAKEYA, TRICK_ZONE, TrickWatch, active_players, check_
                           missed_trick_warning,
                           known_seats_of, order_trick, play_order, player_names, replay_tricks, ring_of, round_document, starting_stones)
 from webui.round_builder import (CARRY_GAMES, face_of, NO_BETS, ROW_GAMES, BuiltRound, ZoneView, RoundBuilder,
-                                 revealed_scores, bet_targets, card_label, layout_setup, result_texts, signed,
-                                 table_zones, tie_redraw_rows, zone_title)
+                                 revealed_scores, bet_targets, card_label, layout_setup, lifted_corrections,
+                                 result_texts, signed, table_zones, tie_redraw_rows, zone_title)
 
 log = logging.getLogger(__name__)
 
@@ -1049,16 +1049,26 @@ class DealerService:
         return s
 
     def _trick_cards(self, snap: Mapping[str, Any] | None, s: Mapping[str, Any]) -> list[dict]:
-        """The trick zone's cards as the page shows them, the dealer's corrections applied."""
-        zones, _, _ = table_zones(snap)
+        """The trick zone's cards as the page shows them, the dealer's corrections applied. A card of
+        the trick being played that the dealer put right (read as another), then lifted or hidden long
+        enough to leave, or numbered afresh by a restart, comes back unsure where the camera still
+        reads it as it did: read surely, the trick was recorded on the misreading, unsaid."""
+        zones, _, unassigned = table_zones(snap)
         out = []
         fixes = _corrections_in_force(snap, s)  # (not for another card now on the tapped card's track)
+        played = {c for t in s.get("tricks") or () for c in t.get("cards") or ()}
+        doubts = {read: named for read, named in lifted_corrections(s, zones, unassigned).items()}
+        doubts.update((d.get("read"), d.get("card")) for d in s.get("restart_doubts") or ()
+                      if isinstance(d, Mapping))
+        # (a card named that a trick recorded holds was played as named: its reading is another card)
+        doubts = {read: named for read, named in doubts.items() if named not in played}
         for pos, c in enumerate(zones.get(TRICK_ZONE, []), start=1):
             fix = fixes.get(str(c.get("track_id")))
+            named = None if fix else doubts.get(c.get("card"))
             out.append({"track_id": c.get("track_id"), "card": fix or c.get("card"), "face": c.get("face"),
                         "recognised": c.get("card"), "confidence": c.get("confidence"),
-                        "uncertain": bool(c.get("uncertain")) and not fix, "corrected": bool(fix),
-                        "position": pos, "quad": c.get("quad")})
+                        "uncertain": (bool(c.get("uncertain")) or bool(named)) and not fix, "corrected": bool(fix),
+                        "position": pos, "quad": c.get("quad"), **({"named_before": named} if named else {})})
         return out
 
     def _note_deal_gathered(self, s: dict, snap: Mapping[str, Any]) -> None:
@@ -2282,15 +2292,17 @@ def not_settled(result: Mapping[str, Any]) -> str | None:
 def _doubts_after_restart(s: Mapping[str, Any]) -> list[dict]:
     """The dealer's corrections of cards the camera read as another, as they stand when a restart
     clears them (with those of an earlier restart not yet settled): each the camera's reading and the
-    card the dealer named. Kakeya's are not kept: a trick recorded keeps its own cards."""
-    if s.get("game") == KAKEYA:
-        return []
+    card the dealer named. In Kakeya only those of the trick being played: a trick recorded keeps its
+    own cards."""
     kept = [d for d in s.get("restart_doubts") or () if isinstance(d, Mapping)]
     readings = s.get("corrected_readings") or {}
     for track, card in (s.get("corrections") or {}).items():
         read = readings.get(track)
         if isinstance(read, str) and isinstance(card, str) and read != card:
             kept.append({"read": read, "card": card})
+    if s.get("game") == KAKEYA:
+        played = {c for t in s.get("tricks") or () for c in t.get("cards") or ()}
+        kept = [d for d in kept if d.get("card") not in played]
     return kept
 
 
