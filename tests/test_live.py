@@ -162,6 +162,29 @@ def test_drawn_zones_and_set_layout():
     assert [z["name"] for z in live.snapshot()["zones"]] == ["shi-e", "naka-e", "oto-e"]
 
 
+def test_the_same_layout_set_again_keeps_each_hand_in_its_seat():
+    # (what a Settings save mid-round does) forgotten where each hand lay, the hands took the free
+    # seats in the table's order: beside a hand thrown in, C's hand went to B's seat, and B's bust
+    # went unpaid
+    from dealer.games import get_game
+    otoroku = list(get_game("otoroku").layout({"seats": ["A", "B", "C"]}))
+    hands = {"dealer": [det("susuki-moon", 270, 10), det("plum-warbler", 340, 10)],
+             "A": [det("cherry-curtain", 20, 220), det("clover-boar", 80, 220)],
+             "B": [det("maple-deer", 280, 220), det("peony-butterflies", 340, 220)],
+             "C": [det("back", 540, 220), det("wisteria-cuckoo", 600, 220)]}
+    everyone = [d for h in hands.values() for d in h]
+    without_b = hands["dealer"] + hands["A"] + hands["C"]
+    live = make_live([everyone] * 5 + [without_b] * 20, layout=otoroku)
+    for i in range(10):
+        snap = live.process(numbered_frame(i), i + 1)
+    assert faces(snap, "B") == [] and faces(snap, "C") == ["back", "wisteria-cuckoo"]
+    live.set_layout(otoroku)
+    for i in range(10, 13):
+        snap = live.process(numbered_frame(i), i + 1)
+    assert faces(snap, "B") == [] and faces(snap, "C") == ["back", "wisteria-cuckoo"]
+    assert faces(snap, "A") == ["cherry-curtain", "clover-boar"]
+
+
 def test_jpeg_draws_green_for_sure_and_amber_for_uncertain():
     cards = [det("pine-crane", 100, 50, conf=0.95), det("iris-bridge", 300, 50, conf=0.3)]
     live = make_live([cards] * 4)

@@ -462,6 +462,27 @@ def test_otoroku_the_dealers_hand_at_the_top_is_his_and_the_bettors_read_in_turn
                                                            "dealer": [1, 2]}
 
 
+def test_otoroku_a_hand_numbered_afresh_beside_a_seat_thrown_in_takes_back_its_own_seat():
+    """B's bust hand thrown in, then C's hand covered long enough to be numbered afresh by the
+    tracker: taking the free seats in order, it took B's, and B's bust went unpaid."""
+    from dealer.games import get_game
+    layout = list(get_game("otoroku").layout({"seats": ["A", "B", "C"]}))
+    dealer = [card(1, 600, 100), card(2, 670, 100)]
+    a, b, c = [card(3, 200, 500), card(4, 270, 500)], [card(5, 600, 500), card(6, 670, 500)], \
+        [card(7, 1000, 500), card(8, 1070, 500)]
+    assigner = ZoneAssigner(layout)
+    assigner.assign(dealer + a + b + c)
+    assigner.assign(dealer + a + c)                                     # B's hand thrown in
+    assigner.assign(dealer + a)                                         # C's covered
+    again = [card(17, 1003, 502), card(18, 1072, 499)]                  # C's, numbered afresh
+    state = assigner.assign(dealer + a + again)
+    assert {n: ids(z) for n, z in state.zones.items()} == {"A": [3, 4], "B": [], "C": [17, 18], "dealer": [1, 2]}
+    # a hand laid where no hand lay yet still takes the free seats in the table's order
+    fresh = ZoneAssigner(layout)
+    state = fresh.assign(dealer + [card(9, 1000, 500), card(10, 1070, 500)])
+    assert {n: ids(z) for n, z in state.zones.items()} == {"A": [9, 10], "B": [], "C": [], "dealer": [1, 2]}
+
+
 def test_echobo_a_bet_laid_before_the_dealers_card_never_takes_the_dealers_place():
     """The bettors lay their cards before the dealer's comes out: the first card seen took the
     dealer's place and kept it when a player sat the round out, so a losing bet was paid 5 times."""

@@ -394,6 +394,10 @@ class LiveTable:
         """Switch game (or redraw zones); raises ZoneError for zones that do not fit the layout."""
         assigner = ZoneAssigner(list(layout), zones)
         with self._cond:
+            if assigner.same_table(self._assigner):
+                # (the same layout again, a Settings save or the session started anew: forgotten, each
+                # row lying took the free zones in the table's order, a hand a neighbour's seat)
+                assigner.remember(self._assigner)
             self._layout = list(layout)
             self._assigner = assigner
             self._zones_drawn_on(zones)

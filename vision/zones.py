@@ -338,6 +338,18 @@ class ZoneAssigner:
         self.sided = any(z.group is not None for z in self.layout)  # zones may lie side by side
         self._home: dict[int, str] = {}  # track id -> the zone its row was given (automatic mode)
         self._drawn_home: dict[int, str] = {}  # track id -> the drawn zone it was in last
+        # zone -> where its cards lay last, in the picture (automatic mode; kept while it is empty)
+        self._last_place: dict[str, tuple[float, float]] = {}
+
+    def same_table(self, other: "ZoneAssigner | None") -> bool:
+        """Whether ``other`` reads the same layout by the same zones (drawn or not)."""
+        return other is not None and other.layout == self.layout and other.zones == self.zones
+
+    def remember(self, other: "ZoneAssigner") -> None:
+        """Take over what ``other``, reading the same table, remembers of where each row lies."""
+        self._home = dict(other._home)
+        self._drawn_home = dict(other._drawn_home)
+        self._last_place = dict(other._last_place)
 
     def assign(self, cards: Iterable[TableCard], frame_index: int = 0) -> TableState:
         cards = list(cards)
@@ -478,6 +490,20 @@ class ZoneAssigner:
                 if k not in zone_of_segment and mine:
                     zone_of_segment[k] = mine[0]
                     free.remove(mine[0])
+        if self.sided and not self.grouped:
+            # a hand whose cards are all new to the tracker (covered a few seconds) takes back the
+            # free seat whose hand lay where it lies: by the table's order, a hand whose neighbour had
+            # been thrown in took that neighbour's seat, and his bust went unpaid. (Rows across the
+            # table keep the table's order: a band mixing two rows' cards is no row that was there)
+            raw = {k: (float(np.mean([_centre(cards[i])[0] for i in segments[k]])),
+                       float(np.mean([_centre(cards[i])[1] for i in segments[k]]))) for k in others}
+            near = sorted((math.dist(raw[k], self._last_place[name]), k, name)
+                          for k in others if k not in zone_of_segment
+                          for name in free if name in self._last_place)
+            for gap, k, name in near:
+                if gap <= 0.5 * long_ and k not in zone_of_segment and name in free:
+                    zone_of_segment[k] = name
+                    free.remove(name)
         for k in others:
             if k not in zone_of_segment and free and not self.grouped:
                 zone_of_segment[k] = free.pop(0)
@@ -492,6 +518,8 @@ class ZoneAssigner:
             else:
                 zones[name] = [cards[i] for i in members]
                 homes.update((cards[i].track_id, name) for i in members)
+                self._last_place[name] = (float(np.mean([_centre(cards[i])[0] for i in members])),
+                                          float(np.mean([_centre(cards[i])[1] for i in members])))
         self._home = homes
         return zones, unassigned
 
