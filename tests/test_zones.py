@@ -483,6 +483,31 @@ def test_otoroku_a_hand_numbered_afresh_beside_a_seat_thrown_in_takes_back_its_o
     assert {n: ids(z) for n, z in state.zones.items()} == {"A": [9, 10], "B": [], "C": [], "dealer": [1, 2]}
 
 
+@pytest.mark.parametrize("dip", [0, 60, 110, 200, -110])
+def test_otoroku_bettors_hands_side_by_side_at_different_heights_are_read_in_seat_order(dip):
+    """Bettors round a table: the middle one's hand lies further off. Read as lines of text split by
+    height, a hand more than a card's length lower was read after the hand to its right: B and C
+    traded seats and results."""
+    from dealer.games import get_game
+    layout = list(get_game("otoroku").layout({"seats": ["A", "B", "C"]}))
+    cards = [card(1, 600, 100), card(2, 670, 100),
+             card(3, 200, 500), card(4, 270, 500), card(5, 600, 500 + dip), card(6, 670, 500 + dip),
+             card(7, 1000, 500), card(8, 1070, 500)]
+    state = ZoneAssigner(layout).assign(cards)
+    assert {n: ids(z) for n, z in state.zones.items()} == {"A": [3, 4], "B": [5, 6], "C": [7, 8], "dealer": [1, 2]}
+
+
+def test_otoroku_a_second_line_of_hands_under_the_first_is_read_after_it():
+    """Six bettors in two lines, the second under the first: still read like text."""
+    from dealer.games import get_game
+    layout = list(get_game("otoroku").layout({"seats": list("ABCDEF")}))
+    dealer = [card(1, 600, 50), card(2, 670, 50)]
+    first = [card(10 + k, 100 + 400 * k, 350) for k in range(3)]
+    second = [card(20 + k, 120 + 400 * k, 600) for k in range(3)]
+    state = ZoneAssigner(layout).assign(dealer + second + first)
+    assert [ids(state.zones[n]) for n in "ABCDEF"] == [[10], [11], [12], [20], [21], [22]]
+
+
 def test_echobo_a_bet_laid_before_the_dealers_card_never_takes_the_dealers_place():
     """The bettors lay their cards before the dealer's comes out: the first card seen took the
     dealer's place and kept it when a player sat the round out, so a losing bet was paid 5 times."""

@@ -473,6 +473,8 @@ class ZoneAssigner:
             if top is not None:
                 zone_of_segment[top] = dealer_zone
         others = [k for k in order if k not in zone_of_segment]
+        if self.sided and not self.grouped:
+            others = self._seat_order(others, segments, centres, short, long_)
         use_homes = len(others) != len(self.layout) - len(taken)
         for k in (others if use_homes else ()):
             best = home_of(k)
@@ -522,6 +524,28 @@ class ZoneAssigner:
                                           float(np.mean([_centre(cards[i])[1] for i in members])))
         self._home = homes
         return zones, unassigned
+
+    @staticmethod
+    def _seat_order(ks: list[int], segments: list[list[int]], centres, short: float, long_: float) -> list[int]:
+        """The players' hands ``ks`` in seat order: like text, lines top to bottom, each left to right.
+        A line lies under another only where a hand of it lies under a hand of that one: hands side by
+        side at different heights (bettors round a table, the middle one further off) are one line;
+        split by height alone, a hand more than a card's length lower was read after the hands to its
+        right, and each took another's seat and money."""
+        if not ks:
+            return ks
+        middle = {k: float(np.mean([centres[i][1] for i in segments[k]])) for k in ks}
+        span = {k: (min(centres[i][0] for i in segments[k]) - short / 2,
+                    max(centres[i][0] for i in segments[k]) + short / 2) for k in ks}
+        lines: list[list[int]] = []
+        for line in _split([middle[k] for k in ks], long_):
+            line = [ks[i] for i in line]
+            if lines and not any(span[a][0] < span[b][1] and span[b][0] < span[a][1]
+                                 for a in lines[-1] for b in line):
+                lines[-1].extend(line)
+            else:
+                lines.append(line)
+        return [k for line in lines for k in sorted(line, key=lambda k: (span[k][0] + span[k][1]) / 2)]
 
     def _column_players(self, columns: list[list[int]], homes: dict) -> dict:
         """Segment -> the player whose column it is in: a column holding rows that keep a player's
