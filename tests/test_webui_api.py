@@ -1001,6 +1001,58 @@ def test_otoroku_a_bust_of_a_deal_gathered_unsettled_is_not_charged_in_the_next(
     assert pending["result"]["net"] == {"Aki": 0, "Ben": 100, "Cy": 0, "dealer": -100} and "Aki" not in pending["round"]["hands"]
 
 
+def test_otoroku_the_dealers_choice_of_a_deal_gathered_unsettled_is_not_the_next_deals(app, live, monkeypatch):
+    # kept until a Confirm: made on the old deal's hand, it excused the dealer from paying Ben and Cy
+    # in the next deal (not chosen: nothing paid), unsaid
+    import webui.service
+    monkeypatch.setattr(webui.service, "GATHERED_S", 0.05)
+    d = Dealer(app)
+    d.post("/api/session", {"game": "otoroku", "players": [{"name": n} for n in ("Aki", "Ben", "Cy")], "share": 100})
+    live.show({"Aki": [(1, "pine-crane"), (2, "iris-bridge")], "Ben": {"cards": [(3, "clover-boar")], "face_down": 1},
+               "Cy": {"cards": [(4, "susuki-moon")], "face_down": 1}, "dealer": [(5, "maple-blue"), (6, "cherry-curtain")]})
+    assert d.post("/api/chosen", {"chosen": ["Aki"]}).status_code == 200
+    live.show({})  # the deal gathered, unsettled
+    d.get("/api/state")
+    time.sleep(0.1)
+    d.get("/api/state")
+    assert d.get("/api/state").get_json()["session"].get("chosen") is None
+    live.show({"Aki": [(11, "pine-chaff-1"), (12, "plum-chaff-1")], "Ben": [(13, "iris-chaff-1"), (14, "chrysanthemum-sake")],
+               "Cy": [(15, "wisteria-chaff-1"), (16, "maple-deer")], "dealer": [(17, "susuki-geese"), (18, "cherry-chaff-1")]})
+    pending = d.post("/api/settle").get_json()
+    assert pending["result"]["net"] == {"Aki": -100, "Ben": 100, "Cy": 100, "dealer": -100}
+    # a hand over the table a moment is no deal gathered: the choice holds
+    assert d.post("/api/settle/cancel", {"pending": pending["id"]}).status_code == 200
+    assert d.post("/api/chosen", {"chosen": ["Aki"]}).status_code == 200
+    monkeypatch.setattr(webui.service, "GATHERED_S", 30)
+    live.show({})
+    d.get("/api/state")
+    live.show({"Aki": [(11, "pine-chaff-1"), (12, "plum-chaff-1")], "Ben": [(13, "iris-chaff-1"), (14, "chrysanthemum-sake")],
+               "Cy": [(15, "wisteria-chaff-1"), (16, "maple-deer")], "dealer": [(17, "susuki-geese"), (18, "cherry-chaff-1")]})
+    assert d.get("/api/state").get_json()["session"]["chosen"] == ["Aki"]
+
+
+def test_a_deck_said_run_out_in_a_deal_gathered_unsettled_is_not_the_next_deals(app, live, monkeypatch):
+    # kept until a Confirm: the next deal's tie was carried at once, without the redraw that would
+    # have paid it out (RULES.md: the pot carries only if the deck runs out during that tie's redraw)
+    import webui.service
+    monkeypatch.setattr(webui.service, "GATHERED_S", 0.05)
+    d = Dealer(app)
+    d.post("/api/session", REDRAW_SESSION)
+    d.post("/api/bets", {"player": "Aki", "on": "saki", "amount": 100})
+    d.post("/api/bets", {"player": "Ben", "on": "ato", "amount": 100})
+    live.show({"saki": SAKI, "ato": TIED_ATO})
+    assert d.post("/api/round/deck-exhausted", {"exhausted": True}).status_code == 200
+    live.show({})  # the deal gathered, unsettled
+    d.get("/api/state")
+    time.sleep(0.1)
+    d.get("/api/state")
+    live.show({"saki": [(21, "susuki-moon"), (22, "pine-chaff-1"), (23, "pine-chaff-2")],
+               "ato": [(24, "maple-deer"), (25, "chrysanthemum-sake"), (26, "willow-rainman")]})
+    r = d.get("/api/round").get_json()
+    assert r["redraw"] == {"waiting": True, "deck_exhausted": False}
+    assert any("draw one card onto each set" in p for p in r["problems"]), r["problems"]
+
+
 def test_otoroku_a_bust_is_kept_while_the_table_is_bare_a_moment_only(app, live):
     # (a hand over the table a moment is no deal gathered)
     d = Dealer(app)

@@ -1159,6 +1159,14 @@ class DealerService:
                     snap := self._snapshot() if snap is None else snap):
                 self._note_busts(s, snap)
                 return
+            if s and s.get("deck_exhausted") and not s.get("pending") and not _stale_table(
+                    snap := self._snapshot() if snap is None else snap):
+                # (the dealer's word that the deck ran out is of the tie he said it of: kept past a
+                # deal gathered unsettled, the next deal's tie was carried without a redraw)
+                if self._deal_gathered(snap):
+                    s["deck_exhausted"] = False
+                    self._save()
+                return
             self._busts_bare_since = None  # (a table not read is no table seen bare)
             if not s or s.get("game") != KAKEYA or s.get("pending") or len(s["tricks"]) >= TRICKS \
                     or game_over(s.get("stones")):  # (no hand is played once the game is over)
@@ -1330,28 +1338,36 @@ class DealerService:
                     self.trick_watch = watched
                     raise
 
+    def _deal_gathered(self, snap: Mapping[str, Any]) -> bool:
+        """Whether the whole table, the dealer's cards too, has now been seen bare GATHERED_S: the deal
+        was gathered unsettled (said once; a hand over the table a moment is no deal gathered). Told
+        when it is so, or when the next deal's first cards come."""
+        now = time.monotonic()
+        if self._busts_bare_since is not None and now - self._busts_bare_since >= GATHERED_S:
+            self._busts_bare_since = None
+            return True
+        if not _bare(snap):
+            self._busts_bare_since = None
+        elif self._busts_bare_since is None:
+            self._busts_bare_since = now
+        return False
+
     def _note_busts(self, s: dict, snap: Mapping[str, Any]) -> None:
         """Otoroku: a bettor's hand read whole and surely as buta is kept, so that it pays its share
         once discarded as the rules say (RULES.md §4.1): with its zone empty it was a hand thrown in
         unseen, and paid nothing, or the round could not be settled."""
         house = self._game().resolve_house(s.get("house"))
         seats = s.get("seats") or [p["name"] for p in s["players"]]
-        if s.get("busts"):
+        if s.get("busts") or s.get("chosen") is not None:
             # the whole table bare a while, the dealer's cards too: the deal was gathered unsettled, and
-            # its busts are not the next deal's (one was charged there, with the old deal's cards);
-            # told when it is so, or when the next deal's first cards come
-            zones, down, unassigned = table_zones(snap)
-            bare = not any(zones.values()) and not any(down.values()) and not unassigned
-            now = time.monotonic()
-            if bare and self._busts_bare_since is None:
-                self._busts_bare_since = now
-            if self._busts_bare_since is not None and now - self._busts_bare_since >= GATHERED_S:
-                self._busts_bare_since = None
+            # its busts are not the next deal's (one was charged there, with the old deal's cards),
+            # nor is the dealer's choice of whom to show down with (made on his old hand, it excused
+            # him from paying the bettors not chosen in the next deal, unsaid)
+            if self._deal_gathered(snap):
                 s["busts"] = {}
+                s["chosen"] = None
                 self._save()
-            elif not bare:
-                self._busts_bare_since = None  # (a hand over the table a moment is no deal gathered)
-            if bare:
+            if _bare(snap):
                 return
         else:
             self._busts_bare_since = None
@@ -2304,6 +2320,12 @@ def _doubts_after_restart(s: Mapping[str, Any]) -> list[dict]:
         played = {c for t in s.get("tricks") or () for c in t.get("cards") or ()}
         kept = [d for d in kept if d.get("card") not in played]
     return kept
+
+
+def _bare(snap: Mapping[str, Any] | None) -> bool:
+    """Whether the table shows no card at all, in a zone, face down or outside every zone."""
+    zones, down, unassigned = table_zones(snap)
+    return not any(zones.values()) and not any(down.values()) and not unassigned
 
 
 def _cards_seen(snap: Mapping[str, Any] | None) -> list[dict]:
