@@ -652,6 +652,43 @@ def test_a_card_hidden_long_enough_to_leave_comes_back_as_itself_after_a_camera_
     assert {c.face: c.track_id for c in back} == ids
 
 
+def test_a_hand_sweeping_over_overlapping_look_alike_chaff_leaves_each_its_own_id():
+    # B's track, hidden two frames, took A's reading 0.44 of a diagonal off (the same face): A was
+    # shown sure under B's id, and B came back as a new card; each id (and correction) moved along
+    tracker = CardTracker()
+    a = lambda: det("pine-chaff", x=100, card="pine-chaff-1")
+    b = lambda: det("pine-chaff", x=150, card="pine-chaff-2")
+    ids = {c.quad[0][0]: c.track_id for c in seen_for(tracker, [a(), b()], 8)}
+    for frame in [[b()], [], [], [a()], [a()], [a(), b()], [a(), b()], [a(), b()], [a(), b()]]:
+        cards = tracker.update(frame)
+        assert all(c.track_id == ids[c.quad[0][0]] for c in cards), [(c.track_id, c.quad[0][0]) for c in cards]
+    assert {c.quad[0][0]: c.track_id for c in cards} == ids
+
+
+def test_a_look_alike_picked_up_beside_a_card_read_twice_leaves_the_table():
+    # the detector read A twice, 6 px apart: the double fed B's track (the same face, 0.3 to 0.5 of a
+    # diagonal off), and B stayed on the table, sure, with its id and correction, after it was picked up
+    tracker = CardTracker()
+    a = lambda dx=0: det("pine-chaff", x=100 + dx, y=100 + (2 if dx else 0), card="pine-chaff-1")
+    seen_for(tracker, [a(), det("pine-chaff", x=155, card="pine-chaff-2")], 6)
+    for i in range(20):
+        cards = tracker.update([a()] + ([a(6)] if i % 2 == 0 else []))
+    assert [(c.track_id, c.quad[0][0]) for c in cards] == [(1, 100)]
+
+
+def test_a_reading_with_no_place_is_no_card_and_hides_no_camera_knock():
+    # a quad of NaN (a model gone wrong) compared false with every distance: in a knock's frame it
+    # hid the knock, and each card of the row took its neighbour's id; with enter_frames 1 it was a card
+    nan = float("nan")
+    tracker = CardTracker()
+    row = lambda shift: [det("pine-chaff", x=100 + 65 * k - shift, card="pine-chaff-1") for k in range(3)]
+    ids = {c.quad[0][0]: c.track_id for c in seen_for(tracker, row(0), 5)}
+    broken = Detection(card="maple-deer", face="maple-deer", quad=((nan, nan),) * 4, confidence=0.9)
+    tracker.update(row(45) + [broken])
+    assert {c.quad[0][0] + 45: c.track_id for c in seen_for(tracker, row(45), 5)} == ids
+    assert CardTracker(enter_frames=1).update([broken]) == []
+
+
 def test_a_card_laid_at_the_edge_of_one_hidden_a_moment_is_a_card_of_its_own():
     # B laid overlapping A's edge while the dealer's hand hid A for a frame took A's track: shown a
     # frame with A's face and sure, and A's correction, kept by its track id, went with it

@@ -141,7 +141,7 @@ class CardTracker:
                 # the edge of one hidden a moment (the dealer's hand) took its track, shown a frame
                 # with its face, and the dealer's correction of it, kept by the track, went with it
                 if d <= self.match_distance and not (d > self.other_face_distance and (
-                        _other_face(track.face, det.face) or self._another_back(track, det))):
+                        _other_face(track.face, det.face) or self._another_at_rest(track, det))):
                     pairs.append((d, ti, di))
         pairs.sort()
         track_of: dict[int, int] = {}
@@ -153,12 +153,15 @@ class CardTracker:
             track_of[di] = ti
         return track_of
 
-    def _another_back(self, track: _Track, det: Detection) -> bool:
-        """Whether a face-down reading that far off a face-down card lying still is another card: a
-        back laid at the edge of one hidden a moment took its track, and the dealer's word on what the
-        hidden card is went with it. A card slid by hand was moving in the frames before (lost while
-        lifted, it is read as a card of its own: its word is asked again, not given to another)."""
-        return (track.face == "back" and det.face == "back" and len(track.quads) >= 2
+    def _another_at_rest(self, track: _Track, det: Detection) -> bool:
+        """Whether a reading of the face a card lying still shows (a back, or a month's look-alike
+        chaff), that far off it, is another card: a back laid at the edge of one hidden a moment took
+        its track, and the dealer's word on what the hidden card is went with it; a hand sweeping over
+        overlapping chaff, or a detector reading one chaff twice, put a card hidden or picked up on its
+        neighbour, shown sure with its id and correction. A card slid by hand was moving in the frames
+        before (lost while lifted, it is read as a card of its own: its word is asked again, not given
+        to another)."""
+        return (det.face == track.face and len(track.quads) >= 2
                 and _corner_offset(track.quads[-1], track.quads[-2]) <= self.return_distance)
 
     def _common_shift(self, detections: list[Detection], unmatched: list[int] = ()) -> tuple[float, float] | None:
@@ -319,6 +322,10 @@ class CardTracker:
     # -- the one method ------------------------------------------------------------------------
     def update(self, detections: list[Detection]) -> list[TableCard]:
         self._frame += 1
+        # a reading with no place (a corner NaN or infinite, from a model gone wrong) is no card: its
+        # distance to every track compared false, and in a knock's frame it hid the knock, and each
+        # card of the row took its neighbour's id
+        detections = [d for d in detections if all(math.isfinite(float(v)) for corner in d.quad for v in corner)]
         track_of, unmatched, knock = self._match(detections)
         matched_tracks = set(track_of.values())
         if knock is not None:
