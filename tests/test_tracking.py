@@ -689,6 +689,21 @@ def test_a_reading_with_no_place_is_no_card_and_hides_no_camera_knock():
     assert CardTracker(enter_frames=1).update([broken]) == []
 
 
+def test_two_touching_cards_read_as_one_for_a_while_keep_their_ids_and_faces():
+    # the crane's track took the merged quad; the two readings back, the warbler's listed first and
+    # about as near, the crane's track took it: the warbler shown sure as the crane, the crane twice
+    tracker = CardTracker()
+    crane, warbler = lambda: det("pine-crane", x=100), lambda: det("plum-warbler", x=155)
+    ids = {c.face: c.track_id for c in seen_for(tracker, [crane(), warbler()], 6)}
+    merged = Detection(card="pine-crane", face="pine-crane", quad=quad_at(100, 100, 115, 97), confidence=0.95)
+    seen_for(tracker, [merged], 3)
+    for _ in range(5):
+        cards = tracker.update([warbler(), crane()])
+        assert all(c.track_id == ids[c.face] and c.quad[0][0] == {"pine-crane": 100, "plum-warbler": 155}[c.face]
+                   for c in cards), [(c.track_id, c.face, c.quad[0][0]) for c in cards]
+    assert {c.face: c.track_id for c in cards} == ids
+
+
 def test_a_card_laid_at_the_edge_of_one_hidden_a_moment_is_a_card_of_its_own():
     # B laid overlapping A's edge while the dealer's hand hid A for a frame took A's track: shown a
     # frame with A's face and sure, and A's correction, kept by its track id, went with it

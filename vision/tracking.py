@@ -37,6 +37,11 @@ def _size(quad) -> float:
     return math.hypot(x2 - x0, y2 - y0) or 1.0
 
 
+# how much nearer (in card diagonals) a reading of another face must lie than one of the face a track
+# shows to be matched first (a card misread where it lies is still matched: no same-face reading is near)
+OTHER_FACE_PENALTY = 0.15
+
+
 def _other_face(shown: str | None, read: str | None) -> bool:
     """Whether a reading shows a face other than the one a track shows (a back, or no face known, is
     no other face: a card is turned over where it lies)."""
@@ -142,7 +147,11 @@ class CardTracker:
                 # with its face, and the dealer's correction of it, kept by the track, went with it
                 if d <= self.match_distance and not (d > self.other_face_distance and (
                         _other_face(track.face, det.face) or self._another_at_rest(track, det))):
-                    pairs.append((d, ti, di))
+                    # of two readings about as near, the one of the face the track shows is its card:
+                    # after a detector read two touching cards as one for a few frames, the track moved
+                    # between them, took the neighbour's reading (listed first), and showed its face there
+                    other = _other_face(track.face, det.face)
+                    pairs.append((d + (OTHER_FACE_PENALTY if other else 0.0), ti, di))
         pairs.sort()
         track_of: dict[int, int] = {}
         used_tracks: set[int] = set()
