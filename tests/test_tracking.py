@@ -704,6 +704,17 @@ def test_two_touching_cards_read_as_one_for_a_while_keep_their_ids_and_faces():
     assert {c.face: c.track_id for c in cards} == ids
 
 
+def test_a_card_back_in_its_place_takes_back_its_id_though_first_misread():
+    # a new track shows its first reading until another leads by two: the crane back where it lay,
+    # read once as a deer, was compared as a deer, took a new id, and its correction was lost
+    tracker = CardTracker()
+    old = {c.face: c.track_id for c in seen_for(tracker, [det("pine-crane"), det("plum-warbler", x=200)], 8)}
+    seen_for(tracker, [det("plum-warbler", x=200)], 4)  # the dealer's hand over the crane: it leaves
+    tracker.update([det("maple-deer", x=101), det("plum-warbler", x=200)])
+    back = seen_for(tracker, [det("pine-crane", x=101), det("plum-warbler", x=200)], 8)
+    assert {c.face: c.track_id for c in back} == old
+
+
 def test_a_card_laid_at_the_edge_of_one_hidden_a_moment_is_a_card_of_its_own():
     # B laid overlapping A's edge while the dealer's hand hid A for a frame took A's track: shown a
     # frame with A's face and sure, and A's correction, kept by its track id, went with it

@@ -403,8 +403,11 @@ class CardTracker:
         lies a few millimetres or degrees off (a whole card's gate, 0.15, gave the correction of a
         card picked up to the card of its misread face laid in the same spot)."""
         entering = _smoothed(track.quads, self.return_distance)  # (once, not once per card gone)
+        # (the face it showed among the readings it entered on: the first of them misread, the card
+        # back in its place took a new id, and the dealer's correction of it was lost)
+        read = {v[0] for v in track.votes}
         near = [(_corner_offset(entering, _smoothed(gone.quads, self.return_distance)), k)
-                for k, (_, gone) in enumerate(self._gone) if gone.face == track.face]
+                for k, (_, gone) in enumerate(self._gone) if gone.face == track.face or gone.face in read]
         near = [(d, k) for d, k in near if d <= self.return_distance]
         if near:
             _, gone = self._gone.pop(min(near)[1])
