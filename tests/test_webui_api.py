@@ -1259,6 +1259,7 @@ def test_echobo_the_dealers_card_named_as_a_card_lying_surely_in_a_bettors_cards
     d.post("/api/session", {"game": "echobo", "players": [{"name": "Aki"}, {"name": "Ben"}]})
     d.post("/api/bets", {"player": "Aki", "on": 1, "amount": 10})
     d.post("/api/bets", {"player": "Ben", "on": 2, "amount": 10})
+    d.post("/api/bets", {"player": "Ben", "on": 1, "amount": 10})
     live.show({"dealer": [(1, "plum-warbler", True)], "Aki": [(2, "pine-crane")], "Ben": [(3, "plum-poetry")]})
     assert d.post("/api/correct", {"track_id": 1, "card": "pine-crane"}).status_code == 200
     said = ("the dealer's card reads Pine crane 松, and Aki holds it too (the deck holds one): one of them "
@@ -1276,6 +1277,31 @@ def test_echobo_the_dealers_card_named_as_a_card_lying_surely_in_a_bettors_cards
     live.show({"dealer": [(1, "pine-crane")], "Aki": [(2, "pine-chaff-1")], "Ben": [(3, "plum-poetry")]})
     assert d.get("/api/state").get_json()["problems"] == []
     assert d.post("/api/settle").status_code == 200
+
+
+def test_echobo_a_card_a_bettor_laid_face_up_that_no_bet_of_his_is_on_holds_the_round(app, live):
+    # the bets are entered on the page: Aki's bet entered on month 3 while he laid an iris (the
+    # dealer's month) was booked as a loss, and Ben's iris, with no bet entered, went unpaid, unsaid
+    d = Dealer(app)
+    d.post("/api/session", {"game": "echobo", "players": [{"name": "Aki"}, {"name": "Ben"}]})
+    d.post("/api/bets", {"player": "Aki", "on": 3, "amount": 10})
+    live.show({"dealer": [(1, "iris-bridge")], "Aki": [(2, "iris-chaff-1")], "Ben": [(3, "iris-ribbon")]})
+    said = ["Aki's card Iris chaff 1 菖蒲 (month 5) lies face up, but his bets are on month 3: enter the bet on it, "
+            "or put the card right",
+            "Ben's card Iris ribbon 菖蒲 (month 5) lies face up, but no bet of his is entered: enter the bet on it, "
+            "or put the card right"]
+    assert d.get("/api/state").get_json()["problems"] == said
+    assert d.post("/api/settle").status_code == 400
+    # a card face down, or read in doubt, says nothing yet; a bet on a card id is on its month
+    live.show({"dealer": [(1, "iris-bridge")], "Aki": {"cards": [(2, "iris-chaff-1", True)], "face_down": 0},
+               "Ben": {"cards": [], "face_down": 1}})
+    assert d.get("/api/state").get_json()["problems"] == []
+    # (taken after the reveal on the dealer's word, marked so)
+    assert d.post("/api/bets", {"player": "Ben", "on": "iris-ribbon", "amount": 10, "after_reveal": True}).status_code == 201
+    assert d.post("/api/bets", {"player": "Aki", "on": 5.0, "amount": 10, "after_reveal": True}).status_code == 201
+    live.show({"dealer": [(1, "iris-bridge")], "Aki": [(2, "iris-chaff-1")], "Ben": [(3, "iris-ribbon")]})
+    state = d.get("/api/state").get_json()
+    assert state["problems"] == [] and state["preview"]["net"]["Ben"] == 50
 
 
 def test_a_back_in_doubt_named_by_the_dealer_is_no_longer_counted_face_down_by_the_live_table(app, live):

@@ -241,6 +241,7 @@ class RoundBuilder:
         problems += _uneven_redraws(views, redraw_rows, revealed_scores(game, views, house) if redraw_rows else {})
         if game.name == "echobo" and not problems:
             problems += _dealer_card_held_by_a_bettor(views, bets, deck)
+            problems += _cards_laid_not_bet(views, bets)
         if problems:
             return BuiltRound(None, tuple(views), tuple(problems), tuple(ledger_cards))
         try:
@@ -278,6 +279,36 @@ def _dealer_card_held_by_a_bettor(views: tuple[ZoneView, ...] | list[ZoneView], 
     decks = "the deck holds one" if copies == 1 else f"the deck(s) hold {copies}"
     return [f"the dealer's card reads {card_label(card)}, and {who} {'holds' if len(held) == 1 else 'hold'} "
             f"{'it' if copies == 1 else 'one'} too ({decks}): one of them is misread: tap it to correct it"]
+
+
+def _cards_laid_not_bet(views: tuple[ZoneView, ...] | list[ZoneView], bets: list[dict]) -> list[str]:
+    """Echobo: each card a bettor has laid face up (read surely, or named by the dealer) that none of
+    his bets is on (RULES.md §7.1: each bettor lays face down the cards he bets on). The bets are
+    entered on the page: a month entered wrong, or a bet not entered, was settled as entered, and a
+    winning card laid went unpaid, unsaid."""
+    out = []
+    for v in views:
+        if v.name == "dealer":
+            continue
+        months: set[int] = set()
+        for b in bets:
+            if b.get("player") != v.name:
+                continue
+            on = b.get("on")
+            if isinstance(on, (int, float)) and not isinstance(on, bool) and math.isfinite(on) and on == int(on):
+                months.add(int(on))  # (a month sent as 1.0 is month 1)
+            elif isinstance(on, str) and is_card(on):
+                months.add(get_card(on).month)
+        for c in v.cards:
+            if not c.get("card") or c.get("uncertain") or not is_card(c["card"]):
+                continue
+            month = get_card(c["card"]).month
+            if month not in months:
+                bet = (f"his bets are on month {', '.join(str(m) for m in sorted(months))}" if months
+                       else "no bet of his is entered")
+                out.append(f"{v.name}'s card {card_label(c['card'])} (month {month}) lies face up, but {bet}: "
+                           f"enter the bet on it, or put the card right")
+    return out
 
 
 def tie_redraw_rows(layout: list[ZoneSpec], house: Mapping[str, Any]) -> tuple[str, ...]:
