@@ -628,6 +628,29 @@ def test_hands_of_one_card_or_laid_loosely_are_each_players_own(per_hand, apart)
     assert ids(state.zones["dealer"]) == [50, 51]
 
 
+@pytest.mark.parametrize("order", [[3, 1, 2], [2, 3, 1], [3, 2, 1]])
+def test_kabu_tsukuri_a_players_rows_laid_out_of_order_are_read_top_to_bottom(order):
+    # each row kept the zone it took when laid: with a spare on the table the rows never numbered the
+    # zones, and Q's rows laid bottom first were settled as his rows 1 and 3 swapped, unsaid
+    from dealer.games import get_game
+    layout = list(get_game("kabu-tsukuri").layout({"players": ["P", "Q"]}))
+
+    def row(p, r):
+        return [card(100 * p + 10 * r + k, 200 + 480 * p + 70 * k, 100 + 130 * (r - 1)) for k in range(3)]
+    assigner = ZoneAssigner(layout)
+    laid = row(0, 1) + row(0, 2) + row(0, 3) + [card(9, 270, 490)]  # P's rows, and his spare
+    for r in order:
+        laid += row(1, r)
+        state = assigner.assign(laid)
+    assert all(ids(state.zones[f"{'PQ'[q]}/{r}"]) == ids(row(q, r)) for q in (0, 1) for r in (1, 2, 3))
+    # a hand over P's second row and two cards of his third a moment: his third row's card left in
+    # sight took row 2, and kept it when the hand lifted
+    hidden = [c for c in laid if c.track_id not in (20, 21, 22, 31, 32)]
+    assigner.assign(hidden)
+    state = assigner.assign(laid)
+    assert all(ids(state.zones[f"{'PQ'[q]}/{r}"]) == ids(row(q, r)) for q in (0, 1) for r in (1, 2, 3))
+
+
 def test_kabu_tsukuri_rows_go_to_the_player_whose_column_they_lie_in():
     # taken in the layout's order: Q's first row laid while P had laid one was P's second row; after
     # a restart, each player's spare card below his rows took the next player's first zone

@@ -492,6 +492,19 @@ class ZoneAssigner:
                 if k not in zone_of_segment and mine:
                     zone_of_segment[k] = mine[0]
                     free.remove(mine[0])
+            # a player's rows, all there, are his rows 1, 2, 3 from the top, whatever order they were
+            # laid in, and what lies below them is his spare (each row kept the zone it took when
+            # laid: rows laid 3, 1, 2 with a spare on the table were settled in the wrong order,
+            # unsaid, and a row hidden a moment by a hand lost its zone to the spare)
+            for player in dict.fromkeys(self._group_of(spec.name) for spec in self.layout):
+                names = [spec.name for spec in self.layout if self._group_of(spec.name) == player]
+                column = [k for k in others if player_of.get(k) == player]
+                if len(column) >= len(names):
+                    ranked = sorted(column, key=lambda k: seg_centre[k][1])
+                    for k in [k for k, name in zone_of_segment.items() if name in names] + ranked[len(names):]:
+                        zone_of_segment.pop(k, None)
+                    for k, name in zip(ranked, names):
+                        zone_of_segment[k] = name
         if self.sided and not self.grouped:
             # a hand whose cards are all new to the tracker (covered a few seconds) takes back the
             # free seat whose hand lay where it lies: by the table's order, a hand whose neighbour had
