@@ -2993,6 +2993,35 @@ def test_echobo_bets_close_once_the_dealers_card_is_shown(app, live):
         "Ben: 10 on month 2 taken after the reveal"]
 
 
+@pytest.mark.parametrize("hidden", [{"dealer": [(1, "back")]}, {"dealer": []}])
+def test_bets_stay_closed_once_this_rounds_cards_were_shown_face_up(app, live, monkeypatch, hidden):
+    # judged by the table as it is now: the dealer's card turned face down again, or lifted (and laid
+    # again on a new track), let a bet be taken unmarked with the month seen, and paid 5 times
+    import webui.service
+    monkeypatch.setattr(webui.service, "GATHERED_S", 0.05)
+    d = Dealer(app)
+    d.post("/api/session", {"game": "echobo", "players": [{"name": "Aki"}, {"name": "Ben"}]})
+    assert d.post("/api/bets", {"player": "Aki", "on": 2, "amount": 10}).status_code == 201
+    live.show({"dealer": [(1, "pine-crane")]})
+    d.get("/api/state")
+    live.show(hidden)
+    d.get("/api/state")
+    r = d.post("/api/bets", {"player": "Ben", "on": 1, "amount": 10})
+    assert r.status_code == 400 and r.get_json()["error"].startswith(
+        "the cards of Dealer's card (under the kamishita) 親の札 were face up this round: bets close before the reveal")
+    live.show({"dealer": [(7, "pine-crane")]})
+    assert d.post("/api/bets", {"player": "Ben", "on": 1, "amount": 10}).status_code == 400
+    assert d.post("/api/bets", {"player": "Ben", "on": 1, "amount": 10, "after_reveal": True}).status_code == 201
+    assert [e["note"] for e in app.extensions["hanadealer"]["service"].session["late_bets"]] == [
+        "Ben: 10 on month 1 taken after the reveal"]
+    # the deal gathered unsettled: the next deal's bets are taken before its reveal
+    live.show({})
+    d.get("/api/state")
+    time.sleep(0.1)
+    d.get("/api/state")
+    assert d.post("/api/bets", {"player": "Ben", "on": 3, "amount": 10}).status_code == 201
+
+
 def test_an_amount_booked_that_cannot_be_read_leaves_history_and_confirm_working(app, live, ledger_path):
     # History was a bare JSON error with every round hidden, and a Confirm that had recorded its round
     # answered "the ledger is damaged", so the page never said the round was recorded

@@ -606,6 +606,8 @@ class DealerService:
             new["corrections"] = dict(old.get("corrections") or {})
             new["corrected_readings"] = dict(old.get("corrected_readings") or {})
             new["restart_doubts"] = list(old.get("restart_doubts") or [])
+            if old.get("revealed"):  # (the same round goes on: its cards were shown)
+                new["revealed"] = old["revealed"]
             if old.get("deck_exhausted") and get_game(new["game"]).resolve_house(new.get("house")).get("tie_rule") == "redraw":
                 # (kept only while ties are still redrawn: under another tie rule the flag refused
                 # every round, and the page offered no way to clear it)
@@ -785,9 +787,14 @@ class DealerService:
         if after_reveal not in (None, False, True):
             raise InputError(f"after_reveal is true or false, not {after_reveal!r}")
         shown, in_doubt, keys = self._shown_before_settling(s)
+        revealed = s.get("revealed") if isinstance(s.get("revealed"), Mapping) else None
+        was = False
+        if not shown and revealed and isinstance(revealed.get("zones"), list):
+            shown, in_doubt, keys = list(revealed["zones"]), False, set(revealed.get("keys") or ())
+            was = True
         if shown and after_reveal is not True:
-            how = "read face up, in doubt" if in_doubt else "face up"
-            raise InputError(f"the cards of {', '.join(shown)} are {how}: bets close before the reveal; "
+            how = "are read face up, in doubt" if in_doubt else "were face up this round" if was else "are face up"
+            raise InputError(f"the cards of {', '.join(shown)} {how}: bets close before the reveal; "
                              f"{what} now is taken only on the dealer's word (after_reveal), and marked so")
         if not shown:
             return None
@@ -1159,12 +1166,22 @@ class DealerService:
                     snap := self._snapshot() if snap is None else snap):
                 self._note_busts(s, snap)
                 return
-            if s and s.get("deck_exhausted") and not s.get("pending") and not _stale_table(
-                    snap := self._snapshot() if snap is None else snap):
+            if s and (s["game"] in ROW_GAMES or s["game"] == "echobo") and not s.get("pending") \
+                    and not _stale_table(snap := self._snapshot() if snap is None else snap):
+                if not s.get("revealed"):
+                    # the cards the bets are on, seen face up surely this round: bets stay closed
+                    # (judged by the table as it is now, the dealer's card turned face down again, or
+                    # lifted and laid again, let a bet be taken unmarked with the outcome seen)
+                    shown, in_doubt, keys = self._shown_before_settling(s)
+                    if shown and not in_doubt:
+                        s["revealed"] = {"zones": shown, "keys": sorted(keys)}
+                        self._save()
                 # (the dealer's word that the deck ran out is of the tie he said it of: kept past a
-                # deal gathered unsettled, the next deal's tie was carried without a redraw)
-                if self._deal_gathered(snap):
+                # deal gathered unsettled, the next deal's tie was carried without a redraw; and the
+                # next deal's bets are taken before its reveal)
+                if (s.get("deck_exhausted") or s.get("revealed")) and self._deal_gathered(snap):
                     s["deck_exhausted"] = False
+                    s["revealed"] = None
                     self._save()
                 return
             self._busts_bare_since = None  # (a table not read is no table seen bare)
@@ -1709,7 +1726,7 @@ class DealerService:
             if pending_id != pending["id"]:
                 raise InputError("the settlement changed since it was shown: check it and confirm again")
             after = dict(s, bets=[], corrections={}, corrected_readings={}, pending=None, chosen=None, busts={},
-                         deck_exhausted=False, restart_doubts=[], late_bets=[])
+                         deck_exhausted=False, restart_doubts=[], late_bets=[], revealed=None)
             # the cards settled: the same cards still on the table are not settled again
             after["settled_tracks"] = sorted(_settled_keys(pending["cards"]))
             # (and by where they lie and what they are, which outlasts a restart: the tracker then
