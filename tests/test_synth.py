@@ -520,7 +520,7 @@ def test_synth_into_a_folder_of_an_earlier_run_is_refused_unless_it_is_to_replac
     assert not (tmp_path / "annotations.json").exists() and not (tmp_path / "crops").exists()
     assert (tmp_path / "notes.txt").read_text() == "mine"
     r = _cli("deck", "--out", "")
-    assert r.returncode == 2 and "--out must name a folder, not an empty string" in r.stderr
+    assert r.returncode == 2 and "argument --out: an empty or blank name names no file or folder" in r.stderr
 
 
 def test_synth_says_what_it_could_not_write(tmp_path, monkeypatch):
