@@ -1064,7 +1064,7 @@ class DealerService:
         out = []
         fixes = _corrections_in_force(snap, s)  # (not for another card now on the tapped card's track)
         played = {c for t in s.get("tricks") or () for c in t.get("cards") or ()}
-        doubts = {read: named for read, named in lifted_corrections(s, zones, unassigned).items()}
+        doubts = lifted_corrections(s, zones, unassigned)
         doubts.update((d.get("read"), d.get("card")) for d in s.get("restart_doubts") or ()
                       if isinstance(d, Mapping))
         # (a card named that a trick recorded holds was played as named: its reading is another card)
