@@ -3340,6 +3340,33 @@ def test_a_note_of_a_bet_removed_after_the_reveal_outlives_a_switch_of_game(app,
     assert Ledger(ledger_path).rounds()[0].result["late_bets"] == pending["result"]["late_bets"]
 
 
+def test_bets_stay_closed_when_the_game_is_switched_on_the_deal_revealed(app, live, ledger_path):
+    # Batta Maki's rows seen face up, turned face down again, then Settings saved as Atosaki (the same
+    # two rows): a bet on Ato was taken unmarked with the deal seen, and paid; and the note of the bet
+    # taken back after the reveal said the deal was an earlier one, not settled, of the round settled on it
+    d = Dealer(app)
+    d.post("/api/session", SESSION)
+    bet = d.post("/api/bets", {"player": "Aki", "on": "saki", "amount": 10}).get_json()
+    ato = [(4, "wisteria-cuckoo"), (5, "iris-bridge"), (6, "susuki-moon")]
+    live.show({"saki": SAKI, "ato": ato})
+    d.get("/api/state")
+    live.show({"saki": [(1, "back"), (2, "back"), (3, "back")], "ato": [(4, "back"), (5, "back"), (6, "back")]})
+    d.get("/api/state")
+    assert d.post(f"/api/bets/{bet['id']}/remove", {"after_reveal": True}).status_code == 200
+    assert d.post("/api/session", dict(SESSION, game="atosaki")).status_code == 200
+    d.get("/api/state")
+    r = d.post("/api/bets", {"player": "Ben", "on": "ato", "amount": 500})
+    assert r.status_code == 400 and "were face up this round: bets close before the reveal" in r.get_json()["error"]
+    assert d.post("/api/bets", {"player": "Ben", "on": "ato", "amount": 500, "after_reveal": True}).status_code == 201
+    live.show({"saki": SAKI, "ato": ato})
+    pending = d.post("/api/settle").get_json()
+    assert pending["result"]["late_bets"] == [
+        "Aki: 10 on Saki 先 removed after the reveal (the game then batta-maki)",
+        "Ben: 500 on Ato 後 taken after the reveal"]
+    assert d.post("/api/confirm", {"pending": pending["id"]}).status_code == 200
+    assert Ledger(ledger_path).rounds()[0].result["late_bets"] == pending["result"]["late_bets"]
+
+
 @pytest.mark.parametrize("hidden", [{}, {"saki": [], "ato": [(4, "back"), (5, "back"), (6, "back")]}])
 def test_a_hand_over_the_deal_for_a_moment_is_no_deal_gathered(app, live, hidden):
     # one look at a table with no face-up card (a hand over Saki while Ato lay face down, or over the

@@ -553,13 +553,16 @@ class DealerService:
             raise InputError(f"{len(bets)} bet(s) are on the table: the house rules and limits change only "
                              f"between rounds (remove the bets first)")
         new["bets"] = [dict(b) for b in bets]
-        # (a note of a bet taken or removed after the reveal goes with the round it was made in; after
-        # another game's deal gathered unsettled, with the next round recorded, saying so: dropped at
-        # the switch, the bet taken back after the reveal was in no record)
-        new["late_bets"] = list(old.get("late_bets") or []) if same else [
-            entry if isinstance(entry, str) else entry["note"].replace(
-                "after the reveal", f"after the reveal of an earlier deal of {old.get('game')}, not settled")
-            for entry in old.get("late_bets") or ()]
+        # (a note of a bet taken or removed after the reveal goes with the round it was made in; dropped
+        # at a switch of game, the bet taken back after the reveal was in no record. It keeps the game
+        # it was made in: the deal still lying may be settled as the new game, the note then of its own
+        # reveal, not of "an earlier deal, not settled")
+        new["late_bets"] = [dict(entry) if isinstance(entry, Mapping) else entry
+                            for entry in old.get("late_bets") or ()]
+        if not same:
+            for entry in new["late_bets"]:
+                if isinstance(entry, dict):
+                    entry.setdefault("game", old.get("game"))
         new["settled_tracks"] = list(old.get("settled_tracks") or [])  # the cards still on the table
         new["settled_cards"] = list(old.get("settled_cards") or [])
         new["settled_cards_all"] = list(old.get("settled_cards_all") or [])
@@ -592,6 +595,11 @@ class DealerService:
             # trick is read: the tricks went to the players after the default leader)
             if old.get("leader") in active_players(new) and old["leader"] not in (new.get("dealers") or ()):
                 new["leader"] = old["leader"]
+        if old.get("revealed") and (same or new["game"] in ROW_GAMES or new["game"] == "echobo"):
+            # the cards shown lie on: bets stay closed until the round is confirmed or the deal is
+            # gathered, whatever is saved meanwhile (a switch to Atosaki, the same rows turned face
+            # down again, let a bet be taken unmarked on the rows seen)
+            new["revealed"] = old["revealed"]
         if not same and KAKEYA not in (old.get("game"), new["game"]):
             # another game of the same cards (Batta Maki to Atosaki: the same two rows) may be played on
             # the cards lying: a card the camera read surely but wrongly, put right by the dealer, came
@@ -606,8 +614,6 @@ class DealerService:
             new["corrections"] = dict(old.get("corrections") or {})
             new["corrected_readings"] = dict(old.get("corrected_readings") or {})
             new["restart_doubts"] = list(old.get("restart_doubts") or [])
-            if old.get("revealed"):  # (the same round goes on: its cards were shown)
-                new["revealed"] = old["revealed"]
             if old.get("deck_exhausted") and get_game(new["game"]).resolve_house(new.get("house")).get("tie_rule") == "redraw":
                 # (kept only while ties are still redrawn: under another tie rule the flag refused
                 # every round, and the page offered no way to clear it)
@@ -2404,9 +2410,11 @@ def _late_notes(late: list, settled: set[str]) -> list[str]:
         if isinstance(entry, str):
             out.append(entry)
         elif not entry.get("gathered") and (not entry.get("shown") or set(entry["shown"]) & settled):
-            out.append(entry["note"])
+            # (made before a switch of game: the deal was revealed as that game)
+            out.append(entry["note"] + (f" (the game then {entry['game']})" if entry.get("game") else ""))
         else:
-            out.append(entry["note"].replace("after the reveal", "after the reveal of an earlier deal, not settled"))
+            game = f" of {entry['game']}" if entry.get("game") else ""
+            out.append(entry["note"].replace("after the reveal", f"after the reveal of an earlier deal{game}, not settled"))
     return out
 
 
