@@ -1356,6 +1356,32 @@ def test_a_shi_e_card_read_as_a_card_of_a_scored_row_names_both_places(app, live
     assert state["problems"] == [] and state["preview"]["winner"] == "naka-e", state["preview"]
 
 
+@pytest.mark.parametrize("game, shi_e, said", [
+    # another Shi-e card in doubt: the sure one was checked only with the whole row sure, and a Tsuke
+    # was paid on the pine crane of Naka-e that a sure reading in Shi-e says is another card
+    ("hankan", [(1, "willow-lightning"), (2, "pine-crane"), (3, "iris-chaff-1", True)],
+     "card 'pine-crane' is dealt more than once (in row 'shi-e' (card 2), again in row 'naka-e' (card 3): "
+     "one of them is another card)"),
+    # Shoniban's Shi-e face down (RULES.md §3.6), one card of it turned up (its first face up)
+    ("shoniban", [(1, "back"), (2, "pine-crane"), (3, "back")],
+     "card 'pine-crane' is dealt more than once (in row 'shi-e' (card 1), again in row 'naka-e' (card 3): "
+     "one of them is another card)"),
+    ("hankan", [(1, "paulownia-chaff-1"), (2, "susuki-chaff-1")],
+     "card 'paulownia-chaff-1' in row 'shi-e' (card 1) is not in the deck of hankan"),
+])
+def test_a_sure_shi_e_card_the_deck_refuses_holds_the_round_back_with_the_row_not_whole(app, live, game, shi_e, said):
+    d = Dealer(app)
+    d.post("/api/session", {"game": game, "players": [{"name": "Aki"}, {"name": "Ben"}]})
+    d.post("/api/bets", {"player": "Aki", "on": "naka-e", "amount": 100})
+    d.post("/api/bets", {"player": "Ben", "on": "oto-e", "amount": 100})
+    naka = [(4, "willow-rainman"), (5, "willow-swallow"), (6, "pine-crane")]
+    oto = [(7, "chrysanthemum-sake"), (8, "maple-deer"), (9, "peony-blue")]
+    live.show({"shi-e": shi_e, "naka-e": naka, "oto-e": oto})
+    state = d.get("/api/state").get_json()
+    assert not state["can_settle"] and state["problems"] == [said]
+    assert d.post("/api/settle").status_code == 400
+
+
 def test_the_round_just_recorded_is_not_settled_again_from_the_same_cards(app, live, ledger_path):
     # Settle and Confirm pressed again without a new deal booked the same round a second time
     d = Dealer(app)

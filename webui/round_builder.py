@@ -16,6 +16,7 @@ from typing import Any, Mapping
 
 from dealer.cards import BACK, cards_of_face, get_card, is_card, UnknownCardError
 from dealer.games import Game, RoundError, ZoneSpec
+from dealer.games.common import check_deck_usage
 from dealer.ledger import six_decimals
 from dealer.western import is_western_card
 
@@ -239,6 +240,8 @@ class RoundBuilder:
             elif z.cards is None and not out:
                 problems.append(f"{zone_title(z)} has no cards yet")
         problems += _uneven_redraws(views, redraw_rows, revealed_scores(game, views, house) if redraw_rows else {})
+        if game.name in ROW_GAMES and not problems and deck:
+            problems += _unscored_cards_not_in_deck(game, views, deck)
         if game.name == "echobo" and not problems:
             problems += _dealer_card_held_by_a_bettor(views, bets, deck)
             problems += _cards_laid_not_bet(views, bets)
@@ -249,6 +252,34 @@ class RoundBuilder:
         except RoundError as exc:
             return BuiltRound(None, tuple(views), (str(exc),), tuple(ledger_cards))
         return BuiltRound(round_, tuple(views), (), tuple(ledger_cards))
+
+
+def _unscored_cards_not_in_deck(game: Game, views: tuple[ZoneView, ...] | list[ZoneView],
+                                deck: Counter) -> list[str]:
+    """Hankan's and Shoniban's Shi-e, where it goes to the engine only read whole and surely: why a
+    card of it read surely (or named) cannot be there, or nothing. Checked by the engine only with
+    the whole row, one card of it in doubt (or still face down) let a round be settled on a scored
+    card that a sure reading in Shi-e says is another (a Tsuke's pine read surely in Shi-e too)."""
+    placed: list[tuple[str, str]] = []
+    check = False
+    for z in views:
+        if z.scored:
+            placed += [(c["card"], f"row {z.name!r} (card {c['position']})") for c in z.dealt if c.get("card")]
+            continue
+        whole = len(z.dealt) == z.expected and not z.face_down and all(
+            c["card"] and not c["uncertain"] for c in z.cards)
+        sure = [c for c in z.dealt if c.get("card") and not c.get("uncertain") and c.get("face") != BACK
+                or c.get("corrected")]
+        if sure and not whole:  # (whole, the engine checks it with the round)
+            check = True
+            placed += [(c["card"], f"row {z.name!r} (card {c['position']})") for c in sure]
+    if not check:
+        return []
+    try:
+        check_deck_usage(placed, deck, game.name)
+    except RoundError as exc:
+        return [str(exc)]
+    return []
 
 
 def _dealer_card_held_by_a_bettor(views: tuple[ZoneView, ...] | list[ZoneView], bets: list[dict],
