@@ -1067,7 +1067,8 @@ def test_otoroku_a_bust_is_kept_while_the_table_is_bare_a_moment_only(app, live)
 
 
 @pytest.mark.parametrize("choose", [True, False])
-@pytest.mark.parametrize("discarded", ["taken off the table", "turned face down where it lies"])
+@pytest.mark.parametrize("discarded", ["taken off the table", "turned face down where it lies",
+                                       "stacked face down where it lies"])
 def test_otoroku_a_bust_hand_read_then_discarded_still_pays_its_share(app, live, ledger_path, choose, discarded):
     # discarded as RULES.md 4.1 says, its zone empty (or its cards face down): with a choice taken it
     # was a hand thrown in unseen and paid nothing; without one the round could not be settled
@@ -1077,7 +1078,9 @@ def test_otoroku_a_bust_hand_read_then_discarded_still_pays_its_share(app, live,
     d.get("/api/state")
     ben, dealer = [(3, "pine-crane"), (4, "chrysanthemum-sake")], [(7, "maple-blue"), (8, "cherry-curtain")]
     cy = [(5, "iris-bridge"), (6, "peony-butterflies")]
-    aki = {} if discarded == "taken off the table" else {"Aki": {"cards": [], "face_down": 2}}
+    # (stacked, its two cards are one back to the camera: with a choice taken it paid nothing)
+    aki = {} if discarded == "taken off the table" else {
+        "Aki": {"cards": [], "face_down": 1 if discarded.startswith("stacked") else 2}}
     live.show({"Ben": ben, "Cy": cy, "dealer": dealer, **aki})                  # Aki's hand discarded
     if choose:
         assert d.post("/api/chosen", {"chosen": ["Ben"]}).status_code == 200
@@ -1193,15 +1196,31 @@ def test_otoroku_a_bust_remembered_is_the_dealers_to_forget(app, live):
     assert next(z for z in zones if z["name"] == "Aki")["cards"] == []
 
 
-def test_otoroku_a_bust_kept_through_a_change_of_seats_only_while_still_bust_in_its_seat(app, live):
-    # a bettor's 16 (bust) became the last bettor's 16 (no bust) when a player left: it won a share
+def test_otoroku_a_bust_is_kept_through_a_change_of_seats_only_while_still_bust_in_its_seat(app, live, monkeypatch):
+    # a bettor's 16 (bust) became the last bettor's 16 (no bust) when a player left: it won a share.
+    # The last seat changes only between rounds (his bust discarded is a card of this round); once
+    # the deal is gathered, the bust is forgotten with it
+    import webui.service
+    monkeypatch.setattr(webui.service, "GATHERED_S", 0.05)
     d = Dealer(app)
     players = [{"name": n} for n in ("Aki", "Ben", "Cy")]
     d.post("/api/session", {"game": "otoroku", "players": players, "share": 100})
     live.show({"Ben": [(1, "maple-deer"), (2, "wisteria-cuckoo"), (3, "pine-crane"), (4, "pine-chaff-1")]})  # 16
     d.get("/api/state")
     live.show({})
-    assert d.post("/api/session", {"game": "otoroku", "players": players[:2], "share": 100}).status_code == 200
+    d.get("/api/state")
+    r = d.post("/api/session", {"game": "otoroku", "players": players[:2], "share": 100})
+    assert r.status_code == 400 and "dealt with Cy as the last bettor" in r.get_json()["error"]
+    assert [c["card"] for z in d.get("/api/state").get_json()["zones"] if z["name"] == "Ben" for c in z["cards"]] \
+        == ["maple-deer", "wisteria-cuckoo", "pine-crane", "pine-chaff-1"]
+    # Aki leaving keeps Cy last: Ben's bust is still his, and Aki's seat goes
+    assert d.post("/api/session", {"game": "otoroku", "players": players[1:], "share": 100}).status_code == 200
+    state = d.get("/api/state").get_json()
+    assert len(next(z for z in state["zones"] if z["name"] == "Ben")["cards"]) == 4
+    assert "Aki" not in {z["name"] for z in state["zones"]}
+    time.sleep(0.1)
+    d.get("/api/state")  # (the deal gathered: the bust goes with it)
+    assert d.post("/api/session", {"game": "otoroku", "players": players[1:2], "share": 100}).status_code == 200
     state = d.get("/api/state").get_json()
     assert next(z for z in state["zones"] if z["name"] == "Ben")["cards"] == []
 
@@ -1217,6 +1236,30 @@ def test_a_card_face_up_outside_every_zone_holds_the_round_back(app, live):
     assert r.status_code == 400 and "1 card(s) face up outside every zone" in r.get_json()["error"]
     live.show(hands, unassigned=[card_json(4, "back")])  # a face-down stock holds nothing back
     assert d.post("/api/settle").status_code == 200
+
+
+def test_otoroku_the_last_bettor_changes_only_between_rounds(app, live):
+    # a player seated last mid-round took the last bettor's role from the hand dealt for it: Cy's
+    # 7 + 9 (16, Otoroku, the last bettor's alone) was settled buta, paying a share instead of winning one
+    d = Dealer(app)
+    players = [{"name": n} for n in ("Aki", "Ben", "Cy")]
+    d.post("/api/session", {"game": "otoroku", "players": players, "share": 100})
+    live.show({"Aki": [(1, "pine-crane"), (2, "iris-bridge")], "Ben": [(3, "cherry-curtain"), (4, "wisteria-cuckoo")],
+               "Cy": [(5, "clover-boar"), (6, "chrysanthemum-sake")], "dealer": [(7, "maple-blue"), (8, "wisteria-ribbon")]})
+    joined = {"game": "otoroku", "players": players + [{"name": "Dan"}], "share": 100}
+    r = d.post("/api/session", dict(joined, seats=["Aki", "Ben", "Cy", "Dan"]))
+    assert r.status_code == 400 and r.get_json()["error"] == (
+        "cards of this round are on the table, dealt with Cy as the last bettor: the last seat changes to Dan "
+        "only between rounds (settle the round, or clear the table, first)")
+    assert d.get("/api/round").get_json()["preview"]["results"]["Cy"] == "win"
+    # seated before the last bettor, he joins at once; after the round, anywhere
+    assert d.post("/api/session", dict(joined, seats=["Dan", "Aki", "Ben", "Cy"])).status_code == 200
+    assert d.post("/api/chosen", {"chosen": ["Aki", "Ben", "Cy"]}).status_code == 200  # (Dan was dealt nothing)
+    pending = d.post("/api/settle").get_json()
+    assert pending["result"]["net"]["Cy"] == 100
+    assert d.post("/api/confirm", {"pending": pending["id"]}).status_code == 200
+    live.show({})
+    assert d.post("/api/session", dict(joined, seats=["Aki", "Ben", "Cy", "Dan"])).status_code == 200
 
 
 def test_otoroku_the_page_offers_the_choice_once_the_dealers_two_cards_allow_it(app, live):
@@ -3627,6 +3670,14 @@ def test_an_otoroku_hand_not_chosen_that_is_buta_whatever_its_hidden_card_must_b
     # ...so too with a card of it read in doubt (left out, the buta went unpaid)
     live.show(dict(hands, Aki=[(1, "back"), (2, "maple-deer"), (3, "clover-boar", True)]))
     assert d.get("/api/round").get_json()["problems"] != [] and d.post("/api/settle").status_code == 400
+    # ...and with a card of it read as a back only in doubt (it may be a face-up 10: 9 + 10 is buta
+    # whatever the hidden card), or named by the dealer: taken for a back, the hand was thrown in unseen
+    live.show(dict(hands, Aki=[(1, "back"), (2, "chrysanthemum-sake"), (3, "back", True)]))
+    assert "card 2 of Aki's hand Akiの手札 looks face down, but unsure" in d.get("/api/round").get_json()["problems"][0]
+    assert d.post("/api/correct", {"track_id": 3, "card": "maple-deer"}).status_code == 200
+    assert d.get("/api/round").get_json()["problems"] == ["Aki's hand Akiの手札: 1 card(s) still face down"]
+    assert d.post("/api/correct", {"track_id": 3, "card": "pine-chaff-1"}).status_code == 200
+    assert d.get("/api/round").get_json()["problems"] == []  # (9 + 1: not buta whatever the hidden card)
     # a hand that may yet be anything stays out, thrown in unseen
     live.show(dict(hands, Aki=[(1, "back"), (2, "pine-chaff-1"), (3, "plum-chaff-1")]))
     assert d.get("/api/round").get_json()["problems"] == []
@@ -3663,7 +3714,9 @@ def test_the_stake_of_otoroku_and_kabu_tsukuri_changes_only_between_rounds(app, 
     assert r.status_code == 400 and "the house rules change only between rounds" in r.get_json()["error"]
     service = app.extensions["hanadealer"]["service"]
     assert service.session[stake] == 10  # nothing of it taken
-    assert d.post("/api/session", {**first, "players": players + [{"name": "Dan"}]}).status_code == 200  # (not the stake)
+    # (not the stake; in Otoroku seated before the last bettor, who keeps his role)
+    seats = {"seats": ["Dan", "Aki", "Ben", "Cy"]} if game == "otoroku" else {}
+    assert d.post("/api/session", {**first, "players": players + [{"name": "Dan"}], **seats}).status_code == 200
     live.show({ben: {"cards": [], "face_down": 3}})  # a deal lying face down is of this round too
     r = d.post("/api/session", {**first, stake: 1000})
     assert r.status_code == 400 and f"the {stake} change only between rounds" in r.get_json()["error"]

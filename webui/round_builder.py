@@ -169,9 +169,10 @@ class RoundBuilder:
             here = seen.get(z.name) or []
             face_down = down.get(z.name, 0)
             bust = (setup.get("busts") or {}).get(z.name) if game.name == "otoroku" else None
-            if not here and bust and face_down in (0, len(bust)):
+            if not here and bust and 0 <= face_down <= len(bust):
                 # a bust hand read surely, then discarded as the rules say (taken off the table, or
                 # turned face down where it lies: it paid nothing then): it still pays its share
+                # (its cards stacked face down are fewer backs to the camera: not another hand)
                 here = [{"track_id": None, "card": cid, "face": face_of(cid), "confidence": None,
                          "uncertain": False, "discarded": True} for cid in bust]
                 face_down = 0
@@ -424,7 +425,9 @@ def _buta_whatever_hidden(cards, face_down: int | None, role: str) -> bool:
     so the round waits for the dealer to confirm it (read as a low card in doubt and left out, a buta
     went unpaid with the card still amber)."""
     from dealer.games.otoroku import bust_limit, value_of
-    shown = [c for c in cards or () if c.get("face") != BACK]
+    # (a back read in doubt may be a face-up card partly hidden, and one the dealer named is that card:
+    # dropped as backs, a hand whose first card lay face down was left out as thrown in, unseen)
+    shown = [c for c in cards or () if c.get("face") != BACK or c.get("uncertain") or c.get("corrected")]
     try:
         months = [_HIGHEST if c.get("uncertain") and not c.get("corrected") else value_of(c.get("card"))
                   for c in shown if c.get("card") or c.get("uncertain")]

@@ -821,6 +821,13 @@ class DealerService:
         changed = [what] if _exact(old.get(key, 1)) != _exact(new.get(key, 1)) else []
         if game.resolve_house(old.get("house") or {}) != game.resolve_house(new.get("house") or {}):
             changed.append("the house rules")
+        # Otoroku's last bettor (the last seat) may reach 16 where another bettor is buta (RULES.md
+        # §4.1): a player seated after him mid-round took the role from the hand dealt for it
+        last = [(old.get("seats") or [None])[-1], (new.get("seats") or [None])[-1]]
+        if new["game"] == "otoroku" and last[0] != last[1] and self._cards_of_this_round(old):
+            raise InputError(f"cards of this round are on the table, dealt with {last[0]} as the last bettor: "
+                             f"the last seat changes to {last[1]} only between rounds (settle the round, or "
+                             f"clear the table, first)")
         if changed and self._cards_of_this_round(old):
             raise InputError(f"cards of this round are on the table: {' and '.join(changed)} change only between "
                              f"rounds (settle the round, or clear the table, first)")
