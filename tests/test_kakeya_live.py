@@ -1,6 +1,8 @@
 """Kakeya Toranpu on the live table: each trick read off the middle of the table as it is played,
 the play order from the order the cards appeared, a trick entered by hand when the camera cannot read
 it, and the thirteen tricks settled in stones like any other round."""
+import math
+
 import pytest
 
 from dealer.games import settle_round
@@ -313,6 +315,44 @@ def test_seats_are_kept_with_the_picture_their_tricks_were_read_on(app, live, tu
     live.show({"trick": [western(200, "2S", seat="Aki")]})
     d.get("/api/state")
     assert bool(service.session.get("known_seats")) is not turned
+
+
+@pytest.mark.parametrize("turn, seen", [
+    ({"rotate": 90}, lambda x, y: (480 - y, x)),
+    ({"rotate": 180}, lambda x, y: (640 - x, 480 - y)),
+    ({"rotate": 0, "mirror": True}, lambda x, y: (640 - x, y)),
+])
+def test_tricks_read_on_a_picture_turned_mid_hand_go_to_the_players_who_laid_them(app, live, tmp_path, turn, seen):
+    # restarted mid-hand with another --rotate (or --mirror), the tricks read after it were matched to
+    # the seats of the tricks before on the old picture: each went to another player, and the hand
+    # was settled on the wrong pair or held on a "must follow" that nobody broke
+    tricks, players, expected = a_hand(seed=0)
+    d = aki_leads(app)
+    live.picture = lambda: {"width": 640, "height": 480, "rotate": 0}
+    lay_tricks(d, live, tricks, players, range(6), track=10)
+    restarted = FakeLiveTable()
+    restarted.picture = lambda: {"width": 640, "height": 480, **turn}
+    app = create_app({"LIVE": restarted, "LEDGER": str(tmp_path / "ledger.sqlite"), "PIN": "2468", "TESTING": True})
+    d = Dealer(app)
+    for t in range(6, 13):
+        laid = [western(1 + 4 * t + i, c, seat=p) for i, (c, p) in enumerate(zip(tricks[t], players[t]))]
+        laid = [dict(c, quad=[list(seen(x, y)) for x, y in c["quad"]]) for c in laid]
+        for k in range(1, 5):
+            restarted.show({"trick": laid[:k]})
+            d.get("/api/state")
+        restarted.show({"trick": []})
+        d.get("/api/state")
+    state = assert_as_played(d, expected)
+    assert [r["players"] for r in state["tricks"]["recorded"]] == players and state["problems"] == []
+    # where each sat, kept for the next hands, is where he sits on the picture now
+    pending = d.post("/api/settle").get_json()
+    assert d.post("/api/confirm", {"pending": pending["id"]}).status_code == 200
+    service = app.extensions["hanadealer"]["service"]
+    middle = seen(320, 260)
+    for player, (x, y) in SEAT_XY.items():
+        sx, sy = seen(x, y)
+        gap = abs(service.session["known_seats"][player] - math.atan2(sy - middle[1], sx - middle[0]))
+        assert min(gap, 2 * math.pi - gap) < 0.01, player
 
 
 def test_damaged_seats_of_the_hands_before_are_passed_over(app, live):

@@ -1303,7 +1303,8 @@ class DealerService:
             recorded = len(s["tricks"])  # (a trick missed comes before the one read now, if any)
             if trick is not None:
                 house = self._game().resolve_house(s.get("house"))
-                replayed = replay_tricks(s, house, s["tricks"])
+                picture = self._picture()
+                replayed = replay_tricks(s, house, s["tricks"], picture)
                 leader = replayed.next_leader
                 order = play_order(active_players(s), leader) if leader else None
                 ring = ring_of(trick)
@@ -1345,8 +1346,11 @@ class DealerService:
                     # the ring: where the cards lay, from which replay_tricks works out who laid which
                     # (again whenever a trick before it or the first leader is corrected)
                     s["undone_trick"] = None
+                    # (and the picture they lay on: a restart with another --rotate mid-hand turns
+                    # the rings of the tricks read after it, and gave their cards to other players)
                     s["tricks"].append({"cards": ids, "source": "camera", "ring": ring,
-                                        "read": [{k: v for k, v in c.items() if k != "quad"} for c in trick]})
+                                        "read": [{k: v for k, v in c.items() if k != "quad"} for c in trick],
+                                        **({"picture": picture} if picture else {})})
                     if len(s["tricks"]) >= TRICKS:
                         s["missed_tricks"] = []  # (the hand whole: none is missing)
                     if MISREAD_HINT in (s.get("trick_warning") or ""):
@@ -1762,7 +1766,8 @@ class DealerService:
             if s["game"] == KAKEYA:  # a new hand: the losing pair deals (§8)
                 if pending["result"].get("stones_left"):
                     after["stones"] = {**(s.get("stones") or {}), **pending["result"]["stones_left"]}
-                seated = replay_tricks(s, self._game().resolve_house(s.get("house")), s["tricks"]).seat_angles
+                seated = replay_tricks(s, self._game().resolve_house(s.get("house")), s["tricks"],
+                                       s.get("tricks_picture")).seat_angles
                 if seated:  # where each player sat this hand: the next hands' tricks are read by it
                     after["known_seats"] = {**known_seats_of(s.get("known_seats")), **seated}
                     # (on this picture: on another turn or size, --rotate changed at a restart, they

@@ -22,7 +22,7 @@ other.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Mapping
 
 from dealer.games import Game, RoundError, ZoneSpec
@@ -77,7 +77,8 @@ class TrickPlay:
         return len(self.tricks) == TRICKS and not self.problems
 
 
-def replay_tricks(setup: Mapping[str, Any], house: Mapping[str, Any], tricks: list[Mapping[str, Any]]) -> TrickPlay:
+def replay_tricks(setup: Mapping[str, Any], house: Mapping[str, Any], tricks: list[Mapping[str, Any]],
+                  picture: Mapping[str, Any] | None = None) -> TrickPlay:
     """Each recorded trick (``{"cards": [...], "source": ...}``, cards in the order played) with its
     players, winner and picture cards, from the first trick's ``leader`` in ``setup``.
 
@@ -87,10 +88,26 @@ def replay_tricks(setup: Mapping[str, Any], house: Mapping[str, Any], tricks: li
     the whole hand (the leader's card is the one that appeared first, most tricks), so a first trick
     missed and entered by hand, or led by another player than was thought, does not shift every
     card of the hand onto the next player. (Where only the camera's tricks name the players, every
-    turn of the seating agrees alike after the first trick, so its first card seen decides.)"""
+    turn of the seating agrees alike after the first trick, so its first card seen decides.)
+
+    The rings are taken as they lay on the picture the hand's first camera trick was read on: those
+    read on another (a restart with another --rotate or --mirror mid-hand) are turned onto it first.
+    ``picture``: the picture (its ``rotate`` and ``mirror``) the seats (``seat_angles``) are wanted
+    on, where it is not that one."""
+    tricks, read_on = _rings_on_one_picture(tricks)
     rings = [t["ring"] for t in tricks if len(t.get("ring") or ()) == len(active_players(setup))]
     if not rings:
         return _replay(setup, house, tricks, None)[0]
+    best = _replay_seated(setup, house, tricks, rings)
+    wanted = _turn_of(picture)
+    if read_on is not None and wanted is not None and wanted != read_on:
+        return replace(best, seat_angles={p: _angle_between_pictures(a, read_on, wanted)
+                                          for p, a in (best.seat_angles or {}).items()})
+    return best
+
+
+def _replay_seated(setup, house, tricks, rings) -> TrickPlay:
+    """The tricks replayed with the players seated at the turn of the first ring that agrees best."""
     active = active_players(setup)
     first = rings[0]
     # where each player sat in the hands settled before: a surer guide than which card the camera
@@ -106,6 +123,49 @@ def replay_tricks(setup: Mapping[str, Any], house: Mapping[str, Any], tricks: li
         if best_key is None or key > best_key:
             best, best_key = play, key
     return best
+
+
+def _turn_of(picture: Any) -> tuple[float, bool] | None:
+    """A picture's turn clockwise (radians) and whether it is mirrored (first, then turned: as
+    RotatedSource makes it); None where it is not known."""
+    if not isinstance(picture, Mapping):
+        return None
+    rotate = picture.get("rotate", 0)
+    if not isinstance(rotate, (int, float)) or isinstance(rotate, bool) or not math.isfinite(rotate):
+        return None
+    return math.radians(rotate), bool(picture.get("mirror"))
+
+
+def _angle_between_pictures(angle: float, seen: tuple[float, bool], wanted: tuple[float, bool]) -> float:
+    """An angle round the middle (the image's y downwards, so a clockwise turn adds to it) on the
+    picture ``seen``, as it lies on the picture ``wanted``: back to the camera's own picture, and on."""
+    raw = angle - seen[0]
+    if seen[1]:
+        raw = math.pi - raw
+    if wanted[1]:
+        raw = math.pi - raw
+    out = raw + wanted[0]
+    return math.atan2(math.sin(out), math.cos(out))
+
+
+def _rings_on_one_picture(tricks: list[Mapping[str, Any]]) -> tuple[list[Mapping[str, Any]], tuple[float, bool] | None]:
+    """The tricks with their rings on one picture, that of the first trick the camera read (its turn,
+    or None where no ring's picture is known): a ring read on a picture turned or mirrored otherwise
+    (a restart with another --rotate or --mirror mid-hand) is turned onto it, and put in order round
+    the middle again (a mirror reverses it; the order of play is the one the hand started with). Left
+    as read: rings whose picture is not known (kept before pictures were)."""
+    wanted = next((_turn_of(t.get("picture")) for t in tricks if t.get("ring") and _turn_of(t.get("picture"))), None)
+    if wanted is None:
+        return tricks, None
+    out = []
+    for t in tricks:
+        seen = _turn_of(t.get("picture"))
+        if not t.get("ring") or seen is None or seen == wanted:
+            out.append(t)
+            continue
+        ring = [dict(c, angle=round(_angle_between_pictures(float(c["angle"]), seen, wanted), 4)) for c in t["ring"]]
+        out.append(dict(t, ring=sorted(ring, key=lambda c: -c["angle"])))
+    return out, wanted
 
 
 # how near the seats of the hands before must fit a turn of the first trick to be taken as where the
