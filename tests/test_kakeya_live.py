@@ -651,6 +651,30 @@ def test_a_trick_played_while_the_camera_was_away_is_said_where_to_enter_it(app,
     assert said.replace("as trick 2", "as trick 3") in d.get("/api/state").get_json()["problems"]
 
 
+def test_each_time_the_camera_was_away_in_a_hand_is_said_with_where_to_enter_a_trick(app, live, monkeypatch):
+    # the second time, the first still said, went unsaid: the trick played then was entered where
+    # the page pointed, in the first gap, and the hand was held on a "must follow" nobody broke
+    import webui.service
+    monkeypatch.setattr(webui.service, "GAP_UNSEEN_S", 0.0)
+    tricks, players, expected = a_hand(seed=0)
+    d = aki_leads(app)
+    track = lay_tricks(d, live, tricks, players, [0], 1)
+    for unseen, then_read in ((1, [2, 3, 4]), (5, range(6, 13))):
+        live.show({"trick": []}, status=LOST)  # trick 2 (then trick 6) played and gathered meanwhile
+        d.get("/api/state")
+        track = lay_tricks(d, live, tricks, players, then_read, track + 4)
+    said = ("the table was not read (the camera away, its reading stalled, or the server stopped) after trick 1 was "
+            "recorded, and after trick 4 was recorded: a trick played meanwhile was not seen; if one is missing, enter "
+            "it by hand where it was played: as trick 2 (the first time) or as trick 5 (the second time)")
+    assert said in d.get("/api/state").get_json()["problems"]
+    assert d.post("/api/tricks", {"cards": tricks[1], "at": 2}).status_code == 201
+    # (the tricks after the one entered move on by one, the second gap with them)
+    assert said.replace("trick 2 (", "trick 3 (").replace("trick 5 (", "trick 6 (").replace(
+        "after trick 4", "after trick 5") in d.get("/api/state").get_json()["problems"]
+    assert d.post("/api/tricks", {"cards": tricks[5], "at": 6}).status_code == 201
+    assert_as_played(d, expected)
+
+
 def test_the_camera_away_during_the_first_trick_is_said_and_no_hiccup_before_play_is(app, live):
     d = aki_leads(app)
     live.show({"trick": []}, status=LOST)  # before any card is laid: nothing can be missed

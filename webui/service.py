@@ -159,7 +159,7 @@ class DealerService:
         # zone and time when the table stopped being read mid-hand (a gap where a trick may be missed)
         self._table_read = False
         self._zone_read: frozenset = frozenset()
-        self._gap_from: tuple[frozenset, float] | None = None
+        self._gap_from: tuple[frozenset, float, int | None] | None = None
         self._restart_gap = False  # (Kakeya: a gap said at the first reading since the start, looked at again)
         # Kakeya: the middle seen bare since the last trick was recorded (its cards gathered, or a
         # hand over them), and the tracks of the trick on the table last warned of a misread
@@ -1209,9 +1209,14 @@ class DealerService:
                 # (not before this server has read the table: the frames of its start are no gap)
                 # (at the start of a hand too: trick 1 played unseen made trick 2 the first, and every
                 # trick after it went to the wrong players, unsaid)
-                if self._table_read and s.get("camera_gap") is None:
-                    s["camera_gap"] = len(s["tricks"])
-                    self._gap_from = (self._zone_read, time.monotonic())
+                # (each time it goes: a second gap in the hand, the first still said, went unsaid,
+                # and a trick missed in it was entered where the first said)
+                if self._table_read and self._gap_from is None:
+                    gaps = _camera_gaps(s)
+                    added = len(s["tricks"]) if len(s["tricks"]) not in gaps else None
+                    if added is not None:
+                        _set_camera_gaps(s, gaps + [added])
+                    self._gap_from = (self._zone_read, time.monotonic(), added)
                     self._save()
                 return
             picture = self._picture()
@@ -1233,13 +1238,13 @@ class DealerService:
             zone = frozenset((c.get("track_id"), c.get("card")) for c in in_zone)
             if self._gap_from is not None:
                 # back with the trick lying as it lay, cards on it or a moment only: nothing was missed
-                before, since = self._gap_from
+                before, since, added = self._gap_from
                 self._gap_from = None
                 # (or the middle bare when it went, and back within moments: no whole trick was laid
                 # and gathered meanwhile, a card or two laid since are the trick being played)
                 short = time.monotonic() - since < GAP_UNSEEN_S
-                if s.get("camera_gap") is not None and (zone == before and (before or short) or not before and short):
-                    s["camera_gap"] = None
+                if added in _camera_gaps(s) and (zone == before and (before or short) or not before and short):
+                    _set_camera_gaps(s, [g for g in _camera_gaps(s) if g != added])
                     changed = True
             if s["tricks"] and (not self._table_read or self._restart_gap):
                 # as read before the restart, or as the camera reads them now (a card it read in doubt,
@@ -1248,17 +1253,17 @@ class DealerService:
                                                   for c in s["tricks"][-1].get("read") or ()]]
                 lying = [Counter(c.get(k) for c in in_zone) for k in ("card", "recognised")]
                 lying_last = any(now == Counter(cards) for now in lying for cards in last if cards)
-                if not self._table_read and s.get("camera_gap") is None and not lying_last:
+                if not self._table_read and len(s["tricks"]) not in _camera_gaps(s) and not lying_last:
                     # the first reading since this server started, mid-hand, and the last trick recorded
                     # does not lie there: a trick played and gathered while it was down went unseen,
                     # and entered as the next trick it went to the wrong players. Looked at again until
                     # a card of another trick comes (a card of it under a hand, or still entering the
                     # tracker, at the first look)
-                    s["camera_gap"] = len(s["tricks"])
+                    _set_camera_gaps(s, _camera_gaps(s) + [len(s["tricks"])])
                     self._restart_gap = True
                     changed = True
-                elif self._restart_gap and s.get("camera_gap") is not None and lying_last:
-                    s["camera_gap"] = None
+                elif self._restart_gap and len(s["tricks"]) in _camera_gaps(s) and lying_last:
+                    _set_camera_gaps(s, [g for g in _camera_gaps(s) if g != len(s["tricks"])])
                     self._restart_gap = False
                     changed = True
                 elif self._restart_gap and any(c.get("card") not in {x for cards in last for x in cards} and
@@ -1503,7 +1508,10 @@ class DealerService:
                         s["tricks"][at - 1]["camera_read"] = [c["card"] for c in lying]
             s["trick_warning"] = None
             # (a camera gap stays said: a second trick may have been missed in it, until the hand
-            # has its thirteen; the place it says moves past the tricks entered there)
+            # has its thirteen; the place it says moves past the tricks entered there, and a gap
+            # after the place of the trick entered moves on with the tricks after it)
+            if _camera_gaps(s):
+                _set_camera_gaps(s, [g + 1 if g >= at else g for g in _camera_gaps(s)])
             cancelled = bool(s.get("pending"))  # (said on the page, as a correction's is)
             s["pending"] = None
             self._save()
@@ -1543,7 +1551,7 @@ class DealerService:
         with self._lock:
             s = self._require_kakeya()
             places = _missed_places(s)
-            gap = s.get("camera_gap") is not None and len(s["tricks"]) < TRICKS
+            gap = bool(_camera_gaps(s)) and len(s["tricks"]) < TRICKS
             if not places and not gap:
                 raise InputError("no trick is said to be missed")
             stale = _stale_table(self._snapshot())
@@ -1565,8 +1573,8 @@ class DealerService:
             removed = s["tricks"].pop()
             if self.trick_watch is not None:
                 self.trick_watch.forget()
-            if s.get("camera_gap") is not None:  # (a trick missed goes no later than the tricks left)
-                s["camera_gap"] = min(s["camera_gap"], len(s["tricks"]))
+            if _camera_gaps(s):  # (a trick missed goes no later than the tricks left)
+                _set_camera_gaps(s, [min(g, len(s["tricks"])) for g in _camera_gaps(s)])
             # (not read straight back in while it lies there as it was read)
             s["undone_trick"] = _undone_tricks(s) + [list(removed["cards"])]
             self._undone_tracks |= {str(c["track_id"]) for c in removed.get("read") or ()
@@ -1599,14 +1607,20 @@ class DealerService:
         over = game_over(s.get("stones"))
         if over:
             problems.append(f"the game is over: {over} has no stones left; start a new game in Settings")
-        if s.get("camera_gap") is not None and len(play.tricks) < TRICKS:
-            gap = s["camera_gap"]
-            goes = gap + 1  # (past the tricks entered by hand there since)
-            while goes <= len(s["tricks"]) and s["tricks"][goes - 1].get("source") == "hand":
-                goes += 1
+        if _camera_gaps(s) and len(play.tricks) < TRICKS:
+            when, places = [], []
+            for gap in _camera_gaps(s):
+                goes = gap + 1  # (past the tricks entered by hand there since)
+                while goes <= len(s["tricks"]) and s["tricks"][goes - 1].get("source") == "hand":
+                    goes += 1
+                when.append(f"after trick {gap} was recorded" if gap else "during the first trick")
+                places.append(f"trick {goes}")
+            where = (f"as {places[0]}" if len(places) == 1 else "where it was played: as " + " or as ".join(
+                f"{place} (the {('first', 'second', 'third')[k] if k < 3 else f'{k + 1}th'} time)"
+                for k, place in enumerate(places)))
             problems.append(f"the table was not read (the camera away, its reading stalled, or the server stopped) "
-                            f"{f'after trick {gap} was recorded' if gap else 'during the first trick'}: a trick "
-                            f"played meanwhile was not seen; if one is missing, enter it by hand as trick {goes}")
+                            f"{', and '.join(when)}: a trick played meanwhile was not seen; if one is missing, "
+                            f"enter it by hand {where}")
         if not problems and len(play.tricks) < TRICKS:
             problems.append(f"{len(play.tricks)} of {TRICKS} tricks recorded")
         cards = tuple({"zone": f"trick {t['trick']}", "position": k, "player": who, "card": card,
@@ -1630,7 +1644,7 @@ class DealerService:
                 "warning": "; ".join(filter(None, [s.get("trick_warning"), missed_trick_warning(_missed_places(s))
                                                     if _missed_places(s) else None])) or None,
                 # (the page offers "none was missed" while one is said to be)
-                "missed": bool(_missed_places(s)) or (s.get("camera_gap") is not None and len(play.tricks) < TRICKS)}
+                "missed": bool(_missed_places(s)) or (bool(_camera_gaps(s)) and len(play.tricks) < TRICKS)}
 
     # --- the round -------------------------------------------------------------------------------
     def build(self, snapshot: Mapping[str, Any] | None = None):
@@ -2194,9 +2208,10 @@ def _stored_session_problem(session: Mapping[str, Any]) -> str | None:
                 x.get("shown") is None or isinstance(x["shown"], list) and all(isinstance(k, str) for k in x["shown"]))
             for x in session["late_bets"])):
         return "its list of bets changed after the reveal is not one"
-    if session.get("camera_gap") is not None and (not isinstance(session["camera_gap"], int)
-                                                  or isinstance(session["camera_gap"], bool)):
-        return "its trick count at a camera gap is not a number"
+    gaps = session.get("camera_gap")
+    if gaps is not None and not all(isinstance(g, int) and not isinstance(g, bool) and g >= 0
+                                    for g in (gaps if isinstance(gaps, list) else [gaps])):
+        return "its trick counts at camera gaps are not numbers"
     if session.get("missed_tricks") is not None and not (isinstance(session["missed_tricks"], list) and all(
             isinstance(p, int) and not isinstance(p, bool) for p in session["missed_tricks"])):
         return "its list of tricks missed is not a list of numbers"
@@ -2378,6 +2393,19 @@ def _corrections_in_force(snap: Mapping[str, Any] | None, s: Mapping[str, Any]) 
     # (the camera reading now the card the dealer named agrees with the tap: it holds)
     return {t: card for t, card in s["corrections"].items()
             if not (t in readings and t in now and now[t] not in (readings[t], card))}
+
+
+def _camera_gaps(s: Mapping[str, Any]) -> list[int]:
+    """Kakeya: after how many tricks recorded the table went unread this hand, each time (kept as one
+    number by an earlier version)."""
+    gaps = s.get("camera_gap")
+    if gaps is None:
+        return []
+    return sorted(set(gaps if isinstance(gaps, list) else [gaps]))
+
+
+def _set_camera_gaps(s: dict, gaps: list[int]) -> None:
+    s["camera_gap"] = sorted(set(gaps)) or None
 
 
 def _pending_picture(stored: str | None, pending_id: str) -> bytes | None:
