@@ -914,6 +914,21 @@ def test_kabu_tsukuri_dealer_is_named_in_settings_and_shown_with_the_house_rules
         assert errors == [], errors
 
 
+def test_a_kakeya_player_renamed_in_settings_keeps_his_pairs_stones(tmp_path):
+    # the form sent the names alone: the renamed player's pair was a new partnership, and both pairs
+    # started a new game with 5 stones, unsaid
+    session = {"game": "kakeya-toranpu", "players": [{"name": n} for n in ("Aki", "Ben", "Cho", "Dan")],
+               "dealers": ["Ben", "Dan"]}
+    with page_on_a_fake_table(tmp_path, session, {}) as (page, errors, service, _):
+        service.session["stones"] = {"Aki+Cho": 7, "Ben+Dan": 3}
+        page.goto(page.url.rsplit("/", 1)[0] + "/settings")
+        page.locator("#players .player-name").first.fill("Akira")
+        page.click("button.primary.big")
+        page.wait_for_url("**/", timeout=10000)
+        assert service.session["stones"] == {"Akira+Cho": 7, "Ben+Dan": 3}
+        assert errors == [], errors
+
+
 def test_the_pin_asked_for_a_refused_tap_keeps_what_was_typed(tmp_path):
     """A tap refused for want of the PIN opened the dialog, and the login reloaded the page: the
     amount typed (or the Settings form filled in) was gone, and the bet not booked."""

@@ -1274,6 +1274,39 @@ def test_the_stones_held_go_on_through_a_settings_save_of_the_same_game(app, liv
     assert d.get("/api/state").get_json()["tricks"]["stones"] == {"Ben+Dan": held["Ben+Dan"], "Cho+Aki": held["Aki+Cho"]}
 
 
+def test_a_player_renamed_in_settings_keeps_his_pairs_stones_and_seat(app, live):
+    # the Settings page sent the names alone: Aki renamed Akira was a new partnership, and both pairs
+    # started a new game with 5 stones, unsaid
+    d = Dealer(app)
+    d.post("/api/session", SESSION)
+    for cards in play(PLAYERS, deal(PLAYERS, seed=3), leader="Aki", seed=3):
+        d.post("/api/tricks", {"cards": cards})
+    pending = d.post("/api/settle").get_json()
+    d.post("/api/confirm", {"pending": pending["id"]})
+    held = d.get("/api/state").get_json()["tricks"]["stones"]
+    service = app.extensions["hanadealer"]["service"]
+    service.session["known_seats"] = {"Aki": 1.5, "Ben": 0.0, "Cho": -1.5, "Dan": 3.1}
+    renamed = dict(SESSION, players=[{"name": n} for n in ("Akira", "Ben", "Cho", "Dan")],
+                   dealers=pending["result"]["next_dealers"])
+    for wrong, said in [({"Eve": "Akira"}, "renamed: 'Eve' is no player of the open session"),
+                        ({"Aki": "Zed"}, "renamed: 'Aki' is renamed 'Zed', who is no player of the session saved"),
+                        ({"Aki": "Ben"}, "renamed: 'Aki' is renamed 'Ben', the name of another player"),
+                        (["Aki"], "renamed maps a player's name before to his name now")]:
+        r = d.post("/api/session", dict(renamed, renamed=wrong))
+        assert r.status_code == 400 and r.get_json()["error"].startswith(said), r.get_json()
+    assert d.post("/api/session", dict(renamed, renamed={"Aki": "Akira"})).status_code == 200
+    assert d.get("/api/state").get_json()["tricks"]["stones"] == {"Akira+Cho": held["Aki+Cho"], "Ben+Dan": held["Ben+Dan"]}
+    assert service.session["known_seats"] == {"Akira": 1.5, "Ben": 0.0, "Cho": -1.5, "Dan": 3.1}
+    assert "renamed" not in service.session
+    # (not said to be renamed: a new partnership, a new game)
+    again = dict(renamed, players=[{"name": n} for n in ("Aki", "Ben", "Cho", "Dan")])
+    assert d.post("/api/session", again).status_code == 200
+    assert d.get("/api/state").get_json()["tricks"]["stones"] == {"Aki+Cho": 5, "Ben+Dan": 5}
+    # (another game refuses the field: it has no stones to keep)
+    r = d.post("/api/session", {"game": "batta-maki", "players": again["players"], "renamed": {"Aki": "Aki"}})
+    assert r.status_code == 400 and "'renamed' is not a field of a batta-maki session" in r.get_json()["error"]
+
+
 def lay_left(d, live, cards, first_track, players):
     """A trick's cards laid one by one and left in the middle: the cards as laid."""
     lay_one_by_one(d, live, cards, first_track, players)

@@ -580,21 +580,26 @@ class DealerService:
             for key in ("previous_trick", "previous_read", "undone_trick"):
                 if old.get(key):
                     new[key] = old[key]
-            if known_seats_of(old.get("known_seats")) and player_names(old) == player_names(new):
-                new["known_seats"] = known_seats_of(old["known_seats"])  # (the same players in the same seats)
+            # (a player renamed on the Settings page is the same player: his pair kept no stones, and
+            # the game started again with the stones of a new one, unsaid)
+            now = _renamed_players(data, old, new)
+            if known_seats_of(old.get("known_seats")) and [now.get(p, p) for p in player_names(old)] == player_names(new):
+                # (the same players in the same seats)
+                new["known_seats"] = {now.get(p, p): a for p, a in known_seats_of(old["known_seats"]).items()}
                 new["known_seats_picture"] = old.get("known_seats_picture")
             # the stones held go on with the same partnerships and stones a pair starts with; a game
             # over, or another stones_per_pair, starts a new game
             # (a pair by its two players: the same players listed from another seat named it "Cho+Aki",
             # and both pairs started again with the stones of a new game, unsaid)
-            held = {frozenset(k.split("+")): v for k, v in (old.get("stones") or {}).items()}
+            held = {frozenset(now.get(p, p) for p in k.split("+")): v for k, v in (old.get("stones") or {}).items()}
             if held and set(held) == {frozenset(k.split("+")) for k in new.get("stones") or ()} \
                     and not game_over(old["stones"]) and _stones_per_pair(old) == _stones_per_pair(new):
                 new["stones"] = {k: held[frozenset(k.split("+"))] for k in new["stones"]}
             # nor is the leader of the first trick the dealer chose (the page hides the choice once a
             # trick is read: the tricks went to the players after the default leader)
-            if old.get("leader") in active_players(new) and old["leader"] not in (new.get("dealers") or ()):
-                new["leader"] = old["leader"]
+            leader = now.get(old.get("leader"), old.get("leader"))
+            if leader in active_players(new) and leader not in (new.get("dealers") or ()):
+                new["leader"] = leader
         if old.get("revealed") and (same or new["game"] in ROW_GAMES or new["game"] == "echobo"):
             # the cards shown lie on: bets stay closed until the round is confirmed or the deal is
             # gathered, whatever is saved meanwhile (a switch to Atosaki, the same rows turned face
@@ -2280,7 +2285,30 @@ def settings_key(session: Mapping[str, Any] | None) -> str:
     """A short digest of what the Settings page sets in ``session`` (nothing: no session)."""
     shown = {k: session.get(k) for k in SETTINGS_FIELDS} if session else None
     return hashlib.sha256(json.dumps(shown, sort_keys=True).encode()).hexdigest()[:16]
-GAME_SESSION_FIELDS = {"otoroku": ("seats", "share"), "kabu-tsukuri": ("ante", "dealer"), KAKEYA: ("trump", "dealers")}
+GAME_SESSION_FIELDS = {"otoroku": ("seats", "share"), "kabu-tsukuri": ("ante", "dealer"),
+                       KAKEYA: ("trump", "dealers", "renamed")}
+
+
+def _renamed_players(data: Mapping[str, Any], old: Mapping[str, Any], new: Mapping[str, Any]) -> dict[str, str]:
+    """Kakeya: the players of the open session renamed by the Settings page (``renamed``: old name ->
+    new name), each a player of the open session named as a player of the new one."""
+    renamed = data.get("renamed")
+    if renamed is None:
+        return {}
+    if not isinstance(renamed, Mapping) or not all(isinstance(k, str) and isinstance(v, str)
+                                                   for k, v in renamed.items()):
+        raise InputError(f"renamed maps a player's name before to his name now, not {renamed!r}")
+    before, now = player_names(old), player_names(new)
+    for was, name in renamed.items():
+        if was not in before:
+            raise InputError(f"renamed: {was!r} is no player of the open session ({', '.join(before)})")
+        if name not in now:
+            raise InputError(f"renamed: {was!r} is renamed {name!r}, who is no player of the session saved")
+        if name in before and name not in renamed and name != was:
+            raise InputError(f"renamed: {was!r} is renamed {name!r}, the name of another player of the open session")
+    if len(set(renamed.values())) != len(renamed):
+        raise InputError("renamed: two players are renamed alike")
+    return {k: v for k, v in renamed.items() if k != v}
 
 
 def _check_session_fields(game: str, data: Mapping[str, Any]) -> None:
