@@ -465,6 +465,8 @@ class ScriptedSource:
         item = self.script.pop(0) if self.script else "frame"
         if item == "gone":
             raise CameraError("camera 0 stopped giving frames (unplugged?)")
+        if item == "skip":  # a damaged picture in a folder
+            raise FrameSkipped("image 'new.png' cannot be decoded (corrupt or not an image); skipped")
         if item == "empty":  # a driver that hands back a frame of no pixels
             return np.zeros((0, 0, 3), np.uint8)
         if item == "16-bit":  # a camera set to 16 bits a channel
@@ -533,6 +535,23 @@ def test_a_frame_that_is_no_8_bit_picture_is_a_camera_problem_not_a_frame(bad, s
         assert got is not None and got[1].size > 0 and got[1].dtype == np.uint8
     finally:
         grabber.stop()
+
+
+def test_a_frame_skipped_while_the_source_is_lost_is_no_source_back():
+    # said "ok", the page showed the picture from before the loss as live (undimmed, outlined)
+    source = ScriptedSource(["frame"] * 3 + ["gone"] * 2 + ["skip"] + ["gone"] * 2 + ["frame"] * 1000)
+    grabber = FrameGrabber(source, retry_s=0.01, max_retry_s=0.02)
+    said = []
+    grabber.on_status = said.append
+    grabber.start()
+    try:
+        assert wait_until(lambda: len(source.script) < 990 and grabber.status().camera == "ok")
+    finally:
+        grabber.stop()
+    lost = next(k for k, s in enumerate(said) if s.camera != "ok")
+    skipped = next(k for k, s in enumerate(said) if s.error and "new.png" in s.error)
+    assert lost < skipped and said[skipped].camera == "reconnecting"
+    assert all(s.camera != "ok" for s in said[lost:skipped + 1])
 
 
 def test_grabber_shows_a_skipped_frame_but_stays_ok(tmp_path):

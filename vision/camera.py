@@ -810,7 +810,9 @@ class FrameGrabber:
             except FrameSkipped as exc:
                 log.warning("%s", exc)
                 with self._cond:
-                    self._status = SourceStatus("ok", str(exc))
+                    # (a frame skipped while the source is failing is no frame read: said "ok", the
+                    # page showed the picture from before the loss as live, undimmed)
+                    self._status = SourceStatus("reconnecting" if failing else "ok", str(exc))
                     self._notice_until = time.monotonic() + self.notice_s
                 self._notify()
                 continue
