@@ -687,6 +687,10 @@ def test_a_reading_with_no_place_is_no_card_and_hides_no_camera_knock():
     tracker.update(row(45) + [broken])
     assert {c.quad[0][0] + 45: c.track_id for c in seen_for(tracker, row(45), 5)} == ids
     assert CardTracker(enter_frames=1).update([broken]) == []
+    # nor one absurdly far off the picture (drawn, every picture of the video failed while it lay)
+    far = Detection(card="maple-deer", face="maple-deer", quad=((3e9, 10), (3e9 + 60, 10), (3e9 + 60, 100), (3e9, 100)),
+                    confidence=0.9)
+    assert CardTracker(enter_frames=1).update([far]) == []
 
 
 def test_two_touching_cards_read_as_one_for_a_while_keep_their_ids_and_faces():

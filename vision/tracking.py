@@ -41,6 +41,10 @@ def _size(quad) -> float:
 # shows to be matched first (a card misread where it lies is still matched: no same-face reading is near)
 OTHER_FACE_PENALTY = 0.15
 
+# the farthest a card's corner may lie from the picture's origin, in pixels, and still be a reading
+# (as far as a zone's corner may be drawn; a card partly off the picture lies a little outside it)
+MAX_CORNER = 100_000.0
+
 
 def _other_face(shown: str | None, read: str | None) -> bool:
     """Whether a reading shows a face other than the one a track shows (a back, or no face known, is
@@ -333,8 +337,10 @@ class CardTracker:
         self._frame += 1
         # a reading with no place (a corner NaN or infinite, from a model gone wrong) is no card: its
         # distance to every track compared false, and in a knock's frame it hid the knock, and each
-        # card of the row took its neighbour's id
-        detections = [d for d in detections if all(math.isfinite(float(v)) for corner in d.quad for v in corner)]
+        # card of the row took its neighbour's id. Nor is one whose corner lies absurdly far off the
+        # picture (past what OpenCV draws: every picture of the video failed while it lay there)
+        detections = [d for d in detections if all(math.isfinite(float(v)) and abs(float(v)) <= MAX_CORNER
+                                                   for corner in d.quad for v in corner)]
         track_of, unmatched, knock = self._match(detections)
         matched_tracks = set(track_of.values())
         if knock is not None:
