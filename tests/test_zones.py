@@ -154,6 +154,11 @@ def test_drawn_zone_not_in_layout_is_a_clear_error():
     ("", [(0, 0), (1, 0), (1, 1)], "name"),
     ("saki", [(0, 0), (1, 1)], "at least 3"),
     ("saki", [(0, 0), (5, 5), (10, 10)], "no area"),
+    # traced twice, or as a bow-tie: the area counted, but no point lay inside, and every card there
+    # was outside every zone, unsaid
+    ("saki", [(0, 0), (100, 0), (100, 50), (0, 50)] * 2, "sides cross or run over each other"),
+    ("saki", [(0, 0), (100, 50), (100, 0), (0, 50)], "sides cross or run over each other"),
+    ("saki", [(0, 0), (100, 0), (150, 0), (120, 0), (100, 50), (0, 50)], "sides cross or run over each other"),
     ("saki", [(0, 0), ("a", 1), (1, 1)], "list of"),
     ("saki", [(0, 0), (float("nan"), 1), (1, 1)], "finite"),
     # each taken as a coordinate: a true as 1, "100" as 100, and 1e300 overflowed to an infinite area

@@ -34,6 +34,38 @@ class ZoneError(ValueError):
 MAX_COORDINATE = 100_000
 
 
+def _sides_cross(points: tuple[tuple[float, float], ...]) -> bool:
+    """Whether two sides of the closed polygon ``points`` run over each other: two sides that do not
+    follow one another meet (cross, touch or overlap), or a side turns straight back along the one
+    before it. A corner given twice in a row (a double tap) is one corner."""
+    pts = [p for k, p in enumerate(points) if p != points[k - 1]] or list(points[:1])
+    n = len(pts)
+    sides = [(pts[k], pts[(k + 1) % n]) for k in range(n)]
+    for k in range(n):  # sides that follow one another meet at their corner only, unless one turns back
+        a, b, c = pts[k - 1], pts[k], pts[(k + 1) % n]
+        if _turn(a, b, c) == 0 and (b[0] - a[0]) * (c[0] - b[0]) + (b[1] - a[1]) * (c[1] - b[1]) < 0:
+            return True
+    return any(_segments_meet(*sides[i], *sides[j]) for i in range(n) for j in range(i + 2, n)
+               if not (i == 0 and j == n - 1))
+
+
+def _turn(a, b, c) -> int:
+    """The side of the line a -> b that c lies on: 1, -1, or 0 in line."""
+    v = (b[0] - a[0]) * (c[1] - a[1]) - (b[1] - a[1]) * (c[0] - a[0])
+    return (v > 0) - (v < 0)
+
+
+def _segments_meet(a, b, c, d) -> bool:
+    """Whether the segments ab and cd have a point in common."""
+    def on(p, q, r):  # r, in line with pq, lies between them
+        return min(p[0], q[0]) <= r[0] <= max(p[0], q[0]) and min(p[1], q[1]) <= r[1] <= max(p[1], q[1])
+    t1, t2, t3, t4 = _turn(a, b, c), _turn(a, b, d), _turn(c, d, a), _turn(c, d, b)
+    if t1 != t2 and t3 != t4:
+        return True
+    return (t1 == 0 and on(a, b, c)) or (t2 == 0 and on(a, b, d)) or (t3 == 0 and on(c, d, a)) \
+        or (t4 == 0 and on(c, d, b))
+
+
 @dataclass(frozen=True)
 class TableZone:
     """A named polygon on the live image (frame pixels), drawn by the dealer for one zone."""
@@ -59,6 +91,13 @@ class TableZone:
             raise ZoneError(f"zone {self.name!r}: a polygon needs at least 3 points, not {len(points)}")
         if not all(math.isfinite(v) for p in points for v in p):
             raise ZoneError(f"zone {self.name!r}: the polygon has a point that is not a finite number")
+        if cv2.contourArea(cv2.convexHull(np.asarray(points, dtype=np.float32))) < 1.0:
+            raise ZoneError(f"zone {self.name!r}: the polygon encloses no area")  # (its points in a line)
+        if _sides_cross(points):
+            # (traced twice, or as a bow-tie: the area counted, but no point was inside, and every
+            # card there was outside every zone, unsaid)
+            raise ZoneError(f"zone {self.name!r}: the polygon's sides cross or run over each other: "
+                            f"give its corners once each, in order round the zone")
         if cv2.contourArea(np.asarray(points, dtype=np.float32)) < 1.0:
             raise ZoneError(f"zone {self.name!r}: the polygon encloses no area")
         object.__setattr__(self, "polygon", points)
