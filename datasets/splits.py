@@ -10,7 +10,8 @@ Training must use seeds below ``EVAL_SEED_BASE``, so no evaluation scene is ever
 The splits as defined are the development splits: what shipped (a net, a rule of the detector) was
 judged on them, so a rare event they show none of (a confident answer naming a wrong card) was
 selected for. The test renders, the same splits rendered from their seeds plus ``TEST_SEED_OFFSETS``
-(never trained on, never looked at while choosing), are where those figures are reported.
+(never trained on; measured only after what shipped was chosen, though since then among what
+decided against later candidates), are where those figures are reported.
 """
 from __future__ import annotations
 

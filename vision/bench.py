@@ -149,8 +149,8 @@ def _totals(rows: dict) -> dict:
 
 def run_benchmark(detector, scenes=None, splits=None, frames=30, card_counts=(9, 45), accuracy=True,
                   speed=True, shared=None, test=False) -> dict:
-    """``test``: the test renders of the splits (datasets.splits.TEST_SEED_OFFSETS), which nothing was
-    chosen on, instead of the development splits."""
+    """``test``: the test renders of the splits (datasets.splits.TEST_SEED_OFFSETS), measured only after
+    what shipped was chosen, instead of the development splits."""
     from datasets.shared import shared_dir
     report: dict = {"machine": {"python": platform.python_version(), "cpu": platform.processor() or platform.machine(),
                                 "cpu_model": cpu_model(),

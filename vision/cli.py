@@ -43,8 +43,8 @@ def register(subparsers) -> None:
     only.add_argument("--no-speed", action="store_true", help="accuracy only")
     b.add_argument("--markdown", action="store_true", help="print the headline figures as Markdown tables too (on stderr)")
     b.add_argument("--test", action="store_true",
-                   help="the test renders of the splits (their seeds + 1000 and + 2000), on which nothing was "
-                        "chosen, instead of the development splits (where what shipped was judged)")
+                   help="the test renders of the splits (their seeds + 1000 and + 2000), measured only after what "
+                        "shipped was chosen, instead of the development splits (where what shipped was judged)")
     b.add_argument("--models", type=named, default=None)
     b.add_argument("--shared", type=named, default=None, help="the shared data folder (default: $HANADEALER_SHARED, else ../shared)")
     b.add_argument("--threads", type=whole(1, 64), default=2, help="onnxruntime threads (default 2)")
