@@ -247,6 +247,26 @@ def test_unsure_cards_are_marked_and_corrected_by_a_tap_and_a_lost_camera_shows_
     assert service.session["corrections"] == {"6": "susuki-moon", "5": "iris-bridge"}
 
 
+def test_a_card_laid_in_place_of_the_one_tapped_while_the_chooser_is_open_is_not_named(tmp_path):
+    # the chooser still said "read as Iris bridge": picked, the clover boar laid on its track was booked
+    # as the iris bridge, and the wrong side won
+    from webui.round_builder import card_label
+    saki = [(1, "pine-crane"), (2, "plum-chaff-1"), (3, "cherry-curtain")]
+    ato = [(4, "wisteria-cuckoo"), (5, "iris-bridge", True), (6, "peony-butterflies")]
+    session = {"game": "batta-maki", "players": [{"name": "Aki"}, {"name": "Ben"}]}
+    with page_on_a_fake_table(tmp_path, session, {"saki": saki, "ato": ato}) as (page, errors, service, live):
+        page.wait_for_selector("#zones .card.uncertain[data-track='5']", timeout=10000)
+        page.click("#zones .card[data-track='5']")
+        page.wait_for_selector("#correct-dialog[open]")
+        live.show({"saki": saki, "ato": [ato[0], (5, "clover-boar"), ato[2]]})
+        page.wait_for_selector("#zones .card[data-track='5']:has-text('Clover')", timeout=10000)
+        page.click("#card-choices button[value='iris-bridge']")
+        page.wait_for_selector(f"#message.error:has-text('card 5 is read now as {card_label('clover-boar')}')",
+                               timeout=10000)
+        assert service.session["corrections"] == {}
+        assert errors == [], errors
+
+
 def test_settings_form_starts_a_session_with_the_house_rules_as_set(tmp_path):
     """The settings form starts a session for each game with its default house rules (a fee rate, which
     has no effect without the percentage fee, is not sent along), and with the options the dealer set."""

@@ -282,6 +282,24 @@ def test_bad_corrections_are_refused(app, live):
     assert r.status_code == 400 and "JSON" in r.get_json()["error"]
 
 
+def test_a_correction_for_the_face_shown_is_refused_once_another_card_lies_on_its_track(app, live):
+    # the chooser open on the iris bridge read in doubt, a clover boar laid on its track: named as the
+    # iris bridge (the card the page showed), the round was settled on it and Saki paid instead of Ato
+    d = Dealer(app)
+    d.post("/api/session", SESSION)
+    ato = [(4, "wisteria-cuckoo"), (5, "iris-bridge", True), (6, "peony-butterflies")]
+    live.show({"saki": SAKI, "ato": ato})
+    live.show({"saki": SAKI, "ato": [ato[0], (5, "clover-boar"), ato[2]]})
+    r = d.post("/api/correct", {"track_id": 5, "card": "iris-bridge", "face": "iris-bridge"})
+    assert r.status_code == 400 and r.get_json()["error"] == (
+        "card 5 is read now as Clover boar 萩, not Iris bridge 菖蒲 as it was when tapped (another card laid in "
+        "its place?): look at it, and tap it again")
+    assert app.extensions["hanadealer"]["service"].session["corrections"] == {}
+    # the face read now, or none said (an older page): taken
+    assert d.post("/api/correct", {"track_id": 5, "card": "clover-boar", "face": "clover-boar"}).status_code == 200
+    assert d.post("/api/correct", {"track_id": 4, "card": "wisteria-cuckoo"}).status_code == 200
+
+
 def test_a_card_read_as_a_back_in_doubt_is_shown_unsure_and_the_dealer_names_it(app, live):
     # the backs read in doubt are mostly face-up cards partly hidden: counted as face down, the card
     # could not be tapped and the round waited for the camera to read it otherwise

@@ -997,7 +997,7 @@ class DealerService:
 
     # --- corrections -----------------------------------------------------------------------------
     def correct(self, data: Mapping[str, Any]) -> dict:
-        only_fields(data, ("track_id", "card"), "a correction")
+        only_fields(data, ("track_id", "card", "face"), "a correction")
         with self._lock:
             s = self._require_session()
             if not isinstance(data, Mapping) or "track_id" not in data:
@@ -1017,6 +1017,15 @@ class DealerService:
             else:
                 if track not in on_table:
                     raise InputError(f"there is no card {track} on the table now (it may have been picked up)")
+                # the face the page showed as read, where it says (the chooser open, another card laid in
+                # its place on the same track: the tap was for the card shown, and named the one now
+                # there as it, and the round was settled on it)
+                shown = data.get("face")
+                now = next((c.get("face") for c in _cards_seen(snap) if str(c.get("track_id")) == track), None)
+                if shown is not None and shown != now:
+                    raise InputError(f"card {track} is read now as {card_label(now) if now else 'nothing'}, not "
+                                     f"{card_label(shown) if isinstance(shown, str) else repr(shown)} as it was when "
+                                     f"tapped (another card laid in its place?): look at it, and tap it again")
                 if s["game"] == KAKEYA:
                     if not is_western_card(card):
                         near = nearest_western_ids(card)

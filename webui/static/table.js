@@ -458,7 +458,8 @@ document.getElementById("correct-dialog").addEventListener("close", (ev) => {
 
 async function chooseCard(id) {
   document.getElementById("correct-dialog").close();
-  try { saidCorrected(await api("/api/correct", {track_id: correcting.track_id, card: id})); } catch (e) { /* shown */ }
+  // (with the face the dialog showed as read: a card laid in its place meanwhile is refused, not named)
+  try { saidCorrected(await api("/api/correct", {track_id: correcting.track_id, card: id, face: correcting.face})); } catch (e) { /* shown */ }
 }
 
 // a settlement waiting is voided by a correction: said, not left to vanish from the page unexplained
