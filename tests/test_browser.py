@@ -426,6 +426,15 @@ def test_a_bet_of_half_a_chip_is_booked_once_on_a_double_tap_and_again_later(tmp
         page.click("#bet-add")
         page.wait_for_selector("#bet-list li:nth-child(2)", timeout=10000)
         assert [b["amount"] for b in service.session["bets"]] == [0.5, 0.5]
+        # a second tap after the first was answered finds the amount emptied: dropped, not said in red
+        # under the bet just taken (a dealer who trusted the red line booked the bet again)
+        page.fill("#bet-amount", "100")
+        page.click("#bet-add")
+        page.wait_for_selector("#bet-list li:nth-child(3)", timeout=10000)
+        page.click("#bet-add")
+        page.wait_for_timeout(800)
+        assert page.locator("#message.error").count() == 0, page.inner_text("#message")
+        assert [b["amount"] for b in service.session["bets"]] == [0.5, 0.5, 100]
         assert errors == [], errors
 
 

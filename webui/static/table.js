@@ -480,8 +480,12 @@ document.getElementById("bet-form").addEventListener("keydown", (ev) => {
   }
 });
 
+let betTakenAt = -Infinity;
 document.getElementById("bet-form").addEventListener("submit", async (ev) => {
   ev.preventDefault();
+  // (the second tap of a double tap found the amount emptied by the first: sent, its refusal said in
+  // red under the bet just taken, and a dealer who trusted it booked the bet again)
+  if (document.getElementById("bet-amount").value === "" && Date.now() - betTakenAt <= REPEAT_MS) return;
   const onRaw = document.getElementById("bet-on").value;
   // (with no session, or before the first state, the server says what is missing)
   const target = ((STATE && STATE.session && STATE.session.targets) || []).find((t) => String(t.on) === onRaw);
@@ -490,7 +494,7 @@ document.getElementById("bet-form").addEventListener("submit", async (ev) => {
   const sent = await afterRevealToo("/api/bets", {player: document.getElementById("bet-player").value,
     on: target ? target.on : onRaw, amount: document.getElementById("bet-amount").value === "" ? null : amount},
     "Take it");
-  if (sent) document.getElementById("bet-amount").value = "";
+  if (sent) { document.getElementById("bet-amount").value = ""; betTakenAt = Date.now(); }
 });
 
 // A bet taken or removed once the cards it is on are face up goes only on the dealer's word, asked
