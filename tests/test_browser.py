@@ -438,6 +438,22 @@ def test_a_bet_of_half_a_chip_is_booked_once_on_a_double_tap_and_again_later(tmp
         assert errors == [], errors
 
 
+def test_the_pot_carried_in_is_shown_as_the_settlement_booked_it(tmp_path):
+    # the bets panel showed the session's JSON number, another millionth than the settlement box
+    session = {"game": "batta-maki", "players": [{"name": "Aki"}, {"name": "Ben"}],
+               "house": {"tie_rule": "carry_over", "equalise": "none"}}
+    tie = {"saki": [(1, "pine-crane"), (2, "plum-chaff-1"), (3, "cherry-curtain")],
+           "ato": [(4, "wisteria-cuckoo"), (5, "iris-bridge"), (6, "clover-boar")]}
+    with page_on_a_fake_table(tmp_path, session) as (page, errors, service, live):
+        service.add_bet({"player": "Aki", "on": "saki", "amount": 9999999999.5})
+        service.add_bet({"player": "Ben", "on": "ato", "amount": 0.500001})
+        live.show(tie)
+        service.confirm(service.settle()["id"])
+        page.wait_for_selector("#carry-in:not([hidden])", timeout=10000)
+        assert page.inner_text("#carry-in").startswith("Pot carried in from the last tie: 10,000,000,000.000001 ")
+        assert errors == [], errors
+
+
 def test_no_answer_from_the_server_is_said_not_silent(tmp_path):
     """A request that got no answer at all (the tablet's Wi-Fi down) showed nothing."""
     session = {"game": "batta-maki", "players": [{"name": "Aki"}, {"name": "Ben"}]}

@@ -2247,6 +2247,20 @@ def test_a_redraw_that_runs_out_of_deck_carries_the_pot_into_the_next_round(app,
     assert sum(Ledger(ledger_path).balances().values()) == 0  # every chip of the pot came back out
 
 
+def test_the_pot_carried_in_is_shown_as_booked(app, live):
+    # the page showed the session's JSON number: 10000000000.000002 for a pot booked, and shown a
+    # moment before in the settlement, as 10,000,000,000.000001
+    d = Dealer(app)
+    d.post("/api/session", dict(SESSION, house={"tie_rule": "carry_over", "equalise": "none"}))
+    d.post("/api/bets", {"player": "Aki", "on": "saki", "amount": 9999999999.5})
+    d.post("/api/bets", {"player": "Ben", "on": "ato", "amount": 0.500001})
+    live.show({"saki": SAKI, "ato": [(4, "wisteria-cuckoo"), (5, "iris-bridge"), (6, "clover-boar")]})
+    pending = d.post("/api/settle").get_json()
+    assert d.get("/api/state").get_json()["pending_text"]["carry"] == "10,000,000,000.000001"
+    assert d.post("/api/confirm", {"pending": pending["id"]}).status_code == 200
+    assert d.get("/api/state").get_json()["session"]["carry_text"] == "10,000,000,000.000001"
+
+
 def test_a_deck_said_run_out_does_not_outlive_the_tie_rule_of_redraws(app, live):
     # kept when the tie rule changed, the flag refused every round ("deck_exhausted does not apply
     # here"), and the page could not clear it

@@ -1961,6 +1961,9 @@ class DealerService:
                            "targets": _target_labels(game, s), "no_bets": NO_BETS.get(game.name),
                            "seats": s.get("seats"), "chosen": s.get("chosen"),
                            "card_kind": game.card_kind, "carry": s.get("carry") or 0,
+                           # (as booked, to 6 decimals: the JSON number of a pot of 10^10 chips showed
+                           # another millionth than the settlement that carried it)
+                           "carry_text": result_texts({"carry": s.get("carry"), "carry_exact": s.get("carry_exact")})["carry"],
                            "dealer": s.get("dealer"), "deck": _deck_ids(game, s)}
         try:
             built = self.build(snap)

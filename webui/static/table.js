@@ -190,7 +190,7 @@ function renderBets(s) {
     (waiting ? "A settlement is waiting: confirm it, or cancel it to change the bets." : "");
   const carryIn = document.getElementById("carry-in");
   carryIn.hidden = !(sess && sess.carry);
-  carryIn.textContent = !(sess && sess.carry) ? "" : `Pot carried in from the last tie: ${sess.carry} ` +
+  carryIn.textContent = !(sess && sess.carry) ? "" : `Pot carried in from the last tie: ${sess.carry_text || sess.carry} ` +
     (sess.game === "kabu-tsukuri" ? "(the winner of the next row won takes it)" : "(the winners of this round share it)");
   const colours = Object.fromEntries((sess ? sess.players : []).map((p) => [p.name, p.colour]));
   const labels = Object.fromEntries((sess ? sess.targets : []).map((t) => [String(t.on), t.label]));
