@@ -341,6 +341,17 @@ def test_a_round_id_past_64_bits_is_no_round_not_a_500(app):
     assert d.get("/api/rounds?before=9223372036854775807").status_code == 200
 
 
+def test_a_settlement_id_no_settlement_can_have_is_refused_not_a_500(app, live):
+    # a lone surrogate could not be looked up in SQLite: an internal error
+    d = Dealer(app)
+    d.post("/api/session", {"game": "batta-maki", "players": [{"name": "Aki"}, {"name": "Ben"}]})
+    body = '{"pending": "\\ud800"}'
+    for url in ("/api/confirm", "/api/settle/cancel"):
+        r = d.c.post(url, data=body, content_type="application/json", headers={"X-CSRF-Token": d.token})
+        other = d.post(url, {"pending": "abc"})  # (as any id of no settlement is answered)
+        assert (r.status_code, r.get_json()) == (other.status_code, other.get_json()), url
+
+
 def test_otoroku_a_choice_the_dealers_hand_does_not_allow_is_refused(app, live):
     """It was taken, and then held the round back at Settle."""
     d = Dealer(app)

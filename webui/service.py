@@ -1848,6 +1848,8 @@ class DealerService:
         recorded = self._settlements_made.get(pending_id)
         if recorded is not None:
             return recorded
+        if not pending_id.isascii():  # (ids are hex: a lone surrogate, which SQLite cannot take, was a 500)
+            return None
         try:
             return self.ledger.round_of_settlement(pending_id)
         except LedgerError:  # (it cannot be read: nothing said of it, as before)
