@@ -93,6 +93,7 @@ def test_serve_demo_starts_the_dealer_page_on_the_demo_table(tmp_path):
     import subprocess
     import sys
     import time
+    import urllib.error
     import urllib.request
     pytest.importorskip("vision.demo_table", reason="the demo table is not available")
     env = {k: v for k, v in os.environ.items() if not k.startswith("HANADEALER_")}
@@ -101,7 +102,8 @@ def test_serve_demo_starts_the_dealer_page_on_the_demo_table(tmp_path):
     log_path = tmp_path / "serve.log"
     with open(log_path, "w") as log:
         proc = subprocess.Popen([sys.executable, "-c", "import sys; from hanadealer.cli import main; sys.exit(main())",
-                                 "serve", "--demo", "--port", "0", "--data", str(tmp_path)],
+                                 "serve", "--demo", "--port", "0", "--data", str(tmp_path),
+                                 "--allow-host", "dealer.local"],
                                 stdout=log, stderr=subprocess.STDOUT, text=True, env=env)
     try:
         said, deadline, url = "", time.monotonic() + 90, None
@@ -113,6 +115,15 @@ def test_serve_demo_starts_the_dealer_page_on_the_demo_table(tmp_path):
         assert url, f"the page never said where it is: {said!r}"
         with urllib.request.urlopen(url, timeout=10) as r:
             assert r.status == 200 and "text/html" in r.headers["Content-Type"]
+        # by the name it was given, and by no other (a web page pointing its own name at it)
+        with urllib.request.urlopen(urllib.request.Request(url + "api/auth", headers={"Host": "dealer.local"}),
+                                    timeout=10) as r:
+            assert r.status == 200
+        with pytest.raises(urllib.error.HTTPError) as refused:
+            urllib.request.urlopen(urllib.request.Request(url + "api/auth", headers={"Host": "evil.example"}),
+                                   timeout=10)
+        assert refused.value.code == 403
+        assert "no PIN is set: choose it on this machine's page" in log_path.read_text()
         state = {}
         while time.monotonic() < deadline and not any(z["cards"] for z in state.get("zones", [])):
             with urllib.request.urlopen(url + "api/state", timeout=10) as r:

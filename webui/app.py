@@ -9,13 +9,16 @@
 ``create_app(config)`` takes, besides Flask's own keys: ``LIVE`` (the LiveTable, or any object with
 ``snapshot()``, ``wait_for_change(version, timeout)``, ``jpeg()``, ``set_layout()``; without one the
 page runs on an empty table with a banner saying so), ``LEDGER``
-(path of the SQLite ledger), ``PIN`` (sets the PIN on first start), ``ZONES_DIR`` (where drawn
-zones are saved), ``VIDEO_FPS``.
+(path of the SQLite ledger), ``PIN`` (the dealer's PIN: set on the first start, and where it
+differs from the one stored, put in its place, every login ended), ``ZONES_DIR`` (where drawn
+zones are saved), ``VIDEO_FPS``, ``ALLOWED_HOSTS`` (host names the page answers to besides
+``localhost`` and IP addresses).
 """
 from __future__ import annotations
 
 import functools
 import hmac
+import ipaddress
 import json
 import logging
 import secrets
@@ -49,6 +52,9 @@ PIN_MIN, PIN_MAX = 4, 12
 # unbounded one was read whole and parsed, without the PIN, until the server ran out of memory
 MAX_REQUEST_BYTES = 1024 * 1024
 LOCKOUT_AFTER, LOCKOUT_S = 5, 30.0
+# the logins kept (each device's, newest last): a login is the server's to end (Lock, a new PIN), not
+# the cookie's alone, which a copy kept working after Lock and every restart
+MAX_LOGINS = 64
 
 log = logging.getLogger(__name__)
 
@@ -79,9 +85,16 @@ def create_app(config: dict | None = None) -> Flask:
         ledger.set_meta_once("secret_key", secrets.token_hex(32))
         app.config["SECRET_KEY"] = ledger.get_meta("secret_key")
     app.config.update(SESSION_COOKIE_HTTPONLY=True, SESSION_COOKIE_SAMESITE="Strict")
-    if app.config["PIN"] and ledger.get_meta("pin_hash") is None:
-        _check_pin_format(str(app.config["PIN"]))
-        ledger.set_meta_once("pin_hash", generate_password_hash(str(app.config["PIN"])))
+    if app.config["PIN"]:
+        # the PIN of the environment is the PIN: given once it is stored, and given another it replaces
+        # the one stored (a PIN claimed by someone else, or forgotten, had no way back) and ends every login
+        pin = _check_pin_format(str(app.config["PIN"]))
+        stored = ledger.get_meta("pin_hash")
+        if stored is None:
+            ledger.set_meta_once("pin_hash", generate_password_hash(pin))
+        elif not check_password_hash(stored, pin):
+            ledger.set_meta("pin_hash", generate_password_hash(pin))
+            ledger.set_meta("logins", "[]")
     zones_dir = Path(app.config["ZONES_DIR"]) if app.config["ZONES_DIR"] else Path(app.config["LEDGER"]).parent
     service = DealerService(ledger, live, zones_loader=lambda game: _load_zones(zones_dir, game))
     service.players_check = app.config.get("PLAYERS_CHECK")  # (the demo table's: webui.cli)
@@ -96,10 +109,12 @@ def create_app(config: dict | None = None) -> Flask:
         service.note_ledger_damage(said)
     app.extensions["hanadealer"] = {"service": service, "ledger": ledger, "live": live,
                                     "zones_dir": zones_dir, "failures": [0, 0.0], "login_lock": threading.Lock(),
+                                    "logins_lock": threading.Lock(),
                                     "watcher": _TableWatcher(live, service.hub, service.observe_table)}
     app.register_blueprint(pages)
     app.register_blueprint(api)
     app.register_blueprint(stream)
+    app.before_request(_guard_host)
     app.before_request(_guard_writes)
     app.register_error_handler(InputError, lambda e: (jsonify(error=str(e)), 400))
     app.register_error_handler(RoundError, lambda e: (jsonify(error=str(e)), 400))
@@ -121,7 +136,7 @@ def create_app(config: dict | None = None) -> Flask:
     if app.config.get("WATCH_TABLE", not app.testing):
         # Kakeya's tricks are read off the table as they are played, whether or not a page is open
         app.extensions["hanadealer"]["watcher"].ensure_started()
-    app.context_processor(lambda: {"csrf_token": _csrf_token(), "logged_in": bool(session.get("dealer")),
+    app.context_processor(lambda: {"csrf_token": _csrf_token(), "logged_in": _logged_in(),
                                    "pin_set": ledger.get_meta("pin_hash") is not None})
     return app
 
@@ -297,6 +312,59 @@ def _check_pin_format(pin: str) -> str:
     return pin
 
 
+def _host_allowed(host: str, allowed) -> bool:
+    """Whether the page answers to ``host`` (the request's Host, port and all): localhost, an IP
+    address, or a name the server was started with."""
+    name = urlsplit(f"//{host}").hostname or ""
+    if name == "localhost" or name.endswith(".localhost") or name.lower() in {h.lower() for h in allowed or ()}:
+        return True
+    try:
+        ipaddress.ip_address(name)
+        return True
+    except ValueError:
+        return False
+
+
+def _guard_host():
+    """Every request: a page reached by a name the server was not started with is refused. A web
+    page the dealer's machine opens can point its own name at 127.0.0.1 (DNS rebinding): it was then
+    same-origin to itself, claimed the PIN before one was set, and read the books."""
+    if _host_allowed(request.host, current_app.config.get("ALLOWED_HOSTS")):
+        return None
+    name = urlsplit(f"//{request.host}").hostname or request.host
+    return jsonify(error=f"this page answers to localhost and IP addresses, not to the name {name!r} (start "
+                         f"the server with --allow-host {name} to open it by that name)"), 403
+
+
+def _logins() -> list[str]:
+    try:
+        logins = json.loads(_ext()["ledger"].get_meta("logins") or "[]")
+    except ValueError:
+        return []
+    return [x for x in logins if isinstance(x, str)] if isinstance(logins, list) else []
+
+
+def _logged_in() -> bool:
+    """Whether this device is logged in: its cookie names a login the server still holds."""
+    login = session.get("dealer")
+    return isinstance(login, str) and login in _logins()
+
+
+def _log_in() -> None:
+    login = secrets.token_hex(16)
+    with _ext()["logins_lock"]:
+        _ext()["ledger"].set_meta("logins", json.dumps((_logins() + [login])[-MAX_LOGINS:]))
+    session["dealer"] = login
+
+
+def _log_out() -> None:
+    login = session.pop("dealer", None)
+    with _ext()["logins_lock"]:
+        logins = _logins()
+        if login in logins:
+            _ext()["ledger"].set_meta("logins", json.dumps([x for x in logins if x != login]))
+
+
 def _guard_writes():
     """Every POST: same-origin, a valid CSRF token, and (except to set the PIN or log in) the PIN."""
     if request.method in ("GET", "HEAD", "OPTIONS"):
@@ -315,7 +383,7 @@ def _guard_writes():
         return jsonify(error="missing or wrong CSRF token: reload the page"), 403
     if request.endpoint in ("api.set_pin", "api.login", "api.logout"):
         return None
-    if not session.get("dealer"):
+    if not _logged_in():
         return jsonify(error="the dealer's PIN is needed for this (log in first)"), 401
     return None
 
@@ -443,7 +511,7 @@ def cards():
 @api.get("/auth")
 def auth():
     return jsonify(pin_set=_ext()["ledger"].get_meta("pin_hash") is not None,
-                   logged_in=bool(session.get("dealer")), csrf=_csrf_token())
+                   logged_in=_logged_in(), csrf=_csrf_token())
 
 
 @api.post("/pin")
@@ -451,10 +519,24 @@ def set_pin():
     data = _json_body()
     only_fields(data, ("pin",), "the PIN")
     pin = _check_pin_format(str(data.get("pin", "")) if isinstance(data, dict) else "")
+    if _ext()["ledger"].get_meta("pin_hash") is not None:
+        return jsonify(error="the PIN is already set"), 409
+    if not _from_this_machine():
+        # (the first device on the network to ask became the dealer, for good)
+        return jsonify(error="the PIN is chosen on the server's own machine (its page at 127.0.0.1), or given "
+                             "in HANADEALER_PIN when the server starts: a device on the network cannot "
+                             "choose it"), 403
     if not _ext()["ledger"].set_meta_once("pin_hash", generate_password_hash(pin)):
         return jsonify(error="the PIN is already set"), 409
-    session["dealer"] = True
+    _log_in()
     return jsonify(ok=True)
+
+
+def _from_this_machine() -> bool:
+    try:
+        return ipaddress.ip_address((request.remote_addr or "").split("%")[0]).is_loopback
+    except ValueError:
+        return False
 
 
 @api.post("/login")
@@ -478,14 +560,14 @@ def login():
             failures[1] = time.monotonic()
             return jsonify(error="wrong PIN"), 401
         failures[0] = 0
-    session["dealer"] = True
+    _log_in()
     return jsonify(ok=True)
 
 
 @api.post("/logout")
 def logout():
     _no_fields("a logout")
-    session.pop("dealer", None)
+    _log_out()
     return jsonify(ok=True)
 
 

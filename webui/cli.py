@@ -46,6 +46,9 @@ def register(subparsers) -> None:
     p.add_argument("--host", default="127.0.0.1",
                    help="address to listen on (default 127.0.0.1: this machine only; "
                         "0.0.0.0 lets a tablet on the network connect)")
+    p.add_argument("--allow-host", action="append", default=[], metavar="NAME",
+                   help="a host name the page may be opened by (repeatable; localhost and IP addresses always "
+                        "may): another name is refused, as a web page can point its own name at this server")
     p.add_argument("--port", type=PORT, default=DEFAULT_PORT, help=f"port (default {DEFAULT_PORT})")
     p.add_argument("--data", type=named, default=None,
                    metavar="DIR", help="folder of the ledger and the drawn zones, used as named, with --demo too "
@@ -153,7 +156,8 @@ def _players(arg: str | None, game: str | None = None) -> list[str]:
     return list(demo_setup(game)["players"]) if game else list(DEMO_PLAYERS)
 
 
-def build_live_app(source, detector, game: str, players: list[str], data_dir: Path, pin: str | None = None):
+def build_live_app(source, detector, game: str, players: list[str], data_dir: Path, pin: str | None = None,
+                   allowed_hosts: list[str] | None = None):
     """The LiveTable on ``source`` and the app on it; a new session for ``game`` when none is open
     (Kakeya Toranpu on the demo table: the demo's dealing pair and first leader)."""
     from vision.live import LiveTable
@@ -165,7 +169,7 @@ def build_live_app(source, detector, game: str, players: list[str], data_dir: Pa
     check = (lambda g, names: demo_players_problem(getattr(source, "game", g), names, "the session names")) \
         if type(source).__name__ == "DemoTable" else None
     app = create_app({"LIVE": live, "LEDGER": str(data_dir / "ledger.sqlite"), "ZONES_DIR": str(data_dir),
-                      "PIN": pin, "PLAYERS_CHECK": check})
+                      "PIN": pin, "PLAYERS_CHECK": check, "ALLOWED_HOSTS": list(allowed_hosts or ())})
     service = app.extensions["hanadealer"]["service"]
     if service.session is None:
         from webui.service import InputError
@@ -243,14 +247,17 @@ def serve(args: argparse.Namespace) -> int:
     except OSError as exc:  # (a bare "[Errno 20] Not a directory" named no folder the dealer typed)
         return _fail(f"the data folder {data_dir} cannot be made ({exc.strerror or exc}; --data, or "
                      f"$HANADEALER_DATA)")
+    everywhere = args.host in ("0.0.0.0", "::", "")
+    # (the names the page is opened by: those given, the one it listens on, and where it listens on
+    # every address, the name said to the tablets when the machine has no address on a network)
+    hosts = list(args.allow_host) + [args.host] + ([network_address(args.host)] if everywhere else [])
     try:
         live, app = build_live_app(source, detector, args.game, _players(args.players, args.game), data_dir,
-                                   pin=os.environ.get("HANADEALER_PIN"))
+                                   pin=os.environ.get("HANADEALER_PIN"), allowed_hosts=hosts)
     except (LedgerError, InputError, OSError) as exc:
         return _fail(str(exc))
-    from werkzeug.serving import make_server
     try:
-        server = make_server(args.host, args.port, app, threaded=True)
+        server = _make_server(args.host, args.port, app)
     except (OSError, SystemExit) as exc:  # werkzeug exits on a bind error; keep it one line
         return _fail(f"cannot listen on {args.host}:{args.port}: {exc}")
     service = app.extensions["hanadealer"]["service"]
@@ -269,9 +276,12 @@ def serve(args: argparse.Namespace) -> int:
     live.start()
     print(f"hanadealer: the dealer's page is at {page_url(args.host, server.server_port)} "
           f"(ledger {data_dir / 'ledger.sqlite'}); Ctrl-C stops", file=sys.stderr)
-    if args.host in ("0.0.0.0", "::", ""):  # (no browser opens that address: where a tablet finds it)
+    if everywhere:  # (no browser opens that address: where a tablet finds it)
         print(f"hanadealer: from a tablet on the network: {page_url(network_address(args.host), server.server_port)}",
               file=sys.stderr)
+    if app.extensions["hanadealer"]["ledger"].get_meta("pin_hash") is None:
+        print(f"hanadealer: no PIN is set: choose it on this machine's page ({page_url('127.0.0.1', server.server_port)})"
+              f" or start with HANADEALER_PIN; a tablet cannot choose it", file=sys.stderr)
     _stop_on_sigterm()
     try:
         server.serve_forever()
@@ -297,6 +307,21 @@ def network_address(host: str) -> str:
             return s.getsockname()[0]
     except OSError:
         return socket.gethostname()
+
+
+# how long a connection may stay silent while its request is read (or between requests on it): held
+# open sending nothing, connections each kept a thread and a file for good, until new ones were refused
+IDLE_TIMEOUT_S = 30.0
+
+
+def _make_server(host: str, port: int, app):
+    """The threaded HTTP server of the page, dropping a connection silent for IDLE_TIMEOUT_S."""
+    from werkzeug.serving import WSGIRequestHandler, make_server
+
+    class Handler(WSGIRequestHandler):
+        timeout = IDLE_TIMEOUT_S
+
+    return make_server(host, port, app, threaded=True, request_handler=Handler)
 
 
 def page_url(host: str, port: int) -> str:
@@ -441,7 +466,7 @@ class ServerThread:
         from werkzeug.serving import make_server
         if quiet:  # one log line per request would drown the benchmark's JSON
             logging.getLogger("werkzeug").setLevel(logging.ERROR)
-        self.server = make_server(host, port, app, threaded=True)
+        self.server = _make_server(host, port, app)
         self.url = f"http://{host}:{self.server.server_port}"
         self.thread = threading.Thread(target=self.server.serve_forever, name="http", daemon=True)
 
