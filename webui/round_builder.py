@@ -120,9 +120,19 @@ def lifted_corrections(setup: Mapping[str, Any], seen: Mapping[str, list], unass
     out = {}
     for track, named in (setup.get("corrections") or {}).items():
         read = readings.get(track) if isinstance(readings, Mapping) else None
-        if track not in on_table and isinstance(read, str) and isinstance(named, str) and read != named:
+        if track not in on_table and isinstance(read, str) and isinstance(named, str) and another_card(read, named):
             out[read] = named
     return out
+
+
+def another_card(read: str, named: str) -> bool:
+    """Whether the card the dealer named is another than the camera read: not a copy of the same face
+    (the camera reads a month's look-alike chaff as one face, the page names it by a copy: a chaff
+    kept as read was taken for one put right as another, and every card so read came back in doubt)."""
+    if read == named:
+        return False
+    faces = face_of(read), face_of(named)
+    return faces[0] is None or faces[0] != faces[1]
 
 
 class RoundBuilder:
@@ -159,11 +169,16 @@ class RoundBuilder:
         # the tracker numbers them afresh and the tap, kept by the old number, no longer holds; a card
         # read as the one put right was shown sure and settled on that reading, unsaid
         lifted = {} if setup.get("pending") else lifted_corrections(setup, seen, unassigned)
-        # corrected cards first, so a guess never takes the copy the dealer named
+        # corrected cards first, so a guess never takes the copy the dealer named; a look-alike chaff
+        # named is a copy of its face, the one free (the copies cannot be told apart: the copy named,
+        # held by a bettor or named twice, refused a legal table as a card dealt twice)
+        corrections = dict(corrections)
         for cards in seen.values():
             for c in cards:
                 fix = corrections.get(str(c.get("track_id")))
                 if fix:
+                    fix = _free_copy(fix, deck, used)
+                    corrections[str(c.get("track_id"))] = fix
                     used[fix] += 1
         for z in layout:
             here = seen.get(z.name) or []
@@ -195,8 +210,9 @@ class RoundBuilder:
                         # (whether the card tapped was in doubt: the history said "unsure, confirmed"
                         # of a card read surely that the dealer tapped and kept as read)
                         **({"read_uncertain": bool(c.get("uncertain"))} if fix else {})}
-                named_before = None if fix else doubts.get(c.get("card"))
-                named_lifted = None if fix or named_before else lifted.get(c.get("card"))
+                # (a bust discarded is the hand as read surely then, not a reading now: no tap reaches it)
+                named_before = None if fix or c.get("discarded") else doubts.get(c.get("card"))
+                named_lifted = None if fix or named_before or c.get("discarded") else lifted.get(c.get("card"))
                 if named_before or named_lifted:
                     item["uncertain"] = True
                 if z.name in redraw_rows and pos > z.cards:
@@ -446,6 +462,19 @@ def face_of(card_id: str) -> str | None:
         return get_card(card_id).face
     except UnknownCardError:
         return card_id if is_western_card(card_id) else None
+
+
+def _free_copy(card: str, deck: Counter, used: Counter) -> str:
+    """``card``, or where every copy of it is taken already, another card of its face not yet taken
+    (a month's look-alike chaff); ``card`` where none is free (the engine names the card dealt twice)."""
+    if used[card] < deck.get(card, 0):
+        return card
+    face = face_of(card)
+    try:
+        copies = [c.id for c in cards_of_face(face)] if face else []
+    except (UnknownCardError, KeyError, ValueError):
+        copies = []
+    return next((c for c in copies if used[c] < deck.get(c, 0)), card)
 
 
 def _recognised_id(c: Mapping[str, Any], deck: Counter, used: Counter) -> str | None:

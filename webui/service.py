@@ -46,7 +46,7 @@ from vision.live import CAMERA_AWAY
 from webui.tricks import (KAKEYA, TRICK_ZONE, TrickWatch, active_players, check_trick_cards, game_over, live_layout,
                           missed_trick_warning,
                           known_seats_of, order_trick, play_order, player_names, replay_tricks, ring_of, round_document, starting_stones)
-from webui.round_builder import (CARRY_GAMES, face_of, NO_BETS, ROW_GAMES, BuiltRound, ZoneView, RoundBuilder,
+from webui.round_builder import (CARRY_GAMES, another_card, face_of, NO_BETS, ROW_GAMES, BuiltRound, ZoneView, RoundBuilder,
                                  revealed_scores, bet_targets, card_label, layout_setup, lifted_corrections,
                                  result_texts, signed, table_zones, tie_redraw_rows, zone_title)
 
@@ -2406,7 +2406,7 @@ def _doubts_after_restart(s: Mapping[str, Any]) -> list[dict]:
     readings = s.get("corrected_readings") or {}
     for track, card in (s.get("corrections") or {}).items():
         read = readings.get(track)
-        if isinstance(read, str) and isinstance(card, str) and read != card:
+        if isinstance(read, str) and isinstance(card, str) and another_card(read, card):
             kept.append({"read": read, "card": card})
     if s.get("game") == KAKEYA:
         played = {c for t in s.get("tricks") or () for c in t.get("cards") or ()}
