@@ -46,6 +46,30 @@ def test_the_first_pin_is_chosen_on_the_servers_own_machine(tmp_path):
     assert here.get("/api/auth").get_json()["logged_in"] is True
 
 
+class _Socket:
+    def __init__(self, address):
+        self.address = address
+
+    def getsockname(self):
+        return (self.address, 5000)
+
+
+@pytest.mark.parametrize("remote, local, mine", [
+    ("::ffff:127.0.0.1", "::ffff:127.0.0.1", True),  # (a server on "::", opened at 127.0.0.1 there)
+    ("192.0.2.2", "192.0.2.2", True),  # (a server on the machine's network address, opened there)
+    ("192.0.2.7", "192.0.2.2", False), ("::ffff:192.0.2.7", "::ffff:192.0.2.2", False),
+])
+def test_the_servers_own_machine_is_told_however_it_reaches_the_page(tmp_path, remote, local, mine):
+    # on "::" (IPv4 mapped into IPv6) or on its own network address, the server's own machine was
+    # taken for a device on the network, and no PIN could be chosen on the page at all
+    app = create_app({"LIVE": FakeLiveTable(), "LEDGER": str(tmp_path / "ledger.sqlite"), "TESTING": True})
+    client = app.test_client()
+    client.environ_base.update({"REMOTE_ADDR": remote, "werkzeug.socket": _Socket(local)})
+    token = client.get("/api/auth").get_json()["csrf"]
+    r = client.post("/api/pin", json={"pin": "1357"}, headers={"X-CSRF-Token": token})
+    assert (r.status_code == 200) is mine, r.get_json()
+
+
 def test_lock_ends_the_login_for_a_copy_of_its_cookie_too(app, ledger_path):
     # Lock only dropped the flag from the tablet's own cookie: a copy taken before (a sniffed or
     # copied cookie) stayed logged in, across restarts too

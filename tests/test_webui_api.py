@@ -1294,6 +1294,10 @@ def test_otoroku_the_last_bettor_changes_only_between_rounds(app, live):
         "cards of this round are on the table, dealt with Cy as the last bettor: the last seat changes to Dan "
         "only between rounds (settle the round, or clear the table, first)")
     assert d.get("/api/round").get_json()["preview"]["results"]["Cy"] == "win"
+    # added as the Settings page adds him (no seats sent, the players in turn order, he last): seated
+    # before the last bettor (every join mid-round was refused so)
+    r = d.post("/api/session", joined)
+    assert r.status_code == 200 and r.get_json()["seats"] == ["Aki", "Ben", "Dan", "Cy"]
     # seated before the last bettor, he joins at once; after the round, anywhere
     assert d.post("/api/session", dict(joined, seats=["Dan", "Aki", "Ben", "Cy"])).status_code == 200
     assert d.post("/api/chosen", {"chosen": ["Aki", "Ben", "Cy"]}).status_code == 200  # (Dan was dealt nothing)

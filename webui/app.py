@@ -523,9 +523,9 @@ def set_pin():
         return jsonify(error="the PIN is already set"), 409
     if not _from_this_machine():
         # (the first device on the network to ask became the dealer, for good)
-        return jsonify(error="the PIN is chosen on the server's own machine (its page at 127.0.0.1), or given "
-                             "in HANADEALER_PIN when the server starts: a device on the network cannot "
-                             "choose it"), 403
+        return jsonify(error="the PIN is chosen on the server's own machine (the page it names as it starts), "
+                             "or given in HANADEALER_PIN when the server starts: a device on the network "
+                             "cannot choose it"), 403
     if not _ext()["ledger"].set_meta_once("pin_hash", generate_password_hash(pin)):
         return jsonify(error="the PIN is already set"), 409
     _log_in()
@@ -533,10 +533,24 @@ def set_pin():
 
 
 def _from_this_machine() -> bool:
-    try:
-        return ipaddress.ip_address((request.remote_addr or "").split("%")[0]).is_loopback
-    except ValueError:
+    """Whether the request comes from the server's own machine: a loopback address (an IPv4 one
+    mapped into IPv6 too, as a server on "::" sees it), or the address it came in on."""
+    def address(text):
+        try:
+            ip = ipaddress.ip_address((text or "").split("%")[0])
+        except ValueError:
+            return None
+        return getattr(ip, "ipv4_mapped", None) or ip
+    remote = address(request.remote_addr)
+    if remote is None:
         return False
+    if remote.is_loopback:
+        return True
+    try:  # (a server started on the machine's own network address: its page opened there)
+        local = address(request.environ["werkzeug.socket"].getsockname()[0])
+    except (KeyError, AttributeError, OSError, IndexError, TypeError):
+        return False
+    return local is not None and local == remote
 
 
 @api.post("/login")

@@ -280,8 +280,9 @@ def serve(args: argparse.Namespace) -> int:
         print(f"hanadealer: from a tablet on the network: {page_url(network_address(args.host), server.server_port)}",
               file=sys.stderr)
     if app.extensions["hanadealer"]["ledger"].get_meta("pin_hash") is None:
-        print(f"hanadealer: no PIN is set: choose it on this machine's page ({page_url('127.0.0.1', server.server_port)})"
-              f" or start with HANADEALER_PIN; a tablet cannot choose it", file=sys.stderr)
+        here = page_url("127.0.0.1" if everywhere else args.host, server.server_port)
+        print(f"hanadealer: no PIN is set: choose it on this machine's page ({here}) or start with "
+              f"HANADEALER_PIN; a tablet cannot choose it", file=sys.stderr)
     _stop_on_sigterm()
     try:
         server.serve_forever()

@@ -484,6 +484,7 @@ class DealerService:
                 raise InputError("the session was changed since this Settings page was opened (after a round the "
                                  "next dealer deals, or another page saved it): open Settings again to see it, "
                                  "then make the change")
+            self._seat_joiners_before_the_last(self.session, session, data)
             self._carry_on(self.session, session, data, self._stakers_on_the_books)
             self._refuse_stake_change_mid_round(self.session, session)
             if not (self.session and self.session.get("carry")):
@@ -813,6 +814,20 @@ class DealerService:
 
     # the games whose stake is the session's (no bets): it plays the part of a bet
     SESSION_STAKES = {"otoroku": ("share", "the share"), "kabu-tsukuri": ("ante", "the ante")}
+
+    def _seat_joiners_before_the_last(self, old: Mapping[str, Any] | None, new: dict, data: Mapping[str, Any]) -> None:
+        """Otoroku mid-round, the seats not given (the Settings page sends the players in turn order,
+        one added last): players joining are seated before the last bettor, who was dealt the round
+        as such (seated after him, every join mid-round was refused as a change of the last seat)."""
+        if new["game"] != "otoroku" or data.get("seats") or not old or old.get("game") != "otoroku":
+            return
+        before, seats = list(old.get("seats") or ()), list(new.get("seats") or ())
+        last = before[-1] if before else None
+        if last not in seats or seats[-1] == last:
+            return
+        after = seats[seats.index(last) + 1:]
+        if all(x not in before for x in after) and self._cards_of_this_round(old):
+            new["seats"] = [x for x in seats if x != last] + [last]
 
     def _refuse_stake_change_mid_round(self, old: Mapping[str, Any] | None, new: Mapping[str, Any]) -> None:
         """In Otoroku and Kabu-Tsukuri the share or ante is the stake: like a bet (which is refused
