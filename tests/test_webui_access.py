@@ -14,7 +14,7 @@ from webui.app import create_app
 
 @pytest.mark.parametrize("host, answered", [
     ("localhost", True), ("127.0.0.1:5000", True), ("192.168.1.20:5000", True), ("[::1]:5000", True),
-    ("dealer.local:5000", True),  # (named with --allow-host)
+    ("dealer.local:5000", True), ("dealer.local.:5000", True), ("localhost.", True),  # (named with --allow-host)
     # a web page that points its own name at the server (DNS rebinding): same-origin to itself, it
     # claimed the PIN before one was set, started sessions, took bets and read the books
     ("rebind.attacker.example:5000", False), ("localhost.attacker.example", False),
@@ -40,8 +40,11 @@ def test_the_first_pin_is_chosen_on_the_servers_own_machine(tmp_path):
     token = tablet.get("/api/auth").get_json()["csrf"]
     r = tablet.post("/api/pin", json={"pin": "9999"}, headers={"X-CSRF-Token": token})
     assert r.status_code == 403 and "chosen on the server's own machine" in r.get_json()["error"]
+    # (nor through a proxy on the server's machine, where every device comes from 127.0.0.1)
     here = app.test_client()
     token = here.get("/api/auth").get_json()["csrf"]
+    r = here.post("/api/pin", json={"pin": "9999"}, headers={"X-CSRF-Token": token, "X-Forwarded-For": "192.168.1.66"})
+    assert r.status_code == 403
     assert here.post("/api/pin", json={"pin": "1357"}, headers={"X-CSRF-Token": token}).status_code == 200
     assert here.get("/api/auth").get_json()["logged_in"] is True
 
@@ -85,6 +88,15 @@ def test_lock_ends_the_login_for_a_copy_of_its_cookie_too(app, ledger_path):
     token = again.get("/api/auth").get_json()["csrf"]
     r = again.post("/api/session", json=SESSION, headers={"X-CSRF-Token": token})
     assert r.status_code == 401
+    # a device logged in again (a second tab, a double tap on Login): Lock ends its earlier login too
+    d = Dealer(app)
+    before = d.c.get_cookie("session").value
+    token = d.c.get("/api/auth").get_json()["csrf"]
+    assert d.c.post("/api/login", json={"pin": PIN}, headers={"X-CSRF-Token": token}).status_code == 200
+    assert d.post("/api/logout").status_code == 200
+    copy = app.test_client()
+    copy.set_cookie("session", before)
+    assert copy.get("/api/auth").get_json()["logged_in"] is False
     # (a login not ended is kept over a restart, as before)
     other = Dealer(app)
     kept = restarted.test_client()

@@ -1227,15 +1227,12 @@ def test_otoroku_a_bust_is_kept_through_a_change_of_seats_only_while_still_bust_
     d.get("/api/state")
     live.show({})
     d.get("/api/state")
-    r = d.post("/api/session", {"game": "otoroku", "players": players[:2], "share": 100})
-    assert r.status_code == 400 and "dealt with Cy as the last bettor" in r.get_json()["error"]
+    for leaving in (players[:2], players[1:]):
+        r = d.post("/api/session", {"game": "otoroku", "players": leaving, "share": 100})
+        assert r.status_code == 400 and "seats (who plays, and in which order) change only between rounds" in \
+            r.get_json()["error"]
     assert [c["card"] for z in d.get("/api/state").get_json()["zones"] if z["name"] == "Ben" for c in z["cards"]] \
         == ["maple-deer", "wisteria-cuckoo", "pine-crane", "pine-chaff-1"]
-    # Aki leaving keeps Cy last: Ben's bust is still his, and Aki's seat goes
-    assert d.post("/api/session", {"game": "otoroku", "players": players[1:], "share": 100}).status_code == 200
-    state = d.get("/api/state").get_json()
-    assert len(next(z for z in state["zones"] if z["name"] == "Ben")["cards"]) == 4
-    assert "Aki" not in {z["name"] for z in state["zones"]}
     time.sleep(0.1)
     d.get("/api/state")  # (the deal gathered: the bust goes with it)
     assert d.post("/api/session", {"game": "otoroku", "players": players[1:2], "share": 100}).status_code == 200
@@ -1280,32 +1277,31 @@ def test_otoroku_a_bust_discarded_is_not_held_in_doubt_by_a_card_put_right_befor
     assert d.post("/api/settle").get_json()["result"]["net"]["Aki"] == -100
 
 
-def test_otoroku_the_last_bettor_changes_only_between_rounds(app, live):
+def test_otoroku_the_seats_change_only_between_rounds(app, live):
     # a player seated last mid-round took the last bettor's role from the hand dealt for it: Cy's
-    # 7 + 9 (16, Otoroku, the last bettor's alone) was settled buta, paying a share instead of winning one
+    # 7 + 9 (16, Otoroku, the last bettor's alone) was settled buta, paying a share instead of winning
+    # one; seated before him (or a player leaving), the hands lying went to other seats in table order
     d = Dealer(app)
     players = [{"name": n} for n in ("Aki", "Ben", "Cy")]
     d.post("/api/session", {"game": "otoroku", "players": players, "share": 100})
     live.show({"Aki": [(1, "pine-crane"), (2, "iris-bridge")], "Ben": [(3, "cherry-curtain"), (4, "wisteria-cuckoo")],
                "Cy": [(5, "clover-boar"), (6, "chrysanthemum-sake")], "dealer": [(7, "maple-blue"), (8, "wisteria-ribbon")]})
     joined = {"game": "otoroku", "players": players + [{"name": "Dan"}], "share": 100}
-    r = d.post("/api/session", dict(joined, seats=["Aki", "Ben", "Cy", "Dan"]))
-    assert r.status_code == 400 and r.get_json()["error"] == (
-        "cards of this round are on the table, dealt with Cy as the last bettor: the last seat changes to Dan "
-        "only between rounds (settle the round, or clear the table, first)")
+    said = ("cards of this round are on the table, dealt with Cy as the last bettor: Otoroku's seats (who plays, and "
+            "in which order) change only between rounds (settle the round, or clear the table, first)")
+    for change in (joined, dict(joined, seats=["Dan", "Aki", "Ben", "Cy"]),  # (as the page sends it; seated first)
+                   {"game": "otoroku", "players": players[1:], "share": 100},  # (Aki leaving)
+                   {"game": "otoroku", "players": players, "share": 100, "seats": ["Ben", "Aki", "Cy"]}):
+        r = d.post("/api/session", change)
+        assert r.status_code == 400 and r.get_json()["error"] == said, change
     assert d.get("/api/round").get_json()["preview"]["results"]["Cy"] == "win"
-    # added as the Settings page adds him (no seats sent, the players in turn order, he last): seated
-    # before the last bettor (every join mid-round was refused so)
-    r = d.post("/api/session", joined)
-    assert r.status_code == 200 and r.get_json()["seats"] == ["Aki", "Ben", "Dan", "Cy"]
-    # seated before the last bettor, he joins at once; after the round, anywhere
-    assert d.post("/api/session", dict(joined, seats=["Dan", "Aki", "Ben", "Cy"])).status_code == 200
-    assert d.post("/api/chosen", {"chosen": ["Aki", "Ben", "Cy"]}).status_code == 200  # (Dan was dealt nothing)
+    assert d.post("/api/session", {"game": "otoroku", "players": players, "share": 100}).status_code == 200
     pending = d.post("/api/settle").get_json()
     assert pending["result"]["net"]["Cy"] == 100
     assert d.post("/api/confirm", {"pending": pending["id"]}).status_code == 200
     live.show({})
-    assert d.post("/api/session", dict(joined, seats=["Aki", "Ben", "Cy", "Dan"])).status_code == 200
+    r = d.post("/api/session", joined)
+    assert r.status_code == 200 and r.get_json()["seats"] == ["Aki", "Ben", "Cy", "Dan"]
 
 
 def test_otoroku_the_page_offers_the_choice_once_the_dealers_two_cards_allow_it(app, live):
@@ -3792,9 +3788,9 @@ def test_the_stake_of_otoroku_and_kabu_tsukuri_changes_only_between_rounds(app, 
     assert r.status_code == 400 and "the house rules change only between rounds" in r.get_json()["error"]
     service = app.extensions["hanadealer"]["service"]
     assert service.session[stake] == 10  # nothing of it taken
-    # (not the stake; in Otoroku seated before the last bettor, who keeps his role)
-    seats = {"seats": ["Dan", "Aki", "Ben", "Cy"]} if game == "otoroku" else {}
-    assert d.post("/api/session", {**first, "players": players + [{"name": "Dan"}], **seats}).status_code == 200
+    # (not the stake: a player joins Kabu-Tsukuri; Otoroku's seats change only between rounds)
+    r = d.post("/api/session", {**first, "players": players + [{"name": "Dan"}]})
+    assert r.status_code == (400 if game == "otoroku" else 200)
     live.show({ben: {"cards": [], "face_down": 3}})  # a deal lying face down is of this round too
     r = d.post("/api/session", {**first, stake: 1000})
     assert r.status_code == 400 and f"the {stake} change only between rounds" in r.get_json()["error"]

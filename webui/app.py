@@ -315,8 +315,8 @@ def _check_pin_format(pin: str) -> str:
 def _host_allowed(host: str, allowed) -> bool:
     """Whether the page answers to ``host`` (the request's Host, port and all): localhost, an IP
     address, or a name the server was started with."""
-    name = urlsplit(f"//{host}").hostname or ""
-    if name == "localhost" or name.endswith(".localhost") or name.lower() in {h.lower() for h in allowed or ()}:
+    name = (urlsplit(f"//{host}").hostname or "").rstrip(".")  # ("localhost." is localhost)
+    if name == "localhost" or name.endswith(".localhost") or name.lower() in {h.lower().rstrip(".") for h in allowed or ()}:
         return True
     try:
         ipaddress.ip_address(name)
@@ -351,9 +351,12 @@ def _logged_in() -> bool:
 
 
 def _log_in() -> None:
-    login = secrets.token_hex(16)
+    login, before = secrets.token_hex(16), session.get("dealer")
     with _ext()["logins_lock"]:
-        _ext()["ledger"].set_meta("logins", json.dumps((_logins() + [login])[-MAX_LOGINS:]))
+        # (the device's login before, logged in again: kept, Lock ended only the new one, and a copy
+        # of the cookie of before went on working)
+        kept = [x for x in _logins() if x != before]
+        _ext()["ledger"].set_meta("logins", json.dumps((kept + [login])[-MAX_LOGINS:]))
     session["dealer"] = login
 
 
@@ -541,6 +544,8 @@ def _from_this_machine() -> bool:
         except ValueError:
             return None
         return getattr(ip, "ipv4_mapped", None) or ip
+    if any(h in request.headers for h in ("Forwarded", "X-Forwarded-For", "X-Real-IP")):
+        return False  # (through a proxy on this machine every device comes from 127.0.0.1)
     remote = address(request.remote_addr)
     if remote is None:
         return False

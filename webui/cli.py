@@ -10,6 +10,7 @@ import contextlib
 import json
 import os
 import signal
+import socket
 import statistics
 import sys
 import tempfile
@@ -250,7 +251,10 @@ def serve(args: argparse.Namespace) -> int:
     everywhere = args.host in ("0.0.0.0", "::", "")
     # (the names the page is opened by: those given, the one it listens on, and where it listens on
     # every address, the name said to the tablets when the machine has no address on a network)
-    hosts = list(args.allow_host) + [args.host] + ([network_address(args.host)] if everywhere else [])
+    # (and the machine's own names, which a page of the web cannot point at it: a tablet may open
+    # it by its local name, dealer-pc.local)
+    hosts = list(args.allow_host) + [args.host] + ([network_address(args.host), socket.gethostname(),
+                                                    socket.gethostname() + ".local"] if everywhere else [])
     try:
         live, app = build_live_app(source, detector, args.game, _players(args.players, args.game), data_dir,
                                    pin=os.environ.get("HANADEALER_PIN"), allowed_hosts=hosts)

@@ -484,7 +484,6 @@ class DealerService:
                 raise InputError("the session was changed since this Settings page was opened (after a round the "
                                  "next dealer deals, or another page saved it): open Settings again to see it, "
                                  "then make the change")
-            self._seat_joiners_before_the_last(self.session, session, data)
             self._carry_on(self.session, session, data, self._stakers_on_the_books)
             self._refuse_stake_change_mid_round(self.session, session)
             if not (self.session and self.session.get("carry")):
@@ -815,20 +814,6 @@ class DealerService:
     # the games whose stake is the session's (no bets): it plays the part of a bet
     SESSION_STAKES = {"otoroku": ("share", "the share"), "kabu-tsukuri": ("ante", "the ante")}
 
-    def _seat_joiners_before_the_last(self, old: Mapping[str, Any] | None, new: dict, data: Mapping[str, Any]) -> None:
-        """Otoroku mid-round, the seats not given (the Settings page sends the players in turn order,
-        one added last): players joining are seated before the last bettor, who was dealt the round
-        as such (seated after him, every join mid-round was refused as a change of the last seat)."""
-        if new["game"] != "otoroku" or data.get("seats") or not old or old.get("game") != "otoroku":
-            return
-        before, seats = list(old.get("seats") or ()), list(new.get("seats") or ())
-        last = before[-1] if before else None
-        if last not in seats or seats[-1] == last:
-            return
-        after = seats[seats.index(last) + 1:]
-        if all(x not in before for x in after) and self._cards_of_this_round(old):
-            new["seats"] = [x for x in seats if x != last] + [last]
-
     def _refuse_stake_change_mid_round(self, old: Mapping[str, Any] | None, new: Mapping[str, Any]) -> None:
         """In Otoroku and Kabu-Tsukuri the share or ante is the stake: like a bet (which is refused
         once the cards are shown, unless the dealer says so), it and the house rules change only
@@ -841,13 +826,16 @@ class DealerService:
         changed = [what] if _exact(old.get(key, 1)) != _exact(new.get(key, 1)) else []
         if game.resolve_house(old.get("house") or {}) != game.resolve_house(new.get("house") or {}):
             changed.append("the house rules")
-        # Otoroku's last bettor (the last seat) may reach 16 where another bettor is buta (RULES.md
-        # §4.1): a player seated after him mid-round took the role from the hand dealt for it
-        last = [(old.get("seats") or [None])[-1], (new.get("seats") or [None])[-1]]
-        if new["game"] == "otoroku" and last[0] != last[1] and self._cards_of_this_round(old):
-            raise InputError(f"cards of this round are on the table, dealt with {last[0]} as the last bettor: "
-                             f"the last seat changes to {last[1]} only between rounds (settle the round, or "
-                             f"clear the table, first)")
+        # Otoroku's seats: the last bettor (the last seat) may reach 16 where another bettor is buta
+        # (RULES.md §4.1), and without zones drawn the hands lying are given to the seats in table
+        # order. A player seated after him mid-round took the role from the hand dealt for it; one
+        # seated before him, or one leaving, moved hands lying to other seats, with their money
+        if new["game"] == "otoroku" and list(old.get("seats") or ()) != list(new.get("seats") or ()) \
+                and self._cards_of_this_round(old):
+            last = (old.get("seats") or [None])[-1]
+            raise InputError(f"cards of this round are on the table, dealt with {last} as the last bettor: "
+                             f"Otoroku's seats (who plays, and in which order) change only between rounds "
+                             f"(settle the round, or clear the table, first)")
         if changed and self._cards_of_this_round(old):
             raise InputError(f"cards of this round are on the table: {' and '.join(changed)} change only between "
                              f"rounds (settle the round, or clear the table, first)")
