@@ -1251,14 +1251,20 @@ def test_each_partnership_keeps_its_stones_hand_to_hand_and_the_game_ends_when_o
     assert state["tricks"]["stones"] == {"Aki+Cho": 2, "Ben+Dan": 2} and not state["tricks"]["game_over"]
 
 
-def test_the_stones_held_go_on_through_a_settings_save_of_the_same_game(app, live):
+def a_hand_entered_and_confirmed(app):
+    """A page whose first hand (seed 3, led by Aki) was entered by hand and confirmed: the page, the
+    settlement, and the stones each pair holds after it."""
     d = Dealer(app)
     d.post("/api/session", SESSION)
     for cards in play(PLAYERS, deal(PLAYERS, seed=3), leader="Aki", seed=3):
         d.post("/api/tricks", {"cards": cards})
     pending = d.post("/api/settle").get_json()
     d.post("/api/confirm", {"pending": pending["id"]})
-    held = d.get("/api/state").get_json()["tricks"]["stones"]
+    return d, pending, d.get("/api/state").get_json()["tricks"]["stones"]
+
+
+def test_the_stones_held_go_on_through_a_settings_save_of_the_same_game(app, live):
+    d, pending, held = a_hand_entered_and_confirmed(app)
     assert held == pending["result"]["stones_left"] and held != {"Aki+Cho": 5, "Ben+Dan": 5}
     assert d.post("/api/session", dict(SESSION, trump="H", dealers=pending["result"]["next_dealers"])).status_code == 200
     assert d.get("/api/state").get_json()["tricks"]["stones"] == held
@@ -1277,13 +1283,7 @@ def test_the_stones_held_go_on_through_a_settings_save_of_the_same_game(app, liv
 def test_a_player_renamed_in_settings_keeps_his_pairs_stones_and_seat(app, live):
     # the Settings page sent the names alone: Aki renamed Akira was a new partnership, and both pairs
     # started a new game with 5 stones, unsaid
-    d = Dealer(app)
-    d.post("/api/session", SESSION)
-    for cards in play(PLAYERS, deal(PLAYERS, seed=3), leader="Aki", seed=3):
-        d.post("/api/tricks", {"cards": cards})
-    pending = d.post("/api/settle").get_json()
-    d.post("/api/confirm", {"pending": pending["id"]})
-    held = d.get("/api/state").get_json()["tricks"]["stones"]
+    d, pending, held = a_hand_entered_and_confirmed(app)
     service = app.extensions["hanadealer"]["service"]
     service.session["known_seats"] = {"Aki": 1.5, "Ben": 0.0, "Cho": -1.5, "Dan": 3.1}
     renamed = dict(SESSION, players=[{"name": n} for n in ("Akira", "Ben", "Cho", "Dan")],
