@@ -1646,6 +1646,81 @@ def test_two_servers_on_one_ledger_do_not_write_over_each_others_bets(app, live,
     assert sorted(x["amount"] for x in Ledger(ledger_path).load_session()["bets"]) == [30, 100]
 
 
+def test_a_session_stored_before_the_cards_were_known_by_place_keeps_the_last_round_from_being_booked_again(
+        app, live, ledger_path):
+    # a session stored by an earlier version knew the round just recorded by its track ids alone:
+    # the restart set them aside, with nothing in their place, and the same cards were booked again
+    d = Dealer(app)
+    d.post("/api/session", {"game": "kabu-tsukuri", "players": [{"name": "Aki"}, {"name": "Ben"}], "ante": 10})
+    cards = iter(["pine-crane", "plum-chaff-1", "cherry-curtain", "wisteria-cuckoo", "iris-bridge", "clover-boar",
+                  "peony-blue", "susuki-moon", "maple-deer", "pine-chaff-1", "plum-warbler", "cherry-chaff-1",
+                  "wisteria-chaff-1", "iris-chaff-1", "clover-chaff-1", "peony-chaff-1", "susuki-geese",
+                  "maple-chaff-1"])
+    table = {f"{p}/{r}": [(10 * k + i, next(cards)) for i in range(3)]
+             for k, (p, r) in enumerate((p, r) for p in ("Aki", "Ben") for r in (1, 2, 3))}
+    live.show(table)
+    assert d.post("/api/confirm", {"pending": d.post("/api/settle").get_json()["id"]}).status_code == 200
+    book = Ledger(ledger_path)
+    old = json.loads(book.get_meta("session"))
+    assert old["settled_tracks"]
+    for key in ("settled_cards", "settled_cards_all", "settled_gone"):
+        del old[key]
+    book.save_session(old)
+    again = Dealer(create_app({"LIVE": live, "LEDGER": str(ledger_path), "PIN": PIN, "TESTING": True}))
+    live.show({zone: [(t + 500, c) for t, c in row] for zone, row in table.items()})  # tracks renumbered
+    r = again.post("/api/settle")
+    assert r.status_code == 400 and "these are the cards of the round just recorded" in r.get_json()["error"]
+    assert book.round_count() == 1
+
+
+def test_a_server_starting_on_a_ledger_in_use_does_not_write_over_a_bet_taken_meanwhile(
+        app, live, ledger_path, monkeypatch):
+    # the server starting set the last run's corrections aside and wrote the session back over
+    # whatever the other server had written since it read it: a bet acknowledged there was lost
+    d = Dealer(app)
+    d.post("/api/session", SESSION)
+    live.show({"saki": SAKI, "ato": ATO})
+    d.get("/api/state")
+    assert d.post("/api/correct", {"track_id": 6, "card": "clover-boar"}).status_code == 200
+    read = Ledger.load_session
+    taken = []
+
+    def read_then_the_other_server_takes_a_bet(self):
+        session = read(self)
+        if not taken:
+            taken.append(d.post("/api/bets", {"player": "Ben", "on": "ato", "amount": 500, "after_reveal": True}))
+        return session
+    monkeypatch.setattr(Ledger, "load_session", read_then_the_other_server_takes_a_bet)
+    other = Dealer(create_app({"LIVE": FakeLiveTable(), "LEDGER": str(ledger_path), "PIN": PIN, "TESTING": True}))
+    monkeypatch.setattr(Ledger, "load_session", read)
+    assert taken[0].status_code == 201
+    stored = Ledger(ledger_path).load_session()
+    assert [(b["player"], b["amount"]) for b in stored["bets"]] == [("Ben", 500)]
+    assert stored["corrections"] == {}  # (and the restart's own change is made too)
+    assert [(b["player"], b["amount"]) for b in other.get("/api/state").get_json()["session"]["bets"]] == [("Ben", 500)]
+
+
+def test_a_server_starting_on_a_session_that_never_stops_changing_says_so(app, live, ledger_path, monkeypatch):
+    d = Dealer(app)
+    d.post("/api/session", SESSION)
+    live.show({"saki": SAKI, "ato": ATO})
+    d.get("/api/state")
+    assert d.post("/api/correct", {"track_id": 6, "card": "clover-boar"}).status_code == 200
+    read = Ledger.load_session
+    taken = []
+
+    def read_then_the_other_server_takes_a_bet(self):
+        session = read(self)
+        taken.append(d.post("/api/bets", {"player": "Ben", "on": "ato", "amount": 1, "after_reveal": True}))
+        return session
+    monkeypatch.setattr(Ledger, "load_session", read_then_the_other_server_takes_a_bet)
+    with pytest.raises(LedgerError, match="kept changing while this server started"):
+        create_app({"LIVE": FakeLiveTable(), "LEDGER": str(ledger_path), "PIN": PIN, "TESTING": True})
+    monkeypatch.setattr(Ledger, "load_session", read)
+    assert taken and all(r.status_code == 201 for r in taken)
+    assert len(Ledger(ledger_path).load_session()["bets"]) == len(taken)  # (each bet taken is kept)
+
+
 def test_a_corrected_card_does_not_make_the_round_just_recorded_a_new_one(app, live, ledger_path):
     d = Dealer(app)
     d.post("/api/session", SESSION)

@@ -183,32 +183,66 @@ class DealerService:
         self._settlements_made: collections.OrderedDict[str, int | None] = collections.OrderedDict()
         self.session: dict | None = self._stored_session()
         held = self._stored_as
+        for _ in range(5):  # (another server on this ledger may change it meanwhile: read it again)
+            if not self.session:
+                break
+            started = self._as_this_run(self.session, held)
+            if started == held:
+                break
+            try:
+                # (written only over the session read: a bet another server took meanwhile was lost)
+                self.ledger.save_session(started, expected=held)
+            except SessionChanged:
+                self.session = self._stored_session()
+                held = self._stored_as
+                continue
+            self.session = held = started
+            break
+        else:
+            raise LedgerError(f"the open session in the ledger {self.ledger.path} kept changing while this server "
+                              f"started: another server is writing it; start this one again")
         if self.session:
-            for key in ("settled_cards", "settled_cards_all"):  # (stored by an earlier version: zone:card id)
-                if self.session.get(key):
-                    self.session[key] = sorted({_key_by_face(k) for k in self.session[key]})
-            for entry in self.session.get("late_bets") or ():  # (track ids: this run numbers its cards afresh)
-                if isinstance(entry, dict) and entry.get("shown"):
-                    entry["shown"] = [k for k in entry["shown"] if not k.startswith("track:")]
-            if self.session.get("corrections") or self.session.get("settled_tracks") or self.session != held:
-                # a correction names a card by the tracker's track id, and the tracker of this run
-                # numbers its cards afresh: kept, a correction would land on whichever card now has
-                # that number (shown as corrected, never amber). The cards still in doubt come back
-                # unsure, for the dealer to confirm again; a settlement waiting to be confirmed keeps
-                # the corrections it was made with. So too the cards of the round last recorded.
-                # A card the camera read surely but wrongly came back sure and wrong, unsaid, and the
-                # round was settled on it: each card it still reads as it read the card put right
-                # comes back unsure, saying what the dealer had named (RoundBuilder)
-                self.session["restart_doubts"] = _doubts_after_restart(self.session)
-                self.session["corrections"] = {}
-                self.session["corrected_readings"] = {}
-                self.session["settled_tracks"] = []
-                self.ledger.save_session(self.session)
-                held = self.session
             # (the cards of the round last recorded are still known by where they lie and what they
             # are, settled_cards: a restart with them on the table does not book them again)
             self._apply_layout()
         self._recorded = copy.deepcopy(held)  # the session as the ledger holds it
+
+    def _as_this_run(self, read: dict, stored: dict | None) -> dict:
+        """The open session as this run starts with it (``read``: as read, ``stored``: as the ledger
+        holds it): what an earlier version stored, in today's shape, and what named cards by the last
+        run's track ids set aside."""
+        session = copy.deepcopy(read)
+        for key in ("settled_cards", "settled_cards_all"):  # (stored by an earlier version: zone:card id)
+            if session.get(key):
+                session[key] = sorted({_key_by_face(k) for k in session[key]})
+        if session.get("settled_tracks") and "settled_cards" not in session:
+            # (stored by a version that knew the round last recorded by its track ids alone: its cards,
+            # known by where they lie and what they are, are not booked again if they still lie)
+            try:
+                last = self.ledger.rounds(limit=1)
+            except LedgerError:  # (a ledger that cannot be read: said by the page as the books are)
+                last = []
+            if last and last[0].game == session.get("game") and last[0].damage is None:
+                session["settled_cards"] = sorted(_placed_keys(last[0].cards))
+                session["settled_cards_all"] = list(session["settled_cards"])
+                session["settled_gone"] = False
+        for entry in session.get("late_bets") or ():  # (track ids: this run numbers its cards afresh)
+            if isinstance(entry, dict) and entry.get("shown"):
+                entry["shown"] = [k for k in entry["shown"] if not k.startswith("track:")]
+        if session.get("corrections") or session.get("settled_tracks") or session != stored:
+            # a correction names a card by the tracker's track id, and the tracker of this run
+            # numbers its cards afresh: kept, a correction would land on whichever card now has
+            # that number (shown as corrected, never amber). The cards still in doubt come back
+            # unsure, for the dealer to confirm again; a settlement waiting to be confirmed keeps
+            # the corrections it was made with. So too the cards of the round last recorded.
+            # A card the camera read surely but wrongly came back sure and wrong, unsaid, and the
+            # round was settled on it: each card it still reads as it read the card put right
+            # comes back unsure, saying what the dealer had named (RoundBuilder)
+            session["restart_doubts"] = _doubts_after_restart(session)
+            session["corrections"] = {}
+            session["corrected_readings"] = {}
+            session["settled_tracks"] = []
+        return session
 
     def _stored_session(self) -> dict | None:
         """The open session kept in the ledger; one that cannot be read (damaged, not a session) is
