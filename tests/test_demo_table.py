@@ -76,6 +76,9 @@ def test_every_round_dealt_can_be_settled_through_three_decks(game):
         dealt = table.deal_round()
         cards = [c for hand in dealt.values() for c in hand]
         assert len(set(cards)) == len(cards) and set(cards) <= set(table.deck_ids), dealt
+        if game == "echobo":  # (a bettor holds one card of each month: two of one month could not all be bet)
+            for zone, hand in dealt.items():
+                assert zone == "dealer" or len({get_card(c).month for c in hand}) == len(hand), dealt
         zones = [ZoneView(z.name, z.label_en, z.label_ja, z.cards, z.scored, z.group,
                           tuple({"card": c, "face": get_card(c).face, "uncertain": False} for c in dealt[z.name]), 0)
                  for z in table.layout]

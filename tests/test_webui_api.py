@@ -1304,6 +1304,35 @@ def test_otoroku_the_seats_change_only_between_rounds(app, live):
     assert r.status_code == 200 and r.get_json()["seats"] == ["Aki", "Ben", "Cy", "Dan"]
 
 
+def test_kabu_tsukuri_the_players_change_only_between_rounds(app, live):
+    # without zones drawn the columns of rows lying are the players' in the order listed: Ben, forgotten
+    # and added mid-round (listed last), took Cho's rows and his arashi, and Cho was paid Ben's loss
+    d = Dealer(app)
+    players = [{"name": "Aki", "colour": "red"}, {"name": "Cho", "colour": "blue"}]
+    d.post("/api/session", {"game": "kabu-tsukuri", "players": players, "ante": 10})
+    cards = iter(["pine-crane", "plum-chaff-1", "cherry-curtain", "wisteria-cuckoo", "iris-bridge", "clover-boar",
+                  "peony-blue", "susuki-moon", "maple-deer", "pine-chaff-1", "plum-warbler", "cherry-chaff-1",
+                  "wisteria-chaff-1", "iris-chaff-1", "clover-chaff-1", "peony-chaff-1", "susuki-geese",
+                  "maple-chaff-1"])
+    table = {f"{p}/{r}": [(10 * k + i, next(cards)) for i in range(3)]
+             for k, (p, r) in enumerate((p, r) for p in ("Aki", "Cho") for r in (1, 2, 3))}
+    live.show(table)
+    said = ("cards of this round are on the table, dealt to Aki, Cho: Kabu-Tsukuri's players (who plays, and in which "
+            "order) change only between rounds (settle the round, or clear the table, first)")
+    for change in (players + [{"name": "Ben"}], [players[1], players[0]], players[:1] + [{"name": "Ben"}, players[1]]):
+        r = d.post("/api/session", {"game": "kabu-tsukuri", "players": change, "ante": 10})
+        assert r.status_code == 400 and r.get_json()["error"] == said, change
+    assert d.get("/api/state").get_json()["session"]["players"] == players
+    # (a colour is no seat)
+    recoloured = [dict(players[0], colour="green"), players[1]]
+    assert d.post("/api/session", {"game": "kabu-tsukuri", "players": recoloured, "ante": 10}).status_code == 200
+    assert d.post("/api/confirm", {"pending": d.post("/api/settle").get_json()["id"]}).status_code == 200
+    live.show({})
+    joined = recoloured + [{"name": "Ben"}]
+    r = d.post("/api/session", {"game": "kabu-tsukuri", "players": joined, "ante": 10})
+    assert r.status_code == 200 and [p["name"] for p in r.get_json()["players"]] == ["Aki", "Cho", "Ben"]
+
+
 def test_otoroku_the_page_offers_the_choice_once_the_dealers_two_cards_allow_it(app, live):
     # it was offered only once every hand could be settled, so a hand thrown in unseen (the reason
     # to choose) kept the choice from ever being offered
@@ -1387,6 +1416,27 @@ def test_echobo_a_card_a_bettor_laid_face_up_that_no_bet_of_his_is_on_holds_the_
     live.show({"dealer": [(1, "iris-bridge")], "Aki": [(2, "iris-chaff-1")], "Ben": [(3, "iris-ribbon")]})
     state = d.get("/api/state").get_json()
     assert state["problems"] == [] and state["preview"]["net"]["Ben"] == 50
+
+
+def test_echobo_two_cards_of_one_month_laid_by_one_bettor_hold_the_round(app, live):
+    # a bettor holds one card of each month (RULES.md §7.1): Aki's two irises, each on his bet on month
+    # 5, were settled as one losing bet; the other card (a peony read as an iris, its bet never
+    # entered) went unpaid, unsaid
+    d = Dealer(app)
+    d.post("/api/session", {"game": "echobo", "players": [{"name": "Aki"}, {"name": "Ben"}]})
+    d.post("/api/bets", {"player": "Aki", "on": 5, "amount": 10})
+    live.show({"dealer": [(1, "peony-blue")], "Aki": [(2, "iris-bridge"), (3, "iris-chaff-1")], "Ben": []})
+    said = ["Aki lays 2 cards of month 5 face up (Iris bridge 菖蒲, Iris chaff 1 菖蒲), but each bettor holds one "
+            "card of each month: one of them is misread, or another's: tap it to correct it"]
+    assert d.get("/api/state").get_json()["problems"] == said
+    assert d.post("/api/settle").status_code == 400
+    # (one of them in doubt says nothing yet; put right, the round is settled)
+    live.show({"dealer": [(1, "peony-blue")], "Aki": [(2, "iris-bridge"), (3, "iris-chaff-1", True)], "Ben": []})
+    assert d.get("/api/state").get_json()["problems"] == []
+    assert d.post("/api/correct", {"track_id": 3, "card": "peony-chaff-1"}).status_code == 200
+    assert d.post("/api/bets", {"player": "Aki", "on": 6, "amount": 10, "after_reveal": True}).status_code == 201
+    state = d.get("/api/state").get_json()
+    assert state["problems"] == [] and state["preview"]["net"]["Aki"] == 40
 
 
 def test_a_back_in_doubt_named_by_the_dealer_is_no_longer_counted_face_down_by_the_live_table(app, live):

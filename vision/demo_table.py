@@ -250,13 +250,23 @@ class DemoTable:
         return slots
 
     # -- the dealer's script ---------------------------------------------------------------------
-    def _draw_cards(self, n: int) -> list[str]:
-        out = []
+    def _draw_cards(self, n: int, months_apart: bool = False) -> list[str] | None:
+        """``n`` cards off the pile; ``months_apart``: each of another month (an Echobo bettor holds one
+        card of each month, RULES.md §7.1: two of one month in his hand is a misread), None where
+        the pile holds no card of a month not drawn yet."""
+        out: list[str] = []
         for _ in range(n):
             if not self._pile:
                 self._pile = list(self.deck_ids)
                 self._rng.shuffle(self._pile)
-            out.append(self._pile.pop())
+            if not months_apart:
+                out.append(self._pile.pop())
+                continue
+            months = {get_card(c).month for c in out}
+            other = [i for i, c in enumerate(self._pile) if get_card(c).month not in months]
+            if not other:
+                return None
+            out.append(self._pile.pop(other[-1]))
         return out
 
     def deal_round(self) -> dict[str, list[str]]:
@@ -276,7 +286,10 @@ class DemoTable:
                 dealt[zone.name] = self._draw_cards(zone.cards)
                 continue
             n = int(self._rng.integers(2, 5))
-            cards = self._draw_cards(2 if self.game == "otoroku" else n)
+            cards = self._draw_cards(2 if self.game == "otoroku" else n, months_apart=self.game == "echobo")
+            if cards is None:  # (the pile short of months this bettor lacks: the whole deck, from the start)
+                self._pile = []
+                return self.deal_round()
             if self.game == "otoroku":
                 role = "dealer" if zone.dealer_side else ("last" if zone.name == seats[-1] else "bettor")
                 while len(cards) < n and not evaluate_otoroku(cards, role, {}).buta:

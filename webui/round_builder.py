@@ -331,7 +331,8 @@ def _dealer_card_held_by_a_bettor(views: tuple[ZoneView, ...] | list[ZoneView], 
 
 def _cards_laid_not_bet(views: tuple[ZoneView, ...] | list[ZoneView], bets: list[dict]) -> list[str]:
     """Echobo: each card a bettor has laid face up (read surely, or named by the dealer) that none of
-    his bets is on (RULES.md §7.1: each bettor lays face down the cards he bets on). The bets are
+    his bets is on (RULES.md §7.1: each bettor lays face down the cards he bets on), and two such
+    cards of one month (he holds one card of each). The bets are
     entered on the page: a month entered wrong, or a bet not entered, was settled as entered, and a
     winning card laid went unpaid, unsaid."""
     out = []
@@ -347,15 +348,24 @@ def _cards_laid_not_bet(views: tuple[ZoneView, ...] | list[ZoneView], bets: list
                 months.add(int(on))  # (a month sent as 1.0 is month 1)
             elif isinstance(on, str) and is_card(on):
                 months.add(get_card(on).month)
+        laid: dict[int, list[str]] = {}
         for c in v.cards:
             if not c.get("card") or c.get("uncertain") or not is_card(c["card"]):
                 continue
             month = get_card(c["card"]).month
+            laid.setdefault(month, []).append(c["card"])
             if month not in months:
                 bet = (f"his bets are on month {', '.join(str(m) for m in sorted(months))}" if months
                        else "no bet of his is entered")
                 out.append(f"{v.name}'s card {card_label(c['card'])} (month {month}) lies face up, but {bet}: "
                            f"enter the bet on it, or put the card right")
+        # (a bettor holds one card of each month: two of one month laid is a card misread, or laid in
+        # his zone from another's, and the card it should have been, with its bet, went unpaid)
+        for month, cards in sorted(laid.items()):
+            if len(cards) > 1:
+                out.append(f"{v.name} lays {len(cards)} cards of month {month} face up "
+                           f"({', '.join(card_label(c) for c in cards)}), but each bettor holds one card of each "
+                           f"month: one of them is misread, or another's: tap it to correct it")
     return out
 
 

@@ -870,6 +870,14 @@ class DealerService:
             raise InputError(f"cards of this round are on the table, dealt with {last} as the last bettor: "
                              f"Otoroku's seats (who plays, and in which order) change only between rounds "
                              f"(settle the round, or clear the table, first)")
+        # Kabu-Tsukuri's players: without zones drawn, the columns of rows lying are the players' in
+        # the order listed (left to right), and a player added (listed last) or one leaving moved the
+        # rows lying, with their money, to other players
+        if new["game"] == "kabu-tsukuri" and _player_names(old) != _player_names(new) \
+                and self._cards_of_this_round(old):
+            raise InputError(f"cards of this round are on the table, dealt to {', '.join(_player_names(old))}: "
+                             f"Kabu-Tsukuri's players (who plays, and in which order) change only between rounds "
+                             f"(settle the round, or clear the table, first)")
         if changed and self._cards_of_this_round(old):
             raise InputError(f"cards of this round are on the table: {' and '.join(changed)} change only between "
                              f"rounds (settle the round, or clear the table, first)")
@@ -2338,6 +2346,11 @@ def settings_key(session: Mapping[str, Any] | None) -> str:
     return hashlib.sha256(json.dumps(shown, sort_keys=True).encode()).hexdigest()[:16]
 GAME_SESSION_FIELDS = {"otoroku": ("seats", "share"), "kabu-tsukuri": ("ante", "dealer"),
                        KAKEYA: ("trump", "dealers", "renamed")}
+
+
+def _player_names(session: Mapping[str, Any]) -> list[Any]:
+    """The session's players by name, in the order listed (the order they sit)."""
+    return [p.get("name") if isinstance(p, Mapping) else p for p in session.get("players") or ()]
 
 
 def _renamed_players(data: Mapping[str, Any], old: Mapping[str, Any], new: Mapping[str, Any]) -> dict[str, str]:
