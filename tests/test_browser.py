@@ -903,6 +903,13 @@ def test_texts_and_pickers_follow_the_session(tmp_path):
         page.wait_for_selector("#house:has-text('max_bet: none')", timeout=10000)
         page.wait_for_function("document.getElementById('bet-player').value === 'Eri'", timeout=10000)
         assert page.input_value("#bet-on") != ""
+        # (the table's limits on a bet are shown too: the line said only the house's "max_bet: none")
+        service.start_session({"game": "batta-maki", "players": [{"name": "Eri"}, {"name": "Fumi"}],
+                               "limits": {"min_bet": 5, "max_bet": 50}})
+        page.wait_for_selector("#house:has-text('each bet: 5 to 50')", timeout=10000)
+        service.start_session({"game": "batta-maki", "players": [{"name": "Eri"}, {"name": "Fumi"}],
+                               "limits": {"max_bet": 50}})
+        page.wait_for_selector("#house:has-text('each bet: at most 50')", timeout=10000)
 
         page.evaluate("showMessage('Round 3 recorded.')")
         live.show({}, status={"camera": "lost", "error": "no frame", "table": "stale"})

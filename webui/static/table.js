@@ -17,6 +17,15 @@ function loadCards(kind) {
 }
 loadCards("hanafuda");
 
+// The table's limits on a single bet (Settings): shown beside the house rules, whose min_bet and
+// max_bet (a player's whole stake) read "none" while these were in force, shown nowhere
+function limitsText(limits) {
+  const low = limits ? limits.min_bet : undefined, high = limits ? limits.max_bet : undefined;
+  if (low === undefined && high === undefined) return [];
+  if (low !== undefined && high !== undefined) return [`each bet: ${low} to ${high}`];
+  return [low !== undefined ? `each bet: at least ${low}` : `each bet: at most ${high}`];
+}
+
 function render(s) {
   STATE = s;
   const banner = document.getElementById("banner");
@@ -26,7 +35,7 @@ function render(s) {
   const sess = s.session;
   document.getElementById("game-title").textContent = sess ? `${sess.title_en} ${sess.title_ja}` : "No session yet: open Settings";
   document.getElementById("house").textContent = sess ? Object.entries(sess.house).map(([k, v]) => `${k}: ${v === null ? "none" : v}`)
-    .concat(sess.dealer ? [`dealer: ${sess.dealer}`] : []).join(" · ") : "";
+    .concat(limitsText(sess.limits)).concat(sess.dealer ? [`dealer: ${sess.dealer}`] : []).join(" · ") : "";
   renderZones(s);
   renderWinner(s);
   const probs = document.getElementById("problems");
