@@ -1304,6 +1304,25 @@ def test_otoroku_the_seats_change_only_between_rounds(app, live):
     assert r.status_code == 200 and r.get_json()["seats"] == ["Aki", "Ben", "Cy", "Dan"]
 
 
+def test_a_player_with_bets_is_neither_taken_out_nor_renamed_and_the_page_says_which(app):
+    # a name corrected in its row was refused as "taking that player out", which the dealer had not done
+    d = Dealer(app)
+    d.post("/api/session", {"game": "batta-maki", "players": [{"name": "A"}, {"name": "Ben"}, {"name": "Cy"}]})
+    assert d.post("/api/bets", {"player": "A", "on": "saki", "amount": 10}).status_code == 201
+    r = d.post("/api/session", {"game": "batta-maki", "players": [{"name": "Aki"}, {"name": "Ben"}, {"name": "Cy"}]})
+    assert r.status_code == 400 and r.get_json()["error"] == (
+        "A (now Aki) has bets on the table, taken by that name: a player with bets is renamed once they are "
+        "settled (or remove them first)")
+    r = d.post("/api/session", {"game": "batta-maki", "players": [{"name": "Ben"}, {"name": "Cy"}]})
+    assert r.status_code == 400 and r.get_json()["error"] == (
+        "A has bets on the table: remove them before taking that player out")
+    state = d.get("/api/state").get_json()["session"]
+    assert [p["name"] for p in state["players"]] == ["A", "Ben", "Cy"] and len(state["bets"]) == 1
+    # (one without bets is renamed)
+    r = d.post("/api/session", {"game": "batta-maki", "players": [{"name": "A"}, {"name": "Ben"}, {"name": "Cho"}]})
+    assert r.status_code == 200 and len(r.get_json()["bets"]) == 1
+
+
 def test_kabu_tsukuri_the_players_change_only_between_rounds(app, live):
     # without zones drawn the columns of rows lying are the players' in the order listed: Ben, forgotten
     # and added mid-round (listed last), took Cho's rows and his arashi, and Cho was paid Ben's loss

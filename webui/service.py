@@ -576,6 +576,15 @@ class DealerService:
                              f"before changing the game")
         names = {p["name"] for p in new["players"]}
         gone = sorted({b["player"] for b in bets} - names)
+        # (a name changed in its row of the form, the player's place kept: said as a rename, not as the
+        # player taken out, which the dealer had not done)
+        was = _player_names(old)
+        now = _player_names(new) if len(_player_names(new)) == len(was) else []
+        renamed = {p: now[i] for i, p in enumerate(was) if p in gone and now and now[i] not in was}
+        if renamed:
+            said = ", ".join(f"{p} (now {n})" for p, n in renamed.items())
+            raise InputError(f"{said} ha{'s' if len(renamed) == 1 else 've'} bets on the table, taken by that name: "
+                             f"a player with bets is renamed once they are settled (or remove them first)")
         if gone:
             raise InputError(f"{', '.join(gone)} ha{'s' if len(gone) == 1 else 've'} bets on the table: remove them "
                              f"before taking {'that player' if len(gone) == 1 else 'those players'} out")
