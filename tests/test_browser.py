@@ -1352,6 +1352,30 @@ def test_a_pair_short_of_the_stones_due_is_shown_paying_what_it_holds(tmp_path):
         assert errors == [], errors
 
 
+def test_kakeya_another_stones_per_pair_mid_game_asks_before_a_new_game(tmp_path):
+    """Saved with another stones_per_pair, the pairs' standing was set back to the new count, and the
+    page said "Session started."."""
+    session = {"game": "kakeya-toranpu", "players": [{"name": p} for p in ("Aki", "Ben", "Cho", "Dan")],
+               "dealers": ["Ben", "Dan"]}
+    with page_on_a_fake_table(tmp_path, session) as (page, errors, service, _):
+        service.session["stones"] = {"Aki+Cho": 7, "Ben+Dan": 3}  # (a game in progress)
+        page.goto(page.url.rstrip("/") + "/settings")
+        page.wait_for_selector("input[data-option=stones_per_pair]", timeout=10000)
+        page.fill("input[data-option=stones_per_pair]", "10")
+        asked = []
+        page.once("dialog", lambda dialog: (asked.append(dialog.message), dialog.dismiss()))
+        page.click("#session-form button.primary")
+        page.wait_for_selector("#message:has-text('stones of a game in progress (Aki+Cho 7, Ben+Dan 3)')", timeout=10000)
+        assert asked and "Start a new game now?" in asked[0]
+        assert service.session["stones"] == {"Aki+Cho": 7, "Ben+Dan": 3} and page.url.endswith("/settings")
+        page.wait_for_timeout(750)  # (the same tap again at once is taken for a double tap)
+        page.once("dialog", lambda dialog: dialog.accept())
+        page.click("#session-form button.primary")
+        page.wait_for_selector("#message:has-text('Session started: a new game')", timeout=10000)
+        assert service.session["stones"] == {"Aki+Cho": 10, "Ben+Dan": 10}
+        assert errors == [], errors
+
+
 def test_a_settlement_and_the_history_fit_a_phones_width(tmp_path):
     """At 390 px a long name and a large amount widened the one column past the screen: the amount
     "+1,111,110.75" was cut off, and Confirm and Cancel hung half off it; History's rounds table too."""

@@ -1280,6 +1280,25 @@ def test_the_stones_held_go_on_through_a_settings_save_of_the_same_game(app, liv
     assert d.get("/api/state").get_json()["tricks"]["stones"] == {"Ben+Dan": held["Ben+Dan"], "Cho+Aki": held["Aki+Cho"]}
 
 
+def test_another_stones_per_pair_mid_game_starts_a_new_game_only_on_the_dealers_word(app, live):
+    # saved with another stones_per_pair, the standing of the game in progress was set back to the
+    # new count for both pairs, and the page said "Session started."
+    d, pending, held = a_hand_entered_and_confirmed(app)
+    more = dict(SESSION, house={"stones_per_pair": 10}, dealers=pending["result"]["next_dealers"])
+    r = d.post("/api/session", more)
+    standing = ", ".join(f"{k} {v}" for k, v in held.items())
+    assert r.status_code == 400 and r.get_json()["error"] == (
+        f"the pairs hold the stones of a game in progress ({standing}): stones_per_pair 5 -> 10 starts a new "
+        f"game, each pair with 10: save it once this game is over, or start the new game now (new_game)")
+    assert d.get("/api/state").get_json()["tricks"]["stones"] == held
+    assert d.post("/api/session", dict(more, new_game="yes")).status_code == 400
+    assert d.post("/api/session", dict(more, new_game=True)).status_code == 200
+    assert d.get("/api/state").get_json()["tricks"]["stones"] == {"Aki+Cho": 10, "Ben+Dan": 10}
+    # (a new_game is a field of Kakeya's alone)
+    r = d.post("/api/session", {"game": "batta-maki", "players": [{"name": "Aki"}, {"name": "Ben"}], "new_game": True})
+    assert r.status_code == 400 and "'new_game' is not a field of a batta-maki session" in r.get_json()["error"]
+
+
 def test_a_player_renamed_in_settings_keeps_his_pairs_stones_and_seat(app, live):
     # the Settings page sent the names alone: Aki renamed Akira was a new partnership, and both pairs
     # started a new game with 5 stones, unsaid

@@ -636,8 +636,16 @@ class DealerService:
             # and both pairs started again with the stones of a new game, unsaid)
             held = {frozenset(now.get(p, p) for p in k.split("+")): v for k, v in (old.get("stones") or {}).items()}
             if held and set(held) == {frozenset(k.split("+")) for k in new.get("stones") or ()} \
-                    and not game_over(old["stones"]) and _stones_per_pair(old) == _stones_per_pair(new):
-                new["stones"] = {k: held[frozenset(k.split("+"))] for k in new["stones"]}
+                    and not game_over(old["stones"]):
+                if _stones_per_pair(old) == _stones_per_pair(new):
+                    new["stones"] = {k: held[frozenset(k.split("+"))] for k in new["stones"]}
+                elif not data.get("new_game"):
+                    # (the standing of the game in progress was set back to the new count, unsaid)
+                    standing = ", ".join(f"{k} {v}" for k, v in old["stones"].items())
+                    raise InputError(f"the pairs hold the stones of a game in progress ({standing}): "
+                                     f"stones_per_pair {_stones_per_pair(old)} -> {_stones_per_pair(new)} "
+                                     f"starts a new game, each pair with {_stones_per_pair(new)}: save it once "
+                                     f"this game is over, or start the new game now (new_game)")
             # nor is the leader of the first trick the dealer chose (the page hides the choice once a
             # trick is read: the tricks went to the players after the default leader)
             leader = now.get(old.get("leader"), old.get("leader"))
@@ -888,8 +896,9 @@ class DealerService:
                              f"Kabu-Tsukuri's players (who plays, and in which order) change only between rounds "
                              f"(settle the round, or clear the table, first)")
         if changed and self._cards_of_this_round(old):
-            raise InputError(f"cards of this round are on the table: {' and '.join(changed)} change only between "
-                             f"rounds (settle the round, or clear the table, first)")
+            raise InputError(f"cards of this round are on the table: {' and '.join(changed)} "
+                             f"change{'s' if len(changed) == 1 else ''} only between rounds "
+                             f"(settle the round, or clear the table, first)")
 
     def _cards_of_this_round(self, s: Mapping[str, Any]) -> int:
         """How many cards of the round in play lie on the table (face up or down; the cards of the
@@ -2354,7 +2363,7 @@ def settings_key(session: Mapping[str, Any] | None) -> str:
     shown = {k: session.get(k) for k in SETTINGS_FIELDS} if session else None
     return hashlib.sha256(json.dumps(shown, sort_keys=True).encode()).hexdigest()[:16]
 GAME_SESSION_FIELDS = {"otoroku": ("seats", "share"), "kabu-tsukuri": ("ante", "dealer"),
-                       KAKEYA: ("trump", "dealers", "renamed")}
+                       KAKEYA: ("trump", "dealers", "renamed", "new_game")}
 
 
 def _player_names(session: Mapping[str, Any]) -> list[Any]:
@@ -2400,9 +2409,10 @@ def _check_session_fields(game: str, data: Mapping[str, Any]) -> None:
         raise InputError(f"house must be an object of house rules, not {data['house']!r}")
     if data.get("seats") is not None and not isinstance(data["seats"], list):
         raise InputError(f"seats must list the players, each once, in turn order, not {data['seats']!r}")
-    if "drop_carry" in data and not isinstance(data["drop_carry"], bool):
-        # read as true or false by its truth: "no", "false" or [0] gave the carried pot up
-        raise InputError(f"drop_carry must be true or false, not {data['drop_carry']!r}")
+    for flag in ("drop_carry", "new_game"):
+        if flag in data and not isinstance(data[flag], bool):
+            # read as true or false by its truth: "no", "false" or [0] gave the carried pot up
+            raise InputError(f"{flag} must be true or false, not {data[flag]!r}")
 
 
 def _read_surely(zone) -> bool:

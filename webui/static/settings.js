@@ -194,6 +194,15 @@ document.getElementById("session-form").addEventListener("submit", async (ev) =>
         setTimeout(() => { location.href = "/"; }, 500);
       } catch (e2) { /* shown */ }
     }
+    // Kakeya: another stones_per_pair while the pairs hold a game's stones is a new game, only on the
+    // dealer's word (the standing was set back without one)
+    if (String(e.message).includes("(new_game)") && window.confirm(e.message + "\n\nStart a new game now? The stones the pairs hold are set aside.")) {
+      try {
+        await api("/api/session", Object.assign(body, {new_game: true}));
+        showMessage("Session started: a new game, each pair with its new stones.");
+        setTimeout(() => { location.href = "/"; }, 500);
+      } catch (e2) { /* shown */ }
+    }
   }
 });
 
