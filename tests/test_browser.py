@@ -1808,6 +1808,13 @@ def test_the_kabu_dealer_filled_in_from_the_session_follows_a_rename(tmp_path):
         page.click("#start-session")
         page.wait_for_selector("#message.error:has-text('the dealer must be one of the players')", timeout=10000)
         assert page.evaluate("document.activeElement.id") == "kabu-dealer"
+        # (the dealer's row removed: named again, not the session left with no dealer)
+        page.goto(page.url)
+        page.wait_for_selector("#players .player >> nth=2", timeout=10000)
+        page.locator("#players .player").nth(0).locator("button:has-text('Remove')").click()
+        page.click("#start-session")
+        page.wait_for_selector("#message.error:has-text('the dealer must be named again: Akira')", timeout=10000)
+        assert page.evaluate("document.activeElement.id") == "kabu-dealer" and service.session["dealer"] == "Akira"
         assert errors == [], errors
 
 

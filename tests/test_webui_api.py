@@ -892,6 +892,21 @@ def test_a_kabu_tsukuri_dealer_who_is_no_player_is_refused(app):
     assert r.status_code == 400 and "the dealer must be one of the players (Aki, Ben), not 'Zed'" in r.get_json()["error"]
 
 
+def test_a_kabu_tsukuri_dealer_taken_out_is_named_again(app):
+    # his row removed in Settings, the session went on with no dealer, and no hand named one again
+    d = Dealer(app)
+    players = [{"name": n} for n in ("Aki", "Ben", "Cho")]
+    assert d.post("/api/session", {"game": "kabu-tsukuri", "players": players, "dealer": "Ben"}).status_code == 200
+    r = d.post("/api/session", {"game": "kabu-tsukuri", "players": [players[0], players[2]]})
+    assert r.status_code == 400 and r.get_json()["error"] == (
+        "the dealer must be named again: Ben, who deals, is no longer a player (name the player who deals now)")
+    r = d.post("/api/session", {"game": "kabu-tsukuri", "players": [players[0], players[2]], "dealer": "Cho"})
+    assert r.status_code == 200 and r.get_json()["dealer"] == "Cho"
+    # (a dealer still playing, the field emptied: none named, as the dealer chose)
+    r = d.post("/api/session", {"game": "kabu-tsukuri", "players": [players[0], players[2]]})
+    assert r.status_code == 200 and r.get_json().get("dealer") is None
+
+
 @pytest.mark.parametrize("house, bets, message", [
     ({}, [("Aki", 3, 10), ("Aki", "cherry-chaff-1", 10)], "already bets on month 3"),
     ({"max_cards": 2}, [("Aki", 1, 10), ("Aki", 2, 10), ("Aki", 3, 10)], "at most 2 cards"),

@@ -588,6 +588,12 @@ class DealerService:
         if gone:
             raise InputError(f"{', '.join(gone)} ha{'s' if len(gone) == 1 else 've'} bets on the table: remove them "
                              f"before taking {'that player' if len(gone) == 1 else 'those players'} out")
+        if same and new["game"] == "kabu-tsukuri" and old.get("dealer") and not new.get("dealer") \
+                and old["dealer"] not in names:
+            # (his row removed, the session went on with no dealer, and no later hand named one again,
+            # the title line still saying the deal rotates)
+            raise InputError(f"the dealer must be named again: {old['dealer']}, who deals, is no longer a player "
+                             f"(name the player who deals now)")
         game = get_game(new["game"])
         # (the rules in force are compared: a default given or left out is the same rule)
         if bets and (game.resolve_house(new.get("house") or {}) != game.resolve_house(old.get("house") or {})
