@@ -896,8 +896,12 @@ def test_texts_and_pickers_follow_the_session(tmp_path):
         assert service.session["chosen"] is None
         assert page.evaluate("winnerText({A: null, B: null}, [])") == "No showdown · 勝負なし"
 
-        service.start_session({"game": "kabu-tsukuri", "players": [{"name": "Cho"}, {"name": "Dan"}], "carry": 4})
+        # (the stake of a game without bets is on the title line: it was shown only in Settings)
+        assert "share: 10" in page.inner_text("#house")
+        service.start_session({"game": "kabu-tsukuri", "players": [{"name": "Cho"}, {"name": "Dan"}], "carry": 4,
+                               "ante": 2.5})
         page.wait_for_selector("#carry-in:has-text('the winner of the next row won takes it')", timeout=10000)
+        assert "ante: 2.5" in page.inner_text("#house") and "share" not in page.inner_text("#house")
         service.start_session({"game": "batta-maki", "players": [{"name": "Eri"}, {"name": "Fumi"}],
                                "house": {"max_bet": None}, "drop_carry": True})
         page.wait_for_selector("#house:has-text('max_bet: none')", timeout=10000)

@@ -2029,6 +2029,9 @@ class DealerService:
         view["session"] = {"game": s["game"], "title_en": game.title_en, "title_ja": game.title_ja,
                            "house": house_as_played(game.resolve_house(s.get("house"))), "players": s["players"],
                            "bets": s["bets"], "limits": s.get("limits") or {},
+                           # (the stake of the games without bets, shown on the title line: a share typed
+                           # 10 for 1 was seen only in Settings, or in the settlement)
+                           "share": s.get("share"), "ante": s.get("ante"),
                            "targets": _target_labels(game, s), "no_bets": NO_BETS.get(game.name),
                            "seats": s.get("seats"), "chosen": s.get("chosen"),
                            "card_kind": game.card_kind, "carry": s.get("carry") or 0,

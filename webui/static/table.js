@@ -26,6 +26,12 @@ function limitsText(limits) {
   return [low !== undefined ? `each bet: at least ${low}` : `each bet: at most ${high}`];
 }
 
+// Otoroku's share and Kabu-Tsukuri's ante: the stake of every round of these games, which have no bets
+function stakeText(sess) {
+  return [["share", sess.share], ["ante", sess.ante]].filter(([, v]) => v !== null && v !== undefined)
+    .map(([k, v]) => `${k}: ${v}`);
+}
+
 function render(s) {
   STATE = s;
   const banner = document.getElementById("banner");
@@ -35,7 +41,7 @@ function render(s) {
   const sess = s.session;
   document.getElementById("game-title").textContent = sess ? `${sess.title_en} ${sess.title_ja}` : "No session yet: open Settings";
   document.getElementById("house").textContent = sess ? Object.entries(sess.house).map(([k, v]) => `${k}: ${v === null ? "none" : v}`)
-    .concat(limitsText(sess.limits)).concat(sess.dealer ? [`dealer: ${sess.dealer}`] : []).join(" · ") : "";
+    .concat(limitsText(sess.limits)).concat(stakeText(sess)).concat(sess.dealer ? [`dealer: ${sess.dealer}`] : []).join(" · ") : "";
   renderZones(s);
   renderWinner(s);
   const probs = document.getElementById("problems");
