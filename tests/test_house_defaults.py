@@ -91,3 +91,13 @@ def test_option_values(games, option, good, bad):
 def test_an_unknown_option_is_an_error(game):
     with pytest.raises(RoundError, match=f"unknown house option 'no_such_option' for {game}"):
         get_game(game).resolve_house({"no_such_option": 1})
+
+
+@pytest.mark.parametrize("game", GAME_NAMES)
+def test_every_house_option_says_what_it_does(game):
+    # the Settings page shows each option's doc beside it: Otoroku's dealer_bust_limit and fee_model,
+    # and Echobo's bet_mode, showed none (and dealer_max_cards only its range), so 16 or 17 was a guess
+    for option in get_game(game).options:
+        doc = option.doc or ""
+        assert doc.strip(), f"{game}: {option.name} has no doc"
+        assert ":" in doc or len(doc.split()) >= 4, f"{game}: {option.name}'s doc says only {doc!r}"

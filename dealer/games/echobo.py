@@ -38,7 +38,9 @@ OPTIONS = (
                 doc="5, 4.5 or 4.6: what a correct card wins per unit staked"),
     HouseOption("max_cards", 4, check=lambda v: isinstance(v, int) and not isinstance(v, bool)
                 and 1 <= v <= 6, doc="an integer 1 to 6: most cards one bettor may bet on"),
-    HouseOption("bet_mode", "fixed_per_card", ("fixed_per_card", "limit_per_player")),
+    HouseOption("bet_mode", "fixed_per_card", ("fixed_per_card", "limit_per_player"),
+                doc="fixed_per_card: every card bet on has the same stake (bet_size, if set); "
+                    "limit_per_player: any stake per card, each bettor's total at most bet_limit (§10 E1)"),
     HouseOption("bet_size", None, check=amount_or_null,
                 doc="null or a positive number: the fixed stake per card (fixed_per_card)",
                 applies_when=("bet_mode", ("fixed_per_card",))),

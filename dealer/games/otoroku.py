@@ -69,11 +69,14 @@ def _is_int(v: Any) -> bool:
 OPTIONS = (
     HouseOption("teyaku_multipliers", False, (False, True),
                 doc="true: bettors' wins pay the Kingo-banking multipliers (§4.2, §4.4)"),
-    HouseOption("fee_model", "none", ("none", "percent")),
+    HouseOption("fee_model", "none", ("none", "percent"),
+                doc="percent: the house keeps fee_rate of each bettor's win (terazen), which goes to the dealer's side"),
     FEE_RATE_OPTION,
     HouseOption("dealer_max_cards", 5, check=lambda v: _is_int(v) and 2 <= v <= 10,
-                doc="an integer 2 to 10"),
-    HouseOption("dealer_bust_limit", 16, (16, 17)),
+                doc="an integer 2 to 10: the most cards the dealer may hold (§10 O1)"),
+    HouseOption("dealer_bust_limit", 16, (16, 17),
+                doc="the dealer is buta at this total or more (§10 O2); the bettors' own limits are fixed: "
+                    "16, and 17 for the last bettor"),
     # RULES.md §4.4 names this house rule with its default alone: the one way it is settled, named so
     # that a round saying otherwise is refused rather than settled as if it had not
     HouseOption("dealer_bust_settlement", "pay_survivors", ("pay_survivors",),
