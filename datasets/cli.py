@@ -9,7 +9,7 @@ import time
 from pathlib import Path
 
 from datasets.art import SHARED_ART_SETS
-from hanadealer.args import SEED, named, whole
+from hanadealer.args import SEED, named, whole, writable_dir
 from hanadealer.text import shown_text
 
 A4_MM = (210.0, 297.0)
@@ -73,16 +73,7 @@ def _size(text: str) -> tuple[int, int]:
 
 def _writable_dir(path: str) -> Path:
     # (an empty name, Path("") the working folder, is refused by --out's own type: hanadealer.args.named)
-    out = Path(path)
-    if out.exists() and not out.is_dir():
-        raise ValueError(f"--out {path} exists and is not a folder")
-    try:
-        out.mkdir(parents=True, exist_ok=True)
-    except OSError as exc:  # under a file, or a folder that may not be written
-        raise ValueError(f"--out {path} cannot be made: {exc.strerror or exc}") from None
-    if not os.access(out, os.W_OK):
-        raise ValueError(f"--out {path} is not writable")
-    return out
+    return writable_dir(path, "--out")
 
 
 def _deck(args) -> int:

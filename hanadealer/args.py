@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import argparse
 import math
+import os
+import tempfile
+from pathlib import Path
 
 
 def whole(least: int, most: int | None = None):
@@ -52,3 +55,24 @@ def named(text: str) -> str:
 
 
 named.__name__ = "name"
+
+
+def writable_dir(path: str | os.PathLike, option: str = "--out") -> Path:
+    """The folder ``path``, made if it is not there, that a file can be written in: else a ValueError
+    naming ``option`` and why (checked before the work, which may take minutes to hours: a training run
+    that could not write its net at the end lost it with a traceback)."""
+    out = Path(path)
+    if not str(path).strip():
+        raise ValueError(f"{option}: an empty or blank name names no folder")
+    if out.exists() and not out.is_dir():
+        raise ValueError(f"{option} {path} exists and is not a folder")
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:  # under a file, or a folder that may not be written
+        raise ValueError(f"{option} {path} cannot be made: {exc.strerror or exc}") from None
+    try:  # (a file written and taken away: the folder's permissions alone say nothing to root)
+        with tempfile.NamedTemporaryFile(dir=out, prefix=".write-check-"):
+            pass
+    except OSError as exc:
+        raise ValueError(f"{option} {path} is not writable: {exc.strerror or exc}") from None
+    return out

@@ -24,7 +24,7 @@ from pathlib import Path
 
 import numpy as np
 
-from hanadealer.args import SEED, number, whole
+from hanadealer.args import SEED, number, whole, writable_dir
 
 ROOT = Path(__file__).resolve().parent.parent
 WORK = ROOT / "var" / "train"
@@ -785,8 +785,11 @@ def main(argv: list[str] | None = None) -> int:
                         "training renders its scenes from its card art")
         except FileNotFoundError as exc:
             p.error(str(exc))
-    a.work.mkdir(parents=True, exist_ok=True)
-    a.out.mkdir(parents=True, exist_ok=True)
+    for option, folder in (("--work", a.work), ("--out", a.out)):
+        try:  # (a file there, or a folder not writable: one line, not a traceback)
+            writable_dir(folder, option)
+        except ValueError as exc:
+            p.error(str(exc))
     from models.weights import ExportedWeightsError
     try:
         _run_steps(a, device, mask_exported, crops_exported)

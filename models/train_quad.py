@@ -33,7 +33,7 @@ from pathlib import Path
 
 import numpy as np
 
-from hanadealer.args import SEED, number, whole
+from hanadealer.args import SEED, number, whole, writable_dir
 
 ROOT = Path(__file__).resolve().parent.parent
 WORK = ROOT / "var" / "quad"
@@ -259,6 +259,10 @@ def main(argv: list[str] | None = None) -> int:
     init = Path(args.init) if args.init else None
     if init is not None and not init.is_file():  # before the samples, which take minutes
         parser.error(f"--init: no exported quad net at {init}")
+    try:  # (before the samples and the training: the net was lost, with a traceback, at its export)
+        out = writable_dir(args.out, "--out")
+    except ValueError as exc:
+        parser.error(str(exc))
     from datasets.shared import shared_dir
     from datasets.splits import check_training_seed
     for seed in args.seeds:  # every seed before the first one's samples (minutes each)
@@ -274,7 +278,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.step == "data":
         return 0
     data = {k: np.concatenate([s[k] for s in shards]) for k in shards[0]}
-    train(data, args.minutes, Path(args.out), threads=args.threads, peak_lr=args.peak_lr, init=init)
+    train(data, args.minutes, out, threads=args.threads, peak_lr=args.peak_lr, init=init)
     return 0
 
 

@@ -25,7 +25,7 @@ from pathlib import Path
 
 import numpy as np
 
-from hanadealer.args import number, whole
+from hanadealer.args import number, whole, writable_dir
 
 ROOT = Path(__file__).resolve().parent.parent
 WORK = ROOT / "var" / "western"
@@ -232,8 +232,10 @@ def main(argv: list[str] | None = None) -> int:
         shared = shared_dir(args.shared)
     except FileNotFoundError as exc:
         parser.error(str(exc))
-    out = Path(args.out)
-    out.mkdir(parents=True, exist_ok=True)
+    try:  # (before the minutes of training: the net was lost, with a traceback, at its export)
+        out = writable_dir(args.out, "--out")
+    except ValueError as exc:
+        parser.error(str(exc))
     log(f"art: demo{' + cardart-western from ' + str(shared) if shared else ' only (no shared folder)'}")
     if args.step in ("all", "data", "train"):
         data = load_or_make(WORK / "train.npz", TRAIN_SEED, args.scenes, shared)

@@ -495,6 +495,40 @@ def test_the_quad_trainer_refuses_a_missing_net_to_train_on_before_making_sample
     assert "--init: no exported quad net at" in capsys.readouterr().err
 
 
+@pytest.mark.parametrize("trainer", ["train_quad", "train_western", "train"])
+def test_each_trainer_refuses_an_out_folder_it_cannot_write_before_any_work(tmp_path, monkeypatch, capsys, trainer):
+    # the quad and western trainers wrote --out first at the export: the net trained for half an hour
+    # was lost with a traceback; models.train gave a traceback for a file given as its folder
+    import importlib
+    module = importlib.import_module(f"models.{trainer}")
+    for name in ("load_or_make", "_run_steps"):
+        if hasattr(module, name):
+            monkeypatch.setattr(module, name, lambda *a, **k: pytest.fail("work begun"))
+    a_file = tmp_path / "net.jpg"
+    a_file.write_bytes(b"x")
+    args = {"train": ["--step", "crops", "--work", str(tmp_path / "work")]}.get(trainer, [])
+    with pytest.raises(SystemExit) as stopped:
+        module.main(args + ["--out", str(a_file)])
+    assert stopped.value.code == 2
+    assert f"--out {a_file} exists and is not a folder" in capsys.readouterr().err
+
+
+def test_a_folder_that_cannot_be_written_is_said_before_the_work(tmp_path, monkeypatch):
+    import tempfile
+
+    from hanadealer.args import writable_dir
+
+    def refused(*args, **kwargs):
+        raise PermissionError(13, "Permission denied")
+    monkeypatch.setattr(tempfile, "NamedTemporaryFile", refused)  # (root may write a folder its mode forbids)
+    with pytest.raises(ValueError, match=r"--out .* is not writable: Permission denied"):
+        writable_dir(tmp_path / "out", "--out")
+    monkeypatch.undo()
+    assert writable_dir(tmp_path / "out", "--out") == tmp_path / "out" and list((tmp_path / "out").iterdir()) == []
+    with pytest.raises(ValueError, match="names no folder"):
+        writable_dir(" ", "--work")
+
+
 def test_crop_batches_made_by_worker_processes_feed_the_trainer(tmp_path):
     """--crop-workers: the batches come from worker processes, from the training shards only (never
     the validation seed's), as crop_batch makes them, and stop at the time budget."""
