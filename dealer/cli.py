@@ -48,15 +48,30 @@ def _reject_constant(name: str):
     raise BadInput(f"{name} is not a number a round may contain")
 
 
+# the most a round document read may hold (a round of a whole deck with notes is a few kB)
+MAX_ROUND_BYTES = 16 * 2 ** 20
+
+
 def read_round(source: str) -> Any:
     name = "standard input" if source == "-" else source
     if source == "-" and sys.stdin is None:  # started with it closed
         raise BadInput("cannot read standard input: it is closed")
     try:
         # standard input read as bytes too: its text layer would let bytes that are not UTF-8 through
-        # as stand-ins, and the error named the JSON instead
-        text = sys.stdin.buffer.read().decode("utf-8") if source == "-" and hasattr(sys.stdin, "buffer") \
-            else sys.stdin.read() if source == "-" else open(source, encoding="utf-8").read()
+        # as stand-ins, and the error named the JSON instead. At most MAX_ROUND_BYTES and one more:
+        # a device or a huge file named by mistake (/dev/zero) filled the memory until the process was
+        # killed
+        if source != "-":
+            with open(source, "rb") as stream:
+                raw = stream.read(MAX_ROUND_BYTES + 1)
+        elif hasattr(sys.stdin, "buffer"):
+            raw = sys.stdin.buffer.read(MAX_ROUND_BYTES + 1)
+        else:
+            raw = sys.stdin.read(MAX_ROUND_BYTES + 1)
+        if len(raw) > MAX_ROUND_BYTES:
+            raise BadInput(f"{name} is larger than {MAX_ROUND_BYTES // 2 ** 20} MB: no round document is "
+                           f"(is it the file meant?)")
+        text = raw.decode("utf-8") if isinstance(raw, bytes) else raw
     except OSError as exc:
         raise BadInput(f"cannot read {source}: {exc.strerror or exc}") from None
     except UnicodeDecodeError:

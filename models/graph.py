@@ -25,6 +25,7 @@ before and after on a random input and refuses to write a result that differs.
 from __future__ import annotations
 
 import argparse
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -230,6 +231,8 @@ def _session(model):
 
 def probe_input(model, seed: int = 0) -> dict[str, np.ndarray]:
     """A random 0..255 input for ``model``, of the shape in PROBE_SHAPES for its input's name."""
+    if not model.graph.input:  # (an empty file reads as a model of no graph)
+        raise RewriteError("a graph with no input: is it an ONNX model?")
     name = model.graph.input[0].name
     if name not in PROBE_SHAPES:
         raise RewriteError(f"no probe shape for a graph whose input is {name!r} (known: {sorted(PROBE_SHAPES)})")
@@ -282,10 +285,26 @@ def main(argv=None) -> int:
     p = argparse.ArgumentParser(description="Rewrite exported nets to run faster, computing the same.")
     p.add_argument("models", nargs="+", type=Path, help="ONNX files to rewrite in place")
     args = p.parse_args(argv)
+    failed = False
     for path in args.models:
-        counts = rewrite_file(path)
-        print(f"{path}: " + ", ".join(f"{k} {v}" for k, v in counts.items()))
-    return 0
+        # (a path mistyped, or a file that is no net: one line naming it, and the other files still
+        # rewritten; it was a traceback, and the files after it were left as they were)
+        if not path.is_file():
+            problem = "no such file" if not path.exists() else "not a file"
+        else:
+            from google.protobuf.message import DecodeError  # (what onnx's parser raises)
+            try:
+                counts = rewrite_file(path)
+            except (RewriteError, OSError) as exc:
+                problem = str(exc)
+            except DecodeError as exc:
+                problem = f"not an ONNX model ({exc})"
+            else:
+                print(f"{path}: " + ", ".join(f"{k} {v}" for k, v in counts.items()))
+                continue
+        print(f"python -m models.graph: {path}: {problem}", file=sys.stderr)
+        failed = True
+    return 2 if failed else 0
 
 
 if __name__ == "__main__":

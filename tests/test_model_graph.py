@@ -151,3 +151,22 @@ def test_the_command_rewrites_the_files_it_is_given_and_says_what_it_did(mask_gr
     assert f"{path}: input scaling 1, upsampling 3" in capsys.readouterr().out
     assert "Concat" not in [n.op_type for n in onnx.load(str(path)).graph.node
                             if n.op_type == "Concat" and graph._attributes(n).get("axis") == 1]
+
+
+def test_the_command_says_in_one_line_what_is_wrong_with_each_file_and_rewrites_the_rest(mask_graph, tmp_path, capsys):
+    # a mistyped path, a folder, an empty file or one that is no net was a traceback, and the files
+    # after it were not rewritten
+    good = tmp_path / "cardmask.onnx"
+    onnx.save(mask_graph, str(good))
+    (tmp_path / "empty.onnx").write_bytes(b"")
+    (tmp_path / "text.onnx").write_text("not a net\n" * 20)
+    bad = [tmp_path / "missing.onnx", tmp_path, tmp_path / "empty.onnx", tmp_path / "text.onnx"]
+    assert graph.main([str(p) for p in bad] + [str(good)]) == 2
+    captured = capsys.readouterr()
+    said = captured.err.splitlines()
+    assert said[:2] == [f"python -m models.graph: {tmp_path / 'missing.onnx'}: no such file",
+                        f"python -m models.graph: {tmp_path}: not a file"]
+    assert said[2] == f"python -m models.graph: {tmp_path / 'empty.onnx'}: a graph with no input: is it an ONNX model?"
+    assert said[3].startswith(f"python -m models.graph: {tmp_path / 'text.onnx'}: not an ONNX model")
+    assert len(said) == 4 and "Traceback" not in captured.err
+    assert f"{good}: input scaling 1, upsampling 3" in captured.out

@@ -117,6 +117,26 @@ def test_not_utf8(capsys, tmp_path):
     assert code == 2 and err == f"hanadealer settle: {path} is not UTF-8 text\n"
 
 
+def test_a_device_or_a_huge_file_is_refused_without_reading_it_all(capsys, tmp_path, monkeypatch):
+    # /dev/zero named by mistake filled the memory until the process was killed
+    import dealer.cli as dealer_cli
+    monkeypatch.setattr(dealer_cli, "MAX_ROUND_BYTES", 2 ** 20)
+    code, _, err = run(capsys, "/dev/zero")
+    assert code == 2 and err == "hanadealer settle: /dev/zero is larger than 1 MB: no round document is (is it the file meant?)\n"
+    big = tmp_path / "big.json"
+    big.write_text('{"game": "batta-maki", "note": "' + "x" * 2 ** 20 + '"}')
+    code, _, err = run(capsys, str(big))
+    assert code == 2 and "is larger than 1 MB" in err
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(big.read_bytes()), encoding="utf-8"))
+    assert main(["settle", "-"]) == 2
+    assert "standard input is larger than 1 MB" in capsys.readouterr().err
+    # (a file of the most it may hold is read)
+    near = tmp_path / "near.json"
+    near.write_text(" " * (2 ** 20 - 3) + "{}\n")
+    code, _, err = run(capsys, str(near))
+    assert "larger than" not in err
+
+
 def test_game_of_a_missing_module_is_a_clear_error(capsys, monkeypatch):
     from dealer import games
     monkeypatch.setitem(games._MODULES, "batta-maki", "dealer.games.no_such_module")
