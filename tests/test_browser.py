@@ -1822,6 +1822,21 @@ def test_the_kabu_dealer_filled_in_from_the_session_follows_a_rename(tmp_path):
         assert errors == [], errors
 
 
+def test_a_name_changed_in_its_row_is_sent_as_a_rename_in_every_game(tmp_path):
+    """A player with bets renamed in his row was refused as "taken out"; a Kabu-Tsukuri name put right
+    mid-round was refused as the players changing."""
+    session = {"game": "batta-maki", "players": [{"name": "A"}, {"name": "Ben"}]}
+    with page_on_a_fake_table(tmp_path, session) as (page, errors, service, _):
+        service.add_bet({"player": "A", "on": "saki", "amount": 10})
+        page.goto(page.url.rstrip("/") + "/settings")
+        page.wait_for_selector("#players .player >> nth=1", timeout=10000)
+        page.locator("#players .player-name").nth(0).fill("Aki")
+        page.click("#start-session")
+        page.wait_for_selector("#message.error:has-text('A (now Aki) has bets on the table')", timeout=10000)
+        assert [p["name"] for p in service.session["players"]] == ["A", "Ben"]
+        assert errors == [], errors
+
+
 @pytest.mark.parametrize("field, typed", [("#min-bet", "1.0000001"), ("#max-bet", "2000000000000")])
 def test_a_table_limit_refused_by_the_server_is_marked(tmp_path, field, typed):
     session = {"game": "batta-maki", "players": [{"name": "Aki"}, {"name": "Ben"}]}

@@ -1294,6 +1294,9 @@ def test_another_stones_per_pair_mid_game_starts_a_new_game_only_on_the_dealers_
     assert d.post("/api/session", dict(more, new_game="yes")).status_code == 400
     assert d.post("/api/session", dict(more, new_game=True)).status_code == 200
     assert d.get("/api/state").get_json()["tricks"]["stones"] == {"Aki+Cho": 10, "Ben+Dan": 10}
+    # (before any hand, the stones as they started: nothing to set aside, nothing asked)
+    assert d.post("/api/session", dict(more, house={"stones_per_pair": 7})).status_code == 200
+    assert d.get("/api/state").get_json()["tricks"]["stones"] == {"Aki+Cho": 7, "Ben+Dan": 7}
     # (a new_game is a field of Kakeya's alone)
     r = d.post("/api/session", {"game": "batta-maki", "players": [{"name": "Aki"}, {"name": "Ben"}], "new_game": True})
     assert r.status_code == 400 and "'new_game' is not a field of a batta-maki session" in r.get_json()["error"]
@@ -1321,9 +1324,9 @@ def test_a_player_renamed_in_settings_keeps_his_pairs_stones_and_seat(app, live)
     again = dict(renamed, players=[{"name": n} for n in ("Aki", "Ben", "Cho", "Dan")])
     assert d.post("/api/session", again).status_code == 200
     assert d.get("/api/state").get_json()["tricks"]["stones"] == {"Aki+Cho": 5, "Ben+Dan": 5}
-    # (another game refuses the field: it has no stones to keep)
-    r = d.post("/api/session", {"game": "batta-maki", "players": again["players"], "renamed": {"Aki": "Aki"}})
-    assert r.status_code == 400 and "'renamed' is not a field of a batta-maki session" in r.get_json()["error"]
+    # (every game takes the field, checked against the players: another game's bets go by name too)
+    r = d.post("/api/session", {"game": "batta-maki", "players": again["players"], "renamed": {"Zed": "Aki"}})
+    assert r.status_code == 400 and "renamed: 'Zed' is no player of the open session" in r.get_json()["error"]
 
 
 def lay_left(d, live, cards, first_track, players):

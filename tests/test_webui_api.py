@@ -1324,13 +1324,16 @@ def test_a_player_with_bets_is_neither_taken_out_nor_renamed_and_the_page_says_w
     d = Dealer(app)
     d.post("/api/session", {"game": "batta-maki", "players": [{"name": "A"}, {"name": "Ben"}, {"name": "Cy"}]})
     assert d.post("/api/bets", {"player": "A", "on": "saki", "amount": 10}).status_code == 201
-    r = d.post("/api/session", {"game": "batta-maki", "players": [{"name": "Aki"}, {"name": "Ben"}, {"name": "Cy"}]})
+    r = d.post("/api/session", {"game": "batta-maki", "players": [{"name": "Aki"}, {"name": "Ben"}, {"name": "Cy"}],
+                                "renamed": {"A": "Aki"}})  # (as the page sends a name changed in its row)
     assert r.status_code == 400 and r.get_json()["error"] == (
         "A (now Aki) has bets on the table, taken by that name: a player with bets is renamed once they are "
         "settled (or remove them first)")
-    r = d.post("/api/session", {"game": "batta-maki", "players": [{"name": "Ben"}, {"name": "Cy"}]})
-    assert r.status_code == 400 and r.get_json()["error"] == (
-        "A has bets on the table: remove them before taking that player out")
+    for players in ([{"name": "Ben"}, {"name": "Cy"}],
+                    [{"name": "Ben"}, {"name": "Cy"}, {"name": "Dan"}]):  # (removed, and another added: no rename)
+        r = d.post("/api/session", {"game": "batta-maki", "players": players})
+        assert r.status_code == 400 and r.get_json()["error"] == (
+            "A has bets on the table: remove them before taking that player out")
     state = d.get("/api/state").get_json()["session"]
     assert [p["name"] for p in state["players"]] == ["A", "Ben", "Cy"] and len(state["bets"]) == 1
     # (one without bets is renamed)
@@ -1353,10 +1356,17 @@ def test_kabu_tsukuri_the_players_change_only_between_rounds(app, live):
     live.show(table)
     said = ("cards of this round are on the table, dealt to Aki, Cho: Kabu-Tsukuri's players (who plays, and in which "
             "order) change only between rounds (settle the round, or clear the table, first)")
-    for change in (players + [{"name": "Ben"}], [players[1], players[0]], players[:1] + [{"name": "Ben"}, players[1]]):
+    for change in (players + [{"name": "Ben"}], [players[1], players[0]], players[:1] + [{"name": "Ben"}, players[1]],
+                   [players[0], {"name": "Choe"}]):  # (a name changed, not said to be a rename: Cho taken out)
         r = d.post("/api/session", {"game": "kabu-tsukuri", "players": change, "ante": 10})
         assert r.status_code == 400 and r.get_json()["error"] == said, change
     assert d.get("/api/state").get_json()["session"]["players"] == players
+    # (a name put right in its row moves no rows)
+    r = d.post("/api/session", {"game": "kabu-tsukuri", "players": [players[0], dict(players[1], name="Choe")],
+                                "ante": 10, "renamed": {"Cho": "Choe"}})
+    assert r.status_code == 200
+    assert d.post("/api/session", {"game": "kabu-tsukuri", "players": players, "ante": 10,
+                                   "renamed": {"Choe": "Cho"}}).status_code == 200
     # (a colour is no seat)
     recoloured = [dict(players[0], colour="green"), players[1]]
     assert d.post("/api/session", {"game": "kabu-tsukuri", "players": recoloured, "ante": 10}).status_code == 200

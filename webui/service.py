@@ -519,7 +519,8 @@ class DealerService:
                                  "next dealer deals, or another page saved it): open Settings again to see it, "
                                  "then make the change")
             self._carry_on(self.session, session, data, self._stakers_on_the_books)
-            self._refuse_stake_change_mid_round(self.session, session)
+            self._refuse_stake_change_mid_round(self.session, session, _renamed_players(data, self.session, session)
+                                                if self.session else {})
             if not (self.session and self.session.get("carry")):
                 # (a pot on the books that this server's session does not show is another server's
                 # tie first: said as the change it is, not taken for a pot whose session was lost)
@@ -576,11 +577,9 @@ class DealerService:
                              f"before changing the game")
         names = {p["name"] for p in new["players"]}
         gone = sorted({b["player"] for b in bets} - names)
-        # (a name changed in its row of the form, the player's place kept: said as a rename, not as the
-        # player taken out, which the dealer had not done)
-        was = _player_names(old)
-        now = _player_names(new) if len(_player_names(new)) == len(was) else []
-        renamed = {p: now[i] for i, p in enumerate(was) if p in gone and now and now[i] not in was}
+        # (a name changed in its row of the form, which the page sends as ``renamed``: said as a
+        # rename, not as the player taken out, which the dealer had not done)
+        renamed = {p: n for p, n in _renamed_players(data, old, new).items() if p in gone}
         if renamed:
             said = ", ".join(f"{p} (now {n})" for p, n in renamed.items())
             raise InputError(f"{said} ha{'s' if len(renamed) == 1 else 've'} bets on the table, taken by that name: "
@@ -645,7 +644,7 @@ class DealerService:
                     and not game_over(old["stones"]):
                 if _stones_per_pair(old) == _stones_per_pair(new):
                     new["stones"] = {k: held[frozenset(k.split("+"))] for k in new["stones"]}
-                elif not data.get("new_game"):
+                elif not data.get("new_game") and any(v != _stones_per_pair(old) for v in old["stones"].values()):
                     # (the standing of the game in progress was set back to the new count, unsaid)
                     standing = ", ".join(f"{k} {v}" for k, v in old["stones"].items())
                     raise InputError(f"the pairs hold the stones of a game in progress ({standing}): "
@@ -871,7 +870,8 @@ class DealerService:
     # the games whose stake is the session's (no bets): it plays the part of a bet
     SESSION_STAKES = {"otoroku": ("share", "the share"), "kabu-tsukuri": ("ante", "the ante")}
 
-    def _refuse_stake_change_mid_round(self, old: Mapping[str, Any] | None, new: Mapping[str, Any]) -> None:
+    def _refuse_stake_change_mid_round(self, old: Mapping[str, Any] | None, new: Mapping[str, Any],
+                                       renamed: Mapping[str, str] | None = None) -> None:
         """In Otoroku and Kabu-Tsukuri the share or ante is the stake: like a bet (which is refused
         once the cards are shown, unless the dealer says so), it and the house rules change only
         between rounds, not while cards of this round lie on the table (changed with the cards face
@@ -896,7 +896,8 @@ class DealerService:
         # Kabu-Tsukuri's players: without zones drawn, the columns of rows lying are the players' in
         # the order listed (left to right), and a player added (listed last) or one leaving moved the
         # rows lying, with their money, to other players
-        if new["game"] == "kabu-tsukuri" and _player_names(old) != _player_names(new) \
+        # (a name put right in its row, sent as ``renamed``, moves no rows)
+        if new["game"] == "kabu-tsukuri" and [(renamed or {}).get(p, p) for p in _player_names(old)] != _player_names(new) \
                 and self._cards_of_this_round(old):
             raise InputError(f"cards of this round are on the table, dealt to {', '.join(_player_names(old))}: "
                              f"Kabu-Tsukuri's players (who plays, and in which order) change only between rounds "
@@ -2360,7 +2361,7 @@ def only_fields(data: Any, known: tuple[str, ...], what: str) -> None:
 
 
 # what a session given to start_session holds: these for every game, and each game's own
-SESSION_FIELDS = ("game", "house", "players", "limits", "carry", "drop_carry", "based_on")
+SESSION_FIELDS = ("game", "house", "players", "limits", "carry", "drop_carry", "based_on", "renamed")
 # what the Settings page sets: a page left open sends the key of the session it showed (based_on), and
 # its save is refused where these changed since (the next Kabu-Tsukuri dealer after a round, Kakeya's
 # dealing pair, another tablet's save: the old page's save put them back)
@@ -2372,7 +2373,7 @@ def settings_key(session: Mapping[str, Any] | None) -> str:
     shown = {k: session.get(k) for k in SETTINGS_FIELDS} if session else None
     return hashlib.sha256(json.dumps(shown, sort_keys=True).encode()).hexdigest()[:16]
 GAME_SESSION_FIELDS = {"otoroku": ("seats", "share"), "kabu-tsukuri": ("ante", "dealer"),
-                       KAKEYA: ("trump", "dealers", "renamed", "new_game")}
+                       KAKEYA: ("trump", "dealers", "new_game")}
 
 
 def _player_names(session: Mapping[str, Any]) -> list[Any]:
@@ -2381,8 +2382,8 @@ def _player_names(session: Mapping[str, Any]) -> list[Any]:
 
 
 def _renamed_players(data: Mapping[str, Any], old: Mapping[str, Any], new: Mapping[str, Any]) -> dict[str, str]:
-    """Kakeya: the players of the open session renamed by the Settings page (``renamed``: old name ->
-    new name), each a player of the open session named as a player of the new one."""
+    """The players of the open session renamed by the Settings page (``renamed``: old name -> new
+    name), each a player of the open session named as a player of the new one."""
     renamed = data.get("renamed")
     if renamed is None:
         return {}

@@ -169,16 +169,17 @@ document.getElementById("session-form").addEventListener("submit", async (ev) =>
       dealers = players.length === SESSION.players.length ? renamed(dealers) : [];
     }
     if (dealers.length) body.dealers = dealers;
-    // a player renamed is the same player: his pair keeps its stones (by names, a new pair's game)
-    const renames = {};
-    document.querySelectorAll("#players .player").forEach((row) => {
-      const now = row.querySelector(".player-name").value.trim();
-      if (row.dataset.was && now && now !== row.dataset.was) renames[row.dataset.was] = now;
-    });
-    if (Object.keys(renames).length) body.renamed = renames;
     const trump = document.getElementById("trump").value;
     if (trump) body.trump = trump;
   }
+  // a player renamed is the same player (Kakeya: his pair keeps its stones, by names a new pair's
+  // game; Kabu-Tsukuri: his rows lying stay his; a player with bets is told he was renamed, not taken out)
+  const renames = {};
+  document.querySelectorAll("#players .player").forEach((row) => {
+    const now = row.querySelector(".player-name").value.trim();
+    if (row.dataset.was && now && now !== row.dataset.was) renames[row.dataset.was] = now;
+  });
+  if (Object.keys(renames).length && SESSION && SESSION.players) body.renamed = renames;
   document.querySelectorAll("#session-form .invalid").forEach((n) => n.classList.remove("invalid"));
   try {
     await api("/api/session", body);
