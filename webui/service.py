@@ -904,7 +904,7 @@ class DealerService:
                              f"(settle the round, or clear the table, first)")
         if changed and self._cards_of_this_round(old):
             raise InputError(f"cards of this round are on the table: {' and '.join(changed)} "
-                             f"change{'s' if len(changed) == 1 else ''} only between rounds "
+                             f"change{'s' if changed == [what] else ''} only between rounds "
                              f"(settle the round, or clear the table, first)")
 
     def _cards_of_this_round(self, s: Mapping[str, Any]) -> int:
