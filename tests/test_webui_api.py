@@ -1377,6 +1377,35 @@ def test_kabu_tsukuri_the_players_change_only_between_rounds(app, live):
     assert r.status_code == 200 and [p["name"] for p in r.get_json()["players"]] == ["Aki", "Cho", "Ben"]
 
 
+def test_otoroku_a_hand_a_card_short_of_a_moment_ago_is_waited_for(app, live, monkeypatch):
+    # a hand only grows until it is thrown in whole: Cy's third card under the dealer's sleeve as Settle
+    # was pressed, his 16 (3 + 8 + 5) was settled as the 11 left in view, and lost to the dealer's 13
+    import webui.service
+    d = Dealer(app)
+    d.post("/api/session", {"game": "otoroku", "players": [{"name": n} for n in ("Aki", "Ben", "Cy")], "share": 10})
+    aki, ben = [(1, "pine-crane"), (2, "maple-deer"), (3, "clover-boar")], [(4, "peony-blue"), (5, "chrysanthemum-sake")]
+    cy, dealer = [(6, "cherry-curtain"), (7, "susuki-moon"), (8, "iris-ribbon")], [(9, "wisteria-cuckoo"),
+                                                                                  (10, "clover-chaff-1"), (11, "plum-warbler")]
+    live.show({"Aki": aki, "Ben": ben, "Cy": cy, "dealer": dealer})
+    assert d.get("/api/state").get_json()["preview"]["net"]["Cy"] == 10
+    live.show({"Aki": aki, "Ben": ben, "Cy": cy[:2], "dealer": dealer})
+    said = ("Cy's hand showed 3 cards a moment ago and shows 2 now: a card out of sight (under a hand?) is waited "
+            "for 3 seconds before the hand is taken as it lies")
+    state = d.get("/api/state").get_json()
+    assert said in state["problems"] and not state["can_settle"]
+    r = d.post("/api/settle")
+    assert r.status_code == 400 and said in r.get_json()["error"]
+    live.show({"Aki": aki, "Ben": ben, "Cy": cy, "dealer": dealer})  # (seen again: settled whole)
+    assert d.get("/api/state").get_json()["problems"] == []
+    # a hand thrown in whole is no hand covered; one short for longer than the wait is taken as it lies
+    monkeypatch.setattr(webui.service, "HAND_SHRUNK_S", 0.05)
+    live.show({"Ben": ben, "Cy": cy[:2], "dealer": dealer})
+    assert any("Cy's hand showed 3 cards" in p for p in d.get("/api/state").get_json()["problems"])
+    time.sleep(0.3)  # (the page is drawn again once the wait is over, the table unchanged)
+    state = d.get("/api/state").get_json()
+    assert not any("hand showed" in p for p in state["problems"]), state["problems"]
+
+
 def test_otoroku_the_page_offers_the_choice_once_the_dealers_two_cards_allow_it(app, live):
     # it was offered only once every hand could be settled, so a hand thrown in unseen (the reason
     # to choose) kept the choice from ever being offered

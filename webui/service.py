@@ -74,6 +74,9 @@ def _is_name(name: str) -> bool:
 GAP_UNSEEN_S = 3.0
 RETRY_UNRECORDED_S = 2.0  # a change of the table the ledger refused is tried again this soon on the same table
 GATHERED_S = 2.0  # the table bare this long after a bet taken after the reveal: that deal was gathered
+# an Otoroku hand seen with fewer cards than a moment before (a hand only grows until it is thrown in
+# whole): a card under the dealer's sleeve, waited for this long before the hand is taken as it lies
+HAND_SHRUNK_S = 3.0
 STALL_SAID_S = 3.0  # (how long the live table shows a stalled camera's last frame before saying so)
 MISREAD_HINT = ": tap the card misread, or enter the trick by hand"
 NO_TRICK_ZONE_HINT = ("; with no trick zone drawn, every card in the camera's view is read as the trick, so "
@@ -176,6 +179,9 @@ class DealerService:
         self._zones_drawn = False  # (drawn in Settings, else found automatically)
         self._bare_since: float | None = None  # (the table seen bare since, for the late-bet notes)
         self._busts_bare_since: float | None = None  # (the same, for Otoroku's busts remembered)
+        # Otoroku: each hand's count of cards as last seen, and the larger counts it showed lately
+        # (the time each ended): a card hidden a moment was settled without it (_hands_shrunk)
+        self._hand_counts: dict[str, tuple[int, list[tuple[float, int]]]] = {}
         self._stored_as: dict | None = None  # the open session as the ledger holds it (_stored_session)
         # the settlements made here, and the round each confirmed one was recorded as: a Confirm of
         # one no longer waiting (another tablet confirmed it, or voided it by a correction) was told
@@ -1261,6 +1267,7 @@ class DealerService:
                 self._bare_since = None  # (timed only while a note waits: a bare look of before is no guide)
             if s and s.get("game") == "otoroku" and not s.get("pending") and not _stale_table(
                     snap := self._snapshot() if snap is None else snap):
+                self._hands_shrunk(snap, set(s.get("busts") or ()))  # (noted as the table changes: the time a card went matters)
                 self._note_busts(s, snap)
                 return
             if s and (s["game"] in ROW_GAMES or s["game"] == "echobo") and not s.get("pending") \
@@ -1474,6 +1481,38 @@ class DealerService:
         elif self._busts_bare_since is None:
             self._busts_bare_since = now
         return False
+
+    def _hands_shrunk(self, snap: Mapping[str, Any], busts: set[str]) -> list[str]:
+        """Otoroku: each hand lying that showed more cards less than HAND_SHRUNK_S ago than it shows
+        now, said as a problem (a hand only grows until it is thrown in whole: one a card short is
+        one covered a moment, and its 16 was settled as the 11 left in view). A hand gone whole is
+        thrown in, no hand covered, and so is a bust remembered (``busts``: thrown in a card at a
+        time, or stacked face down); a hand seen for the first time since this server started has no
+        past to be short of."""
+        now = time.monotonic()
+        out = []
+        up, down, _ = table_zones(snap)
+        for name in up:
+            count = len(up[name]) + down.get(name, 0)
+            if count == 0:
+                self._hand_counts.pop(name, None)
+                continue
+            last, larger = self._hand_counts.get(name, (count, []))
+            if count < last:  # (the larger count lasted until now)
+                larger = larger + [(now, last)]
+                # (the page drawn now says to wait: drawn again once the wait is over)
+                timer = threading.Timer(HAND_SHRUNK_S + 0.1, self.hub.bump)
+                timer.daemon = True
+                timer.start()
+            larger = [(t, n) for t, n in larger if now - t < HAND_SHRUNK_S and n > count]
+            self._hand_counts[name] = (count, larger)
+            if larger and name not in busts:
+                most = max(n for _, n in larger)
+                who = "the dealer" if name == "dealer" else name
+                out.append(f"{who}'s hand showed {most} cards a moment ago and shows {count} now: a card out of "
+                           f"sight (under a hand?) is waited for {HAND_SHRUNK_S:g} seconds before the hand is "
+                           f"taken as it lies")
+        return out
 
     def _note_busts(self, s: dict, snap: Mapping[str, Any]) -> None:
         """Otoroku: a bettor's hand read whole and surely as buta is kept, so that it pays its share
@@ -1740,6 +1779,10 @@ class DealerService:
         stale = _stale_table(snap)
         if stale:
             return replace(built, round=None, problems=(*built.problems, stale))
+        if s["game"] == "otoroku" and not s.get("pending"):
+            shrunk = self._hands_shrunk(snap, set(s.get("busts") or ()))
+            if shrunk:
+                built = replace(built, round=None, problems=(*built.problems, *shrunk))
         # a card face up outside every zone may be one of a hand's or a row's (laid a little apart):
         # settled without it, the hand would be another (a face-down one, a stock pile, holds nothing)
         _, _, unassigned = table_zones(snap)
