@@ -434,6 +434,31 @@ def test_an_unsure_card_waits_for_the_dealers_correction(app, live):
     assert state["tricks"]["recorded"][0]["players"] == ["Aki", "Ben", "Cho", "Dan"]
 
 
+def test_the_history_says_which_cards_of_a_trick_tapped_were_in_doubt(app, live):
+    # every card of a trick the dealer tapped and kept as read was "unsure, confirmed" in the
+    # history, the card read surely too
+    import html
+    import re
+    d = Dealer(app)
+    d.post("/api/session", SESSION)
+    d.post("/api/tricks/leader", {"player": "Aki"})
+    tricks = play(PLAYERS, deal(PLAYERS, seed=3), leader="Aki", seed=3)
+    first = tricks[0]
+    live.show({"trick": [western(1 + i, c, uncertain=i == 2, seat=p) for i, (c, p) in enumerate(zip(first, PLAYERS))]})
+    d.get("/api/state")
+    for track in (1, 3):  # (a card read surely, and one in doubt, each kept as read)
+        assert d.post("/api/correct", {"track_id": track, "card": first[track - 1]}).status_code == 200
+    assert d.get("/api/state").get_json()["tricks"]["count"] == 1
+    live.show({"trick": []})
+    d.get("/api/state")
+    for cards in tricks[1:]:
+        assert d.post("/api/tricks", {"cards": cards}).status_code == 201
+    assert d.post("/api/confirm", {"pending": d.post("/api/settle").get_json()["id"]}).status_code == 200
+    page = d.get("/history").get_data(as_text=True)
+    said = [html.unescape(x) for x in re.findall(r'<span class="fixed" title="[^"]*">([^<]*)</span>', page)]
+    assert [x.split(" (", 1)[1] for x in said] == ["confirmed)", "unsure, confirmed)"], said
+
+
 def test_a_trick_undone_while_on_the_table_waits_for_the_dealers_tap(app, live):
     # the undo was undone at once: the camera read the same trick straight back in, and the tap on
     # the misread card was then refused as a card of a recorded trick

@@ -1178,7 +1178,10 @@ class DealerService:
             out.append({"track_id": c.get("track_id"), "card": fix or c.get("card"), "face": c.get("face"),
                         "recognised": c.get("card"), "confidence": c.get("confidence"),
                         "uncertain": (bool(c.get("uncertain")) or bool(named)) and not fix, "corrected": bool(fix),
-                        "position": pos, "quad": c.get("quad"), **({"named_before": named} if named else {})})
+                        "position": pos, "quad": c.get("quad"), **({"named_before": named} if named else {}),
+                        # (whether the card tapped was in doubt: the history said "unsure, confirmed" of
+                        # every card of a trick the dealer tapped, read surely or not)
+                        **({"read_uncertain": bool(c.get("uncertain"))} if fix else {})})
         return out
 
     def _note_deal_gathered(self, s: dict, snap: Mapping[str, Any]) -> None:
@@ -2504,7 +2507,8 @@ def _read_of(trick: Mapping[str, Any], card: str) -> dict:
     r = next((r for r in trick.get("read") or [] if r.get("card") == card), None)
     if r is None:
         return {}
-    return {"recognised": r.get("recognised"), "confidence": r.get("confidence"), "corrected": r.get("corrected")}
+    return {"recognised": r.get("recognised"), "confidence": r.get("confidence"), "corrected": r.get("corrected"),
+            **({"read_uncertain": r["read_uncertain"]} if "read_uncertain" in r else {})}
 
 
 def not_settled(result: Mapping[str, Any]) -> str | None:
