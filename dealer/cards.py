@@ -102,3 +102,11 @@ def nearest_ids(text: object, n: int = 3) -> list[str]:
 
 def is_card(card_id: object) -> bool:
     return isinstance(card_id, str) and card_id in _by_id()
+
+
+def same_face(read: object, named: object) -> bool:
+    """Whether a card the dealer named is the card as read: the same id, or another copy of a month's
+    look-alike chaff (one face to a camera: naming the other copy puts nothing right)."""
+    if read == named:
+        return True
+    return is_card(read) and is_card(named) and get_card(read).face == get_card(named).face

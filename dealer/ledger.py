@@ -26,6 +26,7 @@ from fractions import Fraction
 from pathlib import Path
 from typing import Any, Callable, Iterable, Mapping
 
+from dealer.cards import same_face
 from dealer.pot import BOOKING_TEXT, DEALER, exact
 
 SCHEMA = """
@@ -518,7 +519,7 @@ class Ledger:
             # the damage said in its notes (the whole export was refused for one round's cards)
             fixes = "" if rec.damage else "; ".join(
                 f"{c.get('zone')}#{c.get('position')}: {_read_as(c)} -> {c.get('card')}"
-                for c in rec.cards if c.get("corrected") and c.get("recognised") != c.get("card"))
+                for c in rec.cards if c.get("corrected") and not same_face(c.get("recognised"), c.get("card")))
             late = rec.result.get("late_bets") if not rec.damage else None
             notes = "; ".join(n for n in late if isinstance(n, str)) if isinstance(late, list) else ""
             if rec.damage:

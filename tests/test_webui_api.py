@@ -2195,6 +2195,27 @@ def test_amounts_of_a_round_deleted_by_hand_are_said_on_the_history(live, ledger
     assert "Amounts are booked for round 1, which the ledger no longer holds" in page.get("/history").get_data(as_text=True)
 
 
+def test_the_other_copy_of_a_chaff_named_is_no_correction_in_the_history_or_the_export(app, live):
+    # the chooser offers both copies of a month's chaff, one face to the camera: the other copy named
+    # was "read as Plum chaff 1, corrected" and a recognition error in the CSV's corrections
+    import html
+    import re
+    d = Dealer(app)
+    d.post("/api/session", SESSION)
+    d.post("/api/bets", {"player": "Aki", "on": "saki", "amount": 10})
+    live.show({"saki": [(1, "pine-crane"), (2, "plum-chaff-1", True), (3, "cherry-curtain")],
+               "ato": [(4, "wisteria-cuckoo"), (5, "iris-bridge"), (6, "maple-deer", True)]})
+    assert d.post("/api/correct", {"track_id": 2, "card": "plum-chaff-2"}).status_code == 200
+    assert d.post("/api/correct", {"track_id": 6, "card": "clover-boar"}).status_code == 200  # (another card)
+    assert d.post("/api/confirm", {"pending": d.post("/api/settle").get_json()["id"]}).status_code == 200
+    page = d.get("/history").get_data(as_text=True)
+    said = [html.unescape(x) for x in re.findall(r'<span class="fixed" title="[^"]*">([^<]*)</span>', page)]
+    assert [x.split(": ", 1)[1] for x in said] == ["Plum chaff 2 梅 (unsure, confirmed)",
+                                                   "Clover boar 萩 (read as Maple deer 紅葉, corrected)"], said
+    rows = list(csv.DictReader(io.StringIO(d.get("/export.csv").get_data(as_text=True).lstrip("\ufeff"))))
+    assert {r["corrections"] for r in rows} == {"ato#3: maple-deer -> clover-boar"}
+
+
 def test_the_history_says_how_each_card_the_dealer_tapped_was_read(app, live):
     # a back read in doubt and named was "read as nothing"; a card read surely, tapped and kept as
     # read, was "unsure, confirmed"

@@ -35,7 +35,7 @@ from flask.json.provider import DefaultJSONProvider
 from werkzeug.exceptions import BadRequest
 from werkzeug.security import check_password_hash, generate_password_hash
 
-from dealer.cards import all_cards
+from dealer.cards import all_cards, same_face
 from dealer.games import GAME_NAMES, RoundError, exact_json_float, get_game
 from dealer.ledger import Ledger, LedgerError
 from dealer.pot import BOOKING_TEXT
@@ -133,6 +133,7 @@ def create_app(config: dict | None = None) -> Flask:
     app.add_template_filter(game_title)
     app.add_template_filter(zone_text)
     app.add_template_filter(card_label, "card_text")
+    app.add_template_filter(same_face)
     if app.config.get("WATCH_TABLE", not app.testing):
         # Kakeya's tricks are read off the table as they are played, whether or not a page is open
         app.extensions["hanadealer"]["watcher"].ensure_started()
