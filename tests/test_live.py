@@ -185,6 +185,44 @@ def test_the_same_layout_set_again_keeps_each_hand_in_its_seat():
     assert faces(snap, "A") == ["cherry-curtain", "clover-boar"]
 
 
+def test_a_table_started_again_gives_each_hand_the_seat_it_had_by_the_places_kept(tmp_path):
+    # a restart with the cards lying read the hands in the table's order: beside B's hand thrown in,
+    # C's hand took B's seat (his bust unpaid, C's last-bettor 16 charged as B's buta); the session
+    # keeps where each seat's hand lay, and the table started again gives them back
+    from dealer.games import get_game
+    from webui.app import create_app
+    otoroku = list(get_game("otoroku").layout({"seats": ["A", "B", "C"]}))
+    hands = {"dealer": [det("susuki-moon", 270, 10), det("plum-warbler", 340, 10)],
+             "A": [det("cherry-curtain", 20, 220), det("clover-boar", 80, 220)],
+             "B": [det("maple-deer", 280, 220), det("peony-butterflies", 340, 220)],
+             "C": [det("back", 540, 220), det("wisteria-cuckoo", 600, 220)]}
+    everyone = [d for h in hands.values() for d in h]
+    without_b = hands["dealer"] + hands["A"] + hands["C"]
+    config = {"LEDGER": str(tmp_path / "ledger.sqlite"), "PIN": "2468", "TESTING": True}
+
+    def run(live, frames):
+        service = create_app(dict(config, LIVE=live)).extensions["hanadealer"]["service"]
+        if service.session is None:
+            service.start_session({"game": "otoroku", "players": [{"name": n} for n in "ABC"], "share": 10})
+        for i in frames:
+            snap = live.process(numbered_frame(i), i + 1)
+            service.observe_table(snap)  # (as the page's table watcher does at each change)
+        return service, snap
+
+    service, snap = run(make_live([everyone] * 5 + [without_b] * 20, layout=otoroku), range(10))
+    assert faces(snap, "B") == [] and faces(snap, "C") == ["back", "wisteria-cuckoo"]
+    assert set(service.session["seat_places"]["places"]) == {"dealer", "A", "B", "C"}
+    # the server started again, the hands lying as they were
+    _, snap = run(make_live([without_b] * 20, layout=otoroku), range(10))
+    assert faces(snap, "B") == [] and faces(snap, "C") == ["back", "wisteria-cuckoo"]
+    assert faces(snap, "A") == ["cherry-curtain", "clover-boar"]
+    # (not on a picture turned since: the places kept are of another picture)
+    live = make_live([without_b] * 20, layout=otoroku)
+    live.rotation = lambda: 180
+    _, snap = run(live, range(10))
+    assert faces(snap, "B") == ["back", "wisteria-cuckoo"]
+
+
 def test_jpeg_draws_green_for_sure_and_amber_for_uncertain():
     cards = [det("pine-crane", 100, 50, conf=0.95), det("iris-bridge", 300, 50, conf=0.3)]
     live = make_live([cards] * 4)

@@ -48,7 +48,7 @@ import threading
 import time
 from collections import Counter
 from dataclasses import replace
-from typing import Callable, Iterable, Mapping
+from typing import Any, Callable, Iterable, Mapping
 
 import cv2
 import numpy as np
@@ -403,6 +403,18 @@ class LiveTable:
             self._zones_drawn_on(zones)
             self._frame_serial += 1  # the picture shows the drawn zones: draw it again
             state = assigner.assign(self._cards, self._snapshot["frame_index"])
+            self._publish(state, self._snapshot["frame_index"], force=True)
+
+    def seat_places(self) -> dict[str, tuple[float, float]]:
+        """Where each zone's cards lay last (automatic zones), for the session to keep."""
+        with self._cond:
+            return self._assigner.places()
+
+    def remember_seat_places(self, places: Mapping[str, Any]) -> None:
+        """The places of before a restart (``seat_places``), the cards lying given their zones by them."""
+        with self._cond:
+            self._assigner.remember_places(places)
+            state = self._assigner.assign(self._cards, self._snapshot["frame_index"])
             self._publish(state, self._snapshot["frame_index"], force=True)
 
     def rotation(self) -> int:

@@ -12,7 +12,7 @@ import json
 import math
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterable
+from typing import Any, Iterable, Mapping
 
 import cv2
 import numpy as np
@@ -389,6 +389,25 @@ class ZoneAssigner:
         self._home = dict(other._home)
         self._drawn_home = dict(other._drawn_home)
         self._last_place = dict(other._last_place)
+
+    def places(self) -> dict[str, tuple[float, float]]:
+        """Where each zone's cards lay last, in the picture (automatic mode): kept with the session,
+        so that a restart gives each hand lying its seat (see remember_places)."""
+        return dict(self._last_place)
+
+    def remember_places(self, places: Mapping[str, Any]) -> None:
+        """Take where each zone's cards lay last from before a restart (``places``: zone -> [x, y], as
+        ``places()`` gave them), and let the hands lying find their seats by them afresh: read in the
+        table's order, a hand beside one thrown in took that seat, and its bust went unpaid."""
+        names = {spec.name for spec in self.layout}
+        for name, place in places.items():
+            try:
+                x, y = (float(v) for v in place)
+            except (TypeError, ValueError):
+                continue
+            if name in names and math.isfinite(x) and math.isfinite(y):
+                self._last_place[name] = (x, y)
+        self._home = {}
 
     def assign(self, cards: Iterable[TableCard], frame_index: int = 0) -> TableState:
         cards = list(cards)

@@ -74,6 +74,8 @@ def _is_name(name: str) -> bool:
 GAP_UNSEEN_S = 3.0
 RETRY_UNRECORDED_S = 2.0  # a change of the table the ledger refused is tried again this soon on the same table
 GATHERED_S = 2.0  # the table bare this long after a bet taken after the reveal: that deal was gathered
+# the games whose zones are players' seats side by side: where each hand lay is kept with the session
+SEATED_GAMES = ("otoroku", "echobo")
 # an Otoroku hand seen with fewer cards than a moment before (a hand only grows until it is thrown in
 # whole): a card under the dealer's sleeve, waited for this long before the hand is taken as it lies
 HAND_SHRUNK_S = 3.0
@@ -179,9 +181,12 @@ class DealerService:
         self._zones_drawn = False  # (drawn in Settings, else found automatically)
         self._bare_since: float | None = None  # (the table seen bare since, for the late-bet notes)
         self._busts_bare_since: float | None = None  # (the same, for Otoroku's busts remembered)
-        # Otoroku: each hand's count of cards as last seen, and the larger counts it showed lately
-        # (the time each ended): a card hidden a moment was settled without it (_hands_shrunk)
-        self._hand_counts: dict[str, tuple[int, list[tuple[float, int]]]] = {}
+        # Otoroku: a card hidden a moment was settled without it (_hands_shrunk)
+        # zone -> (its count of cards now, their tracks, the larger counts it showed lately: when each ended)
+        self._hand_counts: dict[str, tuple[int, set, list[tuple[float, int]]]] = {}
+        # where each seat's hand lay last, as the session kept it before this start: given back to the
+        # table once its picture is known to be the same (_restore_seat_places)
+        self._places_to_restore: dict | None = None
         self._stored_as: dict | None = None  # the open session as the ledger holds it (_stored_session)
         # the settlements made here, and the round each confirmed one was recorded as: a Confirm of
         # one no longer waiting (another tablet confirmed it, or voided it by a correction) was told
@@ -211,6 +216,8 @@ class DealerService:
             # (the cards of the round last recorded are still known by where they lie and what they
             # are, settled_cards: a restart with them on the table does not book them again)
             self._apply_layout()
+            if isinstance(self.session.get("seat_places"), Mapping):
+                self._places_to_restore = self.session["seat_places"]
         self._recorded = copy.deepcopy(held)  # the session as the ledger holds it
 
     def _as_this_run(self, read: dict, stored: dict | None) -> dict:
@@ -621,6 +628,8 @@ class DealerService:
         new["settled_cards"] = list(old.get("settled_cards") or [])
         new["settled_cards_all"] = list(old.get("settled_cards_all") or [])
         new["settled_gone"] = bool(old.get("settled_gone"))
+        if same and old.get("seat_places"):  # (a restart after the save gives the hands their seats too)
+            new["seat_places"] = old["seat_places"]
         if old.get("game") == KAKEYA and old.get("tricks"):
             raise InputError(f"{len(old['tricks'])} trick(s) of this hand are recorded: settle the hand (or undo "
                              f"them) before changing the session")
@@ -1268,6 +1277,11 @@ class DealerService:
                 s = self.session
             else:
                 self._bare_since = None  # (timed only while a note waits: a bare look of before is no guide)
+            if s and s.get("game") in SEATED_GAMES and not _stale_table(snap := self._snapshot() if snap is None else snap):
+                if self._places_to_restore is not None and self._restore_seat_places(s):
+                    snap = self._snapshot()  # (the hands lying given their seats by them)
+                self._note_seat_places(s, snap)
+                s = self.session
             if s and s.get("game") == "otoroku" and not s.get("pending") and not _stale_table(
                     snap := self._snapshot() if snap is None else snap):
                 self._hands_shrunk(snap, set(s.get("busts") or ()))  # (noted as the table changes: the time a card went matters)
@@ -1485,36 +1499,78 @@ class DealerService:
             self._busts_bare_since = now
         return False
 
+    def _restore_seat_places(self, s: Mapping[str, Any]) -> bool:
+        """Give the table where each seat's hand lay before this server started, once its picture is
+        known to be the one they were seen on (a restart with the cards lying read the hands in the
+        table's order: beside a bust thrown in, each later hand took its neighbour's seat, the bust
+        went unpaid and a 16 of the last bettor was charged as another's buta). Whether it was given."""
+        picture = self._picture()
+        if picture is None:  # (no frame yet: the picture may be another)
+            return False
+        kept, self._places_to_restore = self._places_to_restore, None
+        remember = getattr(self.live, "remember_seat_places", None)
+        if remember is None or self._zones_drawn or kept.get("picture") != picture \
+                or kept.get("game") != s.get("game") or not isinstance(kept.get("places"), Mapping):
+            return False
+        remember(kept["places"])
+        return True
+
+    def _note_seat_places(self, s: dict, snap: Mapping[str, Any]) -> None:
+        """Keep with the session where each seat's hand lay last (see _restore_seat_places), written
+        when a hand has moved a quarter of a card or more since it was kept."""
+        places_of = getattr(self.live, "seat_places", None)
+        picture = self._picture()
+        if places_of is None or self._zones_drawn or picture is None or self._places_to_restore is not None:
+            return
+        places = {name: [round(x, 1), round(y, 1)] for name, (x, y) in places_of().items()}
+        kept = s.get("seat_places") if isinstance(s.get("seat_places"), Mapping) else {}
+        old = kept.get("places") if kept.get("picture") == picture and kept.get("game") == s["game"] else None
+        if isinstance(old, Mapping) and set(old) == set(places):
+            up, down, unassigned = table_zones(snap)
+            sizes = [max(math.dist(q[i], q[(i + 1) % 4]) for i in range(4))
+                     for c in [*(c for z in up.values() for c in z), *unassigned]
+                     if isinstance(q := c.get("quad"), list) and len(q) == 4]
+            near = 0.25 * (sorted(sizes)[len(sizes) // 2] if sizes else 0.0)
+            try:
+                if all(math.dist(old[n], places[n]) < near for n in places):
+                    return
+            except (TypeError, ValueError):  # (kept damaged: written anew)
+                pass
+        s["seat_places"] = {"game": s["game"], "picture": picture, "places": places}
+        self._save()
+
     def _hands_shrunk(self, snap: Mapping[str, Any], busts: set[str]) -> list[str]:
         """Otoroku: each hand lying that showed more cards less than HAND_SHRUNK_S ago than it shows
         now, said as a problem (a hand only grows until it is thrown in whole: one a card short is
         one covered a moment, and its 16 was settled as the 11 left in view). A hand gone whole is
-        thrown in, no hand covered, and so is a bust remembered (``busts``: thrown in a card at a
-        time, or stacked face down); a hand seen for the first time since this server started has no
-        past to be short of."""
+        thrown in, and one whose cards are all others (by their track ids) is the next deal, no hand
+        covered; so is a bust remembered (``busts``: thrown in a card at a time, or stacked face
+        down). A hand seen first since this server started has no past to be short of."""
         now = time.monotonic()
         out = []
         up, down, _ = table_zones(snap)
+        tracks = _zone_track_ids(snap)
         for name in up:
-            count = len(up[name]) + down.get(name, 0)
+            count, ids = len(up[name]) + down.get(name, 0), tracks.get(name, set())
             if count == 0:
                 self._hand_counts.pop(name, None)
                 continue
-            last, larger = self._hand_counts.get(name, (count, []))
-            if count < last:  # (the larger count lasted until now)
+            last, before, larger = self._hand_counts.get(name, (count, set(), []))
+            if before and ids and not ids & before:  # (the next deal laid where the last lay)
+                larger = []
+            elif count < last:  # (the larger count lasted until now)
                 larger = larger + [(now, last)]
                 # (the page drawn now says to wait: drawn again once the wait is over)
                 timer = threading.Timer(HAND_SHRUNK_S + 0.1, self.hub.bump)
                 timer.daemon = True
                 timer.start()
             larger = [(t, n) for t, n in larger if now - t < HAND_SHRUNK_S and n > count]
-            self._hand_counts[name] = (count, larger)
+            self._hand_counts[name] = (count, ids, larger)
             if larger and name not in busts:
-                most = max(n for _, n in larger)
                 who = "the dealer" if name == "dealer" else name
-                out.append(f"{who}'s hand showed {most} cards a moment ago and shows {count} now: a card out of "
-                           f"sight (under a hand?) is waited for {HAND_SHRUNK_S:g} seconds before the hand is "
-                           f"taken as it lies")
+                out.append(f"{who}'s hand showed {max(n for _, n in larger)} cards a moment ago and shows {count} "
+                           f"now: a card out of sight (under a hand?) is waited for {HAND_SHRUNK_S:g} seconds "
+                           f"before the hand is taken as it lies")
         return out
 
     def _note_busts(self, s: dict, snap: Mapping[str, Any]) -> None:
@@ -1782,10 +1838,10 @@ class DealerService:
         stale = _stale_table(snap)
         if stale:
             return replace(built, round=None, problems=(*built.problems, stale))
-        if s["game"] == "otoroku" and not s.get("pending"):
-            shrunk = self._hands_shrunk(snap, set(s.get("busts") or ()))
-            if shrunk:
-                built = replace(built, round=None, problems=(*built.problems, *shrunk))
+        # (said after what else holds the round back: the cards of the round just recorded, lying
+        # beside the next deal's, are gathered a card at a time)
+        shrunk = self._hands_shrunk(snap, set(s.get("busts") or ())) \
+            if s["game"] == "otoroku" and not s.get("pending") else []
         # a card face up outside every zone may be one of a hand's or a row's (laid a little apart):
         # settled without it, the hand would be another (a face-down one, a stock pile, holds nothing)
         _, _, unassigned = table_zones(snap)
@@ -1817,6 +1873,8 @@ class DealerService:
                 f"{len(lying)} card(s) of the round just recorded still lie on the table ({where}): gather them "
                 f"before settling the next round (a card of the new deal laid where the same card lay while the "
                 f"table was not read: lift it a moment and lay it again)")))
+        if shrunk:
+            return replace(built, round=None, problems=(*built.problems, *shrunk))
         return built
 
     def settle(self) -> dict:
@@ -2420,6 +2478,17 @@ def settings_key(session: Mapping[str, Any] | None) -> str:
     return hashlib.sha256(json.dumps(shown, sort_keys=True).encode()).hexdigest()[:16]
 GAME_SESSION_FIELDS = {"otoroku": ("seats", "share"), "kabu-tsukuri": ("ante", "dealer"),
                        KAKEYA: ("trump", "dealers", "new_game")}
+
+
+def _zone_track_ids(snap: Mapping[str, Any] | None) -> dict[str, set]:
+    """Each zone's cards by their track ids, face-down ones too (zones as a mapping or a list)."""
+    raw = (snap or {}).get("zones") or {}
+    items = raw.items() if isinstance(raw, Mapping) else ((z.get("name"), z) for z in raw if isinstance(z, Mapping))
+    out: dict[str, set] = {}
+    for name, value in items:
+        cards = value.get("cards") if isinstance(value, Mapping) else value
+        out[str(name)] = {c.get("track_id") for c in cards or () if isinstance(c, Mapping) and c.get("track_id") is not None}
+    return out
 
 
 def _player_names(session: Mapping[str, Any]) -> list[Any]:
