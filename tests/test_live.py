@@ -223,6 +223,35 @@ def test_a_table_started_again_gives_each_hand_the_seat_it_had_by_the_places_kep
     assert faces(snap, "B") == ["back", "wisteria-cuckoo"]
 
 
+def test_the_seat_places_are_written_once_a_change_of_the_table_not_at_every_look(tmp_path, monkeypatch):
+    # each write wakes every page, whose look wrote again: a bare table, or a deal lying face down
+    # (no face-up card to measure a card by), was written hundreds of times a second
+    from dealer.games import get_game
+    from dealer.ledger import Ledger
+    from webui.app import create_app
+    otoroku = list(get_game("otoroku").layout({"seats": ["A", "B"]}))
+    hands = [det("cherry-curtain", 20, 220), det("clover-boar", 80, 220), det("maple-deer", 280, 220),
+             det("susuki-moon", 270, 10)]
+    backs = [det("back", 20, 220), det("back", 280, 220)]
+    live = make_live([hands] * 6 + [[]] * 6 + [backs] * 20, layout=otoroku)
+    service = create_app({"LIVE": live, "LEDGER": str(tmp_path / "ledger.sqlite"), "PIN": "2468",
+                          "TESTING": True}).extensions["hanadealer"]["service"]
+    service.start_session({"game": "otoroku", "players": [{"name": "A"}, {"name": "B"}], "share": 10})
+    writes = []
+    saved = Ledger.save_session
+    monkeypatch.setattr(Ledger, "save_session", lambda self, *a, **k: (writes.append(1), saved(self, *a, **k))[1])
+    for i in range(20):
+        snap = live.process(numbered_frame(i), i + 1)
+        service.observe_table(snap)
+        if i in (10, 19):  # (the table bare, then the next deal face down: the pages look again and again)
+            before = len(writes)
+            for _ in range(20):
+                service.view()
+            assert len(writes) == before, i
+    assert service.session["seat_places"]["places"].keys() == {"A", "B", "dealer"}
+    assert len(writes) <= 6, len(writes)
+
+
 def test_jpeg_draws_green_for_sure_and_amber_for_uncertain():
     cards = [det("pine-crane", 100, 50, conf=0.95), det("iris-bridge", 300, 50, conf=0.3)]
     live = make_live([cards] * 4)

@@ -187,6 +187,7 @@ class DealerService:
         # where each seat's hand lay last, as the session kept it before this start: given back to the
         # table once its picture is known to be the same (_restore_seat_places)
         self._places_to_restore: dict | None = None
+        self._places_noted_at: Any = None  # (the table's version they were last noted at)
         self._stored_as: dict | None = None  # the open session as the ledger holds it (_stored_session)
         # the settlements made here, and the round each confirmed one was recorded as: a Confirm of
         # one no longer waiting (another tablet confirmed it, or voided it by a correction) was told
@@ -1522,15 +1523,24 @@ class DealerService:
         picture = self._picture()
         if places_of is None or self._zones_drawn or picture is None or self._places_to_restore is not None:
             return
+        # (once a change of the table: each write wakes every page, whose look came back here, and a
+        # bare table was written over and over, hundreds of times a second)
+        version = (snap or {}).get("version")
+        if version == self._places_noted_at:
+            return
+        self._places_noted_at = version
         places = {name: [round(x, 1), round(y, 1)] for name, (x, y) in places_of().items()}
         kept = s.get("seat_places") if isinstance(s.get("seat_places"), Mapping) else {}
         old = kept.get("places") if kept.get("picture") == picture and kept.get("game") == s["game"] else None
+        if old == places:
+            return
         if isinstance(old, Mapping) and set(old) == set(places):
-            up, down, unassigned = table_zones(snap)
+            # (a card's size from every card lying, face-down ones too: with none, nothing has moved)
             sizes = [max(math.dist(q[i], q[(i + 1) % 4]) for i in range(4))
-                     for c in [*(c for z in up.values() for c in z), *unassigned]
-                     if isinstance(q := c.get("quad"), list) and len(q) == 4]
-            near = 0.25 * (sorted(sizes)[len(sizes) // 2] if sizes else 0.0)
+                     for q in _card_quads(snap) if len(q) == 4]
+            if not sizes:
+                return
+            near = 0.25 * sorted(sizes)[len(sizes) // 2]
             try:
                 if all(math.dist(old[n], places[n]) < near for n in places):
                     return
@@ -2478,6 +2488,15 @@ def settings_key(session: Mapping[str, Any] | None) -> str:
     return hashlib.sha256(json.dumps(shown, sort_keys=True).encode()).hexdigest()[:16]
 GAME_SESSION_FIELDS = {"otoroku": ("seats", "share"), "kabu-tsukuri": ("ante", "dealer"),
                        KAKEYA: ("trump", "dealers", "new_game")}
+
+
+def _card_quads(snap: Mapping[str, Any] | None) -> list[list]:
+    """The corners of every card lying, in a zone or none, face-down ones too."""
+    raw = (snap or {}).get("zones") or {}
+    values = raw.values() if isinstance(raw, Mapping) else raw
+    cards = [c for v in values for c in ((v.get("cards") if isinstance(v, Mapping) and "cards" in v else v) or ())]
+    cards += list((snap or {}).get("unassigned") or ())
+    return [q for c in cards if isinstance(c, Mapping) and isinstance(q := c.get("quad"), (list, tuple))]
 
 
 def _zone_track_ids(snap: Mapping[str, Any] | None) -> dict[str, set]:
