@@ -1380,6 +1380,26 @@ def test_kakeya_another_stones_per_pair_mid_game_asks_before_a_new_game(tmp_path
         assert errors == [], errors
 
 
+def test_another_game_while_a_pot_is_carried_asks_before_giving_it_up(tmp_path):
+    """The pot of a tie goes to the next round: another game gives it up only on the dealer's word."""
+    session = {"game": "batta-maki", "players": [{"name": "Aki"}, {"name": "Ben"}], "carry": 20}
+    with page_on_a_fake_table(tmp_path, session) as (page, errors, service, _):
+        page.goto(page.url.rstrip("/") + "/settings")
+        page.wait_for_selector("#players .player >> nth=1", timeout=10000)
+        page.select_option("#game", "echobo")
+        asked = []
+        page.once("dialog", lambda dialog: (asked.append(dialog.message), dialog.dismiss()))
+        page.click("#session-form button.primary")
+        page.wait_for_selector("#message.error:has-text('giving the pot up')", timeout=10000)
+        assert asked and "Give the pot up?" in asked[0] and service.session["game"] == "batta-maki"
+        page.wait_for_timeout(750)  # (the same tap again at once is taken for a double tap)
+        page.once("dialog", lambda dialog: dialog.accept())
+        page.click("#session-form button.primary")
+        page.wait_for_selector("#message:has-text('the carried pot was given up')", timeout=10000)
+        assert service.session["game"] == "echobo" and not service.session.get("carry")
+        assert errors == [], errors
+
+
 def test_a_settlement_and_the_history_fit_a_phones_width(tmp_path):
     """At 390 px a long name and a large amount widened the one column past the screen: the amount
     "+1,111,110.75" was cut off, and Confirm and Cancel hung half off it; History's rounds table too."""

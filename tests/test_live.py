@@ -162,18 +162,23 @@ def test_drawn_zones_and_set_layout():
     assert [z["name"] for z in live.snapshot()["zones"]] == ["shi-e", "naka-e", "oto-e"]
 
 
-def test_the_same_layout_set_again_keeps_each_hand_in_its_seat():
-    # (what a Settings save mid-round does) forgotten where each hand lay, the hands took the free
-    # seats in the table's order: beside a hand thrown in, C's hand went to B's seat, and B's bust
-    # went unpaid
+def otoroku_hands_and_b_thrown_in():
+    """Otoroku's layout for seats A, B and C, the detections of every hand lying (the dealer's at the
+    top), and those of the same table with B's hand thrown in."""
     from dealer.games import get_game
     otoroku = list(get_game("otoroku").layout({"seats": ["A", "B", "C"]}))
     hands = {"dealer": [det("susuki-moon", 270, 10), det("plum-warbler", 340, 10)],
              "A": [det("cherry-curtain", 20, 220), det("clover-boar", 80, 220)],
              "B": [det("maple-deer", 280, 220), det("peony-butterflies", 340, 220)],
              "C": [det("back", 540, 220), det("wisteria-cuckoo", 600, 220)]}
-    everyone = [d for h in hands.values() for d in h]
-    without_b = hands["dealer"] + hands["A"] + hands["C"]
+    return otoroku, [d for h in hands.values() for d in h], hands["dealer"] + hands["A"] + hands["C"]
+
+
+def test_the_same_layout_set_again_keeps_each_hand_in_its_seat():
+    # (what a Settings save mid-round does) forgotten where each hand lay, the hands took the free
+    # seats in the table's order: beside a hand thrown in, C's hand went to B's seat, and B's bust
+    # went unpaid
+    otoroku, everyone, without_b = otoroku_hands_and_b_thrown_in()
     live = make_live([everyone] * 5 + [without_b] * 20, layout=otoroku)
     for i in range(10):
         snap = live.process(numbered_frame(i), i + 1)
@@ -189,15 +194,8 @@ def test_a_table_started_again_gives_each_hand_the_seat_it_had_by_the_places_kep
     # a restart with the cards lying read the hands in the table's order: beside B's hand thrown in,
     # C's hand took B's seat (his bust unpaid, C's last-bettor 16 charged as B's buta); the session
     # keeps where each seat's hand lay, and the table started again gives them back
-    from dealer.games import get_game
     from webui.app import create_app
-    otoroku = list(get_game("otoroku").layout({"seats": ["A", "B", "C"]}))
-    hands = {"dealer": [det("susuki-moon", 270, 10), det("plum-warbler", 340, 10)],
-             "A": [det("cherry-curtain", 20, 220), det("clover-boar", 80, 220)],
-             "B": [det("maple-deer", 280, 220), det("peony-butterflies", 340, 220)],
-             "C": [det("back", 540, 220), det("wisteria-cuckoo", 600, 220)]}
-    everyone = [d for h in hands.values() for d in h]
-    without_b = hands["dealer"] + hands["A"] + hands["C"]
+    otoroku, everyone, without_b = otoroku_hands_and_b_thrown_in()
     config = {"LEDGER": str(tmp_path / "ledger.sqlite"), "PIN": "2468", "TESTING": True}
 
     def run(live, frames):

@@ -1347,12 +1347,7 @@ def test_kabu_tsukuri_the_players_change_only_between_rounds(app, live):
     d = Dealer(app)
     players = [{"name": "Aki", "colour": "red"}, {"name": "Cho", "colour": "blue"}]
     d.post("/api/session", {"game": "kabu-tsukuri", "players": players, "ante": 10})
-    cards = iter(["pine-crane", "plum-chaff-1", "cherry-curtain", "wisteria-cuckoo", "iris-bridge", "clover-boar",
-                  "peony-blue", "susuki-moon", "maple-deer", "pine-chaff-1", "plum-warbler", "cherry-chaff-1",
-                  "wisteria-chaff-1", "iris-chaff-1", "clover-chaff-1", "peony-chaff-1", "susuki-geese",
-                  "maple-chaff-1"])
-    table = {f"{p}/{r}": [(10 * k + i, next(cards)) for i in range(3)]
-             for k, (p, r) in enumerate((p, r) for p in ("Aki", "Cho") for r in (1, 2, 3))}
+    table = kabu_tsukuri_rows("Aki", "Cho")
     live.show(table)
     said = ("cards of this round are on the table, dealt to Aki, Cho: Kabu-Tsukuri's players (who plays, and in which "
             "order) change only between rounds (settle the round, or clear the table, first)")
@@ -1621,18 +1616,23 @@ def test_the_round_just_recorded_is_not_settled_again_from_the_same_cards(app, l
     assert d.post("/api/settle").status_code == 200
 
 
+def kabu_tsukuri_rows(*players: str) -> dict:
+    """Three rows of three cards for each of two players, zone by zone (track ids 10 apart a row)."""
+    cards = iter(["pine-crane", "plum-chaff-1", "cherry-curtain", "wisteria-cuckoo", "iris-bridge", "clover-boar",
+                  "peony-blue", "susuki-moon", "maple-deer", "pine-chaff-1", "plum-warbler", "cherry-chaff-1",
+                  "wisteria-chaff-1", "iris-chaff-1", "clover-chaff-1", "peony-chaff-1", "susuki-geese",
+                  "maple-chaff-1"])
+    return {f"{p}/{r}": [(10 * k + i, next(cards)) for i in range(3)]
+            for k, (p, r) in enumerate((p, r) for p in players for r in (1, 2, 3))}
+
+
 def test_the_round_just_recorded_is_not_settled_again_after_a_restart(app, live, ledger_path):
     # the restart forgot the cards settled (the tracker numbers them afresh): a game without bets
     # (Kabu-Tsukuri) booked the same round twice
     d = Dealer(app)
     kabu = {"game": "kabu-tsukuri", "players": [{"name": "Aki"}, {"name": "Ben"}], "ante": 10}
     d.post("/api/session", kabu)
-    cards = iter(["pine-crane", "plum-chaff-1", "cherry-curtain", "wisteria-cuckoo", "iris-bridge", "clover-boar",
-                  "peony-blue", "susuki-moon", "maple-deer", "pine-chaff-1", "plum-warbler", "cherry-chaff-1",
-                  "wisteria-chaff-1", "iris-chaff-1", "clover-chaff-1", "peony-chaff-1", "susuki-geese",
-                  "maple-chaff-1"])
-    table = {f"{p}/{r}": [(10 * k + i, next(cards)) for i in range(3)]
-             for k, (p, r) in enumerate((p, r) for p in ("Aki", "Ben") for r in (1, 2, 3))}
+    table = kabu_tsukuri_rows("Aki", "Ben")
     live.show(table)
     assert d.post("/api/confirm", {"pending": d.post("/api/settle").get_json()["id"]}).status_code == 200
     again = Dealer(create_app({"LIVE": live, "LEDGER": str(ledger_path), "PIN": PIN, "TESTING": True}))
@@ -1775,12 +1775,7 @@ def test_a_session_stored_before_the_cards_were_known_by_place_keeps_the_last_ro
     # the restart set them aside, with nothing in their place, and the same cards were booked again
     d = Dealer(app)
     d.post("/api/session", {"game": "kabu-tsukuri", "players": [{"name": "Aki"}, {"name": "Ben"}], "ante": 10})
-    cards = iter(["pine-crane", "plum-chaff-1", "cherry-curtain", "wisteria-cuckoo", "iris-bridge", "clover-boar",
-                  "peony-blue", "susuki-moon", "maple-deer", "pine-chaff-1", "plum-warbler", "cherry-chaff-1",
-                  "wisteria-chaff-1", "iris-chaff-1", "clover-chaff-1", "peony-chaff-1", "susuki-geese",
-                  "maple-chaff-1"])
-    table = {f"{p}/{r}": [(10 * k + i, next(cards)) for i in range(3)]
-             for k, (p, r) in enumerate((p, r) for p in ("Aki", "Ben") for r in (1, 2, 3))}
+    table = kabu_tsukuri_rows("Aki", "Ben")
     live.show(table)
     assert d.post("/api/confirm", {"pending": d.post("/api/settle").get_json()["id"]}).status_code == 200
     book = Ledger(ledger_path)
@@ -1796,10 +1791,10 @@ def test_a_session_stored_before_the_cards_were_known_by_place_keeps_the_last_ro
     assert book.round_count() == 1
 
 
-def test_a_server_starting_on_a_ledger_in_use_does_not_write_over_a_bet_taken_meanwhile(
-        app, live, ledger_path, monkeypatch):
-    # the server starting set the last run's corrections aside and wrote the session back over
-    # whatever the other server had written since it read it: a bet acknowledged there was lost
+def another_server_takes_bets_as_each_read(app, live, monkeypatch, amount: int, once: bool) -> list:
+    """A round with a card put right (which a server starting sets aside) on ``app``'s page, which
+    takes a bet of ``amount`` after the reveal each time the ledger's session is read (``once``:
+    the first time only): the responses, as they come."""
     d = Dealer(app)
     d.post("/api/session", SESSION)
     live.show({"saki": SAKI, "ato": ATO})
@@ -1810,10 +1805,19 @@ def test_a_server_starting_on_a_ledger_in_use_does_not_write_over_a_bet_taken_me
 
     def read_then_the_other_server_takes_a_bet(self):
         session = read(self)
-        if not taken:
-            taken.append(d.post("/api/bets", {"player": "Ben", "on": "ato", "amount": 500, "after_reveal": True}))
+        if not (once and taken):
+            taken.append(d.post("/api/bets", {"player": "Ben", "on": "ato", "amount": amount, "after_reveal": True}))
         return session
     monkeypatch.setattr(Ledger, "load_session", read_then_the_other_server_takes_a_bet)
+    return taken
+
+
+def test_a_server_starting_on_a_ledger_in_use_does_not_write_over_a_bet_taken_meanwhile(
+        app, live, ledger_path, monkeypatch):
+    # the server starting set the last run's corrections aside and wrote the session back over
+    # whatever the other server had written since it read it: a bet acknowledged there was lost
+    read = Ledger.load_session
+    taken = another_server_takes_bets_as_each_read(app, live, monkeypatch, 500, once=True)
     other = Dealer(create_app({"LIVE": FakeLiveTable(), "LEDGER": str(ledger_path), "PIN": PIN, "TESTING": True}))
     monkeypatch.setattr(Ledger, "load_session", read)
     assert taken[0].status_code == 201
@@ -1824,19 +1828,8 @@ def test_a_server_starting_on_a_ledger_in_use_does_not_write_over_a_bet_taken_me
 
 
 def test_a_server_starting_on_a_session_that_never_stops_changing_says_so(app, live, ledger_path, monkeypatch):
-    d = Dealer(app)
-    d.post("/api/session", SESSION)
-    live.show({"saki": SAKI, "ato": ATO})
-    d.get("/api/state")
-    assert d.post("/api/correct", {"track_id": 6, "card": "clover-boar"}).status_code == 200
     read = Ledger.load_session
-    taken = []
-
-    def read_then_the_other_server_takes_a_bet(self):
-        session = read(self)
-        taken.append(d.post("/api/bets", {"player": "Ben", "on": "ato", "amount": 1, "after_reveal": True}))
-        return session
-    monkeypatch.setattr(Ledger, "load_session", read_then_the_other_server_takes_a_bet)
+    taken = another_server_takes_bets_as_each_read(app, live, monkeypatch, 1, once=False)
     with pytest.raises(LedgerError, match="kept changing while this server started"):
         create_app({"LIVE": FakeLiveTable(), "LEDGER": str(ledger_path), "PIN": PIN, "TESTING": True})
     monkeypatch.setattr(Ledger, "load_session", read)

@@ -187,20 +187,19 @@ document.getElementById("session-form").addEventListener("submit", async (ev) =>
     setTimeout(() => { location.href = "/"; }, 500);
   } catch (e) {
     markField(String(e.message));
-    // another game while a tie's pot is still to be played for: only on the dealer's word
-    if (String(e.message).includes("giving the pot up") && window.confirm(e.message + "\n\nGive the pot up? It is booked back to those who put it in.")) {
+    // what a save may do only on the dealer's word: another game while a tie's pot is still to be
+    // played for, and (Kakeya) another stones_per_pair while the pairs hold a game's stones, which is
+    // a new game (the standing was set back without a word)
+    const asked = [
+      ["giving the pot up", "Give the pot up? It is booked back to those who put it in.", {drop_carry: true},
+       "Session started; the carried pot was given up and booked back to those who put it in."],
+      ["(new_game)", "Start a new game now? The stones the pairs hold are set aside.", {new_game: true},
+       "Session started: a new game, each pair with its new stones."]];
+    const ask = asked.find(([said]) => String(e.message).includes(said));
+    if (ask && window.confirm(e.message + "\n\n" + ask[1])) {
       try {
-        await api("/api/session", Object.assign(body, {drop_carry: true}));
-        showMessage("Session started; the carried pot was given up and booked back to those who put it in.");
-        setTimeout(() => { location.href = "/"; }, 500);
-      } catch (e2) { /* shown */ }
-    }
-    // Kakeya: another stones_per_pair while the pairs hold a game's stones is a new game, only on the
-    // dealer's word (the standing was set back without one)
-    if (String(e.message).includes("(new_game)") && window.confirm(e.message + "\n\nStart a new game now? The stones the pairs hold are set aside.")) {
-      try {
-        await api("/api/session", Object.assign(body, {new_game: true}));
-        showMessage("Session started: a new game, each pair with its new stones.");
+        await api("/api/session", Object.assign(body, ask[2]));
+        showMessage(ask[3]);
         setTimeout(() => { location.href = "/"; }, 500);
       } catch (e2) { /* shown */ }
     }
