@@ -1356,47 +1356,43 @@ def test_a_pair_short_of_the_stones_due_is_shown_paying_what_it_holds(tmp_path):
         assert errors == [], errors
 
 
-def test_kakeya_another_stones_per_pair_mid_game_asks_before_a_new_game(tmp_path):
-    """Saved with another stones_per_pair, the pairs' standing was set back to the new count, and the
+@pytest.mark.parametrize("case", ["another game with a pot carried", "Kakeya's stones_per_pair mid-game"])
+def test_a_save_that_gives_something_up_asks_the_dealer_first(tmp_path, case):
+    """The pot of a tie goes to the next round: another game gives it up only on the dealer's word.
+    Saved with another stones_per_pair, the pairs' standing was set back to the new count, and the
     page said "Session started."."""
-    session = {"game": "kakeya-toranpu", "players": [{"name": p} for p in ("Aki", "Ben", "Cho", "Dan")],
-               "dealers": ["Ben", "Dan"]}
+    if case.startswith("another game"):
+        session = {"game": "batta-maki", "players": [{"name": "Aki"}, {"name": "Ben"}], "carry": 20}
+        said, ask, done = "giving the pot up", "Give the pot up?", "the carried pot was given up"
+    else:
+        session = {"game": "kakeya-toranpu", "players": [{"name": p} for p in ("Aki", "Ben", "Cho", "Dan")],
+                   "dealers": ["Ben", "Dan"]}
+        said, ask, done = ("stones of a game in progress (Aki+Cho 7, Ben+Dan 3)", "Start a new game now?",
+                           "Session started: a new game")
     with page_on_a_fake_table(tmp_path, session) as (page, errors, service, _):
-        service.session["stones"] = {"Aki+Cho": 7, "Ben+Dan": 3}  # (a game in progress)
-        page.goto(page.url.rstrip("/") + "/settings")
-        page.wait_for_selector("input[data-option=stones_per_pair]", timeout=10000)
-        page.fill("input[data-option=stones_per_pair]", "10")
-        asked = []
-        page.once("dialog", lambda dialog: (asked.append(dialog.message), dialog.dismiss()))
-        page.click("#session-form button.primary")
-        page.wait_for_selector("#message:has-text('stones of a game in progress (Aki+Cho 7, Ben+Dan 3)')", timeout=10000)
-        assert asked and "Start a new game now?" in asked[0]
-        assert service.session["stones"] == {"Aki+Cho": 7, "Ben+Dan": 3} and page.url.endswith("/settings")
-        page.wait_for_timeout(750)  # (the same tap again at once is taken for a double tap)
-        page.once("dialog", lambda dialog: dialog.accept())
-        page.click("#session-form button.primary")
-        page.wait_for_selector("#message:has-text('Session started: a new game')", timeout=10000)
-        assert service.session["stones"] == {"Aki+Cho": 10, "Ben+Dan": 10}
-        assert errors == [], errors
-
-
-def test_another_game_while_a_pot_is_carried_asks_before_giving_it_up(tmp_path):
-    """The pot of a tie goes to the next round: another game gives it up only on the dealer's word."""
-    session = {"game": "batta-maki", "players": [{"name": "Aki"}, {"name": "Ben"}], "carry": 20}
-    with page_on_a_fake_table(tmp_path, session) as (page, errors, service, _):
+        if case.startswith("Kakeya"):
+            service.session["stones"] = {"Aki+Cho": 7, "Ben+Dan": 3}  # (a game in progress)
         page.goto(page.url.rstrip("/") + "/settings")
         page.wait_for_selector("#players .player >> nth=1", timeout=10000)
-        page.select_option("#game", "echobo")
+        if case.startswith("another game"):
+            page.select_option("#game", "echobo")
+        else:
+            page.fill("input[data-option=stones_per_pair]", "10")
         asked = []
         page.once("dialog", lambda dialog: (asked.append(dialog.message), dialog.dismiss()))
         page.click("#session-form button.primary")
-        page.wait_for_selector("#message.error:has-text('giving the pot up')", timeout=10000)
-        assert asked and "Give the pot up?" in asked[0] and service.session["game"] == "batta-maki"
+        page.wait_for_selector(f"#message.error:has-text('{said}')", timeout=10000)
+        assert asked and ask in asked[0] and page.url.endswith("/settings")
+        assert service.session["game"] == session["game"] and service.session.get("stones") in (
+            None, {"Aki+Cho": 7, "Ben+Dan": 3})
         page.wait_for_timeout(750)  # (the same tap again at once is taken for a double tap)
         page.once("dialog", lambda dialog: dialog.accept())
         page.click("#session-form button.primary")
-        page.wait_for_selector("#message:has-text('the carried pot was given up')", timeout=10000)
-        assert service.session["game"] == "echobo" and not service.session.get("carry")
+        page.wait_for_selector(f"#message:has-text('{done}')", timeout=10000)
+        if case.startswith("another game"):
+            assert service.session["game"] == "echobo" and not service.session.get("carry")
+        else:
+            assert service.session["stones"] == {"Aki+Cho": 10, "Ben+Dan": 10}
         assert errors == [], errors
 
 
