@@ -259,10 +259,6 @@ def main(argv: list[str] | None = None) -> int:
     init = Path(args.init) if args.init else None
     if init is not None and not init.is_file():  # before the samples, which take minutes
         parser.error(f"--init: no exported quad net at {init}")
-    try:  # (before the samples and the training: the net was lost, with a traceback, at its export)
-        out = writable_dir(args.out, "--out")
-    except ValueError as exc:
-        parser.error(str(exc))
     from datasets.shared import shared_dir
     from datasets.splits import check_training_seed
     for seed in args.seeds:  # every seed before the first one's samples (minutes each)
@@ -273,6 +269,12 @@ def main(argv: list[str] | None = None) -> int:
     try:
         shared = shared_dir(args.shared)
     except FileNotFoundError as exc:
+        parser.error(str(exc))
+    # (made only once every other value is known good, and before the samples and the training: the
+    # net was lost, with a traceback, at its export)
+    try:
+        out = writable_dir(args.out, "--out")
+    except ValueError as exc:
         parser.error(str(exc))
     shards = [load_or_make(seed, args.scenes, shared, args.quads) for seed in args.seeds]
     if args.step == "data":
