@@ -1468,10 +1468,13 @@ def test_echobo_a_card_a_bettor_laid_face_up_that_no_bet_of_his_is_on_holds_the_
     d.post("/api/session", {"game": "echobo", "players": [{"name": "Aki"}, {"name": "Ben"}]})
     d.post("/api/bets", {"player": "Aki", "on": 3, "amount": 10})
     live.show({"dealer": [(1, "iris-bridge")], "Aki": [(2, "iris-chaff-1")], "Ben": [(3, "iris-ribbon")]})
+    # (a card laid in an absent bettor's seat, read as his, is said to be perhaps another's: entering
+    # the bet it asked for booked a bet for the absent player)
+    another = " (a card of another bettor's, read in this seat: draw the zones in Settings)"
     said = ["Aki's card Iris chaff 1 菖蒲 (month 5) lies face up, but his bets are on month 3: enter the bet on it, "
-            "or put the card right",
+            "or put the card right" + another,
             "Ben's card Iris ribbon 菖蒲 (month 5) lies face up, but no bet of his is entered: enter the bet on it, "
-            "or put the card right"]
+            "or put the card right" + another]
     assert d.get("/api/state").get_json()["problems"] == said
     assert d.post("/api/settle").status_code == 400
     # a card face down, or read in doubt, says nothing yet; a bet on a card id is on its month

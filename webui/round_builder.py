@@ -358,7 +358,8 @@ def _cards_laid_not_bet(views: tuple[ZoneView, ...] | list[ZoneView], bets: list
                 bet = (f"his bets are on month {', '.join(str(m) for m in sorted(months))}" if months
                        else "no bet of his is entered")
                 out.append(f"{v.name}'s card {card_label(c['card'])} (month {month}) lies face up, but {bet}: "
-                           f"enter the bet on it, or put the card right")
+                           f"enter the bet on it, or put the card right (a card of another bettor's, read in "
+                           f"this seat: draw the zones in Settings)")
         # (a bettor holds one card of each month: two of one month laid is a card misread, or laid in
         # his zone from another's, and the card it should have been, with its bet, went unpaid)
         for month, cards in sorted(laid.items()):
