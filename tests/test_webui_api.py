@@ -1334,8 +1334,18 @@ def test_a_player_with_bets_is_neither_taken_out_nor_renamed_and_the_page_says_w
         r = d.post("/api/session", {"game": "batta-maki", "players": players})
         assert r.status_code == 400 and r.get_json()["error"] == (
             "A has bets on the table: remove them before taking that player out")
+    # (two names swapped take nobody out: each player's bets became the other's, with the money)
+    assert d.post("/api/bets", {"player": "Ben", "on": "ato", "amount": 20}).status_code == 201
+    for renamed in ({"A": "Ben", "Ben": "A"}, {"Ben": "Benjamin", "A": "Ben"}):
+        players = [{"name": renamed.get(n, n)} for n in ("A", "Ben", "Cy")]
+        r = d.post("/api/session", {"game": "batta-maki", "players": players, "renamed": renamed})
+        assert r.status_code == 400 and r.get_json()["error"] == (
+            f"{', '.join(f'{p} (now {n})' for p, n in sorted(renamed.items()))} have bets on the table, taken by that name: "
+            f"a player with bets is renamed once they are settled (or remove them first)"), renamed
     state = d.get("/api/state").get_json()["session"]
-    assert [p["name"] for p in state["players"]] == ["A", "Ben", "Cy"] and len(state["bets"]) == 1
+    assert [p["name"] for p in state["players"]] == ["A", "Ben", "Cy"]
+    assert [(b["player"], b["on"]) for b in state["bets"]] == [("A", "saki"), ("Ben", "ato")]
+    assert d.post(f"/api/bets/{state['bets'][1]['id']}/remove").status_code == 200
     # (one without bets is renamed)
     r = d.post("/api/session", {"game": "batta-maki", "players": [{"name": "A"}, {"name": "Ben"}, {"name": "Cho"}]})
     assert r.status_code == 200 and len(r.get_json()["bets"]) == 1

@@ -592,8 +592,10 @@ class DealerService:
         names = {p["name"] for p in new["players"]}
         gone = sorted({b["player"] for b in bets} - names)
         # (a name changed in its row of the form, which the page sends as ``renamed``: said as a
-        # rename, not as the player taken out, which the dealer had not done)
-        renamed = {p: n for p, n in _renamed_players(data, old, new).items() if p in gone}
+        # rename, not as the player taken out, which the dealer had not done. Any bettor renamed: two
+        # names swapped took nobody out, and each player's bets became the other's, with the money)
+        bettors = {b["player"] for b in bets}
+        renamed = {p: n for p, n in _renamed_players(data, old, new).items() if p in bettors}
         if renamed:
             said = ", ".join(f"{p} (now {n})" for p, n in renamed.items())
             raise InputError(f"{said} ha{'s' if len(renamed) == 1 else 've'} bets on the table, taken by that name: "
