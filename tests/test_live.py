@@ -221,6 +221,34 @@ def test_a_table_started_again_gives_each_hand_the_seat_it_had_by_the_places_kep
     assert faces(snap, "B") == ["back", "wisteria-cuckoo"]
 
 
+def test_a_seat_renamed_mid_round_keeps_its_hand_its_bust_and_its_place(tmp_path):
+    # a name put right in Settings mid-round was refused as a change of seats; taken, the table
+    # forgot where each hand lay (another layout), and beside B's bust thrown in, C's hand took B's
+    # seat: B's bust unpaid, C's last-bettor hand charged as B's
+    from webui.app import create_app
+    otoroku, everyone, without_b = otoroku_hands_and_b_thrown_in()
+    live = make_live([everyone] * 5 + [without_b] * 30, layout=otoroku)
+    service = create_app({"LIVE": live, "LEDGER": str(tmp_path / "ledger.sqlite"), "PIN": "2468",
+                          "TESTING": True}).extensions["hanadealer"]["service"]
+    service.start_session({"game": "otoroku", "players": [{"name": n} for n in "ABC"], "share": 10})
+    for i in range(10):
+        snap = live.process(numbered_frame(i), i + 1)
+        service.observe_table(snap)
+    assert set(service.session["busts"]) == {"B"} and faces(snap, "C") == ["back", "wisteria-cuckoo"]
+    places = service.session["seat_places"]["places"]
+    for renamed in ({"C": "Cy"}, {"B": "Ben"}):
+        before = [p["name"] for p in service.session["players"]]
+        service.start_session({"game": "otoroku", "players": [{"name": renamed.get(n, n)} for n in before],
+                               "share": 10, "renamed": renamed})
+        for i in range(10, 13):
+            snap = live.process(numbered_frame(i), i + 1)
+            service.observe_table(snap)
+        assert faces(snap, "A") == ["cherry-curtain", "clover-boar"]
+        assert faces(snap, "Cy") == ["back", "wisteria-cuckoo"] and faces(snap, "B") == faces(snap, "Ben") == []
+    assert set(service.session["busts"]) == {"Ben"}
+    assert service.session["seat_places"]["places"] == {{"B": "Ben", "C": "Cy"}.get(k, k): v for k, v in places.items()}
+
+
 def test_the_seat_places_are_written_once_a_change_of_the_table_not_at_every_look(tmp_path, monkeypatch):
     # each write wakes every page, whose look wrote again: a bare table, or a deal lying face down
     # (no face-up card to measure a card by), was written hundreds of times a second

@@ -633,6 +633,33 @@ def test_a_zone_of_a_seat_no_longer_at_the_table_is_left_out_and_said(app, live,
     assert "zone 1 ('cho'): the name must be one of saki, ato" in r.get_json()["error"]
 
 
+def test_a_player_renamed_keeps_his_drawn_zones(app, live, ledger_path):
+    # the zones are drawn by seat name: left by the old name, the renamed player's cards lay outside
+    # every zone, and the round was held until every zone was drawn again
+    d = Dealer(app)
+    box = lambda x, y: [[x, y], [x + 90, y], [x + 90, y + 100], [x, y + 100]]
+    d.post("/api/session", {"game": "otoroku", "players": [{"name": n} for n in ("ann", "bob", "cat")], "share": 5})
+    drawn = {n: box(10 + 100 * i, 200) for i, n in enumerate(("ann", "bob", "cat"))} | {"dealer": box(110, 10)}
+    assert d.post("/api/zones", {"zones": [{"name": n, "points": p} for n, p in drawn.items()]}).status_code == 200
+    r = d.post("/api/session", {"game": "otoroku", "players": [{"name": n} for n in ("ann", "bobby", "cat")],
+                                "share": 5, "renamed": {"bob": "bobby"}})
+    assert r.status_code == 200
+    assert [z.name for z in live.zones] == ["ann", "bobby", "cat", "dealer"]
+    assert [z.polygon for z in live.zones] == [tuple(map(tuple, drawn[n])) for n in ("ann", "bob", "cat", "dealer")]
+    assert not [p for p in d.get("/api/state").get_json()["problems"] if "zone" in p]
+    assert [z["name"] for z in d.get("/api/zones").get_json()["zones"]] == ["ann", "bobby", "cat", "dealer"]
+    # Kabu-Tsukuri's rows by player and row; two names swapped swap their zones
+    d.post("/api/session", {"game": "kabu-tsukuri", "players": [{"name": "ann"}, {"name": "bob"}], "ante": 5})
+    rows = {f"{n}/{i}": box(10 + 300 * k, 10 + 110 * i) for k, n in enumerate(("ann", "bob")) for i in (1, 2, 3)}
+    assert d.post("/api/zones", {"zones": [{"name": n, "points": p} for n, p in rows.items()]}).status_code == 200
+    r = d.post("/api/session", {"game": "kabu-tsukuri", "players": [{"name": "bob"}, {"name": "ann"}], "ante": 5,
+                                "renamed": {"ann": "bob", "bob": "ann"}})
+    assert r.status_code == 200
+    swapped = {n: (n.replace("ann", "x").replace("bob", "ann").replace("x", "bob")) for n in rows}
+    assert {z.name: z.polygon for z in live.zones} == {swapped[n]: tuple(map(tuple, p)) for n, p in rows.items()}
+    assert not [p for p in d.get("/api/state").get_json()["problems"] if "zone" in p]
+
+
 def test_zone_fields_that_are_not_read_are_refused(app, live, ledger_path):
     # "polygon" beside "points" was dropped without a word, and unknown fields passed
     pytest.importorskip("vision.zones", reason="vision.zones is not available")
@@ -1310,7 +1337,17 @@ def test_otoroku_the_seats_change_only_between_rounds(app, live):
         r = d.post("/api/session", change)
         assert r.status_code == 400 and r.get_json()["error"] == said, change
     assert d.get("/api/round").get_json()["preview"]["results"]["Cy"] == "win"
-    assert d.post("/api/session", {"game": "otoroku", "players": players, "share": 100}).status_code == 200
+    # (a name put right in its row is the same seat, and is taken: it was refused as a change of seats)
+    r = d.post("/api/session", {"game": "otoroku", "players": players[:2] + [{"name": "Cyd"}], "share": 100,
+                                "renamed": {"Cy": "Cyd"}})
+    assert r.status_code == 200 and r.get_json()["seats"] == ["Aki", "Ben", "Cyd"]
+    live.show({"Aki": [(1, "pine-crane"), (2, "iris-bridge")], "Ben": [(3, "cherry-curtain"), (4, "wisteria-cuckoo")],
+               "Cyd": [(5, "clover-boar"), (6, "chrysanthemum-sake")], "dealer": [(7, "maple-blue"), (8, "wisteria-ribbon")]})
+    assert d.get("/api/round").get_json()["preview"]["results"]["Cyd"] == "win"
+    assert d.post("/api/session", {"game": "otoroku", "players": players, "share": 100,
+                                   "renamed": {"Cyd": "Cy"}}).status_code == 200
+    live.show({"Aki": [(1, "pine-crane"), (2, "iris-bridge")], "Ben": [(3, "cherry-curtain"), (4, "wisteria-cuckoo")],
+               "Cy": [(5, "clover-boar"), (6, "chrysanthemum-sake")], "dealer": [(7, "maple-blue"), (8, "wisteria-ribbon")]})
     pending = d.post("/api/settle").get_json()
     assert pending["result"]["net"]["Cy"] == 100
     assert d.post("/api/confirm", {"pending": pending["id"]}).status_code == 200

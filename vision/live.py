@@ -405,6 +405,13 @@ class LiveTable:
             state = assigner.assign(self._cards, self._snapshot["frame_index"])
             self._publish(state, self._snapshot["frame_index"], force=True)
 
+    def rename_zones(self, names: Mapping[str, str]) -> None:
+        """Players renamed (``names``: zone name before -> now): where each zone's cards lie is
+        remembered under the new names, for the layout that names them next (set_layout)."""
+        with self._cond:
+            if self._assigner is not None:
+                self._assigner = self._assigner.renamed(names)
+
     def seat_places(self) -> dict[str, tuple[float, float]]:
         """Where each zone's cards lay last (automatic zones), for the session to keep."""
         with self._cond:

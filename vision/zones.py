@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Iterable, Mapping
 
@@ -381,8 +381,23 @@ class ZoneAssigner:
         self._last_place: dict[str, tuple[float, float]] = {}
 
     def same_table(self, other: "ZoneAssigner | None") -> bool:
-        """Whether ``other`` reads the same layout by the same zones (drawn or not)."""
-        return other is not None and other.layout == self.layout and other.zones == self.zones
+        """Whether ``other`` reads the same layout by the same zones (drawn or not). The zones are
+        compared by what they are, not by their labels (which say the same names)."""
+        def shape(a: "ZoneAssigner"):
+            groups = list(dict.fromkeys(z.group for z in a.layout))  # (which zones are one player's)
+            return [(z.name, z.cards, z.scored, groups.index(z.group), z.dealer_side) for z in a.layout]
+        return other is not None and shape(other) == shape(self) and other.zones == self.zones
+
+    def renamed(self, names: Mapping[str, str]) -> "ZoneAssigner":
+        """This table with zones renamed (``names``: name before -> now; players renamed), remembering
+        where each zone's cards lie under the new names."""
+        name = lambda n: names.get(n, n)
+        layout = [replace(spec, name=name(spec.name)) for spec in self.layout]  # (its groups are its own)
+        out = ZoneAssigner(layout, [replace(z, name=name(z.name)) for z in self.zones] if self.zones else None)
+        out._home = {k: name(v) for k, v in self._home.items()}
+        out._drawn_home = {k: name(v) for k, v in self._drawn_home.items()}
+        out._last_place = {name(k): v for k, v in self._last_place.items()}
+        return out
 
     def remember(self, other: "ZoneAssigner") -> None:
         """Take over what ``other``, reading the same table, remembers of where each row lies."""

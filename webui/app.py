@@ -96,7 +96,8 @@ def create_app(config: dict | None = None) -> Flask:
             ledger.set_meta("pin_hash", generate_password_hash(pin))
             ledger.set_meta("logins", "[]")
     zones_dir = Path(app.config["ZONES_DIR"]) if app.config["ZONES_DIR"] else Path(app.config["LEDGER"]).parent
-    service = DealerService(ledger, live, zones_loader=lambda game: _load_zones(zones_dir, game))
+    service = DealerService(ledger, live, zones_loader=lambda game: _load_zones(zones_dir, game),
+                            zones_renamer=lambda game, names: _rename_zones(zones_dir, game, names))
     service.players_check = app.config.get("PLAYERS_CHECK")  # (the demo table's: webui.cli)
     try:  # (a damaged file went unsaid on the table page while round after round was written into it)
         said = ledger.integrity(quick=True)
@@ -868,6 +869,22 @@ def _load_zones(zones_dir: Path, game: str):
         return None
     from vision.zones import load_zones  # the vision side's file format; imported only when drawn
     return load_zones(path)
+
+
+def _rename_zones(zones_dir: Path, game: str, names: dict) -> None:
+    """Rename the zones drawn for this game (``names``: name before -> now; players renamed in
+    Settings), each kept where it was drawn, on the picture it was drawn on."""
+    path = _zones_path(zones_dir, game)
+    if not path.exists():
+        return
+    from dataclasses import replace
+    from vision.zones import load_zones, save_zones as write_zones
+    zones = load_zones(path)
+    if not any(z.name in names for z in zones):
+        return
+    # (a zone left from before under a name now given to another is that player's no longer)
+    kept = [z for z in zones if z.name in names or z.name not in names.values()]
+    write_zones(path, [replace(z, name=names.get(z.name, z.name)) for z in kept], zones.picture)
 
 
 # --- streams --------------------------------------------------------------------------------------

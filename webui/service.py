@@ -149,12 +149,14 @@ def _zones_kept(zones, names: set) -> list:
 
 
 class DealerService:
-    def __init__(self, ledger: Ledger, live: Any, *, zones_loader: Callable[[str], Any] | None = None):
+    def __init__(self, ledger: Ledger, live: Any, *, zones_loader: Callable[[str], Any] | None = None,
+                 zones_renamer: Callable[[str, dict[str, str]], None] | None = None):
         self.ledger = ledger
         self.live = live
         self.hub = Hub()
         self.builder = RoundBuilder()
         self.zones_loader = zones_loader
+        self.zones_renamer = zones_renamer
         # what the table can deal for: the demo table deals for its own players (game, names -> why not)
         self.players_check: Callable[[str, list[str]], str | None] | None = None
         self._lock = threading.RLock()
@@ -409,6 +411,25 @@ class DealerService:
     def _game(self):
         return get_game(self._require_session()["game"])
 
+    def _rename_zones(self, game: str, names: Mapping[str, str]) -> None:
+        """Players renamed: their drawn zones and what the table and this server remember of where
+        each zone's cards lie are renamed with them (``names``: zone name before -> now). Left by
+        their old names, a renamed player's cards lay outside every zone until all the zones were
+        drawn again, and without zones drawn the hands lying were seated afresh in table order,
+        a bust thrown in giving its seat to the next hand, with its money."""
+        if self.zones_renamer is not None:
+            try:
+                self.zones_renamer(game, dict(names))
+            except (OSError, ValueError) as exc:  # (the layout's note then says which zones are missing)
+                log.warning("the drawn zones of %s could not be renamed: %s", game, exc)
+        rename = getattr(self.live, "rename_zones", None)
+        if rename is not None:
+            rename(dict(names))
+        self._hand_counts = {names.get(k, k): v for k, v in self._hand_counts.items()}
+        if isinstance(self._places_to_restore, Mapping) and isinstance(self._places_to_restore.get("places"), Mapping):
+            self._places_to_restore = dict(self._places_to_restore, places={
+                names.get(k, k): v for k, v in self._places_to_restore["places"].items()})
+
     def _apply_layout(self, strict: bool = False) -> None:
         """Tell the table the game's zones (and the drawn ones, if any). Drawn zones that do not
         fit are an error when the dealer just saved them (``strict``), else set aside with a note."""
@@ -545,8 +566,11 @@ class DealerService:
                     check_ante_can_carry(_exact(session["ante"]), len(names), _pot(session))
                 except RoundError as exc:
                     raise InputError(str(exc)) from None
+            zone_names = _zone_renames(self.session, session, _renamed_players(data, self.session, session))
             self.session = session
             self._save(bookings)  # (refused, the session before is back, and the table was never told)
+            if zone_names:
+                self._rename_zones(session["game"], zone_names)
             self.trick_watch = None
             if not session.get("late_bets"):  # (notes carried on keep the time their deal lay bare)
                 self._bare_since = None
@@ -631,8 +655,15 @@ class DealerService:
         new["settled_cards"] = list(old.get("settled_cards") or [])
         new["settled_cards_all"] = list(old.get("settled_cards_all") or [])
         new["settled_gone"] = bool(old.get("settled_gone"))
+        # (what is kept by zone follows a player renamed: a seat renamed mid-round lost its bust, the
+        # dealer's choice of it, and its place)
+        zone_names = _zone_renames(old, new, _renamed_players(data, old, new)) if same else {}
         if same and old.get("seat_places"):  # (a restart after the save gives the hands their seats too)
             new["seat_places"] = old["seat_places"]
+            if zone_names and isinstance(old["seat_places"], Mapping) \
+                    and isinstance(old["seat_places"].get("places"), Mapping):
+                new["seat_places"] = dict(old["seat_places"], places={
+                    zone_names.get(k, k): v for k, v in old["seat_places"]["places"].items()})
         if old.get("game") == KAKEYA and old.get("tricks"):
             raise InputError(f"{len(old['tricks'])} trick(s) of this hand are recorded: settle the hand (or undo "
                              f"them) before changing the session")
@@ -698,12 +729,14 @@ class DealerService:
                 # every round, and the page offered no way to clear it)
                 new["deck_exhausted"] = True
             if old.get("chosen") is not None and new.get("seats"):
-                new["chosen"] = [x for x in new["seats"] if x in old["chosen"]]
+                chosen = {zone_names.get(x, x) for x in old["chosen"]}
+                new["chosen"] = [x for x in new["seats"] if x in chosen]
             if old.get("busts") and new.get("seats"):
                 # a bust hand discarded still pays its share, if it is still bust in its seat's role
                 # (a bettor at 16 who became the last bettor, for whom 16 is no bust, won with it)
                 house = get_game(new["game"]).resolve_house(new.get("house"))
-                new["busts"] = {k: v for k, v in old["busts"].items() if k in new["seats"]
+                busts = {zone_names.get(k, k): v for k, v in old["busts"].items()}
+                new["busts"] = {k: v for k, v in busts.items() if k in new["seats"]
                                 and _is_bust(v, "last" if k == new["seats"][-1] else "bettor", house)}
 
     @staticmethod
@@ -905,8 +938,10 @@ class DealerService:
         # (RULES.md §4.1), and without zones drawn the hands lying are given to the seats in table
         # order. A player seated after him mid-round took the role from the hand dealt for it; one
         # seated before him, or one leaving, moved hands lying to other seats, with their money
-        if new["game"] == "otoroku" and list(old.get("seats") or ()) != list(new.get("seats") or ()) \
-                and self._cards_of_this_round(old):
+        # (a name put right in its row, sent as ``renamed``, is the same seat: its hand, bust and
+        # place go with it)
+        if new["game"] == "otoroku" and [(renamed or {}).get(x, x) for x in old.get("seats") or ()] \
+                != list(new.get("seats") or ()) and self._cards_of_this_round(old):
             last = (old.get("seats") or [None])[-1]
             raise InputError(f"cards of this round are on the table, dealt with {last} as the last bettor: "
                              f"Otoroku's seats (who plays, and in which order) change only between rounds "
@@ -2537,6 +2572,25 @@ def _renamed_players(data: Mapping[str, Any], old: Mapping[str, Any], new: Mappi
     if len(set(renamed.values())) != len(renamed):
         raise InputError("renamed: two players are renamed alike")
     return {k: v for k, v in renamed.items() if k != v}
+
+
+def _zone_renames(old: Mapping[str, Any] | None, new: Mapping[str, Any], renamed: Mapping[str, str]) -> dict[str, str]:
+    """The zones of the new session's game named after players ``renamed`` (name before -> now): zone
+    name before -> now (Otoroku's seat 'bob' -> 'bobby', Kabu-Tsukuri's row 'bob/1' -> 'bobby/1'), for
+    the drawn zones and all the session keeps by zone. Found by laying out the game for the players as
+    they were, named before and now: a zone is where it was in the layout, whatever its name holds."""
+    if not old or not renamed:
+        return {}
+    game = get_game(new["game"])
+    now = {z.name for z in game.layout(layout_setup(new))}
+    before = layout_setup(old)
+    after = dict(before, seats=[renamed.get(x, x) for x in before["seats"]],
+                 players=[renamed.get(x, x) for x in before["players"]])
+    try:
+        pairs = list(zip([z.name for z in game.layout(before)], [z.name for z in game.layout(after)]))
+    except (RoundError, KeyError, TypeError, ValueError):  # (another game, which these players cannot play)
+        pairs = list(renamed.items())
+    return {a: b for a, b in pairs if a != b and b in now}
 
 
 def _check_session_fields(game: str, data: Mapping[str, Any]) -> None:
