@@ -1439,6 +1439,17 @@ def test_otoroku_a_hand_a_card_short_of_a_moment_ago_is_waited_for(app, live, mo
     assert r.status_code == 400 and said in r.get_json()["error"]
     live.show({"Aki": aki, "Ben": ben, "Cy": cy, "dealer": dealer})  # (seen again: settled whole)
     assert d.get("/api/state").get_json()["problems"] == []
+    # (covered whole a moment, then two of its cards seen again, new to the tracker)
+    live.show({"Aki": aki, "Ben": ben, "dealer": dealer})
+    assert not [p for p in d.get("/api/state").get_json()["problems"] if "showed" in p]
+    live.show({"Aki": aki, "Ben": ben, "Cy": [(26, "cherry-curtain"), (27, "susuki-moon")], "dealer": dealer})
+    state = d.get("/api/state").get_json()
+    assert said in state["problems"] and not state["can_settle"]
+    live.show({"Aki": aki, "Ben": ben, "Cy": [(26, "cherry-curtain"), (27, "susuki-moon"), (28, "iris-ribbon")],
+               "dealer": dealer})
+    assert d.get("/api/state").get_json()["problems"] == []
+    live.show({"Aki": aki, "Ben": ben, "Cy": cy, "dealer": dealer})  # (a hand laid in its place: no wait)
+    assert d.get("/api/state").get_json()["problems"] == []
     # a hand thrown in whole is no hand covered; one short for longer than the wait is taken as it lies
     monkeypatch.setattr(webui.service, "HAND_SHRUNK_S", 0.05)
     live.show({"Ben": ben, "Cy": cy[:2], "dealer": dealer})
@@ -1545,9 +1556,25 @@ def test_echobo_two_cards_of_one_month_laid_by_one_bettor_hold_the_round(app, li
     d.post("/api/bets", {"player": "Aki", "on": 5, "amount": 10})
     live.show({"dealer": [(1, "peony-blue")], "Aki": [(2, "iris-bridge"), (3, "iris-chaff-1")], "Ben": []})
     said = ["Aki lays 2 cards of month 5 face up (Iris bridge 菖蒲, Iris chaff 1 菖蒲), but each bettor holds one "
-            "card of each month: one of them is misread, or another's: tap it to correct it"]
+            "card of each month: one of them is misread (tap it to correct it), or another bettor's, read in this "
+            "seat (draw the zones in Settings, or lay the hands further apart)"]
     assert d.get("/api/state").get_json()["problems"] == said
     assert d.post("/api/settle").status_code == 400
+    # (Ben's card, on the same month, laid close beside Aki's: without zones drawn, read in Aki's seat.
+    # Each card is on a bet: the round was held, and tapping the cards never freed it)
+    assert d.post("/api/bets", {"player": "Ben", "on": 5, "amount": 10, "after_reveal": True}).status_code == 201
+    state = d.get("/api/state").get_json()
+    assert state["problems"] == [] and state["preview"]["net"] == {"Aki": -10, "Ben": -10, "dealer": 20}
+    live.show({"dealer": [(1, "peony-blue")], "Aki": [(2, "iris-bridge"), (3, "iris-chaff-1")],
+               "Ben": {"cards": [], "face_down": 1}})  # (but not where Ben's zone holds a card)
+    assert d.get("/api/state").get_json()["problems"] == said
+    live.show({"dealer": [(1, "peony-blue")], "Aki": [(2, "iris-bridge"), (3, "iris-chaff-1"), (4, "iris-ribbon")],
+               "Ben": []})  # (nor a third iris)
+    assert d.get("/api/state").get_json()["problems"] == [said[0].replace("2 cards", "3 cards").replace(
+        "菖蒲), but", "菖蒲, Iris ribbon 菖蒲), but")]
+    live.show({"dealer": [(1, "peony-blue")], "Aki": [(2, "iris-bridge"), (3, "iris-chaff-1")], "Ben": []})
+    bet = [b for b in d.get("/api/state").get_json()["session"]["bets"] if b["player"] == "Ben"][0]
+    assert d.post(f"/api/bets/{bet['id']}/remove", {"after_reveal": True}).status_code == 200
     # (one of them in doubt says nothing yet; put right, the round is settled)
     live.show({"dealer": [(1, "peony-blue")], "Aki": [(2, "iris-bridge"), (3, "iris-chaff-1", True)], "Ben": []})
     assert d.get("/api/state").get_json()["problems"] == []

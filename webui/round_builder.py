@@ -336,18 +336,26 @@ def _cards_laid_not_bet(views: tuple[ZoneView, ...] | list[ZoneView], bets: list
     entered on the page: a month entered wrong, or a bet not entered, was settled as entered, and a
     winning card laid went unpaid, unsaid."""
     out = []
-    for v in views:
-        if v.name == "dealer":
-            continue
+
+    def months_bet(player: str) -> set[int]:
         months: set[int] = set()
         for b in bets:
-            if b.get("player") != v.name:
+            if b.get("player") != player:
                 continue
             on = b.get("on")
             if isinstance(on, (int, float)) and not isinstance(on, bool) and math.isfinite(on) and on == int(on):
                 months.add(int(on))  # (a month sent as 1.0 is month 1)
             elif isinstance(on, str) and is_card(on):
                 months.add(get_card(on).month)
+        return months
+
+    # the bettors whose zone shows no card: a card of theirs laid beside a neighbour's may be read in
+    # the neighbour's zone (without zones drawn, two single cards laid close are one hand)
+    bare = [v.name for v in views if v.name != "dealer" and not v.cards and not v.face_down]
+    for v in views:
+        if v.name == "dealer":
+            continue
+        months = months_bet(v.name)
         laid: dict[int, list[str]] = {}
         for c in v.cards:
             if not c.get("card") or c.get("uncertain") or not is_card(c["card"]):
@@ -363,10 +371,14 @@ def _cards_laid_not_bet(views: tuple[ZoneView, ...] | list[ZoneView], bets: list
         # (a bettor holds one card of each month: two of one month laid is a card misread, or laid in
         # his zone from another's, and the card it should have been, with its bet, went unpaid)
         for month, cards in sorted(laid.items()):
-            if len(cards) > 1:
+            # (each card but his own may be that of a bettor betting on the month whose zone is bare:
+            # held, a round of two bettors on one month was held, and tapping the cards never freed it)
+            theirs = [name for name in bare if month in months_bet(name)]
+            if len(cards) > 1 and (month not in months or len(cards) - 1 > len(theirs)):
                 out.append(f"{v.name} lays {len(cards)} cards of month {month} face up "
                            f"({', '.join(card_label(c) for c in cards)}), but each bettor holds one card of each "
-                           f"month: one of them is misread, or another's: tap it to correct it")
+                           f"month: one of them is misread (tap it to correct it), or another bettor's, read in "
+                           f"this seat (draw the zones in Settings, or lay the hands further apart)")
     return out
 
 

@@ -1589,21 +1589,20 @@ class DealerService:
     def _hands_shrunk(self, snap: Mapping[str, Any], busts: set[str]) -> list[str]:
         """Otoroku: each hand lying that showed more cards less than HAND_SHRUNK_S ago than it shows
         now, said as a problem (a hand only grows until it is thrown in whole: one a card short is
-        one covered a moment, and its 16 was settled as the 11 left in view). A hand gone whole is
-        thrown in, and one whose cards are all others (by their track ids) is the next deal, no hand
-        covered; so is a bust remembered (``busts``: thrown in a card at a time, or stacked face
-        down). A hand seen first since this server started has no past to be short of."""
+        one covered a moment, and its 16 was settled as the 11 left in view), even where it was gone
+        whole a moment (under the dealer's sleeve, its cards then new to the tracker). A hand gone
+        whole is thrown in, and one whose cards are all others (by their track ids), laid while the
+        last hand still lay, is the next deal, no hand covered; so is a bust remembered (``busts``:
+        thrown in a card at a time, or stacked face down). A hand seen first since this server started has no past to be short of."""
         now = time.monotonic()
         out = []
         up, down, _ = table_zones(snap)
         tracks = _zone_track_ids(snap)
-        for name in up:
-            count, ids = len(up[name]) + down.get(name, 0), tracks.get(name, set())
-            if count == 0:
-                self._hand_counts.pop(name, None)
-                continue
+        for name in list(up) + [n for n in self._hand_counts if n not in up]:  # (a zone not shown is bare)
+            count, ids = len(up.get(name, ())) + down.get(name, 0), tracks.get(name, set())
             last, before, larger = self._hand_counts.get(name, (count, set(), []))
-            if before and ids and not ids & before:  # (the next deal laid where the last lay)
+            larger = [(t, n) for t, n in larger if now - t < HAND_SHRUNK_S]
+            if before and ids and not ids & before and last:  # (the next deal laid where the last lay)
                 larger = []
             elif count < last:  # (the larger count lasted until now)
                 larger = larger + [(now, last)]
@@ -1611,7 +1610,16 @@ class DealerService:
                 timer = threading.Timer(HAND_SHRUNK_S + 0.1, self.hub.bump)
                 timer.daemon = True
                 timer.start()
-            larger = [(t, n) for t, n in larger if now - t < HAND_SHRUNK_S and n > count]
+            if count == 0:
+                # (gone whole: thrown in, or covered whole a moment by the dealer's sleeve, its cards
+                # seen again as new to the tracker; forgotten at once, two of its three cards seen
+                # again were settled as the hand, the 16 as 11)
+                if larger:
+                    self._hand_counts[name] = (0, before | ids, larger)
+                else:
+                    self._hand_counts.pop(name, None)
+                continue
+            larger = [(t, n) for t, n in larger if n > count]
             self._hand_counts[name] = (count, ids, larger)
             if larger and name not in busts:
                 who = "the dealer" if name == "dealer" else name
