@@ -1110,7 +1110,8 @@ def test_a_deck_said_run_out_in_a_deal_gathered_unsettled_is_not_the_next_deals(
                "ato": [(24, "maple-deer"), (25, "chrysanthemum-sake"), (26, "willow-rainman")]})
     r = d.get("/api/round").get_json()
     assert r["redraw"] == {"waiting": True, "deck_exhausted": False}
-    assert any("draw one card onto each set" in p for p in r["problems"]), r["problems"]
+    assert any("draw one card onto each set and lay it at the end of its row (after its last card: to its right as "
+               "the page shows it)" in p for p in r["problems"]), r["problems"]
 
 
 def test_otoroku_a_bust_is_kept_while_the_table_is_bare_a_moment_only(app, live):
@@ -2510,7 +2511,9 @@ def test_a_card_after_a_full_row_of_rows_not_tied_and_draws_past_the_tie_are_sai
     live.show({"saki": SAKI + [(7, "maple-deer")], "ato": ATO[:2] + [(6, "susuki-moon")]})
     problems = d.get("/api/round").get_json()["problems"]
     assert problems == ["a card lies after the full row of Saki 先, but the rows are not tied: a card is drawn onto "
-                        "each row only to break a tie (take it away, or it is a card of another round)"]
+                        "each row only to break a tie (take it away, or it is a card of another round; a card drawn is laid "
+                        "after the row's last card, to its right as the page shows it: one laid before the first is "
+                        "read as dealt)"]
     live.show({"saki": SAKI + [(7, "maple-deer"), (9, "pine-chaff-2")],
                "ato": TIED_ATO + [(8, "pine-chaff-1"), (10, "iris-chaff-1")]})
     assert d.get("/api/round").get_json()["problems"] == [
@@ -3618,7 +3621,9 @@ def test_a_card_after_rows_not_tied_is_said_in_the_tables_words_not_the_round_fi
                                                           (6, "susuki-moon"), (8, "pine-chaff-2")]})
     problems = d.get("/api/round").get_json()["problems"]
     assert problems == ["a card lies after a full row, but the rows are not tied: a card is drawn onto each row "
-                        "only to break a tie (take it away, or it is a card of another round)"], problems
+                        "only to break a tie (take it away, or it is a card of another round; a card drawn is laid after the "
+                        "row's last card, to its right as the page shows it: one laid before the first is read as "
+                        "dealt)"], problems
     r = d.post("/api/settle")  # (Settle pressed all the same: said in the same words)
     assert r.status_code == 400 and r.get_json()["error"] == "cannot settle: " + problems[0]
     live.show({"saki": SAKI, "ato": [(4, "wisteria-cuckoo"), (5, "iris-bridge"), (6, "susuki-moon")]})

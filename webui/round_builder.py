@@ -402,7 +402,9 @@ def _uneven_redraws(views: list[ZoneView], rows: tuple[str, ...], scores: Mappin
         # other row only led to "the rows are not tied")
         extra = ", ".join(zone_title(v) for n, v in drawn.items() if counts[n])
         return [f"a card lies after the full row of {extra}, but the rows are not tied: a card is drawn "
-                f"onto each row only to break a tie (take it away, or it is a card of another round)"]
+                f"onto each row only to break a tie (take it away, or it is a card of another round; a card drawn "
+                f"is laid after the row's last card, to its right as the page shows it: one laid before the first "
+                f"is read as dealt)"]
     said = ", ".join(f"{zone_title(v)} {counts[n]}" for n, v in drawn.items())
     return [f"a redraw lays one card at the end of each set; the cards drawn so far: {said}"]
 

@@ -2671,8 +2671,8 @@ def not_settled(result: Mapping[str, Any]) -> str | None:
     step = tie.get("next") if isinstance(tie, Mapping) else None
     drawn = len(tie.get("draws") or []) if isinstance(tie, Mapping) else 0
     return (f"the sets are tied{' again' if drawn else ''} and the house rule asks for a redraw: draw one "
-            f"card onto each set and lay it at the end of its row, or press 'Deck ran out' if the deck "
-            f"is empty" if step else "the sets are tied and the round waits for a redraw")
+            f"card onto each set and lay it at the end of its row (after its last card: to its right as the "
+            f"page shows it), or press 'Deck ran out' if the deck is empty" if step else "the sets are tied and the round waits for a redraw")
 
 
 def _doubts_after_restart(s: Mapping[str, Any]) -> list[dict]:
@@ -2801,7 +2801,8 @@ def _target_labels(game, s) -> list[dict]:
 TABLE_WORDS = {
     "'redraws' is given but the sets are not tied":
         "a card lies after a full row, but the rows are not tied: a card is drawn onto each row only to "
-        "break a tie (take it away, or it is a card of another round)",
+        "break a tie (take it away, or it is a card of another round; a card drawn is laid after the row's "
+        "last card, to its right as the page shows it: one laid before the first is read as dealt)",
     "'deck_exhausted' is true but the sets are not tied":
         "the deck was said to have run out, but the rows are not tied: tap \"Deck ran out\" again to take it back",
 }
