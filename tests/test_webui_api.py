@@ -660,6 +660,33 @@ def test_a_player_renamed_keeps_his_drawn_zones(app, live, ledger_path):
     assert not [p for p in d.get("/api/state").get_json()["problems"] if "zone" in p]
 
 
+def test_a_rename_reaches_the_zones_drawn_for_every_game(app, live, ledger_path):
+    # only the zones of the game in play were renamed: switched to Kabu-Tsukuri after bob was renamed
+    # in Otoroku, bobby's rows lay outside every zone until they were all drawn again
+    import json
+    d = Dealer(app)
+    box = lambda i: [[10 + 100 * i, 10], [90 + 100 * i, 10], [90 + 100 * i, 110], [10 + 100 * i, 110]]
+    d.post("/api/session", {"game": "kabu-tsukuri", "players": [{"name": "ann"}, {"name": "bob"}], "ante": 5})
+    rows = [f"{n}/{k}" for n in ("ann", "bob") for k in (1, 2, 3)]
+    assert d.post("/api/zones", {"zones": [{"name": n, "points": box(i)} for i, n in enumerate(rows)]}).status_code == 200
+    d.post("/api/session", {"game": "otoroku", "players": [{"name": "ann"}, {"name": "bob"}], "share": 5})
+    r = d.post("/api/session", {"game": "otoroku", "players": [{"name": "ann"}, {"name": "bobby"}], "share": 5,
+                                "renamed": {"bob": "bobby"}})
+    assert r.status_code == 200
+    saved = json.loads((ledger_path.parent / "zones-kabu-tsukuri.json").read_text())
+    assert [z["name"] for z in saved["zones"]] == [n.replace("bob", "bobby") for n in rows]
+    assert d.post("/api/session", {"game": "kabu-tsukuri", "players": [{"name": "ann"}, {"name": "bobby"}],
+                                   "ante": 5}).status_code == 200
+    assert [z.name for z in live.zones] == [n.replace("bob", "bobby") for n in rows]
+    assert not [p for p in d.get("/api/state").get_json()["problems"] if "zone" in p]
+
+
+def test_a_rename_sent_with_no_session_open_is_no_internal_error(tmp_path):
+    app = create_app({"LIVE": FakeLiveTable(), "LEDGER": str(tmp_path / "l.sqlite"), "PIN": PIN, "TESTING": True})
+    r = Dealer(app).post("/api/session", {"game": "otoroku", "players": [{"name": "ann"}], "renamed": {"an": "ann"}})
+    assert r.status_code == 200 and [p["name"] for p in r.get_json()["players"]] == ["ann"]
+
+
 def test_zone_fields_that_are_not_read_are_refused(app, live, ledger_path):
     # "polygon" beside "points" was dropped without a word, and unknown fields passed
     pytest.importorskip("vision.zones", reason="vision.zones is not available")
@@ -1420,6 +1447,25 @@ def test_kabu_tsukuri_the_players_change_only_between_rounds(app, live):
     assert r.status_code == 200 and [p["name"] for p in r.get_json()["players"]] == ["Aki", "Cho", "Ben"]
 
 
+def test_otoroku_a_hand_recorded_still_lying_is_not_booked_again_under_a_name_put_right(app, live):
+    # the cards of the round recorded are kept by seat: under the new name they were no longer known,
+    # and Cy's winning hand, still lying, was settled again as the next round's
+    d = Dealer(app)
+    d.post("/api/session", {"game": "otoroku", "players": [{"name": "Aki"}, {"name": "Cy"}], "share": 100})
+    live.show({"Aki": [(1, "pine-crane"), (2, "iris-bridge")], "Cy": [(5, "clover-boar"), (6, "chrysanthemum-sake")],
+               "dealer": [(7, "maple-blue"), (8, "wisteria-ribbon")]})
+    assert d.post("/api/confirm", {"pending": d.post("/api/settle").get_json()["id"]}).status_code == 200
+    r = d.post("/api/session", {"game": "otoroku", "players": [{"name": "Aki"}, {"name": "Cyd"}], "share": 100,
+                                "renamed": {"Cy": "Cyd"}})
+    assert r.status_code == 200
+    live.show({"Aki": [(11, "pine-poetry"), (12, "plum-chaff-1")], "Cyd": [(15, "clover-boar"), (16, "chrysanthemum-sake")],
+               "dealer": [(17, "maple-chaff-1"), (18, "susuki-chaff-1")]})  # (Cy's hand lying, its tracks new)
+    d.get("/api/state")
+    state = d.get("/api/state").get_json()
+    assert not state["can_settle"] and any("of the round just recorded still lie on the table (Cyd)" in p
+                                           for p in state["problems"]), state["problems"]
+
+
 def test_otoroku_a_hand_a_card_short_of_a_moment_ago_is_waited_for(app, live, monkeypatch):
     # a hand only grows until it is thrown in whole: Cy's third card under the dealer's sleeve as Settle
     # was pressed, his 16 (3 + 8 + 5) was settled as the 11 left in view, and lost to the dealer's 13
@@ -1576,6 +1622,23 @@ def test_echobo_two_cards_of_one_month_laid_by_one_bettor_hold_the_round(app, li
     live.show({"dealer": [(1, "peony-blue")], "Aki": [(2, "iris-bridge"), (3, "iris-chaff-1")], "Ben": []})
     bet = [b for b in d.get("/api/state").get_json()["session"]["bets"] if b["player"] == "Ben"][0]
     assert d.post(f"/api/bets/{bet['id']}/remove", {"after_reveal": True}).status_code == 200
+
+
+def test_echobo_one_bare_bettors_card_accounts_for_one_card_of_his_month_not_one_in_each_seat(app, live):
+    # Ben's iris read in Aki's seat; Cy's cherry, its bet never entered, read surely as an iris: one
+    # bare bettor's card was lent to both seats, and Cy's winning card went unpaid
+    d = Dealer(app)
+    d.post("/api/session", {"game": "echobo", "players": [{"name": n} for n in ("Aki", "Ben", "Cy")]})
+    for player in ("Aki", "Ben", "Cy"):
+        assert d.post("/api/bets", {"player": player, "on": 5, "amount": 10}).status_code == 201
+    table = {"dealer": [(1, "cherry-curtain")], "Aki": [(2, "iris-bridge"), (3, "iris-ribbon")], "Ben": [],
+             "Cy": [(4, "iris-chaff-1"), (5, "iris-chaff-2")]}
+    live.show(table)
+    problems = d.get("/api/state").get_json()["problems"]
+    assert [p.split(" face up")[0] for p in problems] == ["Aki lays 2 cards of month 5", "Cy lays 2 cards of month 5"]
+    assert d.post("/api/settle").status_code == 400
+    live.show(dict(table, Cy=[(4, "iris-chaff-1")]))  # (Ben's card in Aki's seat alone: each card on a bet)
+    assert d.get("/api/state").get_json()["problems"] == []
     # (one of them in doubt says nothing yet; put right, the round is settled)
     live.show({"dealer": [(1, "peony-blue")], "Aki": [(2, "iris-bridge"), (3, "iris-chaff-1", True)], "Ben": []})
     assert d.get("/api/state").get_json()["problems"] == []

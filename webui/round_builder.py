@@ -352,6 +352,15 @@ def _cards_laid_not_bet(views: tuple[ZoneView, ...] | list[ZoneView], bets: list
     # the bettors whose zone shows no card: a card of theirs laid beside a neighbour's may be read in
     # the neighbour's zone (without zones drawn, two single cards laid close are one hand)
     bare = [v.name for v in views if v.name != "dealer" and not v.cards and not v.face_down]
+    # each bare bettor's card lies in one seat only: the cards of a month beyond one a seat, in all
+    # the seats together, are more than they can be (a card of one lent to two seats let a misread
+    # through, a winning card's bet never entered)
+    extra: Counter = Counter()
+    for v in views:
+        if v.name != "dealer":
+            seen = Counter(get_card(c["card"]).month for c in v.cards
+                           if c.get("card") and not c.get("uncertain") and is_card(c["card"]))
+            extra.update({m: n - 1 for m, n in seen.items() if n > 1})
     for v in views:
         if v.name == "dealer":
             continue
@@ -374,7 +383,7 @@ def _cards_laid_not_bet(views: tuple[ZoneView, ...] | list[ZoneView], bets: list
             # (each card but his own may be that of a bettor betting on the month whose zone is bare:
             # held, a round of two bettors on one month was held, and tapping the cards never freed it)
             theirs = [name for name in bare if month in months_bet(name)]
-            if len(cards) > 1 and (month not in months or len(cards) - 1 > len(theirs)):
+            if len(cards) > 1 and (month not in months or extra[month] > len(theirs)):
                 out.append(f"{v.name} lays {len(cards)} cards of month {month} face up "
                            f"({', '.join(card_label(c) for c in cards)}), but each bettor holds one card of each "
                            f"month: one of them is misread (tap it to correct it), or another bettor's, read in "

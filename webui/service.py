@@ -26,7 +26,7 @@ from importlib import metadata
 from typing import Any, Callable, Mapping
 
 from dealer.cards import BACK, get_card, is_card, nearest_ids
-from dealer.games import (MAX_AMOUNT, RoundError, did_you_mean, exact_amounts, get_game, parse_amount,
+from dealer.games import (GAME_NAMES, MAX_AMOUNT, RoundError, did_you_mean, exact_amounts, get_game, parse_amount,
                           parse_carried_pot, settle_round, to_json_amount)
 from dealer.ledger import (BOOKINGS_DISAGREE, Ledger, is_stored_session, LedgerError, SessionChanged, SessionUnreadable,
                            SettlementGone, booked_amounts)
@@ -411,17 +411,22 @@ class DealerService:
     def _game(self):
         return get_game(self._require_session()["game"])
 
-    def _rename_zones(self, game: str, names: Mapping[str, str]) -> None:
-        """Players renamed: their drawn zones and what the table and this server remember of where
-        each zone's cards lie are renamed with them (``names``: zone name before -> now). Left by
-        their old names, a renamed player's cards lay outside every zone until all the zones were
-        drawn again, and without zones drawn the hands lying were seated afresh in table order,
-        a bust thrown in giving its seat to the next hand, with its money."""
-        if self.zones_renamer is not None:
-            try:
-                self.zones_renamer(game, dict(names))
-            except (OSError, ValueError) as exc:  # (the layout's note then says which zones are missing)
-                log.warning("the drawn zones of %s could not be renamed: %s", game, exc)
+    def _rename_zones(self, by_game: Mapping[str, Mapping[str, str]], playing: str | None) -> None:
+        """Players renamed: their drawn zones (of every game: ``by_game``, game -> zone name before ->
+        now) and, where the game ``playing`` goes on, what the table and this server remember of
+        where each zone's cards lie are renamed with them. Left by their old names, a renamed
+        player's cards lay outside every zone until all the zones were drawn again, and without
+        zones drawn the hands lying were seated afresh in table order, a bust thrown in giving its
+        seat to the next hand, with its money."""
+        for game, names in by_game.items():
+            if names and self.zones_renamer is not None:
+                try:
+                    self.zones_renamer(game, dict(names))
+                except (OSError, ValueError) as exc:  # (the layout's note then says which zones are missing)
+                    log.warning("the drawn zones of %s could not be renamed: %s", game, exc)
+        names = by_game.get(playing) if playing else None
+        if not names:
+            return
         rename = getattr(self.live, "rename_zones", None)
         if rename is not None:
             rename(dict(names))
@@ -554,8 +559,8 @@ class DealerService:
                                  "next dealer deals, or another page saved it): open Settings again to see it, "
                                  "then make the change")
             self._carry_on(self.session, session, data, self._stakers_on_the_books)
-            self._refuse_stake_change_mid_round(self.session, session, _renamed_players(data, self.session, session)
-                                                if self.session else {})
+            renamed = _renamed_players(data, self.session, session) if self.session else {}
+            self._refuse_stake_change_mid_round(self.session, session, renamed)
             if not (self.session and self.session.get("carry")):
                 # (a pot on the books that this server's session does not show is another server's
                 # tie first: said as the change it is, not taken for a pot whose session was lost)
@@ -566,11 +571,14 @@ class DealerService:
                     check_ante_can_carry(_exact(session["ante"]), len(names), _pot(session))
                 except RoundError as exc:
                     raise InputError(str(exc)) from None
-            zone_names = _zone_renames(self.session, session, _renamed_players(data, self.session, session))
+            # (each game's drawn zones: those of a game played later were left by the old names too)
+            zone_names = {game: _zone_renames(self.session, session, renamed, game) for game in GAME_NAMES} \
+                if renamed else {}
+            same_game = bool(self.session) and self.session.get("game") == session["game"]
             self.session = session
             self._save(bookings)  # (refused, the session before is back, and the table was never told)
             if zone_names:
-                self._rename_zones(session["game"], zone_names)
+                self._rename_zones(zone_names, session["game"] if same_game else None)
             self.trick_watch = None
             if not session.get("late_bets"):  # (notes carried on keep the time their deal lay bare)
                 self._bare_since = None
@@ -652,12 +660,17 @@ class DealerService:
                 if isinstance(entry, dict):
                     entry.setdefault("game", old.get("game"))
         new["settled_tracks"] = list(old.get("settled_tracks") or [])  # the cards still on the table
-        new["settled_cards"] = list(old.get("settled_cards") or [])
-        new["settled_cards_all"] = list(old.get("settled_cards_all") or [])
-        new["settled_gone"] = bool(old.get("settled_gone"))
         # (what is kept by zone follows a player renamed: a seat renamed mid-round lost its bust, the
-        # dealer's choice of it, and its place)
+        # dealer's choice of it, and its place; the hand just recorded, still lying, was booked again)
         zone_names = _zone_renames(old, new, _renamed_players(data, old, new)) if same else {}
+
+        def by_new_zone(key: str) -> str:  # (a card lying, by "zone:face")
+            zone, colon, face = key.rpartition(":") if isinstance(key, str) else ("", "", key)
+            return f"{zone_names.get(zone, zone)}{colon}{face}" if colon else key
+
+        new["settled_cards"] = [by_new_zone(k) for k in old.get("settled_cards") or []]
+        new["settled_cards_all"] = [by_new_zone(k) for k in old.get("settled_cards_all") or []]
+        new["settled_gone"] = bool(old.get("settled_gone"))
         if same and old.get("seat_places"):  # (a restart after the save gives the hands their seats too)
             new["seat_places"] = old["seat_places"]
             if zone_names and isinstance(old["seat_places"], Mapping) \
@@ -2582,22 +2595,26 @@ def _renamed_players(data: Mapping[str, Any], old: Mapping[str, Any], new: Mappi
     return {k: v for k, v in renamed.items() if k != v}
 
 
-def _zone_renames(old: Mapping[str, Any] | None, new: Mapping[str, Any], renamed: Mapping[str, str]) -> dict[str, str]:
-    """The zones of the new session's game named after players ``renamed`` (name before -> now): zone
-    name before -> now (Otoroku's seat 'bob' -> 'bobby', Kabu-Tsukuri's row 'bob/1' -> 'bobby/1'), for
-    the drawn zones and all the session keeps by zone. Found by laying out the game for the players as
-    they were, named before and now: a zone is where it was in the layout, whatever its name holds."""
+def _zone_renames(old: Mapping[str, Any] | None, new: Mapping[str, Any], renamed: Mapping[str, str],
+                  game_name: str | None = None) -> dict[str, str]:
+    """The zones of a game (``game_name``, else the new session's) named after players ``renamed``
+    (name before -> now): zone name before -> now (Otoroku's seat 'bob' -> 'bobby', Kabu-Tsukuri's
+    row 'bob/1' -> 'bobby/1'), for the drawn zones and all the session keeps by zone. Found by laying
+    out the game for the players as they were, named before and now: a zone is where it was in the
+    layout, whatever its name holds."""
     if not old or not renamed:
         return {}
-    game = get_game(new["game"])
-    now = {z.name for z in game.layout(layout_setup(new))}
+    game = get_game(game_name or new["game"])
     before = layout_setup(old)
     after = dict(before, seats=[renamed.get(x, x) for x in before["seats"]],
                  players=[renamed.get(x, x) for x in before["players"]])
     try:
         pairs = list(zip([z.name for z in game.layout(before)], [z.name for z in game.layout(after)]))
-    except (RoundError, KeyError, TypeError, ValueError):  # (another game, which these players cannot play)
+    except (RoundError, KeyError, TypeError, ValueError):  # (a game these players cannot play)
         pairs = list(renamed.items())
+    if game.name != new["game"]:
+        return {a: b for a, b in pairs if a != b}
+    now = {z.name for z in game.layout(layout_setup(new))}
     return {a: b for a, b in pairs if a != b and b in now}
 
 
