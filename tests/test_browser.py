@@ -1367,8 +1367,8 @@ def test_a_save_that_gives_something_up_asks_the_dealer_first(tmp_path, case):
     else:
         session = {"game": "kakeya-toranpu", "players": [{"name": p} for p in ("Aki", "Ben", "Cho", "Dan")],
                    "dealers": ["Ben", "Dan"]}
-        said, ask, done = ("stones of a game in progress (Aki+Cho 7, Ben+Dan 3)", "Start a new game now?",
-                           "Session started: a new game")
+        said, ask, done = ("stones of a game in progress (Aki+Cho 7, Ben+Dan 3)", "End the game in progress now?",
+                           "the game in progress was set aside")
     with page_on_a_fake_table(tmp_path, session) as (page, errors, service, _):
         if case.startswith("Kakeya"):
             service.session["stones"] = {"Aki+Cho": 7, "Ben+Dan": 3}  # (a game in progress)

@@ -488,6 +488,24 @@ def test_a_trick_undone_after_it_was_gathered_is_read_when_laid_again(app, live)
         (["2S", "KS", "9S", "4S"], ["Cho", "Dan", "Aki", "Ben"])]
 
 
+def test_a_trick_undone_while_lying_is_read_when_gathered_and_laid_again_after_a_restart(live, tmp_path):
+    # the tracks of the trick undone lived in the server's memory alone: after a restart the trick laid
+    # again was passed over, and the next trick went in its place with the wrong players
+    config = {"LIVE": live, "LEDGER": str(tmp_path / "ledger.sqlite"), "PIN": "2468", "TESTING": True}
+    d = aki_leads(create_app(config))
+    lay_trick(d, live, ["QH", "3H", "AH", "5H"], PLAYERS, 11)
+    lay_one_by_one(d, live, ["2S", "KS", "9S", "4S"], first_track=21, players=["Cho", "Dan", "Aki", "Ben"])
+    assert d.post("/api/tricks/undo").get_json()["trick"] == 2
+    d = Dealer(create_app(config))  # (the server started again, the trick undone still lying: new tracks)
+    lay_one_by_one(d, live, ["2S", "KS", "9S", "4S"], first_track=51, players=["Cho", "Dan", "Aki", "Ben"])
+    assert d.get("/api/state").get_json()["tricks"]["count"] == 1  # (not read straight back in)
+    live.show({"trick": []})
+    d.get("/api/state")
+    state = lay_trick(d, live, ["2S", "KS", "9S", "4S"], ["Cho", "Dan", "Aki", "Ben"], 61)
+    assert [(t["cards"], t["players"]) for t in state["tricks"]["recorded"]][1:] == [
+        (["2S", "KS", "9S", "4S"], ["Cho", "Dan", "Aki", "Ben"])]
+
+
 def test_a_trick_undone_while_lying_stays_unread_when_a_hand_passes_over_it(app, live):
     d = aki_leads(app)
     lay_one_by_one(d, live, ["QH", "3H", "AH", "5H"])
@@ -1237,6 +1255,34 @@ def test_saving_settings_keeps_the_leader_the_dealer_chose(app):
     assert d.get("/api/state").get_json()["tricks"]["leader"] == "Ben"
 
 
+@pytest.mark.parametrize("gathered", [True, False])
+def test_a_trick_of_the_next_hand_played_before_confirm_is_said_or_read(app, live, gathered):
+    # the middle was not watched while the hand waited for its Confirm: the next hand's first trick,
+    # played and gathered meanwhile, went unread and unsaid, and its second was recorded as the first
+    d = Dealer(app)
+    d.post("/api/session", SESSION)
+    tricks = play(PLAYERS, deal(PLAYERS, seed=5), leader="Aki", seed=5)
+    for cards in tricks[:-1]:
+        assert d.post("/api/tricks", {"cards": cards}).status_code == 201
+    lay_one_by_one(d, live, tricks[-1], first_track=100)  # (the thirteenth, read and left lying)
+    pending = d.post("/api/settle").get_json()
+    assert pending["result"]["tricks"]
+    first, second = ["2C", "9C", "JC", "5C"], ["3D", "8D"]  # (none of them of the thirteenth trick)
+    if gathered:
+        lay_trick(d, live, first, PLAYERS, 200)
+        lay_one_by_one(d, live, second, first_track=210)
+    else:
+        lay_one_by_one(d, live, first, first_track=200)
+    assert d.post("/api/confirm", {"pending": pending["id"]}).status_code == 200
+    state = d.get("/api/state").get_json()
+    if gathered:
+        assert state["tricks"]["count"] == 0
+        assert any("enter it by hand as trick 1" in p for p in state["problems"]), state["problems"]
+    else:
+        assert [t["cards"] for t in state["tricks"]["recorded"]] == [first]
+        assert not any("by hand" in p for p in state["problems"]), state["problems"]
+
+
 def test_each_partnership_keeps_its_stones_hand_to_hand_and_the_game_ends_when_one_has_none(app, live):
     # RULES.md §8 "Stones: 5 per partnership", §10 KT5 "until a partnership has no stones": the page
     # played hand after hand, a pair far past its stones
@@ -1322,9 +1368,28 @@ def test_another_stones_per_pair_mid_game_starts_a_new_game_only_on_the_dealers_
     # (before any hand, the stones as they started: nothing to set aside, nothing asked)
     assert d.post("/api/session", dict(more, house={"stones_per_pair": 7})).status_code == 200
     assert d.get("/api/state").get_json()["tricks"]["stones"] == {"Aki+Cho": 7, "Ben+Dan": 7}
-    # (a new_game is a field of Kakeya's alone)
-    r = d.post("/api/session", {"game": "batta-maki", "players": [{"name": "Aki"}, {"name": "Ben"}], "new_game": True})
-    assert r.status_code == 400 and "'new_game' is not a field of a batta-maki session" in r.get_json()["error"]
+
+
+@pytest.mark.parametrize("change", ["another game", "other partnerships"])
+def test_a_kakeya_game_in_progress_is_ended_by_another_game_or_pairs_only_on_the_dealers_word(app, live, change):
+    # switched to another game and back, or the players seated in other partnerships, the standing of
+    # the game in progress was set back to the stones of a new game without a word
+    d, pending, held = a_hand_entered_and_confirmed(app)
+    standing = ", ".join(f"{k} {v}" for k, v in held.items())
+    if change == "another game":
+        other = {"game": "batta-maki", "players": [{"name": p} for p in PLAYERS]}
+    else:
+        other = dict(SESSION, players=[{"name": p} for p in ("Aki", "Cho", "Ben", "Dan")], dealers=["Aki", "Ben"])
+    r = d.post("/api/session", other)
+    ends = "another game (batta-maki)" if change == "another game" else "other partnerships"
+    assert r.status_code == 400 and r.get_json()["error"] == (
+        f"the pairs hold the stones of a game in progress ({standing}): {ends} ends it: save it once this game "
+        f"is over, or end the game now (new_game)")
+    assert d.get("/api/state").get_json()["tricks"]["stones"] == held
+    assert d.post("/api/session", dict(other, new_game=True)).status_code == 200
+    r = d.post("/api/session", dict(SESSION, dealers=pending["result"]["next_dealers"]))
+    assert r.status_code == 200, r.get_json()
+    assert d.get("/api/state").get_json()["tricks"]["stones"] == {"Aki+Cho": 5, "Ben+Dan": 5}
 
 
 def test_a_player_renamed_in_settings_keeps_his_pairs_stones_and_seat(app, live):
@@ -1345,9 +1410,11 @@ def test_a_player_renamed_in_settings_keeps_his_pairs_stones_and_seat(app, live)
     assert d.get("/api/state").get_json()["tricks"]["stones"] == {"Akira+Cho": held["Aki+Cho"], "Ben+Dan": held["Ben+Dan"]}
     assert service.session["known_seats"] == {"Akira": 1.5, "Ben": 0.0, "Cho": -1.5, "Dan": 3.1}
     assert "renamed" not in service.session
-    # (not said to be renamed: a new partnership, a new game)
+    # (not said to be renamed: a new partnership, a new game, on the dealer's word)
     again = dict(renamed, players=[{"name": n} for n in ("Aki", "Ben", "Cho", "Dan")])
-    assert d.post("/api/session", again).status_code == 200
+    r = d.post("/api/session", again)
+    assert r.status_code == 400 and "other partnerships ends it" in r.get_json()["error"]
+    assert d.post("/api/session", dict(again, new_game=True)).status_code == 200
     assert d.get("/api/state").get_json()["tricks"]["stones"] == {"Aki+Cho": 5, "Ben+Dan": 5}
     # (every game takes the field, checked against the players: another game's bets go by name too)
     r = d.post("/api/session", {"game": "batta-maki", "players": again["players"], "renamed": {"Zed": "Aki"}})

@@ -175,6 +175,8 @@ class DealerService:
         # the tracks of the tricks undone (this run's: a restart numbers them afresh, and keeps the guard),
         # and whether the middle was seen bare since
         self._undone_tracks: set[str] = set()
+        # Kakeya: the next hand's cards seen in the middle before the hand was confirmed (by track)
+        self._next_hands_cards: dict[str, str] = {}
         self._bare_after_undo = False
         self.layout_note: str | None = None
         self.ledger_note: str | None = None  # the ledger file found damaged (note_ledger_damage)
@@ -410,6 +412,21 @@ class DealerService:
 
     def _game(self):
         return get_game(self._require_session()["game"])
+
+    def _note_next_hands_cards(self, s: Mapping[str, Any], snap: Mapping[str, Any] | None) -> None:
+        """Kakeya, the hand's thirteen tricks recorded and not yet confirmed: the cards of the next
+        hand seen in the middle meanwhile (not the last trick's, still lying), by track. A trick of
+        the next hand played and gathered before Confirm went unread, unsaid, and the next trick was
+        recorded in its place with the wrong players (see confirm)."""
+        snap = self._snapshot() if snap is None else snap
+        if _stale_table(snap):
+            return
+        last = {x for cards in _last_trick_readings(s) for x in cards}
+        for c in self._trick_cards(snap, s):
+            card = c.get("card")
+            if isinstance(card, str) and is_western_card(card) and not c.get("uncertain") \
+                    and card not in last and c.get("recognised") not in last:
+                self._next_hands_cards[str(c.get("track_id"))] = card
 
     def _rename_zones(self, by_game: Mapping[str, Mapping[str, str]], playing: str | None) -> None:
         """Players renamed: their drawn zones (of every game: ``by_game``, game -> zone name before ->
@@ -680,6 +697,17 @@ class DealerService:
         if old.get("game") == KAKEYA and old.get("tricks"):
             raise InputError(f"{len(old['tricks'])} trick(s) of this hand are recorded: settle the hand (or undo "
                              f"them) before changing the session")
+        if old.get("game") == KAKEYA and not data.get("new_game") and old.get("stones") \
+                and not game_over(old["stones"]) and any(v != _stones_per_pair(old) for v in old["stones"].values()):
+            # another game, or other partnerships, end the game in progress: its standing was set aside
+            # without a word (and Kakeya saved again started every pair afresh)
+            now = _renamed_players(data, old, new) if same else {}
+            pairs = {frozenset(now.get(p, p) for p in k.split("+")) for k in old["stones"]}
+            if not same or pairs != {frozenset(k.split("+")) for k in new.get("stones") or ()}:
+                standing = ", ".join(f"{k} {v}" for k, v in old["stones"].items())
+                ends = f"another game ({new['game']})" if not same else "other partnerships"
+                raise InputError(f"the pairs hold the stones of a game in progress ({standing}): {ends} ends "
+                                 f"it: save it once this game is over, or end the game now (new_game)")
         if same and old.get("game") == KAKEYA:
             for key in ("trick_warning", "missed_tricks", "camera_gap"):  # (a trick gathered unread is still to be entered)
                 if old.get(key) is not None:
@@ -1357,9 +1385,12 @@ class DealerService:
                     self._save()
                 return
             self._busts_bare_since = None  # (a table not read is no table seen bare)
-            if not s or s.get("game") != KAKEYA or s.get("pending") or len(s["tricks"]) >= TRICKS \
-                    or game_over(s.get("stones")):  # (no hand is played once the game is over)
+            if not s or s.get("game") != KAKEYA or game_over(s.get("stones")):  # (no hand is played once the game is over)
                 return
+            if s.get("pending") or len(s["tricks"]) >= TRICKS:
+                self._note_next_hands_cards(s, snap)
+                return
+            self._next_hands_cards = {}
             snap = self._snapshot() if snap is None else snap
             if _stale_table(snap):
                 # not the trick as it is now: a table that could not be read shows no cards, and was
@@ -1433,6 +1464,13 @@ class DealerService:
             last_tracks = {str(c.get("track_id")) for c in s["tricks"][-1].get("read") or ()} if s["tricks"] else set()
             if not s.get("undone_trick"):
                 self._undone_tracks, self._bare_after_undo = set(), False
+            elif not self._undone_tracks and not self._bare_after_undo:
+                # (since a restart the tracks of the trick undone are not known: taken once its cards
+                # are seen lying, so that gathered and laid again it is read; unknown, the trick laid
+                # again was passed over, and the next trick went in its place with the wrong players)
+                lying = [{c.get(k) for c in in_zone} for k in ("card", "recognised")]
+                if any(now == set(u) for now in lying for u in _undone_tricks(s)):
+                    self._undone_tracks = {str(c.get("track_id")) for c in in_zone}
             elif self._undone_tracks and not in_zone:
                 self._bare_after_undo = True
             elif self._bare_after_undo and any(str(c.get("track_id")) not in self._undone_tracks for c in in_zone):
@@ -2043,7 +2081,13 @@ class DealerService:
                     # (on this picture: on another turn or size, --rotate changed at a restart, they
                     # would seat every player at his neighbour's place)
                     after["known_seats_picture"] = s.get("tricks_picture")
-                after.update(tricks=[], tricks_picture=None, trick_warning=None, missed_tricks=[], undone_trick=None, camera_gap=None,
+                # a trick of the next hand played and gathered before this Confirm (half a trick's cards
+                # seen and gone) was not read: said, to be entered by hand as the first trick
+                lying = {str(c.get("track_id")) for c in self._trick_cards(self._snapshot(), s)}
+                gone = [t for t in self._next_hands_cards if t not in lying]
+                unread = [0] if len(gone) >= max(2, len(active_players(s)) // 2) else []
+                self._next_hands_cards = {}
+                after.update(tricks=[], tricks_picture=None, trick_warning=None, missed_tricks=unread, undone_trick=None, camera_gap=None,
                              previous_trick=list(s["tricks"][-1]["cards"]) if s["tricks"] else None,
                              # (and as the camera read it, where the dealer put it right by hand)
                              previous_read=(s["tricks"][-1].get("camera_read") if s["tricks"] else None),
@@ -2533,7 +2577,7 @@ def only_fields(data: Any, known: tuple[str, ...], what: str) -> None:
 
 
 # what a session given to start_session holds: these for every game, and each game's own
-SESSION_FIELDS = ("game", "house", "players", "limits", "carry", "drop_carry", "based_on", "renamed")
+SESSION_FIELDS = ("game", "house", "players", "limits", "carry", "drop_carry", "based_on", "renamed", "new_game")
 # what the Settings page sets: a page left open sends the key of the session it showed (based_on), and
 # its save is refused where these changed since (the next Kabu-Tsukuri dealer after a round, Kakeya's
 # dealing pair, another tablet's save: the old page's save put them back)
@@ -2545,7 +2589,7 @@ def settings_key(session: Mapping[str, Any] | None) -> str:
     shown = {k: session.get(k) for k in SETTINGS_FIELDS} if session else None
     return hashlib.sha256(json.dumps(shown, sort_keys=True).encode()).hexdigest()[:16]
 GAME_SESSION_FIELDS = {"otoroku": ("seats", "share"), "kabu-tsukuri": ("ante", "dealer"),
-                       KAKEYA: ("trump", "dealers", "new_game")}
+                       KAKEYA: ("trump", "dealers")}
 
 
 def _card_quads(snap: Mapping[str, Any] | None) -> list[list]:

@@ -188,13 +188,13 @@ document.getElementById("session-form").addEventListener("submit", async (ev) =>
   } catch (e) {
     markField(String(e.message));
     // what a save may do only on the dealer's word: another game while a tie's pot is still to be
-    // played for, and (Kakeya) another stones_per_pair while the pairs hold a game's stones, which is
-    // a new game (the standing was set back without a word)
+    // played for, and (Kakeya) another stones_per_pair, other partnerships or another game while the
+    // pairs hold a game's stones, which ends that game (the standing was set aside without a word)
     const asked = [
       ["giving the pot up", "Give the pot up? It is booked back to those who put it in.", {drop_carry: true},
        "Session started; the carried pot was given up and booked back to those who put it in."],
-      ["(new_game)", "Start a new game now? The stones the pairs hold are set aside.", {new_game: true},
-       "Session started: a new game, each pair with its new stones."]];
+      ["(new_game)", "End the game in progress now? The stones the pairs hold are set aside.", {new_game: true},
+       "Session started; the game in progress was set aside."]];
     const ask = asked.find(([said]) => String(e.message).includes(said));
     if (ask && window.confirm(e.message + "\n\n" + ask[1])) {
       try {
