@@ -506,6 +506,20 @@ def test_a_trick_undone_while_lying_is_read_when_gathered_and_laid_again_after_a
         (["2S", "KS", "9S", "4S"], ["Cho", "Dan", "Aki", "Ben"])]
 
 
+def test_a_trick_undone_and_gathered_while_the_server_was_down_is_read_when_laid_again(live, tmp_path):
+    config = {"LIVE": live, "LEDGER": str(tmp_path / "ledger.sqlite"), "PIN": "2468", "TESTING": True}
+    d = aki_leads(create_app(config))
+    lay_trick(d, live, ["QH", "3H", "AH", "5H"], PLAYERS, 11)
+    lay_one_by_one(d, live, ["2S", "KS", "9S", "4S"], first_track=21, players=["Cho", "Dan", "Aki", "Ben"])
+    assert d.post("/api/tricks/undo").get_json()["trick"] == 2
+    live.show({"trick": []})  # (gathered while the server was down)
+    d = Dealer(create_app(config))
+    d.get("/api/state")
+    state = lay_trick(d, live, ["2S", "KS", "9S", "4S"], ["Cho", "Dan", "Aki", "Ben"], 61)
+    assert [(t["cards"], t["players"]) for t in state["tricks"]["recorded"]][1:] == [
+        (["2S", "KS", "9S", "4S"], ["Cho", "Dan", "Aki", "Ben"])]
+
+
 def test_a_trick_undone_while_lying_stays_unread_when_a_hand_passes_over_it(app, live):
     d = aki_leads(app)
     lay_one_by_one(d, live, ["QH", "3H", "AH", "5H"])
@@ -1255,10 +1269,12 @@ def test_saving_settings_keeps_the_leader_the_dealer_chose(app):
     assert d.get("/api/state").get_json()["tricks"]["leader"] == "Ben"
 
 
-@pytest.mark.parametrize("gathered", [True, False])
-def test_a_trick_of_the_next_hand_played_before_confirm_is_said_or_read(app, live, gathered):
+@pytest.mark.parametrize("case", ["gathered", "lying", "lying, seen afresh", "picture cards passing"])
+def test_a_trick_of_the_next_hand_played_before_confirm_is_said_or_read(app, live, case):
     # the middle was not watched while the hand waited for its Confirm: the next hand's first trick,
-    # played and gathered meanwhile, went unread and unsaid, and its second was recorded as the first
+    # played and gathered meanwhile, went unread and unsaid, and its second was recorded as the first.
+    # (A trick still lying at the Confirm is read, whatever its tracks; cards passing through the
+    # middle, no trick, say nothing)
     d = Dealer(app)
     d.post("/api/session", SESSION)
     tricks = play(PLAYERS, deal(PLAYERS, seed=5), leader="Aki", seed=5)
@@ -1268,19 +1284,40 @@ def test_a_trick_of_the_next_hand_played_before_confirm_is_said_or_read(app, liv
     pending = d.post("/api/settle").get_json()
     assert pending["result"]["tricks"]
     first, second = ["2C", "9C", "JC", "5C"], ["3D", "8D"]  # (none of them of the thirteenth trick)
-    if gathered:
+    if case == "gathered":
         lay_trick(d, live, first, PLAYERS, 200)
         lay_one_by_one(d, live, second, first_track=210)
-    else:
+    elif case.startswith("lying"):
         lay_one_by_one(d, live, first, first_track=200)
+        if case == "lying, seen afresh":  # (a hand over the middle a moment: the same cards, new tracks)
+            lay_one_by_one(d, live, first, first_track=300)
+    else:
+        for k, card in enumerate(["AH", "KH", "AC"]):  # (the pictures taken, pushed in to gather the deck)
+            live.show({"trick": [western(400 + k, card)]})
+            d.get("/api/state")
+        live.show({"trick": []})
+        d.get("/api/state")
     assert d.post("/api/confirm", {"pending": pending["id"]}).status_code == 200
     state = d.get("/api/state").get_json()
-    if gathered:
+    if case == "gathered":
         assert state["tricks"]["count"] == 0
         assert any("enter it by hand as trick 1" in p for p in state["problems"]), state["problems"]
     else:
-        assert [t["cards"] for t in state["tricks"]["recorded"]] == [first]
+        assert [t["cards"] for t in state["tricks"]["recorded"]] == ([first] if case.startswith("lying") else [])
         assert not any("by hand" in p for p in state["problems"]), state["problems"]
+
+
+def test_no_trick_of_a_next_hand_is_said_missed_once_the_game_is_over(app, live):
+    d = Dealer(app)
+    d.post("/api/session", dict(SESSION, house={"stones_per_pair": 1}))
+    tricks = play(PLAYERS, deal(PLAYERS, seed=5), leader="Aki", seed=5)
+    for cards in tricks:
+        assert d.post("/api/tricks", {"cards": cards}).status_code == 201
+    pending = d.post("/api/settle").get_json()
+    assert min(pending["result"]["stones_left"].values()) == 0
+    lay_trick(d, live, ["2C", "9C", "JC", "5C"], PLAYERS, 200)
+    assert d.post("/api/confirm", {"pending": pending["id"]}).status_code == 200
+    assert not any("by hand" in p for p in d.get("/api/state").get_json()["problems"])
 
 
 def test_each_partnership_keeps_its_stones_hand_to_hand_and_the_game_ends_when_one_has_none(app, live):

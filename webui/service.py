@@ -175,8 +175,9 @@ class DealerService:
         # the tracks of the tricks undone (this run's: a restart numbers them afresh, and keeps the guard),
         # and whether the middle was seen bare since
         self._undone_tracks: set[str] = set()
-        # Kakeya: the next hand's cards seen in the middle before the hand was confirmed (by track)
-        self._next_hands_cards: dict[str, str] = {}
+        # Kakeya: the tricks of the next hand read in the middle before the hand was confirmed
+        self._next_hand_watch: TrickWatch | None = None
+        self._next_hands_tricks: list[list[str]] = []
         self._bare_after_undo = False
         self.layout_note: str | None = None
         self.ledger_note: str | None = None  # the ledger file found damaged (note_ledger_damage)
@@ -414,19 +415,23 @@ class DealerService:
         return get_game(self._require_session()["game"])
 
     def _note_next_hands_cards(self, s: Mapping[str, Any], snap: Mapping[str, Any] | None) -> None:
-        """Kakeya, the hand's thirteen tricks recorded and not yet confirmed: the cards of the next
-        hand seen in the middle meanwhile (not the last trick's, still lying), by track. A trick of
-        the next hand played and gathered before Confirm went unread, unsaid, and the next trick was
+        """Kakeya, the hand's thirteen tricks recorded and not yet confirmed: each trick of the next
+        hand read in the middle meanwhile (by a watch of its own, the last trick, still lying, read
+        already). One played and gathered before Confirm went unread, unsaid, and the next trick was
         recorded in its place with the wrong players (see confirm)."""
         snap = self._snapshot() if snap is None else snap
         if _stale_table(snap):
             return
-        last = {x for cards in _last_trick_readings(s) for x in cards}
-        for c in self._trick_cards(snap, s):
-            card = c.get("card")
-            if isinstance(card, str) and is_western_card(card) and not c.get("uncertain") \
-                    and card not in last and c.get("recognised") not in last:
-                self._next_hands_cards[str(c.get("track_id"))] = card
+        if self._next_hand_watch is None:
+            self._next_hand_watch = TrickWatch(len(active_players(s)))
+            self._next_hand_watch.mark_read([{"track_id": None, "card": c}
+                                             for cards in _last_trick_readings(s) for c in cards])
+        trick, _ = self._next_hand_watch.observe(self._trick_cards(snap, s))
+        # (the last trick, still lying, is this hand's; a trick seen again on new tracks is one trick)
+        cards = [c.get("card") for c in trick or ()]
+        if trick is not None and not any(set(cards) == set(t) for t in
+                                         _last_trick_readings(s) + self._next_hands_tricks):
+            self._next_hands_tricks.append(cards)
 
     def _rename_zones(self, by_game: Mapping[str, Mapping[str, str]], playing: str | None) -> None:
         """Players renamed: their drawn zones (of every game: ``by_game``, game -> zone name before ->
@@ -708,7 +713,7 @@ class DealerService:
                 ends = f"another game ({new['game']})" if not same else "other partnerships"
                 raise InputError(f"the pairs hold the stones of a game in progress ({standing}): {ends} ends "
                                  f"it: save it once this game is over, or end the game now (new_game)")
-        if same and old.get("game") == KAKEYA:
+        if same and old.get("game") == KAKEYA and not game_over(old.get("stones")):  # (a new game starts clean)
             for key in ("trick_warning", "missed_tricks", "camera_gap"):  # (a trick gathered unread is still to be entered)
                 if old.get(key) is not None:
                     new[key] = old[key]
@@ -1390,7 +1395,7 @@ class DealerService:
             if s.get("pending") or len(s["tricks"]) >= TRICKS:
                 self._note_next_hands_cards(s, snap)
                 return
-            self._next_hands_cards = {}
+            self._next_hand_watch, self._next_hands_tricks = None, []
             snap = self._snapshot() if snap is None else snap
             if _stale_table(snap):
                 # not the trick as it is now: a table that could not be read shows no cards, and was
@@ -1468,9 +1473,13 @@ class DealerService:
                 # (since a restart the tracks of the trick undone are not known: taken once its cards
                 # are seen lying, so that gathered and laid again it is read; unknown, the trick laid
                 # again was passed over, and the next trick went in its place with the wrong players)
+                # (the middle seen bare: gathered, whenever that was. The table is read here, not at
+                # the frames of a start, so a bare middle is one with no card on it)
                 lying = [{c.get(k) for c in in_zone} for k in ("card", "recognised")]
                 if any(now == set(u) for now in lying for u in _undone_tricks(s)):
                     self._undone_tracks = {str(c.get("track_id")) for c in in_zone}
+                elif not in_zone:
+                    self._bare_after_undo = True
             elif self._undone_tracks and not in_zone:
                 self._bare_after_undo = True
             elif self._bare_after_undo and any(str(c.get("track_id")) not in self._undone_tracks for c in in_zone):
@@ -2081,12 +2090,14 @@ class DealerService:
                     # (on this picture: on another turn or size, --rotate changed at a restart, they
                     # would seat every player at his neighbour's place)
                     after["known_seats_picture"] = s.get("tricks_picture")
-                # a trick of the next hand played and gathered before this Confirm (half a trick's cards
-                # seen and gone) was not read: said, to be entered by hand as the first trick
-                lying = {str(c.get("track_id")) for c in self._trick_cards(self._snapshot(), s)}
-                gone = [t for t in self._next_hands_cards if t not in lying]
-                unread = [0] if len(gone) >= max(2, len(active_players(s)) // 2) else []
-                self._next_hands_cards = {}
+                # a trick of the next hand read before this Confirm and gathered since was not recorded:
+                # said, to be entered by hand at the start of the hand (one still lying is read). Not
+                # once the game is over: there is no next hand
+                now = self._trick_cards(self._snapshot(), s)
+                lying = {c.get(k) for c in now for k in ("card", "recognised")}
+                gone = [t for t in self._next_hands_tricks if not set(t) <= lying]
+                unread = [0] * len(gone) if not game_over(after.get("stones")) else []
+                self._next_hand_watch, self._next_hands_tricks = None, []
                 after.update(tricks=[], tricks_picture=None, trick_warning=None, missed_tricks=unread, undone_trick=None, camera_gap=None,
                              previous_trick=list(s["tricks"][-1]["cards"]) if s["tricks"] else None,
                              # (and as the camera read it, where the dealer put it right by hand)
