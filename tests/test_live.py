@@ -249,6 +249,61 @@ def test_a_seat_renamed_mid_round_keeps_its_hand_its_bust_and_its_place(tmp_path
     assert service.session["seat_places"]["places"] == {{"B": "Ben", "C": "Cy"}.get(k, k): v for k, v in places.items()}
 
 
+def test_a_camera_back_at_another_size_gives_each_hand_its_seat_and_is_read_afresh():
+    # the places each seat's hand lay were kept in the old picture's pixels: back at half the size,
+    # no hand lay near its seat's place, and beside B's bust C's hand took B's seat, with its money
+    from dataclasses import replace as with_
+    otoroku, everyone, without_b = otoroku_hands_and_b_thrown_in()
+    half = [with_(d, quad=tuple((x / 2, y / 2) for x, y in d.quad)) for d in without_b]
+    live = make_live([everyone] * 5 + [without_b] * 10 + [half] * 10, layout=otoroku)
+    for i in range(15):
+        snap = live.process(numbered_frame(i), i + 1)
+    assert faces(snap, "B") == [] and faces(snap, "C") == ["back", "wisteria-cuckoo"]
+    tables = []
+    for i in range(15, 25):
+        snap = live.process(numbered_frame(i)[::2, ::2].copy(), i + 1)  # (the camera now at 320x180)
+        tables.append(snap["status"]["table"])
+    assert faces(snap, "B") == [] and faces(snap, "C") == ["back", "wisteria-cuckoo"]
+    assert faces(snap, "A") == ["cherry-curtain", "clover-boar"]
+    # (the cards of the old picture are not shown as the table now while the new ones enter)
+    assert tables[0] == "stale" and tables[-1] == "live"
+
+
+def test_a_frame_read_after_a_hang_is_no_fresh_picture_of_the_table():
+    # the frame recognition hung on was taken before the hang, and counted as fresh: the table was
+    # live with a card that had been taken away meanwhile
+    card = [det("pine-crane", 100, 50)]
+    live = make_live([card] * 6 + [[]] * 6)
+    for i in range(5):
+        snap = live.process(numbered_frame(i), i + 1)
+    assert snap["status"]["table"] == "live" and faces(snap, "saki") == ["pine-crane"]
+    live._last_read -= live.stall_s + 1  # (the recognition of the next frame hung)
+    snap = live.process(numbered_frame(5), 6)  # (taken before the hang: the card still there)
+    for i in range(6, 8):  # (the card gone: it leaves after three frames without it)
+        snap = live.process(numbered_frame(i), i + 1)
+        assert snap["status"]["table"] == "stale" or faces(snap, "saki") == [], i
+    snap = live.process(numbered_frame(8), 9)
+    assert snap["status"]["table"] == "live" and faces(snap, "saki") == []
+
+
+def test_a_deck_switched_while_the_camera_is_away_is_not_live_before_its_cards_could_enter(monkeypatch):
+    from vision.camera import SourceStatus
+    card = [det("pine-crane", 100, 50)]
+    live = make_live([card] * 20)
+    for i in range(5):
+        live.process(numbered_frame(i), i + 1)
+    live.set_card_kind("western")  # (Settings: Kakeya, while the camera is away)
+    monkeypatch.setattr(live.grabber, "status", lambda: SourceStatus("lost", "camera 0 stopped giving frames"))
+    live.snapshot()
+    with live._cond:
+        live._refresh_status()
+    monkeypatch.undo()
+    for i in range(5, 12):
+        snap = live.process(numbered_frame(i), i + 1)
+        assert snap["status"]["table"] == "stale" or faces(snap, "saki") == ["pine-crane"], i
+    assert snap["status"]["table"] == "live"
+
+
 def test_the_seat_places_are_written_once_a_change_of_the_table_not_at_every_look(tmp_path, monkeypatch):
     # each write wakes every page, whose look wrote again: a bare table, or a deal lying face down
     # (no face-up card to measure a card by), was written hundreds of times a second

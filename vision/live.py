@@ -270,6 +270,7 @@ class LiveTable:
         # the picture size the drawn zones were first used with (they are in its pixels): a camera
         # that comes back at another size would put the cards in the wrong zones
         self._zones_size: tuple[int, int] | None = None
+        self._frame_size: tuple[int, int] | None = None  # the last frame read (width, height)
         self._size_error: str | None = None
         self._turn_error: str | None = None
         self._layout = list(layout)
@@ -515,8 +516,10 @@ class LiveTable:
         stalled = self._stalled()
         if source.camera != "ok" or self._detector_error is not None or stalled:
             # the tracker was not fed meanwhile: its cards are of before, sure, until fresh frames
-            # replace them (after a failed recognition or a hang as after a camera away)
-            self._fresh_needed = self._fresh_after_outage
+            # replace them (after a failed recognition or a hang as after a camera away). Never fewer
+            # than were needed already: a switch of deck meanwhile, whose first frame counts for
+            # nothing, let the table be live and empty a frame early
+            self._fresh_needed = max(self._fresh_needed, self._fresh_after_outage)
         # (a hang said before a recognition error: a camera that hangs while recognition fails was
         # said as the recognition's failure, its picture dimmed as old)
         error = source.error or (
@@ -615,20 +618,33 @@ class LiveTable:
         if forget:  # (in this thread: the tracker is this thread's; the frame may be read as the old deck)
             self.tracker.reset()
             detections = []
+        size = (int(frame.shape[1]), int(frame.shape[0]))
+        with self._cond:
+            resized = not self._assigner.zones and self._frame_size is not None and size != self._frame_size
+            if resized:
+                # automatic zones, the camera back at another size: the cards tracked and where each
+                # zone's cards lay are in the old picture's pixels (no hand lay near its seat's place,
+                # and the hands took the free seats in table order: a neighbour's bust's seat, with
+                # its money). The cards are read afresh, the places scaled to the new picture
+                self._assigner.rescale(size[0] / self._frame_size[0], size[1] / self._frame_size[1])
+                self._fresh_needed = max(self._fresh_needed, self._fresh_after_outage)
+            self._frame_size = size
+        if resized:
+            self.tracker.reset()
         cards = self.tracker.update(detections)
         with self._cond:
             cards = _held_too_often(cards, self._card_kind, self._decks)
             if self._assigner.zones:
-                size = (int(frame.shape[1]), int(frame.shape[0]))
                 self._zones_size = self._zones_size or size
                 self._size_error = self._turn_error if size == self._zones_size else (
                     f"the picture is {size[0]}x{size[1]} now, the zones were drawn on one of "
                     f"{self._zones_size[0]}x{self._zones_size[1]}: draw the zones again")
-            if time.monotonic() - self._last_read > self.stall_s:  # (a hang no look at the status saw)
-                self._fresh_needed = self._fresh_after_outage
+            hung = time.monotonic() - self._last_read > self.stall_s
+            if hung:  # (a hang no look at the status saw)
+                self._fresh_needed = max(self._fresh_needed, self._fresh_after_outage)
             self._detector_error = None
             self._last_read = time.monotonic()
-            if self._fresh_needed:
+            if self._fresh_needed and not hung:  # (a frame taken before a hang is no fresh one)
                 self._fresh_needed -= 1
             state = self._assigner.assign(cards, frame_index)
             self._frame = frame

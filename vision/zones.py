@@ -399,6 +399,14 @@ class ZoneAssigner:
         out._last_place = {name(k): v for k, v in self._last_place.items()}
         return out
 
+    def rescale(self, sx: float, sy: float) -> None:
+        """The picture is now ``sx`` times as wide and ``sy`` times as high (the camera back at another
+        size): where each zone's cards lay last, in the new picture's pixels, for the cards read
+        afresh (those tracked before are forgotten with their places)."""
+        self._last_place = {name: (x * sx, y * sy) for name, (x, y) in self._last_place.items()}
+        self._home = {}
+        self._drawn_home = {}
+
     def remember(self, other: "ZoneAssigner") -> None:
         """Take over what ``other``, reading the same table, remembers of where each row lies."""
         self._home = dict(other._home)
