@@ -520,6 +520,28 @@ def test_a_trick_undone_and_gathered_while_the_server_was_down_is_read_when_laid
         (["2S", "KS", "9S", "4S"], ["Cho", "Dan", "Aki", "Ben"])]
 
 
+def test_a_trick_undone_under_a_hand_at_a_restart_is_not_read_straight_back_in(live, tmp_path):
+    # the middle bare at the first look after a restart (a hand over it) was taken for the trick
+    # gathered: the hand lifted, the trick undone was read straight back in, the undo undone
+    config = {"LIVE": live, "LEDGER": str(tmp_path / "ledger.sqlite"), "PIN": "2468", "TESTING": True}
+    d = aki_leads(create_app(config))
+    lay_trick(d, live, ["QH", "3H", "AH", "5H"], PLAYERS, 11)
+    lay_one_by_one(d, live, ["2S", "KS", "9S", "4S"], first_track=21, players=["Cho", "Dan", "Aki", "Ben"])
+    assert d.post("/api/tricks/undo").get_json()["trick"] == 2
+    d = Dealer(create_app(config))
+    live.show({"trick": []})
+    d.get("/api/state")
+    live.show({"trick": [western(61 + k, c, seat=p) for k, (c, p) in
+                         enumerate(zip(["2S", "KS", "9S", "4S"], ["Cho", "Dan", "Aki", "Ben"]))]})
+    for _ in range(2):
+        assert d.get("/api/state").get_json()["tricks"]["count"] == 1
+    live.show({"trick": []})  # (then gathered, and laid again: read)
+    d.get("/api/state")
+    state = lay_trick(d, live, ["2S", "KS", "9S", "4S"], ["Cho", "Dan", "Aki", "Ben"], 71)
+    assert [(t["cards"], t["players"]) for t in state["tricks"]["recorded"]][1:] == [
+        (["2S", "KS", "9S", "4S"], ["Cho", "Dan", "Aki", "Ben"])]
+
+
 def test_a_trick_undone_while_lying_stays_unread_when_a_hand_passes_over_it(app, live):
     d = aki_leads(app)
     lay_one_by_one(d, live, ["QH", "3H", "AH", "5H"])
@@ -1269,13 +1291,15 @@ def test_saving_settings_keeps_the_leader_the_dealer_chose(app):
     assert d.get("/api/state").get_json()["tricks"]["leader"] == "Ben"
 
 
-@pytest.mark.parametrize("case", ["gathered", "lying", "lying, seen afresh", "picture cards passing"])
-def test_a_trick_of_the_next_hand_played_before_confirm_is_said_or_read(app, live, case):
+@pytest.mark.parametrize("case", ["gathered", "lying", "lying, seen afresh", "picture cards passing",
+                                  "a card under a hand", "being gathered", "gathered, the server started again"])
+def test_a_trick_of_the_next_hand_played_before_confirm_is_said_or_read(live, tmp_path, case):
     # the middle was not watched while the hand waited for its Confirm: the next hand's first trick,
     # played and gathered meanwhile, went unread and unsaid, and its second was recorded as the first.
     # (A trick still lying at the Confirm is read, whatever its tracks; cards passing through the
     # middle, no trick, say nothing)
-    d = Dealer(app)
+    config = {"LIVE": live, "LEDGER": str(tmp_path / "ledger.sqlite"), "PIN": "2468", "TESTING": True}
+    d = Dealer(create_app(config))
     d.post("/api/session", SESSION)
     tricks = play(PLAYERS, deal(PLAYERS, seed=5), leader="Aki", seed=5)
     for cards in tricks[:-1]:
@@ -1284,9 +1308,16 @@ def test_a_trick_of_the_next_hand_played_before_confirm_is_said_or_read(app, liv
     pending = d.post("/api/settle").get_json()
     assert pending["result"]["tricks"]
     first, second = ["2C", "9C", "JC", "5C"], ["3D", "8D"]  # (none of them of the thirteenth trick)
-    if case == "gathered":
+    laid = [western(200 + k, c, seat=p) for k, (c, p) in enumerate(zip(first, PLAYERS))]
+    if case.startswith("gathered"):
         lay_trick(d, live, first, PLAYERS, 200)
+        if case.endswith("again"):  # (what was read before the restart is kept with the session)
+            d = Dealer(create_app(config))
         lay_one_by_one(d, live, second, first_track=210)
+    elif case in ("a card under a hand", "being gathered"):
+        lay_one_by_one(d, live, first, first_track=200)
+        live.show({"trick": laid[:3] if case == "a card under a hand" else laid[1:]})
+        d.get("/api/state")
     elif case.startswith("lying"):
         lay_one_by_one(d, live, first, first_track=200)
         if case == "lying, seen afresh":  # (a hand over the middle a moment: the same cards, new tracks)
@@ -1298,10 +1329,19 @@ def test_a_trick_of_the_next_hand_played_before_confirm_is_said_or_read(app, liv
         live.show({"trick": []})
         d.get("/api/state")
     assert d.post("/api/confirm", {"pending": pending["id"]}).status_code == 200
+    if case == "a card under a hand":  # (the hand lifts)
+        live.show({"trick": laid})
+    elif case == "being gathered":
+        live.show({"trick": laid[2:]})
+        d.get("/api/state")
+        live.show({"trick": []})
     state = d.get("/api/state").get_json()
-    if case == "gathered":
+    if case.startswith("gathered") or case == "being gathered":  # (one trick missed, said once)
         assert state["tricks"]["count"] == 0
         assert any("enter it by hand as trick 1" in p for p in state["problems"]), state["problems"]
+    elif case == "a card under a hand":
+        assert [t["cards"] for t in state["tricks"]["recorded"]] == [first]
+        assert not any("by hand" in p for p in state["problems"]), state["problems"]
     else:
         assert [t["cards"] for t in state["tricks"]["recorded"]] == ([first] if case.startswith("lying") else [])
         assert not any("by hand" in p for p in state["problems"]), state["problems"]

@@ -175,9 +175,10 @@ class DealerService:
         # the tracks of the tricks undone (this run's: a restart numbers them afresh, and keeps the guard),
         # and whether the middle was seen bare since
         self._undone_tracks: set[str] = set()
-        # Kakeya: the tricks of the next hand read in the middle before the hand was confirmed
+        self._undone_tracks_unknown = False  # (the middle seen bare since a restart, the trick undone unseen)
+        # Kakeya: the watch of the middle for tricks of the next hand before the hand was confirmed
+        # (those it read are kept with the session, as next_hands_tricks)
         self._next_hand_watch: TrickWatch | None = None
-        self._next_hands_tricks: list[list[str]] = []
         self._bare_after_undo = False
         self.layout_note: str | None = None
         self.ledger_note: str | None = None  # the ledger file found damaged (note_ledger_damage)
@@ -430,8 +431,10 @@ class DealerService:
         # (the last trick, still lying, is this hand's; a trick seen again on new tracks is one trick)
         cards = [c.get("card") for c in trick or ()]
         if trick is not None and not any(set(cards) == set(t) for t in
-                                         _last_trick_readings(s) + self._next_hands_tricks):
-            self._next_hands_tricks.append(cards)
+                                         _last_trick_readings(s) + _next_hands_tricks(s)):
+            # (kept with the session: after a restart before the Confirm it went unsaid)
+            s["next_hands_tricks"] = _next_hands_tricks(s) + [cards]
+            self._save()
 
     def _rename_zones(self, by_game: Mapping[str, Mapping[str, str]], playing: str | None) -> None:
         """Players renamed: their drawn zones (of every game: ``by_game``, game -> zone name before ->
@@ -1395,7 +1398,10 @@ class DealerService:
             if s.get("pending") or len(s["tricks"]) >= TRICKS:
                 self._note_next_hands_cards(s, snap)
                 return
-            self._next_hand_watch, self._next_hands_tricks = None, []
+            self._next_hand_watch = None
+            if s.get("next_hands_tricks"):  # (an undo took the hand below thirteen tricks: not the next hand's)
+                s["next_hands_tricks"] = None
+                self._save()
             snap = self._snapshot() if snap is None else snap
             if _stale_table(snap):
                 # not the trick as it is now: a table that could not be read shows no cards, and was
@@ -1468,27 +1474,34 @@ class DealerService:
             self._table_read, self._zone_read = True, zone
             last_tracks = {str(c.get("track_id")) for c in s["tricks"][-1].get("read") or ()} if s["tricks"] else set()
             if not s.get("undone_trick"):
-                self._undone_tracks, self._bare_after_undo = set(), False
+                self._undone_tracks, self._bare_after_undo, self._undone_tracks_unknown = set(), False, False
             elif not self._undone_tracks and not self._bare_after_undo:
                 # (since a restart the tracks of the trick undone are not known: taken once its cards
                 # are seen lying, so that gathered and laid again it is read; unknown, the trick laid
                 # again was passed over, and the next trick went in its place with the wrong players)
-                # (the middle seen bare: gathered, whenever that was. The table is read here, not at
-                # the frames of a start, so a bare middle is one with no card on it)
-                lying = [{c.get(k) for c in in_zone} for k in ("card", "recognised")]
-                if any(now == set(u) for now in lying for u in _undone_tricks(s)):
+                # (the middle seen bare: gathered, or under a hand; the table is read here, not at the
+                # frames of a start)
+                if _is_undone_trick(in_zone, s):
                     self._undone_tracks = {str(c.get("track_id")) for c in in_zone}
                 elif not in_zone:
-                    self._bare_after_undo = True
+                    self._bare_after_undo = self._undone_tracks_unknown = True
             elif self._undone_tracks and not in_zone:
                 self._bare_after_undo = True
             elif self._bare_after_undo and any(str(c.get("track_id")) not in self._undone_tracks for c in in_zone):
-                # the middle bare, then a card on a new track: the trick undone was gathered, and laid
-                # again it is read (kept from it, the next trick went in its place with the wrong
-                # players). A hand passing over it, its cards back on their tracks, changes nothing
-                s["undone_trick"] = None
-                self._undone_tracks, self._bare_after_undo = set(), False
-                changed = True
+                if self._undone_tracks_unknown and _is_undone_trick(in_zone, s):
+                    # (bare since a restart, then the whole trick undone at once: a hand lifted off it,
+                    # its cards on new tracks as every card since the restart. Taken for gathered, the
+                    # trick undone was read straight back in; laid again, its cards come one by one)
+                    self._undone_tracks = {str(c.get("track_id")) for c in in_zone}
+                    self._bare_after_undo = self._undone_tracks_unknown = False
+                else:
+                    # the middle bare, then a card on a new track: the trick undone was gathered, and
+                    # laid again it is read (kept from it, the next trick went in its place with the
+                    # wrong players). A hand passing over it, its cards back on their tracks, changes nothing
+                    s["undone_trick"] = None
+                    self._undone_tracks, self._bare_after_undo = set(), False
+                    self._undone_tracks_unknown = False
+                    changed = True
             if not in_zone:
                 self._bare_after_trick = bool(s["tricks"])
             elif self._bare_after_trick and any(str(c.get("track_id")) not in last_tracks for c in in_zone):
@@ -2095,9 +2108,12 @@ class DealerService:
                 # once the game is over: there is no next hand
                 now = self._trick_cards(self._snapshot(), s)
                 lying = {c.get(k) for c in now for k in ("card", "recognised")}
-                gone = [t for t in self._next_hands_tricks if not set(t) <= lying]
+                # (gone: fewer than half its cards lying, as the hand's own watch counts a trick gathered
+                # unread; one card under a hand, or a trick being gathered, is left to that watch)
+                gone = [t for t in _next_hands_tricks(s) if len(set(t) & lying) * 2 < len(t)]
                 unread = [0] * len(gone) if not game_over(after.get("stones")) else []
-                self._next_hand_watch, self._next_hands_tricks = None, []
+                self._next_hand_watch = None
+                after["next_hands_tricks"] = None
                 after.update(tricks=[], tricks_picture=None, trick_warning=None, missed_tricks=unread, undone_trick=None, camera_gap=None,
                              previous_trick=list(s["tricks"][-1]["cards"]) if s["tricks"] else None,
                              # (and as the camera read it, where the dealer put it right by hand)
@@ -2993,6 +3009,20 @@ def _stones_per_pair(session: Mapping[str, Any]) -> Any:
         return get_game(KAKEYA).resolve_house(session.get("house") or {})["stones_per_pair"]
     except RoundError:
         return None
+
+
+def _next_hands_tricks(s: Mapping[str, Any]) -> list[list[str]]:
+    """Kakeya: the tricks of the next hand read whole in the middle while the hand waited for its
+    Confirm (``next_hands_tricks``; an unreadable one left out)."""
+    kept = s.get("next_hands_tricks")
+    return [list(t) for t in kept if isinstance(t, list) and all(isinstance(c, str) for c in t)] \
+        if isinstance(kept, list) else []
+
+
+def _is_undone_trick(cards: list[Mapping[str, Any]], s: Mapping[str, Any]) -> bool:
+    """Whether ``cards`` (the middle's) are, all of them and no other, a trick undone."""
+    lying = [{c.get(k) for c in cards} for k in ("card", "recognised")]
+    return bool(cards) and any(now == set(u) for now in lying for u in _undone_tricks(s))
 
 
 def _last_trick_readings(s: Mapping[str, Any]) -> list[list[str]]:
