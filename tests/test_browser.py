@@ -556,6 +556,69 @@ def test_while_the_server_is_out_of_reach_the_page_is_dimmed_and_its_buttons_hel
         assert errors == [], errors
 
 
+def test_the_keyboards_place_is_given_back_when_contact_with_the_server_is(tmp_path):
+    """Its button held while the server was out of reach, the focus fell to the page itself: back
+    online, Enter on Confirm did nothing, and a screen reader had lost its place."""
+    shown = {"saki": [(1, "pine-crane"), (2, "plum-poetry"), (3, "cherry-curtain")],
+             "ato": [(4, "pine-chaff-1"), (5, "plum-chaff-1"), (6, "pine-chaff-2")]}
+    session = {"game": "batta-maki", "players": [{"name": "Aki"}, {"name": "Ben"}]}
+    with page_on_a_fake_table(tmp_path, session, shown) as (page, errors, service, _):
+        page.add_init_script("window.__streams = []; const Stream = window.EventSource; window.EventSource = "
+                             "class extends Stream { constructor(...a) { super(...a); window.__streams.push(this); } };")
+        page.reload()
+        page.wait_for_selector("#settle-btn:not([disabled])", timeout=10000)
+        page.focus("#settle-btn")
+        page.route("**/events", lambda route: route.fulfill(status=502, body="bad gateway"))
+        # (what the page does when the link goes quiet: the stream closed, as after an error)
+        page.evaluate("(() => { const s = window.__streams[window.__streams.length - 1]; s.close(); s.onerror(); })()")
+        page.wait_for_selector("body.offline", timeout=15000)
+        assert page.evaluate("document.activeElement.id") != "settle-btn"
+        page.unroute("**/events")
+        page.wait_for_function("!document.body.classList.contains('offline')", timeout=15000)
+        page.wait_for_function("document.activeElement.id === 'settle-btn'", timeout=5000)
+        assert errors == [], errors
+
+
+def test_the_pin_field_and_each_remove_are_named_and_the_winner_is_said_once(tmp_path):
+    """The PIN dialog and its field had no name for a screen reader; every Remove button was "Remove"
+    (a bet's, a player's: the wrong one went); the winner, a live region, was read out again at each
+    change of the table though it had not changed."""
+    from webfakes import card_json
+
+    def shown(confidence):
+        moved = dict(card_json(4, "pine-chaff-1"), confidence=confidence)
+        return {"saki": [(1, "pine-crane"), (2, "plum-poetry"), (3, "cherry-curtain")],
+                "ato": [moved, (5, "plum-chaff-1"), (6, "pine-chaff-2")]}
+    session = {"game": "batta-maki", "players": [{"name": "Aki"}, {"name": "Ben"}]}
+    with page_on_a_fake_table(tmp_path, session) as (page, errors, service, live):
+        service.add_bet({"player": "Aki", "on": "saki", "amount": 100})
+        service.add_bet({"player": "Ben", "on": "ato", "amount": 300})
+        live.show(shown(0.98))
+        page.wait_for_selector("#bet-list li >> nth=1", timeout=10000)
+        assert page.get_by_role("button", name="Remove Ben's bet of 300 on Ato 後").count() == 1
+        assert page.get_by_role("button", name="Remove", exact=True).count() == 0
+        page.wait_for_selector("#winner-name", timeout=10000)
+        page.evaluate("window.__said = 0; new MutationObserver(() => window.__said++).observe("
+                      "document.getElementById('winner'), {childList: true, subtree: true, characterData: true})")
+        for k in range(4):  # (a card's confidence moving a step: a change of the table, not of the winner)
+            live.show(shown(0.88 if k % 2 == 0 else 0.98))
+            page.wait_for_function(f"document.querySelector(\"#zones .card[data-track='4']\")"
+                                   f".textContent.includes('{88 if k % 2 == 0 else 98}')", timeout=10000)
+        assert page.evaluate("window.__said") == 0
+        page.click("#login-btn")  # (logged out: the PIN dialog asks again)
+        page.wait_for_selector("body[data-logged-in=no]", timeout=10000)
+        page.click("#login-btn")
+        assert page.get_by_role("dialog", name="Dealer PIN").count() == 1
+        assert page.get_by_role("textbox", name="dealer PIN").count() == 1
+        page.keyboard.press("Escape")
+        page.goto(page.url.rsplit("/", 1)[0] + "/settings")
+        page.wait_for_selector("#players .player >> nth=1")
+        assert page.get_by_role("button", name="Remove player Ben").count() == 1
+        page.locator("#players .player-name >> nth=1").fill("Benjamin")
+        assert page.get_by_role("button", name="Remove player Benjamin").count() == 1
+        assert errors == [], errors
+
+
 def test_a_link_gone_quiet_without_closing_is_said_as_lost_contact(tmp_path):
     """A tablet's Wi-Fi dropping out closes no connection: the page showed the last table as live,
     Settle offered, with the camera long lost."""
@@ -1402,8 +1465,9 @@ def test_a_settlement_and_the_history_fit_a_phones_width(tmp_path):
     session = {"game": "batta-maki", "players": [{"name": "Alexandrina-Wilhelmina"}, {"name": "Featherstonehaugh"}],
                "house": {"fee_model": "percent"}}
     with page_on_a_fake_table(tmp_path, session, width=390, height=844) as (page, errors, service, live):
-        service.add_bet({"player": "Alexandrina-Wilhelmina", "on": "saki", "amount": 1234567.5})
-        service.add_bet({"player": "Featherstonehaugh", "on": "ato", "amount": 1000000})
+        # (and History's balances: a ten-digit balance beside the long name ran past the screen)
+        service.add_bet({"player": "Alexandrina-Wilhelmina", "on": "saki", "amount": 1234567890.5})
+        service.add_bet({"player": "Featherstonehaugh", "on": "ato", "amount": 1000000000})
         live.show({"saki": [(1, "pine-crane"), (2, "plum-poetry"), (3, "cherry-curtain")],
                    "ato": [(4, "pine-chaff-1"), (5, "plum-chaff-1"), (6, "pine-chaff-2")]})
         page.wait_for_selector("#settle-btn:not([disabled])", timeout=10000)

@@ -76,11 +76,17 @@ function addPlayer(name, colour) {
   const used = new Set([...document.querySelectorAll("#players .player-colour")].map((s) => s.value));
   const free = COLOURS.find((c) => !used.has(c)) || COLOURS[i % COLOURS.length];
   // (a player of the open session keeps his name as it was: the dealers named by it follow a rename)
-  const row = el("div", {class: "player row", ...(name ? {"data-was": name} : {})},
-    el("input", {class: "player-name", value: name || "", placeholder: "name", "aria-label": "player name"}),
+  const field = el("input", {class: "player-name", value: name || "", placeholder: "name", "aria-label": "player name"});
+  const remove = el("button", {type: "button", class: "small", onclick: removePlayer}, "Remove");
+  // (named for its player, as he is typed now: a list of buttons read "Remove, Remove, Remove")
+  const named = () => remove.setAttribute("aria-label", field.value.trim() ? `Remove player ${field.value.trim()}`
+    : "Remove this player row");
+  field.addEventListener("input", named);
+  named();
+  const row = el("div", {class: "player row", ...(name ? {"data-was": name} : {})}, field,
     el("select", {class: "player-colour", "aria-label": "chip colour"},
       COLOURS.map((c) => el("option", {value: c, selected: c === (colour || free) ? "selected" : null}, c))),
-    el("button", {type: "button", class: "small", onclick: removePlayer}, "Remove"));
+    remove);
   document.getElementById("players").append(row);
 }
 

@@ -113,19 +113,26 @@ function zoneScore(score) {
 function renderWinner(s) {
   const box = document.getElementById("winner");
   const result = (s.pending && s.pending.result) || s.preview;
-  if (!result) { box.textContent = ""; box.className = "winner"; return; }
+  // (a live region, drawn again only when what it says changes: filled afresh at every change of
+  // the table, the same winner was read out to a screen reader again and again)
+  if (!result) {
+    if (changed(box, null)) { box.textContent = ""; box.className = "winner"; }
+    return;
+  }
   if (result.settled === false) {
     // a tie still to be redrawn (or the deck said to have run out) decides nothing yet: no green
     // "Tie" to be taken for a push
+    if (!changed(box, "undecided")) return;
     box.className = "winner undecided";
     box.replaceChildren(el("span", {class: "winner-label"}, "Not decided yet 未決"),
       el("span", {class: "winner-name", id: "winner-name"}, "Redraw · 引き直し"));
     return;
   }
   const name = winnerText(result.winner, s.zones, s.session && s.session.game);
-  box.className = "winner shown";
   // (several contests, or long names: smaller type that wraps, never past the screen's edge)
   const how = tieBrokenText(result, s.zones);
+  if (!changed(box, [name, how])) return;
+  box.className = "winner shown";
   box.replaceChildren(el("span", {class: "winner-label"}, "Winner 勝ち"),
     el("span", {class: "winner-name" + (name.length > 18 ? " long" : ""), id: "winner-name"}, name),
     ...(how ? [el("span", {class: "winner-how", id: "winner-how"}, how)] : []));
@@ -220,7 +227,9 @@ function renderBets(s) {
     list.replaceChildren(...(sess ? sess.bets : []).map((b) =>
       el("li", {class: "bet", "data-bet": b.id}, el("span", {class: "chip chip-" + colours[b.player]}), `${b.player}: ${b.amount} on ${labels[String(b.on)] || b.on}` +
         (b.after_reveal ? " (taken after the reveal)" : ""),
-        el("button", {type: "button", class: "small", onclick: () => removeBet(b.id)}, "Remove"))));
+        // (named for its bet: a list of buttons read "Remove, Remove, Remove", and the wrong bet went)
+        el("button", {type: "button", class: "small", onclick: () => removeBet(b.id),
+          "aria-label": `Remove ${b.player}'s bet of ${b.amount} on ${labels[String(b.on)] || b.on}`}, "Remove"))));
     if (at >= 0) {
       const now = [...list.querySelectorAll("button")];
       const same = now.find((b) => b.closest("li").dataset.bet === kept);  // (another bet changed)
@@ -542,13 +551,23 @@ let lostContact = false;
 
 // While the server is out of reach the page shows what it last knew, dimmed, with its buttons held:
 // the winner and amounts of minutes ago looked like the table now, and Settle stayed offered
+// (the control the keyboard was on is given back once the contact is: held, the focus fell to the
+// page itself, and Enter on Confirm did nothing)
+let focusHeld = null;
 function holdWhileOffline(off) {
   document.body.classList.toggle("offline", off);
-  document.querySelectorAll(".round button, .round input, .bets button, .bets input, .bets select, .settle button")
-    .forEach((b) => {
-      if (off && !b.dataset.held) { b.dataset.held = b.disabled ? "was" : "yes"; b.disabled = true; }
-      else if (!off && b.dataset.held) { b.disabled = b.dataset.held === "was"; delete b.dataset.held; }
-    });
+  const held = [...document.querySelectorAll(
+    ".round button, .round input, .bets button, .bets input, .bets select, .settle button")];
+  if (off && held.includes(document.activeElement)) focusHeld = document.activeElement.id || null;
+  held.forEach((b) => {
+    if (off && !b.dataset.held) { b.dataset.held = b.disabled ? "was" : "yes"; b.disabled = true; }
+    else if (!off && b.dataset.held) { b.disabled = b.dataset.held === "was"; delete b.dataset.held; }
+  });
+  if (!off && focusHeld) {
+    const back = document.getElementById(focusHeld);
+    if (back && !back.disabled && (document.activeElement === document.body || !document.activeElement)) back.focus();
+    focusHeld = null;
+  }
 }
 
 function connect() {
