@@ -1482,6 +1482,10 @@ def test_a_settlement_and_the_history_fit_a_phones_width(tmp_path):
         page.goto(page.url.rsplit("/", 1)[0] + "/history")
         page.wait_for_selector("table.rounds td")
         assert page.evaluate("document.documentElement.scrollWidth") <= 390
+        # (each amount on one line: split, "+1,111,111,10 | 1.45" read as another amount)
+        lines = page.evaluate("[...document.querySelectorAll('#chip-balances td.num')].map(td => { const r = "
+                              "document.createRange(); r.selectNodeContents(td); return r.getClientRects().length; })")
+        assert lines and set(lines) == {1}, lines
         assert errors == [], errors
 
 

@@ -286,6 +286,21 @@ def test_a_frame_read_after_a_hang_is_no_fresh_picture_of_the_table():
     assert snap["status"]["table"] == "live" and faces(snap, "saki") == []
 
 
+def test_a_camera_back_after_a_long_outage_is_live_after_as_many_frames_as_a_card_needs(monkeypatch):
+    # (a camera away longer than stall_s is no hang: its first frame back is a fresh one)
+    from vision.camera import SourceStatus
+    live = make_live([[det("pine-crane", 100, 50)]] * 20)
+    for i in range(5):
+        live.process(numbered_frame(i), i + 1)
+    monkeypatch.setattr(live.grabber, "status", lambda: SourceStatus("lost", "camera 0 stopped giving frames"))
+    live.snapshot()
+    monkeypatch.undo()
+    live._last_read -= live.stall_s + 1  # (away 4 s, no frame read meanwhile)
+    live.snapshot()  # (seen back now)
+    tables = [live.process(numbered_frame(i), i + 1)["status"]["table"] for i in range(5, 9)]
+    assert tables == ["stale", "stale", "live", "live"], tables
+
+
 def test_a_deck_switched_while_the_camera_is_away_is_not_live_before_its_cards_could_enter(monkeypatch):
     from vision.camera import SourceStatus
     card = [det("pine-crane", 100, 50)]

@@ -639,7 +639,8 @@ class LiveTable:
                 self._size_error = self._turn_error if size == self._zones_size else (
                     f"the picture is {size[0]}x{size[1]} now, the zones were drawn on one of "
                     f"{self._zones_size[0]}x{self._zones_size[1]}: draw the zones again")
-            hung = time.monotonic() - self._last_read > self.stall_s
+            # (measured from the camera's return, as _stalled does: a camera away a while is no hang)
+            hung = time.monotonic() - max(self._last_read, self._back_at) > self.stall_s
             if hung:  # (a hang no look at the status saw)
                 self._fresh_needed = max(self._fresh_needed, self._fresh_after_outage)
             self._detector_error = None
