@@ -160,3 +160,30 @@ def test_dealers_hand_hides_cards_and_the_truth_detector_does_not_see_them():
     for _ in range(80):
         quiet.read()
         assert all(t["visible"] == 1.0 for t in quiet.ground_truth())
+
+
+def test_echobo_shows_the_bettors_cards_before_the_dealers_and_every_round_leaves_time_to_settle():
+    # Echobo's dealer's card came out first, closing the bets before the months laid could be seen;
+    # the result lay 4 s, too short to press Settle and Confirm; and the table lay bare 1 s between
+    # deals, shorter than the page's 2 s: after a round not confirmed, every later deal's bets were
+    # refused as taken after a reveal
+    for game in ("echobo", "batta-maki"):
+        table = DemoTable(game=game, seed=1, size=SMALL, realtime=False, hands=False)
+        fps, up, first_up, result_from, bare = table.fps, {}, {}, None, []
+        truths = run_round(table, limit=5000)
+        for frame, truth in enumerate(truths):
+            for c in truth:
+                if c["face_up"]:
+                    first_up.setdefault(c["zone"], frame)
+            if truth:
+                bare = []
+            else:
+                bare.append(frame)
+            if truth and all(c["face_up"] for c in truth) and result_from is None:
+                result_from = frame
+        if game == "echobo":
+            bettors = [f for z, f in first_up.items() if z != "dealer"]
+            assert max(bettors) + 5 * fps <= first_up["dealer"], first_up
+        shown = sum(1 for t in truths[result_from:] if t and all(c["face_up"] for c in t))
+        assert shown >= 10 * fps, shown
+        assert len(bare) >= 2.5 * fps, len(bare)

@@ -253,9 +253,14 @@ def test_the_settings_page_on_the_demo_table_refuses_players_it_does_not_deal_fo
         service.start_session({"game": "otoroku", "players": [{"name": "X"}, {"name": "Y"}]})
     assert [p["name"] for p in service.session["players"]] == ["A", "B", "C"]  # (the session kept)
     service.start_session({"game": "otoroku", "players": [{"name": n} for n in ("X", "Y", "Z")]})
-    # (held to the game the demo deals: Otoroku's three hands, whatever game the session names)
-    with pytest.raises(InputError, match=r"the demo table deals otoroku for 3 players"):
-        service.start_session({"game": "kabu-tsukuri", "players": [{"name": "X"}, {"name": "Y"}]})
+    # (held to the game the demo deals: another game is read from its deal only where it has the same
+    # deck and places; chosen in Settings, Hankan on Batta Maki's deal waited for a third row for good)
+    with pytest.raises(InputError, match=r"^the demo table deals otoroku: to play kabu-tsukuri on it, start it "
+                                         r"again with --game kabu-tsukuri \(hanadealer serve --demo --game kabu-tsukuri\)$"):
+        service.start_session({"game": "kabu-tsukuri", "players": [{"name": n} for n in ("X", "Y", "Z")]})
+    from webui.cli import demo_game_problem
+    assert demo_game_problem("batta-maki", "atosaki") is None
+    assert demo_game_problem("batta-maki", "hankan") and demo_game_problem("batta-maki", "mutsu-wari")
 
 
 def test_a_serve_that_cannot_listen_leaves_the_ledger_as_it_was(capsys, tmp_path):

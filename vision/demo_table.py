@@ -319,8 +319,12 @@ class DemoTable:
             events.append((t, "place", (slot, card, open_on_deal)))
             self._plan_hand(slot, t)
             t += max(1, round(0.4 * f))
-        t += round(1.5 * f)  # bets are taken
-        rank_in_group = {z.name: i for i, z in enumerate(z2 for z2 in self.layout)}
+        t += round(3.0 * f)  # bets are taken
+        # (Echobo's bettors show the cards they laid, and the dealer's card comes out from under the
+        # kamishita last, after a pause for the bets on them: shown first, it closed the bets before
+        # the months laid could be seen, and no round of the demo could be bet on)
+        dealer_last = self.game == "echobo"
+        rank_in_group = {z.name: ((1 if dealer_last and z.dealer_side else 0), i) for i, z in enumerate(self.layout)}
         if by_player_columns(self.layout):  # Kabu-Tsukuri: row 1 of every player, then row 2...
             pos = {}
             for z in self.layout:
@@ -329,15 +333,22 @@ class DemoTable:
         order = sorted(range(len(dealt)), key=lambda i: (rank_in_group[dealt[i][0].zone], dealt[i][0].position))
         for i in order:
             if not dealt[i][2]:
+                dealers = next(z.dealer_side for z in self.layout if z.name == dealt[i][0].zone)
+                if dealer_last and dealers:
+                    t += round(6.0 * f)  # the bets entered on the cards the bettors show
                 events.append((t, "reveal", (dealt[i][0].zone, dealt[i][0].position)))
                 self._plan_hand(dealt[i][0], t)
                 t += max(1, round(0.8 * f))
-        t += round(4.0 * f)  # everyone reads the result
+        # everyone reads the result, and the dealer settles it: 4 s were too few to press Settle and
+        # Confirm, and a round not confirmed left the next deal's bets refused as after a reveal
+        t += round(10.0 * f)
         for slot, _, _ in dealt:
             events.append((t, "remove", (slot.zone, slot.position)))
             self._plan_hand(slot, t, leave_only=True)
             t += max(1, round(0.15 * f))
-        t += round(1.0 * f)
+        # (the table bare a while between deals, as a gathering looks: after 1 s the next deal's
+        # bets were refused as taken after the last one's reveal; the page waits 2 s)
+        t += round(3.0 * f)
         events.append((t, "round-end", None))
         self._events.extend(events)
         self.round_index += 1

@@ -149,6 +149,25 @@ def demo_players_problem(game: str, players: list[str], named: str = "--players 
             f"{len(players)}; name {len(demo)}" + (", or leave --players out" if named.startswith("--") else ""))
 
 
+def demo_game_problem(dealt: str, game: str) -> str | None:
+    """Why the demo table, dealing ``dealt``, cannot be played as ``game``, or None: it deals one game,
+    and another is read from its deal only where that has the same deck and the same places (Atosaki
+    on Batta Maki's two rows). Chosen in Settings, Hankan on its deal waited for a third row for
+    good, and Mutsu-wari found a card outside its deck in most rounds."""
+    from dealer.games import RoundError
+    from vision.demo_table import demo_deck_ids, demo_layout
+    if game == dealt:
+        return None
+    try:
+        shape = lambda g: [(z.cards, z.scored, z.dealer_side, z.group is None) for z in demo_layout(g)]
+        if demo_deck_ids(game) == demo_deck_ids(dealt) and shape(game) == shape(dealt):
+            return None
+    except RoundError:
+        return None  # (an unknown game is said where the session starts)
+    return (f"the demo table deals {dealt}: to play {game} on it, start it again with --game {game} "
+            f"(hanadealer serve --demo --game {game})")
+
+
 def _players(arg: str | None, game: str | None = None) -> list[str]:
     """The players named on the command line, else the demo's (three; four for Kakeya Toranpu)."""
     if arg:
@@ -165,9 +184,10 @@ def build_live_app(source, detector, game: str, players: list[str], data_dir: Pa
     from webui.app import create_app
 
     live = LiveTable(source, detector, _layout(game, players))
-    # (a session of the Settings page for other players than the demo deals for: refused as --players is)
-    # (by the game the demo deals, whatever game the session names: its deal is what is read)
-    check = (lambda g, names: demo_players_problem(getattr(source, "game", g), names, "the session names")) \
+    # (a session of the Settings page for other players than the demo deals for: refused as --players is;
+    # and for a game the demo's deal cannot be read as: its deal is what is read)
+    check = (lambda g, names: demo_game_problem(source.game, g)
+             or demo_players_problem(source.game, names, "the session names")) \
         if type(source).__name__ == "DemoTable" else None
     app = create_app({"LIVE": live, "LEDGER": str(data_dir / "ledger.sqlite"), "ZONES_DIR": str(data_dir),
                       "PIN": pin, "PLAYERS_CHECK": check, "ALLOWED_HOSTS": list(allowed_hosts or ())})
