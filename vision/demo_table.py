@@ -335,7 +335,11 @@ class DemoTable:
             if not dealt[i][2]:
                 dealers = next(z.dealer_side for z in self.layout if z.name == dealt[i][0].zone)
                 if dealer_last and dealers:
-                    t += round(6.0 * f)  # the bets entered on the cards the bettors show
+                    # the bets entered on the cards the bettors show, each by hand: a player, a card,
+                    # an amount (6 s in all left 8 to 10 bets at 1.4 s each, and no round was settled)
+                    shown = sum(1 for d in dealt if not d[2] and
+                                not next(z.dealer_side for z in self.layout if z.name == d[0].zone))
+                    t += round((4.0 + 3.0 * shown) * f)
                 events.append((t, "reveal", (dealt[i][0].zone, dealt[i][0].position)))
                 self._plan_hand(dealt[i][0], t)
                 t += max(1, round(0.8 * f))
