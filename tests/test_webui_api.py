@@ -1497,6 +1497,14 @@ def test_otoroku_a_hand_a_card_short_of_a_moment_ago_is_waited_for(app, live, mo
     assert d.get("/api/state").get_json()["problems"] == []
     live.show({"Aki": aki, "Ben": ben, "Cy": cy, "dealer": dealer})  # (a hand laid in its place: no wait)
     assert d.get("/api/state").get_json()["problems"] == []
+    # (the whole table bare is the hands gathered: the next deal laid at once is no hand a card short)
+    live.show({"Aki": [], "Ben": [], "Cy": [], "dealer": []})
+    d.get("/api/state")
+    live.show({"Aki": [(31, "pine-crane"), (32, "maple-deer")], "Ben": [(33, "peony-blue"), (34, "iris-bridge")],
+               "Cy": [(35, "cherry-curtain"), (36, "susuki-moon")], "dealer": [(37, "wisteria-cuckoo"), (38, "plum-warbler")]})
+    assert not [p for p in d.get("/api/state").get_json()["problems"] if "showed" in p]
+    live.show({"Aki": aki, "Ben": ben, "Cy": cy, "dealer": dealer})
+    assert d.get("/api/state").get_json()["problems"] == []
     # a hand thrown in whole is no hand covered; one short for longer than the wait is taken as it lies
     monkeypatch.setattr(webui.service, "HAND_SHRUNK_S", 0.05)
     live.show({"Ben": ben, "Cy": cy[:2], "dealer": dealer})

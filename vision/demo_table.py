@@ -324,6 +324,10 @@ class DemoTable:
         # kamishita last, after a pause for the bets on them: shown first, it closed the bets before
         # the months laid could be seen, and no round of the demo could be bet on)
         dealer_last = self.game == "echobo"
+        is_dealers = {z.name: z.dealer_side for z in self.layout}
+        # (each bet entered by hand: a player, a card, an amount; 6 s in all left 8 to 10 bets at
+        # 1.4 s each, and no round was settled)
+        bets_shown = sum(1 for slot, _, open_on_deal in dealt if not open_on_deal and not is_dealers[slot.zone])
         rank_in_group = {z.name: ((1 if dealer_last and z.dealer_side else 0), i) for i, z in enumerate(self.layout)}
         if by_player_columns(self.layout):  # Kabu-Tsukuri: row 1 of every player, then row 2...
             pos = {}
@@ -333,13 +337,8 @@ class DemoTable:
         order = sorted(range(len(dealt)), key=lambda i: (rank_in_group[dealt[i][0].zone], dealt[i][0].position))
         for i in order:
             if not dealt[i][2]:
-                dealers = next(z.dealer_side for z in self.layout if z.name == dealt[i][0].zone)
-                if dealer_last and dealers:
-                    # the bets entered on the cards the bettors show, each by hand: a player, a card,
-                    # an amount (6 s in all left 8 to 10 bets at 1.4 s each, and no round was settled)
-                    shown = sum(1 for d in dealt if not d[2] and
-                                not next(z.dealer_side for z in self.layout if z.name == d[0].zone))
-                    t += round((4.0 + 3.0 * shown) * f)
+                if dealer_last and is_dealers[dealt[i][0].zone]:
+                    t += round((4.0 + 3.0 * bets_shown) * f)  # the bets entered on the cards the bettors show
                 events.append((t, "reveal", (dealt[i][0].zone, dealt[i][0].position)))
                 self._plan_hand(dealt[i][0], t)
                 t += max(1, round(0.8 * f))

@@ -175,11 +175,11 @@ class DealerService:
         # the tracks of the tricks undone (this run's: a restart numbers them afresh, and keeps the guard),
         # and whether the middle was seen bare since
         self._undone_tracks: set[str] = set()
+        self._bare_after_undo = False
         self._undone_tracks_unknown = False  # (the middle seen bare since a restart, the trick undone unseen)
         # Kakeya: the watch of the middle for tricks of the next hand before the hand was confirmed
         # (those it read are kept with the session, as next_hands_tricks)
         self._next_hand_watch: TrickWatch | None = None
-        self._bare_after_undo = False
         self.layout_note: str | None = None
         self.ledger_note: str | None = None  # the ledger file found damaged (note_ledger_damage)
         self._unrecorded: str | None = None  # why the table's last change could not be recorded
@@ -456,9 +456,8 @@ class DealerService:
         if rename is not None:
             rename(dict(names))
         self._hand_counts = {names.get(k, k): v for k, v in self._hand_counts.items()}
-        if isinstance(self._places_to_restore, Mapping) and isinstance(self._places_to_restore.get("places"), Mapping):
-            self._places_to_restore = dict(self._places_to_restore, places={
-                names.get(k, k): v for k, v in self._places_to_restore["places"].items()})
+        if self._places_to_restore is not None:
+            self._places_to_restore = _places_renamed(self._places_to_restore, names)
 
     def _apply_layout(self, strict: bool = False) -> None:
         """Tell the table the game's zones (and the drawn ones, if any). Drawn zones that do not
@@ -597,7 +596,7 @@ class DealerService:
                 except RoundError as exc:
                     raise InputError(str(exc)) from None
             # (each game's drawn zones: those of a game played later were left by the old names too)
-            zone_names = {game: _zone_renames(self.session, session, renamed, game) for game in GAME_NAMES} \
+            zone_names = {name: _zone_renames(self.session, session, renamed, name) for name in GAME_NAMES} \
                 if renamed else {}
             same_game = bool(self.session) and self.session.get("game") == session["game"]
             self.session = session
@@ -697,11 +696,7 @@ class DealerService:
         new["settled_cards_all"] = [by_new_zone(k) for k in old.get("settled_cards_all") or []]
         new["settled_gone"] = bool(old.get("settled_gone"))
         if same and old.get("seat_places"):  # (a restart after the save gives the hands their seats too)
-            new["seat_places"] = old["seat_places"]
-            if zone_names and isinstance(old["seat_places"], Mapping) \
-                    and isinstance(old["seat_places"].get("places"), Mapping):
-                new["seat_places"] = dict(old["seat_places"], places={
-                    zone_names.get(k, k): v for k, v in old["seat_places"]["places"].items()})
+            new["seat_places"] = _places_renamed(old["seat_places"], zone_names)
         if old.get("game") == KAKEYA and old.get("tricks"):
             raise InputError(f"{len(old['tricks'])} trick(s) of this hand are recorded: settle the hand (or undo "
                              f"them) before changing the session")
@@ -1671,6 +1666,11 @@ class DealerService:
         out = []
         up, down, _ = table_zones(snap)
         tracks = _zone_track_ids(snap)
+        if not any(up.values()) and not any(down.values()):
+            # the whole table bare: the hands gathered, not one covered (remembered, the next deal laid
+            # within the wait was held as hands a card short of the last)
+            self._hand_counts = {}
+            return out
         for name in list(up) + [n for n in self._hand_counts if n not in up]:  # (a zone not shown is bare)
             count, ids = len(up.get(name, ())) + down.get(name, 0), tracks.get(name, set())
             last, before, larger = self._hand_counts.get(name, (count, set(), []))
@@ -3009,6 +3009,14 @@ def _stones_per_pair(session: Mapping[str, Any]) -> Any:
         return get_game(KAKEYA).resolve_house(session.get("house") or {})["stones_per_pair"]
     except RoundError:
         return None
+
+
+def _places_renamed(kept: Any, names: Mapping[str, str]) -> Any:
+    """``seat_places`` (as kept with the session) with its zones renamed (``names``: before -> now);
+    kept as it is where it is not such an object."""
+    if not names or not isinstance(kept, Mapping) or not isinstance(kept.get("places"), Mapping):
+        return kept
+    return dict(kept, places={names.get(k, k): v for k, v in kept["places"].items()})
 
 
 def _next_hands_tricks(s: Mapping[str, Any]) -> list[list[str]]:

@@ -558,13 +558,14 @@ function holdWhileOffline(off) {
   document.body.classList.toggle("offline", off);
   const held = [...document.querySelectorAll(
     ".round button, .round input, .bets button, .bets input, .bets select, .settle button")];
-  if (off && held.includes(document.activeElement)) focusHeld = document.activeElement.id || null;
+  if (off && held.includes(document.activeElement)) focusHeld = document.activeElement;
   held.forEach((b) => {
     if (off && !b.dataset.held) { b.dataset.held = b.disabled ? "was" : "yes"; b.disabled = true; }
     else if (!off && b.dataset.held) { b.disabled = b.dataset.held === "was"; delete b.dataset.held; }
   });
   if (!off && focusHeld) {
-    const back = document.getElementById(focusHeld);
+    // (the control itself, or the one drawn in its place since: a bet's Remove has no id)
+    const back = focusHeld.isConnected ? focusHeld : (focusHeld.id && document.getElementById(focusHeld.id));
     if (back && !back.disabled && (document.activeElement === document.body || !document.activeElement)) back.focus();
     focusHeld = null;
   }
