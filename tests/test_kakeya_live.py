@@ -488,14 +488,21 @@ def test_a_trick_undone_after_it_was_gathered_is_read_when_laid_again(app, live)
         (["2S", "KS", "9S", "4S"], ["Cho", "Dan", "Aki", "Ben"])]
 
 
-def test_a_trick_undone_while_lying_is_read_when_gathered_and_laid_again_after_a_restart(live, tmp_path):
-    # the tracks of the trick undone lived in the server's memory alone: after a restart the trick laid
-    # again was passed over, and the next trick went in its place with the wrong players
+def second_trick_undone_lying(live, tmp_path):
+    """A server's config whose hand has its first trick recorded and its second read, undone, and
+    still lying in the middle (on tracks 21 to 24)."""
     config = {"LIVE": live, "LEDGER": str(tmp_path / "ledger.sqlite"), "PIN": "2468", "TESTING": True}
     d = aki_leads(create_app(config))
     lay_trick(d, live, ["QH", "3H", "AH", "5H"], PLAYERS, 11)
     lay_one_by_one(d, live, ["2S", "KS", "9S", "4S"], first_track=21, players=["Cho", "Dan", "Aki", "Ben"])
     assert d.post("/api/tricks/undo").get_json()["trick"] == 2
+    return config
+
+
+def test_a_trick_undone_while_lying_is_read_when_gathered_and_laid_again_after_a_restart(live, tmp_path):
+    # the tracks of the trick undone lived in the server's memory alone: after a restart the trick laid
+    # again was passed over, and the next trick went in its place with the wrong players
+    config = second_trick_undone_lying(live, tmp_path)
     d = Dealer(create_app(config))  # (the server started again, the trick undone still lying: new tracks)
     lay_one_by_one(d, live, ["2S", "KS", "9S", "4S"], first_track=51, players=["Cho", "Dan", "Aki", "Ben"])
     assert d.get("/api/state").get_json()["tricks"]["count"] == 1  # (not read straight back in)
@@ -507,11 +514,7 @@ def test_a_trick_undone_while_lying_is_read_when_gathered_and_laid_again_after_a
 
 
 def test_a_trick_undone_and_gathered_while_the_server_was_down_is_read_when_laid_again(live, tmp_path):
-    config = {"LIVE": live, "LEDGER": str(tmp_path / "ledger.sqlite"), "PIN": "2468", "TESTING": True}
-    d = aki_leads(create_app(config))
-    lay_trick(d, live, ["QH", "3H", "AH", "5H"], PLAYERS, 11)
-    lay_one_by_one(d, live, ["2S", "KS", "9S", "4S"], first_track=21, players=["Cho", "Dan", "Aki", "Ben"])
-    assert d.post("/api/tricks/undo").get_json()["trick"] == 2
+    config = second_trick_undone_lying(live, tmp_path)
     live.show({"trick": []})  # (gathered while the server was down)
     d = Dealer(create_app(config))
     d.get("/api/state")
@@ -523,11 +526,7 @@ def test_a_trick_undone_and_gathered_while_the_server_was_down_is_read_when_laid
 def test_a_trick_undone_under_a_hand_at_a_restart_is_not_read_straight_back_in(live, tmp_path):
     # the middle bare at the first look after a restart (a hand over it) was taken for the trick
     # gathered: the hand lifted, the trick undone was read straight back in, the undo undone
-    config = {"LIVE": live, "LEDGER": str(tmp_path / "ledger.sqlite"), "PIN": "2468", "TESTING": True}
-    d = aki_leads(create_app(config))
-    lay_trick(d, live, ["QH", "3H", "AH", "5H"], PLAYERS, 11)
-    lay_one_by_one(d, live, ["2S", "KS", "9S", "4S"], first_track=21, players=["Cho", "Dan", "Aki", "Ben"])
-    assert d.post("/api/tricks/undo").get_json()["trick"] == 2
+    config = second_trick_undone_lying(live, tmp_path)
     d = Dealer(create_app(config))
     live.show({"trick": []})
     d.get("/api/state")
