@@ -263,6 +263,33 @@ def test_the_settings_page_on_the_demo_table_refuses_players_it_does_not_deal_fo
     assert demo_game_problem("batta-maki", "hankan") and demo_game_problem("batta-maki", "mutsu-wari")
 
 
+def test_the_demo_command_said_for_another_game_repeats_the_options_it_was_started_with(tmp_path):
+    # it said "hanadealer serve --demo --game hankan" alone: typed as said, the demo served another
+    # folder's ledger, on another port, from the tablet's point of view a server gone
+    demo = pytest.importorskip("vision.demo_table", reason="the demo table is not available")
+    from hanadealer.cli import build_parser
+    from webui.cli import build_live_app, demo_command, demo_game_problem
+    from webui.service import InputError
+    folder = tmp_path / "my books"
+    args = build_parser().parse_args(["serve", "--demo", "--data", str(folder), "--port", "5123", "--host", "0.0.0.0",
+                                      "--allow-host", "table.local", "--detector", "truth", "--players", "X,Y,Z"])
+    said = demo_game_problem("batta-maki", "hankan", args)
+    assert said == (f"the demo table deals batta-maki: to play hankan on it, start it again with --game hankan "
+                    f"(hanadealer serve --demo --game hankan --data '{folder}' --host 0.0.0.0 --port 5123 "
+                    f"--allow-host table.local --detector truth --players X,Y,Z)")
+    # players the other game's deal cannot seat are left out (the demo's own are dealt for)
+    assert "--players" not in demo_command("kakeya-toranpu", args)
+    # the demo in place of a camera that did not open kept its books in the folder's demo/
+    fallback = build_parser().parse_args(["serve", "--data", str(folder)])
+    assert demo_command("otoroku", fallback) == f"hanadealer serve --demo --game otoroku --data '{folder / 'demo'}'"
+    assert demo_command("otoroku") == "hanadealer serve --demo --game otoroku"
+    # and the Settings page says it so
+    table = demo.DemoTable(game="batta-maki", seed=0, realtime=False)
+    _, app = build_live_app(table, demo.DemoTruthDetector(table), "batta-maki", ["A", "B", "C"], tmp_path, args=args)
+    with pytest.raises(InputError, match=r"\(hanadealer serve --demo --game hankan --data .* --port 5123 "):
+        app.extensions["hanadealer"]["service"].start_session({"game": "hankan", "players": [{"name": "A"}]})
+
+
 def test_a_serve_that_cannot_listen_leaves_the_ledger_as_it_was(capsys, tmp_path):
     # it opened the ledger (and the session in it) before finding the port taken
     import socket

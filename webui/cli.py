@@ -9,6 +9,7 @@ import argparse
 import contextlib
 import json
 import os
+import shlex
 import signal
 import socket
 import statistics
@@ -149,11 +150,33 @@ def demo_players_problem(game: str, players: list[str], named: str = "--players 
             f"{len(players)}; name {len(demo)}" + (", or leave --players out" if named.startswith("--") else ""))
 
 
-def demo_game_problem(dealt: str, game: str) -> str | None:
+def demo_command(game: str, args: argparse.Namespace | None = None) -> str:
+    """The command that starts the demo table dealing ``game``, with the other options it was started
+    with (``args``): suggested with --game alone, it served another folder's ledger, or another port."""
+    words = ["hanadealer", "serve", "--demo", "--game", game]
+    if args is not None:
+        if getattr(args, "data", None):  # (the demo in place of a camera kept its books in the demo/ folder)
+            words += ["--data", str(Path(args.data) if getattr(args, "demo", True) else Path(args.data) / "demo")]
+        if getattr(args, "host", "127.0.0.1") != "127.0.0.1":
+            words += ["--host", args.host]
+        if getattr(args, "port", DEFAULT_PORT) != DEFAULT_PORT:
+            words += ["--port", str(args.port)]
+        for host in getattr(args, "allow_host", None) or ():
+            words += ["--allow-host", host]
+        if getattr(args, "detector", None):
+            words += ["--detector", args.detector]
+        players = _players(args.players) if getattr(args, "players", None) else None
+        if players and not demo_players_problem(game, players):  # (names another deal cannot seat: left out)
+            words += ["--players", ",".join(players)]
+    return shlex.join(words)
+
+
+def demo_game_problem(dealt: str, game: str, args: argparse.Namespace | None = None) -> str | None:
     """Why the demo table, dealing ``dealt``, cannot be played as ``game``, or None: it deals one game,
     and another is read from its deal only where that has the same deck and the same places (Atosaki
     on Batta Maki's two rows). Chosen in Settings, Hankan on its deal waited for a third row for
-    good, and Mutsu-wari found a card outside its deck in most rounds."""
+    good, and Mutsu-wari found a card outside its deck in most rounds. ``args``: the options the demo
+    was started with, repeated in the command said."""
     from dealer.games import RoundError
     from vision.demo_table import demo_deck_ids, demo_layout
     if game == dealt:
@@ -165,7 +188,7 @@ def demo_game_problem(dealt: str, game: str) -> str | None:
     except RoundError:
         return None  # (an unknown game is said where the session starts)
     return (f"the demo table deals {dealt}: to play {game} on it, start it again with --game {game} "
-            f"(hanadealer serve --demo --game {game})")
+            f"({demo_command(game, args)})")
 
 
 def _players(arg: str | None, game: str | None = None) -> list[str]:
@@ -177,16 +200,17 @@ def _players(arg: str | None, game: str | None = None) -> list[str]:
 
 
 def build_live_app(source, detector, game: str, players: list[str], data_dir: Path, pin: str | None = None,
-                   allowed_hosts: list[str] | None = None):
+                   allowed_hosts: list[str] | None = None, args: argparse.Namespace | None = None):
     """The LiveTable on ``source`` and the app on it; a new session for ``game`` when none is open
-    (Kakeya Toranpu on the demo table: the demo's dealing pair and first leader)."""
+    (Kakeya Toranpu on the demo table: the demo's dealing pair and first leader). ``args``: the
+    command line's options, repeated where the page says how to start the demo again."""
     from vision.live import LiveTable
     from webui.app import create_app
 
     live = LiveTable(source, detector, _layout(game, players))
     # (a session of the Settings page for other players than the demo deals for: refused as --players is;
     # and for a game the demo's deal cannot be read as: its deal is what is read)
-    check = (lambda g, names: demo_game_problem(source.game, g)
+    check = (lambda g, names: demo_game_problem(source.game, g, args)
              or demo_players_problem(source.game, names, "the session names")) \
         if type(source).__name__ == "DemoTable" else None
     app = create_app({"LIVE": live, "LEDGER": str(data_dir / "ledger.sqlite"), "ZONES_DIR": str(data_dir),
@@ -277,7 +301,7 @@ def serve(args: argparse.Namespace) -> int:
                                                     socket.gethostname() + ".local"] if everywhere else [])
     try:
         live, app = build_live_app(source, detector, args.game, _players(args.players, args.game), data_dir,
-                                   pin=os.environ.get("HANADEALER_PIN"), allowed_hosts=hosts)
+                                   pin=os.environ.get("HANADEALER_PIN"), allowed_hosts=hosts, args=args)
     except (LedgerError, InputError, OSError) as exc:
         return _fail(str(exc))
     try:

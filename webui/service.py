@@ -700,14 +700,13 @@ class DealerService:
         if old.get("game") == KAKEYA and old.get("tricks"):
             raise InputError(f"{len(old['tricks'])} trick(s) of this hand are recorded: settle the hand (or undo "
                              f"them) before changing the session")
-        if old.get("game") == KAKEYA and not data.get("new_game") and old.get("stones") \
-                and not game_over(old["stones"]) and any(v != _stones_per_pair(old) for v in old["stones"].values()):
+        standing = _kakeya_standing_at_stake(old, data)
+        if standing:
             # another game, or other partnerships, end the game in progress: its standing was set aside
             # without a word (and Kakeya saved again started every pair afresh)
             now = _renamed_players(data, old, new) if same else {}
             pairs = {frozenset(now.get(p, p) for p in k.split("+")) for k in old["stones"]}
             if not same or pairs != {frozenset(k.split("+")) for k in new.get("stones") or ()}:
-                standing = ", ".join(f"{k} {v}" for k, v in old["stones"].items())
                 ends = f"another game ({new['game']})" if not same else "other partnerships"
                 raise InputError(f"the pairs hold the stones of a game in progress ({standing}): {ends} ends "
                                  f"it: save it once this game is over, or end the game now (new_game)")
@@ -737,9 +736,8 @@ class DealerService:
                     and not game_over(old["stones"]):
                 if _stones_per_pair(old) == _stones_per_pair(new):
                     new["stones"] = {k: held[frozenset(k.split("+"))] for k in new["stones"]}
-                elif not data.get("new_game") and any(v != _stones_per_pair(old) for v in old["stones"].values()):
+                elif standing:
                     # (the standing of the game in progress was set back to the new count, unsaid)
-                    standing = ", ".join(f"{k} {v}" for k, v in old["stones"].items())
                     raise InputError(f"the pairs hold the stones of a game in progress ({standing}): "
                                      f"stones_per_pair {_stones_per_pair(old)} -> {_stones_per_pair(new)} "
                                      f"starts a new game, each pair with {_stones_per_pair(new)}: save it once "
@@ -3009,6 +3007,16 @@ def _stones_per_pair(session: Mapping[str, Any]) -> Any:
         return get_game(KAKEYA).resolve_house(session.get("house") or {})["stones_per_pair"]
     except RoundError:
         return None
+
+
+def _kakeya_standing_at_stake(old: Mapping[str, Any], data: Mapping[str, Any]) -> str | None:
+    """The stones of a Kakeya game in progress, said ("Aki+Cho 3, ..."), that a new session would set
+    aside; None where none would be: no Kakeya, a game not begun or over, or the dealer ends it (new_game)."""
+    stones = old.get("stones")
+    if old.get("game") != KAKEYA or data.get("new_game") or not stones or game_over(stones) \
+            or all(v == _stones_per_pair(old) for v in stones.values()):
+        return None
+    return ", ".join(f"{k} {v}" for k, v in stones.items())
 
 
 def _places_renamed(kept: Any, names: Mapping[str, str]) -> Any:
