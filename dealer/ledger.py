@@ -154,10 +154,20 @@ def _insert_round(db, when: str, round_: Mapping[str, Any], result: Mapping[str,
     return round_id
 
 
-def _text_cell(text: str) -> str:
+# what a spreadsheet reads as a number, a date, a time or a truth value, not as the text it is
+# (players "007" and "7" both became 7, "1-2" the 2nd of January)
+_READ_AS_VALUE = re.compile(r"[\d .,:/-]*\d[\d .,:/-]*|\d+(\.\d*)?[eE][+-]?\d+|true|false", re.IGNORECASE)
+
+
+def _text_cell(text: str, values: bool = True) -> str:
     """A name as a spreadsheet cell: one starting like a formula (a player "-A1") is read as the
-    formula by a spreadsheet, so it is kept as text with a leading apostrophe."""
-    return "'" + text if text[:1] in ("=", "+", "-", "@", "\t", "\r") else text
+    formula by a spreadsheet, one such as "007" as a number: each is kept as text with a leading
+    apostrophe. A name that starts with an apostrophe gets one more, so that no two names are one
+    cell ("'-A1" was written as "-A1" was, and the two players' amounts added up as one's).
+    ``values`` false: a number is left one (a month that won)."""
+    if text[:1] in ("=", "+", "-", "@", "\t", "\r", "'") or (values and _READ_AS_VALUE.fullmatch(text)):
+        return "'" + text
+    return text
 
 
 def _winner_cell(winner) -> str:
@@ -532,7 +542,8 @@ class Ledger:
                 player = shown.setdefault((stones, same), player)
                 w.writerow([rec.id, rec.time, rec.game, rec.rule_version,
                             _text_cell("" if rec.damage else BOOKING_TEXT.get(rec.round.get("pot"))
-                                       or _winner_cell(rec.result.get("winner"))),
+                                       or _winner_cell(rec.result.get("winner")),
+                                       values=not rec.damage and isinstance(rec.result.get("winner"), str)),
                             _text_cell(player), _six_cell(amount), _exact_cell(amount), _text_cell(fixes),
                             _text_cell(notes)])
         return out.getvalue()

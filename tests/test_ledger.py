@@ -434,6 +434,22 @@ def test_a_name_that_a_spreadsheet_reads_as_a_formula_is_exported_as_text(tmp_pa
     assert [r["player"] for r in rows if r["round"] == "2"] == ["'@SUM(A1)", "'+1", "'\tx", "dealer"]
 
 
+def test_no_two_names_are_one_cell_of_the_export(tmp_path):
+    # "'-A1" was written as "-A1" is, and "007" and "7" are both 7 to a spreadsheet (and "1-2" the 2nd
+    # of January): totalled by player, two players' amounts came out as one's
+    led = Ledger(tmp_path / "l.sqlite")
+    names = ["-A1", "'-A1", "007", "7", "1-2", "1.5", "12:30", "2e3", "True", "Aki", "3rd", "A'B"]
+    led.record_round(round_={"game": "batta-maki"}, rule_version="x",
+                     result={"winner": "007", "net": {n: 1 for n in names} | {"dealer": -len(names)}})
+    led.record_round(round_={"game": "echobo"}, rule_version="x", result={"winner": 3, "net": {"Aki": 0}})
+    rows = list(csv.DictReader(io.StringIO(led.export_csv())))
+    cells = [r["player"] for r in rows if r["round"] == "1"]
+    assert cells == ["'-A1", "''-A1", "'007", "'7", "'1-2", "'1.5", "'12:30", "'2e3", "'True", "Aki", "3rd", "A'B",
+                     "dealer"]
+    assert len(set(cells)) == len(cells)
+    assert rows[0]["winner"] == "'007" and rows[-1]["winner"] == "3"  # (a month that won stays a number)
+
+
 def test_the_export_writes_amounts_a_spreadsheet_reads_as_numbers_and_exact_to_six_decimals(tmp_path):
     # 1/2 and 5/2 in the exact column are 2 January and 5 February to a spreadsheet; and a float of
     # 10^12 chips and a third gave ...000.333374 in the column of 6 decimals
