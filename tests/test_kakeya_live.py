@@ -1427,6 +1427,36 @@ def test_the_stones_held_go_on_through_a_settings_save_of_the_same_game(app, liv
     assert d.get("/api/state").get_json()["tricks"]["stones"] == {"Ben+Dan": held["Ben+Dan"], "Cho+Aki": held["Aki+Cho"]}
 
 
+def test_a_name_typed_with_its_accents_apart_is_the_same_partnership(app, live):
+    # "Zoë" sent with the ë as e and its accent was taken for other partnerships (the balances take it
+    # for the same player), and the dealer was told it ended the game of names that looked the same
+    import unicodedata
+    zoe = unicodedata.normalize("NFC", "Zoë")
+    session = dict(SESSION, players=[{"name": n} for n in (zoe, "Ben", "Cho", "Dan")])
+    d = Dealer(app)
+    assert d.post("/api/session", session).status_code == 200
+    for cards in play([zoe, "Ben", "Cho", "Dan"], deal([zoe, "Ben", "Cho", "Dan"], seed=3), leader=zoe, seed=3):
+        d.post("/api/tricks", {"cards": cards})
+    pending = d.post("/api/settle").get_json()
+    d.post("/api/confirm", {"pending": pending["id"]})
+    held = pending["result"]["stones_left"]
+    assert held != {f"{zoe}+Cho": 5, "Ben+Dan": 5}
+    apart = unicodedata.normalize("NFD", zoe)
+    r = d.post("/api/session", dict(session, players=[{"name": n} for n in (apart, "Ben", "Cho", "Dan")],
+                                    dealers=pending["result"]["next_dealers"]))
+    assert r.status_code == 200, r.get_json()
+    assert sorted(d.get("/api/state").get_json()["tricks"]["stones"].values()) == sorted(held.values())
+
+
+def test_the_dealers_word_ends_the_game_with_the_same_pairs_too(app, live):
+    # new_game with the same pairs and stones was taken, and the standing kept: the dealer could not end
+    # a game and start again with the same partners
+    d, pending, held = a_hand_entered_and_confirmed(app)
+    same = dict(SESSION, dealers=pending["result"]["next_dealers"])
+    assert d.post("/api/session", dict(same, new_game=True)).status_code == 200
+    assert d.get("/api/state").get_json()["tricks"]["stones"] == {"Aki+Cho": 5, "Ben+Dan": 5}
+
+
 def test_another_stones_per_pair_mid_game_starts_a_new_game_only_on_the_dealers_word(app, live):
     # saved with another stones_per_pair, the standing of the game in progress was set back to the
     # new count for both pairs, and the page said "Session started."

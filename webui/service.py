@@ -705,8 +705,8 @@ class DealerService:
             # another game, or other partnerships, end the game in progress: its standing was set aside
             # without a word (and Kakeya saved again started every pair afresh)
             now = _renamed_players(data, old, new) if same else {}
-            pairs = {frozenset(now.get(p, p) for p in k.split("+")) for k in old["stones"]}
-            if not same or pairs != {frozenset(k.split("+")) for k in new.get("stones") or ()}:
+            pairs = {_pair(k, now) for k in old["stones"]}
+            if not same or pairs != {_pair(k) for k in new.get("stones") or ()}:
                 ends = f"another game ({new['game']})" if not same else "other partnerships"
                 raise InputError(f"the pairs hold the stones of a game in progress ({standing}): {ends} ends "
                                  f"it: save it once this game is over, or end the game now (new_game)")
@@ -728,14 +728,15 @@ class DealerService:
                 new["known_seats"] = {now.get(p, p): a for p, a in known_seats_of(old["known_seats"]).items()}
                 new["known_seats_picture"] = old.get("known_seats_picture")
             # the stones held go on with the same partnerships and stones a pair starts with; a game
-            # over, or another stones_per_pair, starts a new game
+            # over, another stones_per_pair, or the dealer's word (new_game: taken, and the stones kept,
+            # the same pairs went on as if he had said nothing) starts a new game
             # (a pair by its two players: the same players listed from another seat named it "Cho+Aki",
             # and both pairs started again with the stones of a new game, unsaid)
-            held = {frozenset(now.get(p, p) for p in k.split("+")): v for k, v in (old.get("stones") or {}).items()}
-            if held and set(held) == {frozenset(k.split("+")) for k in new.get("stones") or ()} \
+            held = {_pair(k, now): v for k, v in (old.get("stones") or {}).items()}
+            if held and set(held) == {_pair(k) for k in new.get("stones") or ()} \
                     and not game_over(old["stones"]):
-                if _stones_per_pair(old) == _stones_per_pair(new):
-                    new["stones"] = {k: held[frozenset(k.split("+"))] for k in new["stones"]}
+                if _stones_per_pair(old) == _stones_per_pair(new) and not data.get("new_game"):
+                    new["stones"] = {k: held[_pair(k)] for k in new["stones"]}
                 elif standing:
                     # (the standing of the game in progress was set back to the new count, unsaid)
                     raise InputError(f"the pairs hold the stones of a game in progress ({standing}): "
@@ -3007,6 +3008,13 @@ def _stones_per_pair(session: Mapping[str, Any]) -> Any:
         return get_game(KAKEYA).resolve_house(session.get("house") or {})["stones_per_pair"]
     except RoundError:
         return None
+
+
+def _pair(key: str, now: Mapping[str, str] | None = None) -> frozenset:
+    """A Kakeya partnership ("Aki+Cho") by its two players, listed from either seat and a name typed
+    with its accents apart being the same name, as the ledger's balances take them; ``now``: renames
+    (before -> now). Zoë typed so was taken for other partnerships, and its game for ended."""
+    return frozenset(unicodedata.normalize("NFC", (now or {}).get(p, p)) for p in key.split("+"))
 
 
 def _kakeya_standing_at_stake(old: Mapping[str, Any], data: Mapping[str, Any]) -> str | None:
