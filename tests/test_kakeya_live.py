@@ -1,6 +1,7 @@
 """Kakeya Toranpu on the live table: each trick read off the middle of the table as it is played,
 the play order from the order the cards appeared, a trick entered by hand when the camera cannot read
 it, and the thirteen tricks settled in stones like any other round."""
+import copy
 import math
 
 import pytest
@@ -1847,3 +1848,44 @@ def test_no_trick_is_entered_once_the_game_is_over(app):
     r = d.post("/api/tricks", {"cards": ["2S", "3S", "4S", "5S"]})
     assert r.status_code == 400 and f"the game is over: {over} has no stones left" in r.get_json()["error"]
     assert d.post("/api/session", dict(SESSION, house={"stones_per_pair": 1})).status_code == 200
+
+
+@pytest.mark.parametrize("name", ["trick", "Trick"])
+def test_a_player_named_as_the_trick_in_the_middle_is_refused_and_nothing_is_saved(app, live, name):
+    # "trick" was taken: the table was told two zones of that name, refused them with an internal
+    # error after the session was saved, and the server could not start again on that ledger
+    d = Dealer(app)
+    assert d.post("/api/session", SESSION).status_code == 200
+    service = app.extensions["hanadealer"]["service"]
+    before = copy.deepcopy(service.session)
+    for players in ([name, "Ben", "Cho", "Dan"], PLAYERS):
+        r = d.post("/api/session", dict(SESSION, players=[{"name": p} for p in players],
+                                        renamed={"Aki": name} if players == PLAYERS else None))
+        if players == PLAYERS:
+            break
+        assert r.status_code == 400 and r.get_json()["error"] == (
+            f"player {name!r}: 'trick' is a place of the kakeya-toranpu table, not a player name: name the player "
+            f"otherwise")
+    assert service.session == before and Ledger(service.ledger.path).load_session() == before
+    # (a bettor of Batta Maki has no place at the table: named as a side, he is a name like another)
+    r = d.post("/api/session", {"game": "batta-maki", "players": [{"name": n} for n in ("Saki", "Ben")]})
+    assert r.status_code == 200, r.get_json()
+
+
+def test_a_session_stored_with_a_player_named_trick_does_not_stop_the_server(tmp_path):
+    # stored so by an earlier version, create_app raised the table's refusal and no server started
+    demo = pytest.importorskip("vision.demo_table", reason="the demo table is not available")
+    from vision.live import LiveTable
+    first = create_app({"LIVE": FakeLiveTable(), "LEDGER": str(tmp_path / "ledger.sqlite"), "PIN": "2468", "TESTING": True})
+    assert Dealer(first).post("/api/session", SESSION).status_code == 200
+    ledger = Ledger(tmp_path / "ledger.sqlite")
+    stored = ledger.load_session()
+    stored["players"][0]["name"] = "trick"
+    stored["stones"] = {"trick+Cho": 5, "Ben+Dan": 5}
+    ledger.save_session(stored)
+    table = demo.DemoTable(game="batta-maki", seed=1, realtime=False)
+    app = create_app({"LIVE": LiveTable(table, demo.DemoTruthDetector(table), demo.demo_layout("batta-maki")),
+                      "LEDGER": str(tmp_path / "ledger.sqlite"), "TESTING": True})
+    service = app.extensions["hanadealer"]["service"]
+    assert "the game's layout is not available" in service.layout_note and "twice" in service.layout_note
+    assert service.session["game"] == "kakeya-toranpu"  # (kept, for the dealer to put right in Settings)

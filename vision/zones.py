@@ -32,6 +32,9 @@ class ZoneError(ValueError):
 # no camera picture is near this size: a point beyond it is a mistake (1e300 overflowed to an
 # infinite area)
 MAX_COORDINATE = 100_000
+# corners a zone may have: a dealer taps a handful; the check that its sides do not cross takes
+# every pair of sides (4,000 corners took 35 s on each save, and again on each start)
+MAX_CORNERS = 64
 
 
 def _sides_cross(points: tuple[tuple[float, float], ...]) -> bool:
@@ -79,6 +82,8 @@ class TableZone:
             pairs = [(x, y) for x, y in self.polygon]
         except (TypeError, ValueError):
             raise ZoneError(f"zone {self.name!r}: the polygon must be a list of [x, y] points") from None
+        if len(pairs) > MAX_CORNERS:
+            raise ZoneError(f"zone {self.name!r}: a zone has at most {MAX_CORNERS} corners, not {len(pairs)}")
         # numbers only ("100" or true became coordinates), within what a picture can be
         if not all(isinstance(v, (int, float, np.integer, np.floating)) and not isinstance(v, bool)
                    for p in pairs for v in p):

@@ -499,8 +499,11 @@ class DealerService:
             if strict:
                 raise InputError(f"the drawn zones cannot be used: {exc}") from None
             self.layout_note = f"the drawn zones were set aside ({exc}); rows are found automatically"
-            self.live.set_layout(layout, None)
             self._zones_drawn = False
+            try:
+                self.live.set_layout(layout, None)
+            except Exception as again:  # (a session stored so by an earlier version: no start at all)
+                self.layout_note = f"the game's layout is not available: {again}"
 
     # --- session ---------------------------------------------------------------------------------
     def start_session(self, data: Mapping[str, Any]) -> dict:
@@ -574,9 +577,18 @@ class DealerService:
                 raise InputError(f"{game.name} has no pot to carry over from an earlier round")
             session["carry"] = self._amount(data["carry"], "the carried pot")
         try:  # the game's own checks of its seats and players (how many, names)
-            game.layout(layout_setup(session))
+            places = [z.name for z in game.layout(layout_setup(session))]
         except RoundError as exc:
             raise InputError(str(exc)) from None
+        # a player seated at a place named as one the game has besides the seats (Kakeya's "trick"):
+        # the table was told two zones of one name, refused them after the session was saved, and the
+        # server could not start again on that ledger (a bettor of Batta Maki has no place: "Saki" is
+        # a name like any other there)
+        for name in sorted(set(names) & set(places)):
+            clash = [z for z in places if z != name and z.casefold() == name.casefold()]
+            if clash or places.count(name) > 1:
+                raise InputError(f"player {name!r}: {clash[0] if clash else name!r} is a place of the {game.name} "
+                                 f"table, not a player name: name the player otherwise")
         with self._lock:
             if data.get("based_on") is not None and data["based_on"] != settings_key(self.session):
                 raise InputError("the session was changed since this Settings page was opened (after a round the "
