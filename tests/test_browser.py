@@ -1933,3 +1933,67 @@ def test_a_table_limit_refused_by_the_server_is_marked(tmp_path, field, typed):
         page.wait_for_selector("#message.error", timeout=10000)
         assert page.evaluate("'#' + document.activeElement.id") == field, page.inner_text("#message")
         assert errors == [], errors
+
+
+def test_a_kakeya_pair_filled_in_with_a_player_taken_out_is_left_to_the_server(tmp_path):
+    # the field showed "Ben, Dan" with Dan taken out and Eve added: the page sent ["Ben"], and the
+    # refusal named a pair neither on screen nor typed
+    session = {"game": "kakeya-toranpu", "players": [{"name": n} for n in ("Aki", "Ben", "Cho", "Dan")],
+               "dealers": ["Ben", "Dan"]}
+    with page_on_a_fake_table(tmp_path, session, {}) as (page, errors, service, _):
+        page.goto(page.url.rstrip("/") + "/settings")
+        page.wait_for_selector("#players .player >> nth=3")
+        assert page.input_value("#dealers") == "Ben, Dan"
+        page.click("#players .player >> nth=3 >> button")  # Dan out
+        page.click("#add-player")
+        page.fill("#players .player >> nth=3 >> .player-name", "Eve")
+        page.click("#start-session")
+        page.wait_for_url("**/", timeout=10000)
+        assert [p["name"] for p in service.session["players"]] == ["Aki", "Ben", "Cho", "Eve"]
+        assert sorted(service.session["dealers"]) in (["Aki", "Cho"], ["Ben", "Eve"])
+        assert errors == [], errors
+
+
+def test_the_stakes_fieldset_is_named_for_what_it_holds_and_a_zone_left_undrawn_is_said_at_the_save(tmp_path):
+    # the share, required, stood under "Limits on a single bet (optional)"; and a zone of the game
+    # left undrawn was said on the Table page only, after "1 zone(s) saved."
+    session = {"game": "batta-maki", "players": [{"name": "Aki"}, {"name": "Ben"}]}
+    with page_on_a_fake_table(tmp_path, session) as (page, errors, service, _):
+        page.goto(page.url.rstrip("/") + "/settings")
+        page.wait_for_selector("#zone-name option", state="attached", timeout=10000)
+        assert page.inner_text("#stakes-legend").startswith("Limits on a single bet")
+        for game, said in (("otoroku", "The share"), ("kabu-tsukuri", "The ante and the dealer"),
+                           ("kakeya-toranpu", "The dealing pair and trump")):
+            page.select_option("#game", game)
+            assert page.inner_text("#stakes-legend") == said
+        page.select_option("#game", "batta-maki")
+        canvas = page.locator("#zone-canvas")
+        page.evaluate("document.getElementById('zone-canvas').style.minHeight = '300px'")
+        for x, y in ((10, 10), (200, 10), (200, 120)):
+            canvas.click(position={"x": x, "y": y})
+        page.click("#zone-close")
+        page.click("#zone-save")
+        page.wait_for_selector("#message:has-text('1 zone(s) saved.')", timeout=10000)
+        assert "no zone is drawn for ato" in page.inner_text("#message")
+        assert errors == [], errors
+
+
+def test_the_field_a_refused_save_marks_is_brought_into_view_clear_of_the_message(tmp_path):
+    # focused from the bottom of the page, the field was scrolled only to the screen's top edge, under
+    # the message box, and a tap on it hit the message
+    session = {"game": "batta-maki", "players": [{"name": "Aki"}, {"name": "Ben"}]}
+    with page_on_a_fake_table(tmp_path, session, width=800, height=600) as (page, errors, service, _):
+        page.goto(page.url.rstrip("/") + "/settings")
+        page.wait_for_selector('[data-option="max_bet"]', timeout=10000)
+        page.fill('[data-option="max_bet"]', "abc")
+        # (the field just above the screen's top edge, as after scrolling down to Start session)
+        page.evaluate("""() => { const f = document.querySelector('[data-option="max_bet"]');
+            window.scrollTo(0, window.scrollY + f.getBoundingClientRect().bottom + 5); }""")
+        page.evaluate("document.getElementById('start-session').click()")  # (a tap: no scroll first)
+        page.wait_for_selector('[data-option="max_bet"].invalid', timeout=10000)
+        page.wait_for_timeout(300)
+        hit = page.evaluate("""() => { const f = document.querySelector('[data-option="max_bet"]').getBoundingClientRect();
+            const top = document.elementFromPoint(f.left + f.width / 2, f.top + f.height / 2);
+            return top ? (top.dataset.option || top.id || top.className) : null; }""")
+        assert hit == "max_bet", hit
+        assert errors == [], errors

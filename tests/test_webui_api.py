@@ -783,7 +783,7 @@ def test_zones_drawn_on_the_image_are_saved_and_given_to_the_table(app, live, le
     square = [[10, 10], [300, 10], [300, 120], [10, 120]]
     r = d.post("/api/zones", {"zones": [{"name": "saki", "points": square},
                                         {"name": "ato", "points": [[10, 200], [300, 200], [300, 320], [10, 320]]}]})
-    assert r.status_code == 200 and r.get_json() == {"saved": 2}
+    assert r.status_code == 200 and r.get_json() == {"saved": 2, "note": None}
     assert [z.name for z in live.zones] == ["saki", "ato"]
     assert (ledger_path.parent / "zones-batta-maki.json").exists()
     got = d.get("/api/zones").get_json()
@@ -795,7 +795,9 @@ def test_zones_drawn_on_the_image_are_saved_and_given_to_the_table(app, live, le
     # with the picture they were drawn on, where the table says it (checked by the table at every start)
     assert "picture" not in json.loads((ledger_path.parent / "zones-batta-maki.json").read_text())
     live.picture = lambda: {"width": 640, "height": 360, "rotate": 180}
-    d.post("/api/zones", {"zones": [{"name": "saki", "points": square}]})
+    r = d.post("/api/zones", {"zones": [{"name": "saki", "points": square}]})
+    # (a zone of the game left undrawn is said where the zones are drawn: it was said on the Table page only)
+    assert r.get_json()["note"].startswith("no zone is drawn for ato: draw the zones again in Settings")
     assert json.loads((ledger_path.parent / "zones-batta-maki.json").read_text())["picture"] == \
         {"width": 640, "height": 360, "rotate": 180}
     live3 = FakeLiveTable()
@@ -1600,6 +1602,22 @@ def test_echobo_a_card_a_bettor_laid_face_up_that_no_bet_of_his_is_on_holds_the_
     live.show({"dealer": [(1, "iris-bridge")], "Aki": [(2, "iris-chaff-1")], "Ben": [(3, "iris-ribbon")]})
     state = d.get("/api/state").get_json()
     assert state["problems"] == [] and state["preview"]["net"]["Ben"] == 50
+
+
+def test_echobo_the_cards_of_the_round_just_recorded_ask_for_no_bets(app, live):
+    # after each Confirm the page said to enter a bet on each bettor's card still lying; a bet so
+    # entered was paid in the next round
+    d = Dealer(app)
+    d.post("/api/session", {"game": "echobo", "players": [{"name": "Aki"}, {"name": "Ben"}]})
+    d.post("/api/bets", {"player": "Aki", "on": 2, "amount": 10})
+    table = {"dealer": [(1, "plum-poetry")], "Aki": [(2, "plum-warbler")], "Ben": []}
+    live.show(table)
+    pending = d.post("/api/settle").get_json()
+    assert d.post("/api/confirm", {"pending": pending["id"]}).status_code == 200
+    live.show(table)
+    problems = d.get("/api/state").get_json()["problems"]
+    assert not any("enter the bet" in p for p in problems) and problems, problems
+    assert problems[0].startswith("these are the cards of the round just recorded")
 
 
 def test_echobo_two_cards_of_one_month_laid_by_one_bettor_hold_the_round(app, live):
@@ -2997,6 +3015,20 @@ def test_a_pot_another_server_tied_is_said_as_a_change_meanwhile_not_as_a_lost_p
     assert b_app.extensions["hanadealer"]["service"].session["carry"] == 200
 
 
+def test_bets_on_the_table_are_said_before_the_pot_when_the_game_changes(app, live, ledger_path):
+    # the pot was said first: the page asked to give it up, and the save was then refused for the bets
+    d = Dealer(app)
+    tied_again(d, live)
+    d.post("/api/round/deck-exhausted", {"exhausted": True})
+    d.post("/api/confirm", {"pending": d.post("/api/settle").get_json()["id"]})
+    live.show({})
+    d.get("/api/state")
+    assert d.post("/api/bets", {"player": "Aki", "on": "saki", "amount": 10}).status_code == 201
+    r = d.post("/api/session", {"game": "atosaki", "players": [{"name": "Aki"}, {"name": "Ben"}]})
+    assert r.status_code == 400 and r.get_json()["error"].startswith("1 bet(s) of batta-maki are on the table")
+    assert app.extensions["hanadealer"]["service"].session["carry"] == 200
+
+
 def test_an_older_round_that_cannot_be_read_hides_no_lost_pot(live, ledger_path):
     import sqlite3
     ledger = Ledger(ledger_path)
@@ -3497,6 +3529,94 @@ def test_echobo_bets_close_once_the_dealers_card_is_shown(app, live):
     assert d.post("/api/bets", {"player": "Ben", "on": 2, "amount": 10, "after_reveal": True}).status_code == 201
     assert [e["note"] for e in app.extensions["hanadealer"]["service"].session["late_bets"]] == [
         "Ben: 10 on month 2 taken after the reveal"]
+
+
+@pytest.mark.parametrize("status", [{"camera": "lost", "error": "camera 0 stopped giving frames"},
+                                    {"camera": "ok", "error": None, "table": "stale"}])
+def test_a_bet_while_the_table_is_not_read_goes_only_on_the_dealers_word_and_is_marked(app, live, status):
+    # taken while the camera was away, the dealer's card turned meanwhile, a bet was paid 5 times
+    # unmarked: the cards shown were those last seen, face down
+    d = Dealer(app)
+    d.post("/api/session", {"game": "echobo", "players": [{"name": "Aki"}, {"name": "Ben"}]})
+    live.show({"dealer": [(1, "back")]})
+    assert d.post("/api/bets", {"player": "Aki", "on": 1, "amount": 10}).status_code == 201
+    live.show({"dealer": [(1, "back")]}, status=status)
+    r = d.post("/api/bets", {"player": "Ben", "on": 2, "amount": 10})
+    assert r.status_code == 400 and r.get_json()["error"].endswith(
+        ": whether the cards are still face down cannot be seen; a bet is taken once the table is read again, or "
+        "on the dealer's word (after_reveal), and marked so")
+    aki = app.extensions["hanadealer"]["service"].session["bets"][0]["id"]
+    assert d.post(f"/api/bets/{aki}/remove").status_code == 400  # (nor taken back: his card may show)
+    r = d.post("/api/bets", {"player": "Ben", "on": 2, "amount": 10, "after_reveal": True})
+    assert r.status_code == 201 and r.get_json()["unseen"] is True
+    assert [e["note"] for e in app.extensions["hanadealer"]["service"].session["late_bets"]] == [
+        "Ben: 10 on month 2 taken while the table was not being read"]
+    live.show({"dealer": [(1, "back")]})  # (read again, the cards face down: taken as before)
+    assert d.post("/api/bets", {"player": "Ben", "on": 3, "amount": 10}).status_code == 201
+
+
+def test_a_table_hidden_a_moment_after_the_reveal_keeps_the_bets_closed(app, live, monkeypatch):
+    # a body over the whole table 2 s after the reveal was taken for the deal gathered: bets opened,
+    # the same card came back on its track, and a bet taken meanwhile was paid 5 times unmarked
+    import webui.service
+    monkeypatch.setattr(webui.service, "GATHERED_S", 0.05)
+    d = Dealer(app)
+    service = app.extensions["hanadealer"]["service"]
+    d.post("/api/session", {"game": "echobo", "players": [{"name": "Aki"}, {"name": "Ben"}, {"name": "Cy"}]})
+    aki = d.post("/api/bets", {"player": "Aki", "on": 1, "amount": 10}).get_json()["id"]
+    live.show({"dealer": [(1, "plum-poetry")], "Cy": [(2, "cherry-curtain")]})
+    d.get("/api/state")
+    live.show({})
+    d.get("/api/state")
+    time.sleep(0.1)
+    d.get("/api/state")  # (bare long enough: taken for gathered)
+    assert d.post("/api/bets", {"player": "Ben", "on": 2, "amount": 10}).status_code == 201
+    assert d.post(f"/api/bets/{aki}/remove").status_code == 200
+    live.show({"dealer": [(1, "plum-poetry")], "Cy": [(2, "cherry-curtain")]})  # (the same cards, on their tracks)
+    d.get("/api/state")
+    assert [b.get("after_reveal") for b in service.session["bets"]] == [True]
+    assert [e["note"] for e in service.session["late_bets"]] == [
+        "Ben: 10 on month 2 taken after the reveal (the cards shown lay hidden a moment)",
+        "Aki: 10 on month 1 removed after the reveal (the cards shown lay hidden a moment)"]
+    r = d.post("/api/bets", {"player": "Cy", "on": 3, "amount": 10})
+    assert r.status_code == 400 and "bets close before the reveal" in r.get_json()["error"]
+    # the deal gathered and a new one dealt: its bets are taken before its reveal, unmarked
+    live.show({})
+    d.get("/api/state")
+    time.sleep(0.1)
+    d.get("/api/state")
+    live.show({"dealer": {"cards": [], "face_down": 1}})
+    d.get("/api/state")
+    assert d.post("/api/bets", {"player": "Cy", "on": 3, "amount": 10}).status_code == 201
+    live.show({"dealer": [(7, "plum-poetry")]})
+    d.get("/api/state")
+    assert service.session["revealed"] and service.session.get("revealed_gathered") is None
+    assert [b.get("after_reveal") for b in service.session["bets"]] == [True, None]
+    assert len(service.session["late_bets"]) == 2
+
+
+def test_the_next_reveal_of_the_same_card_on_the_same_track_closes_the_bets(app, live, ledger_path):
+    # the tracker kept the dealer's card's number through a turn face down and up again: the next
+    # reveal of the same card was taken for the round recorded, bets stayed open with it shown, and
+    # the round was refused as settled already
+    d = Dealer(app)
+    d.post("/api/session", {"game": "echobo", "players": [{"name": "Aki"}, {"name": "Ben"}]})
+    d.post("/api/bets", {"player": "Aki", "on": 1, "amount": 10})
+    live.show({"dealer": [(1, "plum-poetry")]})
+    pending = d.post("/api/settle").get_json()
+    assert d.post("/api/confirm", {"pending": pending["id"]}).status_code == 200
+    live.show({"dealer": [(2, "back")]})  # (turned face down for the next deal: the round's card gone)
+    d.get("/api/state")
+    assert app.extensions["hanadealer"]["service"].session["settled_gone"] is True
+    assert d.post("/api/bets", {"player": "Aki", "on": 4, "amount": 10}).status_code == 201
+    live.show({"dealer": [(1, "plum-poetry")]})
+    d.get("/api/state")
+    r = d.post("/api/bets", {"player": "Ben", "on": 2, "amount": 10})
+    assert r.status_code == 400 and "bets close before the reveal" in r.get_json()["error"]
+    second = d.post("/api/settle").get_json()
+    assert second["result"]["net"] == {"Aki": -10, "dealer": 10}, second
+    assert d.post("/api/confirm", {"pending": second["id"]}).status_code == 200
+    assert [r.id for r in Ledger(ledger_path).rounds()] == [2, 1]
 
 
 @pytest.mark.parametrize("hidden", [{"dealer": [(1, "back")]}, {"dealer": []}])

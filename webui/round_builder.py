@@ -261,7 +261,10 @@ class RoundBuilder:
             problems += _unscored_cards_not_in_deck(game, views, deck)
         if game.name == "echobo" and not problems:
             problems += _dealer_card_held_by_a_bettor(views, bets, deck)
-            problems += _cards_laid_not_bet(views, bets)
+            # (the dealer's card of the round just recorded still lying: the bettors' cards beside it,
+            # recorded with it only as its bets, are that round's too)
+            if not any(_of_the_round_recorded(setup, v.name, c) for v in views if v.name == "dealer" for c in v.cards):
+                problems += _cards_laid_not_bet(views, bets)
         if problems:
             return BuiltRound(None, tuple(views), tuple(problems), tuple(ledger_cards))
         try:
@@ -329,12 +332,23 @@ def _dealer_card_held_by_a_bettor(views: tuple[ZoneView, ...] | list[ZoneView], 
             f"{'it' if copies == 1 else 'one'} too ({decks}): one of them is misread: tap it to correct it"]
 
 
+def _of_the_round_recorded(setup: Mapping[str, Any], zone: str, card: Mapping[str, Any]) -> bool:
+    """Whether ``card``, lying in ``zone``, is one of the round just recorded, still lying (known by
+    its track and reading, or by its place and face until the round's cards are seen gone)."""
+    if f"{card.get('track_id')}:{card.get('recognised')}" in (setup.get("settled_tracks") or ()):
+        return True
+    face = card.get("face")
+    return not setup.get("settled_gone") and face not in (None, BACK) and \
+        f"{zone}:{face}" in (setup.get("settled_cards_all") or setup.get("settled_cards") or ())
+
+
 def _cards_laid_not_bet(views: tuple[ZoneView, ...] | list[ZoneView], bets: list[dict]) -> list[str]:
     """Echobo: each card a bettor has laid face up (read surely, or named by the dealer) that none of
     his bets is on (RULES.md §7.1: each bettor lays face down the cards he bets on), and two such
     cards of one month (he holds one card of each). The bets are
     entered on the page: a month entered wrong, or a bet not entered, was settled as entered, and a
-    winning card laid went unpaid, unsaid."""
+    winning card laid went unpaid, unsaid. (Not asked while the round just recorded lies: after each
+    Confirm the page said to enter bets on its cards, and a bet so entered was paid in the next round.)"""
     out = []
 
     def months_bet(player: str) -> set[int]:

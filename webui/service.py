@@ -161,6 +161,10 @@ class DealerService:
         self.players_check: Callable[[str, list[str]], str | None] | None = None
         self._lock = threading.RLock()
         self._view_cache: tuple[tuple[int, int], dict] | None = None
+        # the tracks of the cards seen on the table since the reveal, and of those seen when the deal
+        # was taken for gathered (the same cards back on them: the table was only hidden a moment)
+        self._tracks_since_reveal: set[str] = set()
+        self._tracks_gathered: set[str] = set()
         self.trick_watch: TrickWatch | None = None  # Kakeya: reads each trick off the table
         # Kakeya: whether this server has read the table yet, the trick zone as read last, and the
         # zone and time when the table stopped being read mid-hand (a gap where a trick may be missed)
@@ -635,6 +639,11 @@ class DealerService:
             raise InputError("a settlement waits for confirmation: confirm it, or cancel it, before changing "
                              "the session")
         same = old.get("game") == new["game"]
+        # (said before the pot: the page asked to give the pot up for a save the bets then refused)
+        bets = old.get("bets") or []
+        if bets and not same:
+            raise InputError(f"{len(bets)} bet(s) of {old['game']} are on the table: take them back (remove them) "
+                             f"before changing the game")
         carry = old.get("carry") or 0
         named = new.get("carry")  # (a carry of 0 given is no pot given either)
         if carry and not data.get("drop_carry"):
@@ -653,10 +662,6 @@ class DealerService:
                 raise InputError(f"the pot of {carry} carried over from the last tie is still to be played for in "
                                  f"{old['game']}: play a round of it first, or start {new['game']} giving the "
                                  f"pot up (drop_carry)")
-        bets = old.get("bets") or []
-        if bets and not same:
-            raise InputError(f"{len(bets)} bet(s) of {old['game']} are on the table: take them back (remove them) "
-                             f"before changing the game")
         names = {p["name"] for p in new["players"]}
         gone = sorted({b["player"] for b in bets} - names)
         # (a name changed in its row of the form, which the page sends as ``renamed``: said as a
@@ -942,9 +947,11 @@ class DealerService:
             shown = self._bets_closed(s, data.get("after_reveal"), "a bet")
             if shown:
                 bet["after_reveal"] = True
+                if shown.get("when"):  # (said so in the list of bets, not as "taken after the reveal")
+                    bet["unseen"] = True
                 s.setdefault("late_bets", []).append({
-                    "note": f"{player}: {_plain(bet['amount'])} on {_target_said(game, s, on)} taken after the reveal"
-                            f"{shown['doubt']}", "shown": shown["keys"]})
+                    "note": f"{player}: {_plain(bet['amount'])} on {_target_said(game, s, on)} taken "
+                            f"{shown.get('when', 'after the reveal')}{shown['doubt']}", "shown": shown["keys"]})
             s["bets"].append(bet)
             s["pending"] = None
             self._save()
@@ -970,7 +977,16 @@ class DealerService:
             raise InputError(f"the cards of {', '.join(shown)} {how}: bets close before the reveal; "
                              f"{what} now is taken only on the dealer's word (after_reveal), and marked so")
         if not shown:
-            return None
+            # a table not being read shows its cards as last seen, face down: a bet taken while the
+            # camera was away, the dealer's card turned meanwhile, was paid unmarked
+            stale = _stale_table(self._snapshot()) if self._game().name in ROW_GAMES | {"echobo"} else None
+            if stale is None:
+                return None
+            if after_reveal is not True:
+                raise InputError(f"{stale.split(':')[0]}: whether the cards are still face down cannot be seen; "
+                                 f"{what} is taken once the table is read again, or on the dealer's word "
+                                 f"(after_reveal), and marked so")
+            return {"keys": [], "doubt": "", "when": "while the table was not being read"}
         return {"keys": sorted(keys), "doubt": " (the cards read face up in doubt)" if in_doubt else ""}
 
     # the games whose stake is the session's (no bets): it plays the part of a bet
@@ -1119,7 +1135,12 @@ class DealerService:
                 b = gone[0]
                 s.setdefault("late_bets", []).append({
                     "note": f"{b['player']}: {_plain(b['amount'])} on {_target_said(self._game(), s, b['on'])} removed "
-                            f"after the reveal{shown['doubt']}", "shown": shown["keys"]})
+                            f"{shown.get('when', 'after the reveal')}{shown['doubt']}", "shown": shown["keys"]})
+            if not shown and isinstance(s.get("revealed_gathered"), dict):
+                b = gone[0]
+                s["revealed_gathered"].setdefault("removed", []).append(
+                    f"{b['player']}: {_plain(b['amount'])} on {_target_said(self._game(), s, b['on'])} removed after "
+                    f"the reveal (the cards shown lay hidden a moment)")
             s["bets"] = [b for b in s["bets"] if b["id"] != bet_id]
             s["pending"] = None
             self._save()
@@ -1350,6 +1371,10 @@ class DealerService:
                     log.warning("the ledger refused to note that some of the cards recorded are gone")
             return
         s["settled_gone"] = True
+        # (and by track: the tracker may keep a card's number through a turn face down and up again,
+        # and the next reveal of the same card on it was taken for the round recorded: bets stayed
+        # open with the dealer's card shown, and the round was refused as settled already)
+        s["settled_tracks"] = []
         try:
             self._save()
         except (LedgerError, InputError):  # (undone by _save: noted again at the next look at the table)
@@ -1382,19 +1407,35 @@ class DealerService:
                 return
             if s and (s["game"] in ROW_GAMES or s["game"] == "echobo") and not s.get("pending") \
                     and not _stale_table(snap := self._snapshot() if snap is None else snap):
+                lying = _tracks_lying(snap)
+                if s.get("revealed_gathered") and lying and not lying <= self._tracks_gathered:
+                    s["revealed_gathered"] = None  # (cards of a new deal: it is dealt)
+                    self._save()
                 if not s.get("revealed"):
                     # the cards the bets are on, seen face up surely this round: bets stay closed
                     # (judged by the table as it is now, the dealer's card turned face down again, or
                     # lifted and laid again, let a bet be taken unmarked with the outcome seen)
                     shown, in_doubt, keys = self._shown_before_settling(s)
                     if shown and not in_doubt:
-                        s["revealed"] = {"zones": shown, "keys": sorted(keys)}
+                        if s.get("revealed_gathered"):
+                            self._reveal_back(s)
+                        else:
+                            s["revealed"] = {"zones": shown, "keys": sorted(keys)}
+                            self._tracks_since_reveal = set(lying)
                         self._save()
+                else:
+                    self._tracks_since_reveal |= lying
                 # (the dealer's word that the deck ran out is of the tie he said it of: kept past a
                 # deal gathered unsettled, the next deal's tie was carried without a redraw; and the
                 # next deal's bets are taken before its reveal)
                 if (s.get("deck_exhausted") or s.get("revealed")) and self._deal_gathered(snap):
                     s["deck_exhausted"] = False
+                    if s.get("revealed"):
+                        # (kept aside: a table hidden whole a moment, the same cards seen again, is no
+                        # deal gathered; the bets taken meanwhile were paid unmarked with the outcome seen)
+                        s["revealed_gathered"] = dict(s["revealed"], bets=[b.get("id") for b in s.get("bets") or ()],
+                                                      removed=[])
+                        self._tracks_gathered = set(self._tracks_since_reveal)
                     s["revealed"] = None
                     self._save()
                 return
@@ -1601,6 +1642,24 @@ class DealerService:
                 except BaseException:
                     self.trick_watch = watched
                     raise
+
+    def _reveal_back(self, s: dict) -> None:
+        """The cards of the reveal seen again, on the tracks they lay on, after the table looked bare
+        long enough to be taken for gathered (a body over it): the bets stay closed, and each bet
+        taken or removed meanwhile is marked as after the reveal, as it was."""
+        before = s.pop("revealed_gathered")
+        s["revealed"] = {"zones": before.get("zones") or [], "keys": before.get("keys") or []}
+        self._tracks_since_reveal = set(self._tracks_gathered)
+        kept = set(before.get("bets") or ())
+        game = self._game()
+        notes = s.setdefault("late_bets", [])
+        for bet in s.get("bets") or ():
+            if bet.get("id") not in kept and not bet.get("after_reveal"):
+                bet["after_reveal"] = True
+                notes.append({"note": f"{bet['player']}: {_plain(bet['amount'])} on {_target_said(game, s, bet['on'])} "
+                                      f"taken after the reveal (the cards shown lay hidden a moment)",
+                              "shown": list(s["revealed"]["keys"])})
+        notes.extend({"note": note, "shown": list(s["revealed"]["keys"])} for note in before.get("removed") or ())
 
     def _deal_gathered(self, snap: Mapping[str, Any]) -> bool:
         """Whether the whole table, the dealer's cards too, has now been seen bare GATHERED_S: the deal
@@ -2006,12 +2065,12 @@ class DealerService:
         old_places = set(s.get("settled_cards") or ()) if not s.get("settled_gone") else set()
         lying = [c for c in built.cards if f"{c.get('track_id')}:{c.get('recognised')}" in old
                  or _place_key(c.get("zone"), c) in old_places]
-        if built.ready and lying:
+        if lying:  # (said first where the round is not ready either: its advice is of the next round's cards)
             where = ", ".join(dict.fromkeys(str(c.get("zone")) for c in lying))
-            return replace(built, round=None, problems=(*built.problems, (
+            return replace(built, round=None, problems=((
                 f"{len(lying)} card(s) of the round just recorded still lie on the table ({where}): gather them "
                 f"before settling the next round (a card of the new deal laid where the same card lay while the "
-                f"table was not read: lift it a moment and lay it again)")))
+                f"table was not read: lift it a moment and lay it again)"), *built.problems))
         if shrunk:
             return replace(built, round=None, problems=(*built.problems, *shrunk))
         return built
@@ -2084,7 +2143,7 @@ class DealerService:
             if pending_id != pending["id"]:
                 raise InputError("the settlement changed since it was shown: check it and confirm again")
             after = dict(s, bets=[], corrections={}, corrected_readings={}, pending=None, chosen=None, busts={},
-                         deck_exhausted=False, restart_doubts=[], late_bets=[], revealed=None)
+                         deck_exhausted=False, restart_doubts=[], late_bets=[], revealed=None, revealed_gathered=None)
             # the cards settled: the same cards still on the table are not settled again
             after["settled_tracks"] = sorted(_settled_keys(pending["cards"]))
             # (and by where they lie and what they are, which outlasts a restart: the tracker then
@@ -3069,6 +3128,13 @@ def _last_trick_readings(s: Mapping[str, Any]) -> list[list[str]]:
     if last is None:
         return [s[k] for k in ("previous_trick", "previous_read") if s.get(k)]
     return [last["cards"]] + ([last["camera_read"]] if last.get("camera_read") else [])
+
+
+def _tracks_lying(snap: Mapping[str, Any] | None) -> set[str]:
+    """The tracks of the cards on the table now (in a zone or outside every zone)."""
+    zones, _, unassigned = table_zones(snap)
+    return {str(c.get("track_id")) for cards in zones.values() for c in cards if c.get("track_id") is not None} | {
+        str(c.get("track_id")) for c in unassigned if c.get("track_id") is not None}
 
 
 def _stale_table(snap: Mapping[str, Any] | None) -> str | None:

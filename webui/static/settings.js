@@ -32,6 +32,11 @@ function renderHouse() {
   showOnly(".kakeya-only", gameSelect.value === "kakeya-toranpu");
   // a single bet's limits mean nothing where the game takes no bets (shares, an ante, stones)
   showOnly(".bets-only", !(game && !game.takes_bets));
+  // (the fieldset named for what it holds: the share, required, was under "Limits on a single bet (optional)")
+  document.getElementById("stakes-legend").textContent = {
+    "otoroku": "The share", "kabu-tsukuri": "The ante and the dealer",
+    "kakeya-toranpu": "The dealing pair and trump"}[gameSelect.value] ||
+    "Limits on a single bet (optional; the house rules may also limit each player's stake)";
 }
 
 // An option that does nothing under the others chosen (a fee rate with no percentage fee) is shown
@@ -171,8 +176,10 @@ document.getElementById("session-form").addEventListener("submit", async (ev) =>
     // the pair filled in from the session, not typed: a pair of other players once the players are
     // more or fewer (the page's own guess sent back refused 4 players made 6), so then the server
     // names the pair that deals first; else it follows a rename
+    // (and where a player of it was taken out: the field showed "B, D" and sent ["B"])
     if (field.value === field.defaultValue && dealers.length) {
-      dealers = players.length === SESSION.players.length ? renamed(dealers) : [];
+      const kept = renamed(dealers);
+      dealers = players.length === SESSION.players.length && kept.length === dealers.length ? kept : [];
     }
     if (dealers.length) body.dealers = dealers;
     const trump = document.getElementById("trump").value;
@@ -242,7 +249,8 @@ function markField(message) {
     else if (/^the dealers are/.test(message)) field = document.getElementById("dealers");
     else if (/^the dealer must be/.test(message)) field = document.getElementById("kabu-dealer");
   }
-  if (field) { field.classList.add("invalid"); field.focus(); }
+  // (scrolled to the middle: scrolled to the edge only, the field lay under the message box)
+  if (field) { field.classList.add("invalid"); field.focus({preventScroll: true}); field.scrollIntoView({block: "center"}); }
 }
 
 renderHouse();
@@ -374,7 +382,7 @@ document.getElementById("zone-save").addEventListener("click", async () => {
   const drawnOn = drawnSize || pictureSize();
   try {
     const r = await api("/api/zones", {zones, drawn_on: drawnOn});
-    showMessage(`${r.saved} zone(s) saved.`);
+    showMessage(`${r.saved} zone(s) saved.` + (r.note ? ` Note: ${r.note}.` : ""), Boolean(r.note));
   } catch (e) {
     // refused for being drawn on a picture of another size: the picture as it is now, to draw on
     // (it was reloaded only when a banner cleared, and every redraw was made on the old one)

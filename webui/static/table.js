@@ -226,7 +226,7 @@ function renderBets(s) {
     const kept = at >= 0 ? buttons[at].closest("li").dataset.bet : null;
     list.replaceChildren(...(sess ? sess.bets : []).map((b) =>
       el("li", {class: "bet", "data-bet": b.id}, el("span", {class: "chip chip-" + colours[b.player]}), `${b.player}: ${b.amount} on ${labels[String(b.on)] || b.on}` +
-        (b.after_reveal ? " (taken after the reveal)" : ""),
+        (b.after_reveal ? (b.unseen ? " (taken while the table was not being read)" : " (taken after the reveal)") : ""),
         // (named for its bet: a list of buttons read "Remove, Remove, Remove", and the wrong bet went)
         el("button", {type: "button", class: "small", onclick: () => removeBet(b.id),
           "aria-label": `Remove ${b.player}'s bet of ${b.amount} on ${labels[String(b.on)] || b.on}`}, "Remove"))));
@@ -524,17 +524,23 @@ document.getElementById("bet-form").addEventListener("submit", async (ev) => {
 // A bet taken or removed once the cards it is on are face up goes only on the dealer's word, asked
 // here, and is marked so with the round (the server refuses it otherwise): true once it went.
 async function afterRevealToo(path, body, doIt) {
+  let marked;
   try {
     await api(path, body);
     return true;
   } catch (e) {
     const said = String(e.message).replace(" (after_reveal)", "");  // (the field is the server's word)
-    if (!said.includes("bets close before the reveal") ||
-        !window.confirm(`${said}\n\n${doIt} anyway? It is recorded as done after the reveal.`)) return false;
+    // (or while the camera is away: whether the cards are still face down is then not seen)
+    const unseen = said.includes("cannot be seen");
+    if (!(said.includes("bets close before the reveal") || unseen) ||
+        !window.confirm(`${said}\n\n${doIt} anyway? It is recorded as done ` +
+                        `${unseen ? "while the table was not being read" : "after the reveal"}.`)) return false;
+    marked = unseen ? "Done, and marked as done while the table was not being read." :
+      "Done, and marked as after the reveal.";
   }
   try {
     await api(path, Object.assign({}, body, {after_reveal: true}));
-    showMessage("Done, and marked as after the reveal.");  // (the refusal stayed up, as if it had failed)
+    showMessage(marked);  // (the refusal stayed up, as if it had failed)
     return true;
   } catch (e) { return false; /* shown */ }
 }
