@@ -156,7 +156,11 @@ def _insert_round(db, when: str, round_: Mapping[str, Any], result: Mapping[str,
 
 # what a spreadsheet reads as a number, a date, a time or a truth value, not as the text it is
 # (players "007" and "7" both became 7, "1-2" the 2nd of January)
-_READ_AS_VALUE = re.compile(r"[\d .,:/-]*\d[\d .,:/-]*|\d+(\.\d*)?[eE][+-]?\d+|true|false", re.IGNORECASE)
+# ("Jan 2", "2 May" and "3 pm" are dates and times to it too)
+_MONTH = r"(jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.?"
+_READ_AS_VALUE = re.compile(r"[\d .,:/-]*\d[\d .,:/-]*|\d+(\.\d*)?[eE][+-]?\d+|true|false"
+                            rf"|\d+[ /-]*{_MONTH}([ /-]*\d+)?|{_MONTH}[ /-]*\d+([ /-]*\d+)?"
+                            r"|\d+([:.]\d+)*\s*[ap]\.?m?\.?", re.IGNORECASE)
 
 
 def _text_cell(text: str, values: bool = True) -> str:

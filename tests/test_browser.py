@@ -67,15 +67,16 @@ def page_on_a_fake_table(tmp_path, session, shown=None, width=1024, height=768, 
 def demo_server(tmp_path):
     need_browser()
     demo = pytest.importorskip("vision.demo_table", reason="the demo table (vision.demo_table) is not available")
-    from webui.cli import ServerThread, build_live_app
+    from webui.cli import ServerThread, build_live_app, wait_until_read
     table = demo.DemoTable(game="batta-maki", seed=0, fps=10)
     live, app = build_live_app(table, demo.DemoTruthDetector(table), "batta-maki", ["Aki", "Ben"],
                                tmp_path, pin=PIN)
     service = app.extensions["hanadealer"]["service"]
-    service.add_bet({"player": "Aki", "on": "saki", "amount": 100})
-    service.add_bet({"player": "Ben", "on": "ato", "amount": 300})
     live.start()
     try:
+        assert wait_until_read(live)  # (bets are taken once the table is read)
+        service.add_bet({"player": "Aki", "on": "saki", "amount": 100})
+        service.add_bet({"player": "Ben", "on": "ato", "amount": 300})
         with ServerThread(app) as srv:
             yield srv.url, tmp_path / "ledger.sqlite"
     finally:

@@ -1867,6 +1867,10 @@ def test_a_player_named_as_the_trick_in_the_middle_is_refused_and_nothing_is_sav
             f"player {name!r}: 'trick' is a place of the kakeya-toranpu table, not a player name: name the player "
             f"otherwise")
     assert service.session == before and Ledger(service.ledger.path).load_session() == before
+    # (names told apart by their case only are two players, each at his own place)
+    r = d.post("/api/session", dict(SESSION, players=[{"name": p} for p in ("Ken", "KEN", "Cho", "Dan")],
+                                    dealers=["KEN", "Dan"], new_game=True))
+    assert r.status_code == 200, r.get_json()
     # (a bettor of Batta Maki has no place at the table: named as a side, he is a name like another)
     r = d.post("/api/session", {"game": "batta-maki", "players": [{"name": n} for n in ("Saki", "Ben")]})
     assert r.status_code == 200, r.get_json()

@@ -438,14 +438,15 @@ def test_no_two_names_are_one_cell_of_the_export(tmp_path):
     # "'-A1" was written as "-A1" is, and "007" and "7" are both 7 to a spreadsheet (and "1-2" the 2nd
     # of January): totalled by player, two players' amounts came out as one's
     led = Ledger(tmp_path / "l.sqlite")
-    names = ["-A1", "'-A1", "007", "7", "1-2", "1.5", "12:30", "2e3", "True", "Aki", "3rd", "A'B"]
+    names = ["-A1", "'-A1", "007", "7", "1-2", "1.5", "12:30", "2e3", "True", "Jan 2", "2 May", "3 pm", "Aki", "3rd",
+             "A'B", "May", "Mayumi"]
     led.record_round(round_={"game": "batta-maki"}, rule_version="x",
                      result={"winner": "007", "net": {n: 1 for n in names} | {"dealer": -len(names)}})
     led.record_round(round_={"game": "echobo"}, rule_version="x", result={"winner": 3, "net": {"Aki": 0}})
     rows = list(csv.DictReader(io.StringIO(led.export_csv())))
     cells = [r["player"] for r in rows if r["round"] == "1"]
-    assert cells == ["'-A1", "''-A1", "'007", "'7", "'1-2", "'1.5", "'12:30", "'2e3", "'True", "Aki", "3rd", "A'B",
-                     "dealer"]
+    assert cells == ["'-A1", "''-A1", "'007", "'7", "'1-2", "'1.5", "'12:30", "'2e3", "'True", "'Jan 2", "'2 May",
+                     "'3 pm", "Aki", "3rd", "A'B", "May", "Mayumi", "dealer"]
     assert len(set(cells)) == len(cells)
     assert rows[0]["winner"] == "'007" and rows[-1]["winner"] == "3"  # (a month that won stays a number)
 

@@ -3595,6 +3595,121 @@ def test_a_table_hidden_a_moment_after_the_reveal_keeps_the_bets_closed(app, liv
     assert len(service.session["late_bets"]) == 2
 
 
+ROW_DEAL = {"saki": [(1, "pine-crane"), (2, "plum-chaff-1"), (3, "cherry-curtain")],
+            "ato": [(4, "wisteria-cuckoo"), (5, "iris-bridge"), (6, "clover-boar")]}
+
+
+def hide_the_table_a_moment(d, live):
+    """The whole table hidden long enough to be taken for gathered (GATHERED_S made short)."""
+    live.show({})
+    d.get("/api/state")
+    time.sleep(0.1)
+    d.get("/api/state")
+
+
+@pytest.mark.parametrize("between", ["nothing", "new tracks", "restart", "settings saved"])
+def test_the_same_deal_back_after_the_table_lay_hidden_is_known_where_it_lies(live, ledger_path, monkeypatch, between):
+    # hidden longer than the tracker remembers its cards, back on new tracks; or a restart, or
+    # Settings saved, in the moment it lay hidden: a bet taken meanwhile was booked unmarked
+    import webui.service
+    monkeypatch.setattr(webui.service, "GATHERED_S", 0.05)
+    d = Dealer(create_app({"LIVE": live, "LEDGER": str(ledger_path), "PIN": PIN, "TESTING": True}))
+    d.post("/api/session", SESSION)
+    d.post("/api/bets", {"player": "Aki", "on": "saki", "amount": 10})
+    live.show(ROW_DEAL)
+    d.get("/api/state")
+    hide_the_table_a_moment(d, live)
+    assert d.post("/api/bets", {"player": "Ben", "on": "ato", "amount": 10}).status_code == 201
+    back = ROW_DEAL
+    if between == "new tracks":
+        back = {zone: [(t + 10, card) for t, card in cards] for zone, cards in ROW_DEAL.items()}
+    elif between == "restart":
+        d = Dealer(create_app({"LIVE": live, "LEDGER": str(ledger_path), "PIN": PIN, "TESTING": True}))
+    elif between == "settings saved":
+        more = dict(SESSION, players=SESSION["players"] + [{"name": "Cho"}])  # (a player more)
+        assert d.post("/api/session", more).status_code == 200
+    live.show(back)
+    d.get("/api/state")
+    bets = d.get("/api/state").get_json()["session"]["bets"]
+    assert [b.get("after_reveal") for b in bets] == [None, True], bets
+    pending = d.post("/api/settle").get_json()
+    assert pending["result"]["late_bets"] == ["Ben: 10 on Ato 後 taken after the reveal (the cards shown lay hidden a moment)"]
+
+
+def test_a_note_of_the_reveal_before_the_table_lay_hidden_stays_this_deals(app, live, monkeypatch):
+    # taken for gathered with the deal, it went into the record as "after the reveal of an earlier
+    # deal, not settled", of this very deal
+    import webui.service
+    monkeypatch.setattr(webui.service, "GATHERED_S", 0.05)
+    d = Dealer(app)
+    d.post("/api/session", SESSION)
+    d.post("/api/bets", {"player": "Aki", "on": "saki", "amount": 10})
+    live.show(ROW_DEAL)
+    d.get("/api/state")
+    assert d.post("/api/bets", {"player": "Ben", "on": "ato", "amount": 10, "after_reveal": True}).status_code == 201
+    hide_the_table_a_moment(d, live)
+    live.show(ROW_DEAL)
+    d.get("/api/state")
+    pending = d.post("/api/settle").get_json()
+    assert pending["result"]["late_bets"] == ["Ben: 10 on Ato 後 taken after the reveal"]
+
+
+def test_a_new_deal_turned_where_a_look_alike_lay_is_no_deal_come_back(app, live, monkeypatch):
+    # (the first card of the next deal turned where the same face lay, the others face down: its bets
+    # are not marked as taken after the last deal's reveal)
+    import webui.service
+    monkeypatch.setattr(webui.service, "GATHERED_S", 0.05)
+    d = Dealer(app)
+    d.post("/api/session", SESSION)
+    live.show(ROW_DEAL)
+    d.get("/api/state")
+    hide_the_table_a_moment(d, live)
+    assert d.post("/api/bets", {"player": "Ben", "on": "ato", "amount": 10}).status_code == 201
+    live.show({"saki": {"cards": [(21, "pine-crane")], "face_down": 2}, "ato": {"cards": [], "face_down": 3}})
+    state = d.get("/api/state").get_json()
+    assert [b.get("after_reveal") for b in state["session"]["bets"]] == [None]
+    assert not app.extensions["hanadealer"]["service"].session.get("late_bets")
+    r = d.post("/api/bets", {"player": "Aki", "on": "saki", "amount": 10})  # (and this reveal closes them)
+    assert r.status_code == 400 and "are face up: bets close before the reveal" in r.get_json()["error"]
+
+
+def test_a_card_turned_where_its_look_alike_of_the_last_round_lay_closes_the_bets(app, live):
+    # one card of the round recorded left lying, the next deal laid beside it: its first card turned,
+    # the same face as a card of the last round gathered from that row, took a bet unmarked
+    d = Dealer(app)
+    service = app.extensions["hanadealer"]["service"]
+    d.post("/api/session", SESSION)
+    d.post("/api/bets", {"player": "Aki", "on": "saki", "amount": 10})
+    live.show(ROW_DEAL)
+    pending = d.post("/api/settle").get_json()
+    assert d.post("/api/confirm", {"pending": pending["id"]}).status_code == 200
+    live.show({"ato": [(6, "clover-boar")]})  # (the rest gathered)
+    d.get("/api/state")
+    assert service.session["settled_cards"] == ["ato:clover-boar"] and not service.session["settled_gone"]
+    live.show({"saki": {"cards": [(31, "plum-chaff-2")], "face_down": 2},
+               "ato": {"cards": [(6, "clover-boar")], "face_down": 3}})
+    d.get("/api/state")
+    r = d.post("/api/bets", {"player": "Ben", "on": "ato", "amount": 10})
+    assert r.status_code == 400 and "are face up: bets close before the reveal" in r.get_json()["error"]
+    # (but it may be the old card itself, seen again after a hand lay over it: gone, bets open again)
+    live.show({"saki": {"cards": [], "face_down": 3}, "ato": {"cards": [(6, "clover-boar")], "face_down": 3}})
+    d.get("/api/state")
+    assert d.post("/api/bets", {"player": "Ben", "on": "ato", "amount": 10}).status_code == 201
+
+
+def test_bets_closed_by_a_reveal_that_lies_no_more_say_how_they_open_again(app, live):
+    # a deal revealed, not settled and dealt again without the table lying bare: every bet of the
+    # next deal was refused with no way out said
+    d = Dealer(app)
+    d.post("/api/session", SESSION)
+    live.show(ROW_DEAL)
+    d.get("/api/state")
+    live.show({"saki": {"cards": [], "face_down": 3}, "ato": {"cards": [], "face_down": 3}})
+    r = d.post("/api/bets", {"player": "Ben", "on": "ato", "amount": 10})
+    assert r.status_code == 400 and r.get_json()["error"].endswith(
+        "(they open again once this round is confirmed, or its deal gathered: the whole table bare 2 seconds)")
+
+
 def test_the_next_reveal_of_the_same_card_on_the_same_track_closes_the_bets(app, live, ledger_path):
     # the tracker kept the dealer's card's number through a turn face down and up again: the next
     # reveal of the same card was taken for the round recorded, bets stayed open with it shown, and

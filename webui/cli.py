@@ -236,6 +236,17 @@ def _pot_on_the_books(service) -> bool:
         return False
 
 
+def wait_until_read(live, timeout: float = 10.0) -> bool:
+    """Wait until the live table has read the table (bets are taken only then: before its first
+    pictures it cannot see that the cards are still face down). Whether it has."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if (live.snapshot().get("status") or {}).get("table") != "stale":
+            return True
+        time.sleep(0.02)
+    return False
+
+
 def first_session(game: str, players: list[str], dealers: list[str] | None = None) -> dict:
     """The session a table starts with; Kakeya's with the pair the demo deals for (the page then
     proposes who leads; without them it waits to be told)."""
@@ -610,9 +621,11 @@ def bench_latency(args: argparse.Namespace) -> int:
         live, app = build_live_app(timed, detector, args.game, players, Path(tmp))
         service = app.extensions["hanadealer"]["service"]
         targets = [t["on"] for t in service.view()["session"]["targets"]]
+        live.start()
+        # (the bets once the table is read: before, whether its cards are face down cannot be seen)
+        wait_until_read(live)
         for player, on in zip(players, targets[:2]):
             service.add_bet({"player": player, "on": on, "amount": 100})
-        live.start()
         try:
             with ServerThread(app) as srv:
                 u = urlsplit(srv.url)

@@ -161,10 +161,9 @@ class DealerService:
         self.players_check: Callable[[str, list[str]], str | None] | None = None
         self._lock = threading.RLock()
         self._view_cache: tuple[tuple[int, int], dict] | None = None
-        # the tracks of the cards seen on the table since the reveal, and of those seen when the deal
-        # was taken for gathered (the same cards back on them: the table was only hidden a moment)
-        self._tracks_since_reveal: set[str] = set()
-        self._tracks_gathered: set[str] = set()
+        # the cards seen on the table since the reveal, by track and by place and face (the same
+        # cards back after the deal was taken for gathered: the table was only hidden a moment)
+        self._seen_since_reveal: set[str] = set()
         self.trick_watch: TrickWatch | None = None  # Kakeya: reads each trick off the table
         # Kakeya: whether this server has read the table yet, the trick zone as read last, and the
         # zone and time when the table stopped being read mid-hand (a gap where a trick may be missed)
@@ -588,10 +587,12 @@ class DealerService:
         # the table was told two zones of one name, refused them after the session was saved, and the
         # server could not start again on that ledger (a bettor of Batta Maki has no place: "Saki" is
         # a name like any other there)
+        fixed = Counter(places)
+        fixed.subtract(set(names) & set(places))  # (each player's own seat is no other place)
         for name in sorted(set(names) & set(places)):
-            clash = [z for z in places if z != name and z.casefold() == name.casefold()]
-            if clash or places.count(name) > 1:
-                raise InputError(f"player {name!r}: {clash[0] if clash else name!r} is a place of the {game.name} "
+            clash = [z for z, n in fixed.items() if n > 0 and z.casefold() == name.casefold()]
+            if clash:
+                raise InputError(f"player {name!r}: {clash[0]!r} is a place of the {game.name} "
                                  f"table, not a player name: name the player otherwise")
         with self._lock:
             if data.get("based_on") is not None and data["based_on"] != settings_key(self.session):
@@ -770,6 +771,8 @@ class DealerService:
             # gathered, whatever is saved meanwhile (a switch to Atosaki, the same rows turned face
             # down again, let a bet be taken unmarked on the rows seen)
             new["revealed"] = old["revealed"]
+        if old.get("revealed_gathered") and (same or new["game"] in ROW_GAMES or new["game"] == "echobo"):
+            new["revealed_gathered"] = old["revealed_gathered"]  # (a save in the moment the table lay hidden)
         if not same and KAKEYA not in (old.get("game"), new["game"]):
             # another game of the same cards (Batta Maki to Atosaki: the same two rows) may be played on
             # the cards lying: a card the camera read surely but wrongly, put right by the dealer, came
@@ -974,8 +977,12 @@ class DealerService:
             was = True
         if shown and after_reveal is not True:
             how = "are read face up, in doubt" if in_doubt else "were face up this round" if was else "are face up"
+            # (and, where they lie no more, how bets open again: a deal revealed, not settled and dealt
+            # again without the table lying bare, refused every bet of the next deal with no way out said)
+            again = (" (they open again once this round is confirmed, or its deal gathered: the whole table "
+                     "bare 2 seconds)") if was else ""
             raise InputError(f"the cards of {', '.join(shown)} {how}: bets close before the reveal; "
-                             f"{what} now is taken only on the dealer's word (after_reveal), and marked so")
+                             f"{what} now is taken only on the dealer's word (after_reveal), and marked so{again}")
         if not shown:
             # a table not being read shows its cards as last seen, face down: a bet taken while the
             # camera was away, the dealer's card turned meanwhile, was paid unmarked
@@ -1044,11 +1051,15 @@ class DealerService:
         return sum(1 for z in zones for c in z.cards if f"{c.get('track_id')}:{c.get('recognised')}" not in old_tracks
                    and _place_key(z.name, c) not in old_places) + sum(z.face_down or 0 for z in zones)
 
-    def _shown_before_settling(self, s: Mapping[str, Any]) -> tuple[list[str], bool, set[str]]:
+    def _shown_before_settling(self, s: Mapping[str, Any], latch: bool = False) -> tuple[list[str], bool, set[str]]:
         """The zones of this round whose cards are hidden until the reveal and lie face up now (not
         counting the cards of the round just recorded, still lying), and whether every card of them
         read so is read in doubt (a face read unsure may be a back: the dealer is asked all the same,
-        as a bet taken unsaid with the outcome in view is what the rule is for)."""
+        as a bet taken unsaid with the outcome in view is what the rule is for). A card where one of
+        that round's lay, with its face, after that one was seen gone, is counted (a card of the new
+        deal turned where its look-alike lay took a bet unmarked), except for ``latch``, whether the
+        bets stay closed after it goes (it may be the old card itself, seen again after a hand lay
+        over it: closed for good, the next deal's bets were refused until the table lay bare)."""
         game = self._game()
         if game.name not in ROW_GAMES and game.name != "echobo":
             return [], False, set()
@@ -1056,7 +1067,8 @@ class DealerService:
         # away, the dealer's card last seen face up, was taken unmarked)
         snap = self._snapshot()
         old_tracks = set(s.get("settled_tracks") or ())
-        old_places = set(s.get("settled_cards_all") or s.get("settled_cards") or ()) if not s.get("settled_gone") else set()
+        old_places = set((s.get("settled_cards_all") if latch else None) or s.get("settled_cards") or ()) \
+            if not s.get("settled_gone") else set()
         shown, sure, keys = [], False, set()
         for z in self.builder.build(snap, game, s, s["bets"], _corrections_in_force(snap, s)).zones:
             if not (z.scored if game.name in ROW_GAMES else z.name == "dealer"):
@@ -1407,24 +1419,26 @@ class DealerService:
                 return
             if s and (s["game"] in ROW_GAMES or s["game"] == "echobo") and not s.get("pending") \
                     and not _stale_table(snap := self._snapshot() if snap is None else snap):
-                lying = _tracks_lying(snap)
-                if s.get("revealed_gathered") and lying and not lying <= self._tracks_gathered:
-                    s["revealed_gathered"] = None  # (cards of a new deal: it is dealt)
+                lying = _cards_lying(snap)
+                gathered = s.get("revealed_gathered")
+                if gathered and any(not (set(card) & set(gathered.get("seen") or ())) for card in lying):
+                    s["revealed_gathered"] = None  # (a card of a new deal: it is dealt)
                     self._save()
                 if not s.get("revealed"):
                     # the cards the bets are on, seen face up surely this round: bets stay closed
                     # (judged by the table as it is now, the dealer's card turned face down again, or
                     # lifted and laid again, let a bet be taken unmarked with the outcome seen)
-                    shown, in_doubt, keys = self._shown_before_settling(s)
+                    shown, in_doubt, keys = self._shown_before_settling(s, latch=True)
                     if shown and not in_doubt:
-                        if s.get("revealed_gathered"):
+                        if s.get("revealed_gathered") and self._same_cards_back(s["revealed_gathered"], snap, lying):
                             self._reveal_back(s)
                         else:
+                            s["revealed_gathered"] = None
                             s["revealed"] = {"zones": shown, "keys": sorted(keys)}
-                            self._tracks_since_reveal = set(lying)
+                            self._seen_since_reveal = {k for card in lying for k in card}
                         self._save()
                 else:
-                    self._tracks_since_reveal |= lying
+                    self._seen_since_reveal |= {k for card in lying for k in card}
                 # (the dealer's word that the deck ran out is of the tie he said it of: kept past a
                 # deal gathered unsettled, the next deal's tie was carried without a redraw; and the
                 # next deal's bets are taken before its reveal)
@@ -1433,9 +1447,9 @@ class DealerService:
                     if s.get("revealed"):
                         # (kept aside: a table hidden whole a moment, the same cards seen again, is no
                         # deal gathered; the bets taken meanwhile were paid unmarked with the outcome seen)
+                        # (kept with the session: a restart, or Settings saved, in the moment hidden)
                         s["revealed_gathered"] = dict(s["revealed"], bets=[b.get("id") for b in s.get("bets") or ()],
-                                                      removed=[])
-                        self._tracks_gathered = set(self._tracks_since_reveal)
+                                                      removed=[], seen=sorted(self._seen_since_reveal))
                     s["revealed"] = None
                     self._save()
                 return
@@ -1643,13 +1657,27 @@ class DealerService:
                     self.trick_watch = watched
                     raise
 
+    @staticmethod
+    def _same_cards_back(gathered: Mapping[str, Any], snap: Mapping[str, Any], lying: list[tuple[str, ...]]) -> bool:
+        """Whether the cards face up now are those seen since the reveal, back after the table lay hidden:
+        each on its track, or, where the tracker has forgotten it, where it lay with the same face, and
+        then no card face down beside them (a new deal turned a card at a time, its first card where
+        the same face lay, is no deal come back)."""
+        seen = set(gathered.get("seen") or ())
+        if not lying or not all(set(card) & seen for card in lying):
+            return False
+        if all(any(k.startswith("track:") and k in seen for k in card) for card in lying):
+            return True
+        _, down, _ = table_zones(snap)
+        return sum(down.values()) == 0
+
     def _reveal_back(self, s: dict) -> None:
         """The cards of the reveal seen again, on the tracks they lay on, after the table looked bare
         long enough to be taken for gathered (a body over it): the bets stay closed, and each bet
         taken or removed meanwhile is marked as after the reveal, as it was."""
         before = s.pop("revealed_gathered")
         s["revealed"] = {"zones": before.get("zones") or [], "keys": before.get("keys") or []}
-        self._tracks_since_reveal = set(self._tracks_gathered)
+        self._seen_since_reveal = set(before.get("seen") or ())
         kept = set(before.get("bets") or ())
         game = self._game()
         notes = s.setdefault("late_bets", [])
@@ -1660,6 +1688,12 @@ class DealerService:
                                       f"taken after the reveal (the cards shown lay hidden a moment)",
                               "shown": list(s["revealed"]["keys"])})
         notes.extend({"note": note, "shown": list(s["revealed"]["keys"])} for note in before.get("removed") or ())
+        # (the notes of this reveal, taken for gathered with the deal, are this deal's again: they went
+        # into the record as "after the reveal of an earlier deal, not settled")
+        this = set(s["revealed"]["keys"]) | set(before.get("seen") or ())
+        for entry in notes:
+            if isinstance(entry, dict) and entry.get("gathered") and set(entry.get("shown") or ()) & this:
+                del entry["gathered"]
 
     def _deal_gathered(self, snap: Mapping[str, Any]) -> bool:
         """Whether the whole table, the dealer's cards too, has now been seen bare GATHERED_S: the deal
@@ -3130,11 +3164,14 @@ def _last_trick_readings(s: Mapping[str, Any]) -> list[list[str]]:
     return [last["cards"]] + ([last["camera_read"]] if last.get("camera_read") else [])
 
 
-def _tracks_lying(snap: Mapping[str, Any] | None) -> set[str]:
-    """The tracks of the cards on the table now (in a zone or outside every zone)."""
+def _cards_lying(snap: Mapping[str, Any] | None) -> list[tuple[str, ...]]:
+    """Each card face up on the table now, by its track and, in a zone, by its place and face (a card
+    hidden longer than the tracker remembers comes back on a new track, where it lay)."""
     zones, _, unassigned = table_zones(snap)
-    return {str(c.get("track_id")) for cards in zones.values() for c in cards if c.get("track_id") is not None} | {
-        str(c.get("track_id")) for c in unassigned if c.get("track_id") is not None}
+    cards = [(name, c) for name, lying in zones.items() for c in lying] + [(None, c) for c in unassigned]
+    return [tuple(k for k in (f"track:{c.get('track_id')}" if c.get("track_id") is not None else None,
+                              f"place:{_place_key(name, c)}" if name is not None and _place_key(name, c) else None) if k)
+            for name, c in cards if c.get("face") not in (None, BACK)]
 
 
 def _stale_table(snap: Mapping[str, Any] | None) -> str | None:
