@@ -3654,6 +3654,69 @@ def test_a_note_of_the_reveal_before_the_table_lay_hidden_stays_this_deals(app, 
     assert pending["result"]["late_bets"] == ["Ben: 10 on Ato 後 taken after the reveal"]
 
 
+def test_echobo_the_dealers_card_back_where_it_lay_beside_bettors_cards_face_down_is_the_same_reveal(app, live,
+                                                                                                       monkeypatch):
+    # the bettors lay their cards face down (§7.1): the dealer's card back on a new number, where it
+    # lay, was taken for a new reveal, and a bet taken while the table lay hidden was paid unmarked
+    import webui.service
+    monkeypatch.setattr(webui.service, "GATHERED_S", 0.05)
+    d = Dealer(app)
+    d.post("/api/session", {"game": "echobo", "players": [{"name": "Aki"}, {"name": "Ben"}]})
+    d.post("/api/bets", {"player": "Aki", "on": 1, "amount": 10})
+    live.show({"dealer": [(1, "plum-poetry")], "Aki": {"cards": [], "face_down": 1}})
+    d.get("/api/state")
+    hide_the_table_a_moment(d, live)
+    assert d.post("/api/bets", {"player": "Ben", "on": 2, "amount": 10}).status_code == 201
+    live.show({"dealer": [(9, "plum-poetry")], "Aki": {"cards": [], "face_down": 1}})
+    d.get("/api/state")
+    bets = app.extensions["hanadealer"]["service"].session["bets"]
+    assert [b.get("after_reveal") for b in bets] == [None, True]
+
+
+def test_after_a_restart_the_next_deal_on_the_same_numbers_is_no_deal_come_back(live, ledger_path, monkeypatch):
+    # the new run numbers its cards from 1 again: the next deal, other cards on the old deal's
+    # numbers, was taken for it, and its bets marked as taken after that reveal
+    import webui.service
+    monkeypatch.setattr(webui.service, "GATHERED_S", 0.05)
+    d = Dealer(create_app({"LIVE": live, "LEDGER": str(ledger_path), "PIN": PIN, "TESTING": True}))
+    d.post("/api/session", SESSION)
+    live.show(ROW_DEAL)
+    d.get("/api/state")
+    hide_the_table_a_moment(d, live)
+    d = Dealer(create_app({"LIVE": live, "LEDGER": str(ledger_path), "PIN": PIN, "TESTING": True}))
+    assert d.post("/api/bets", {"player": "Ben", "on": "ato", "amount": 10}).status_code == 201
+    live.show({"saki": [(1, "maple-deer"), (2, "willow-swallow"), (3, "paulownia-phoenix")],
+               "ato": [(4, "chrysanthemum-sake"), (5, "susuki-geese"), (6, "peony-butterflies")]})
+    d.get("/api/state")
+    bets = d.get("/api/state").get_json()["session"]["bets"]
+    assert [b.get("after_reveal") for b in bets] == [None]
+
+
+def test_a_restart_while_the_revealed_table_lies_hidden_knows_its_cards_when_they_are_back(live, ledger_path,
+                                                                                          monkeypatch):
+    # the cards seen since the reveal were in memory only: back after the restart, they were a new
+    # reveal, and a bet taken while they lay hidden was paid unmarked
+    import webui.service
+    monkeypatch.setattr(webui.service, "GATHERED_S", 0.05)
+    d = Dealer(create_app({"LIVE": live, "LEDGER": str(ledger_path), "PIN": PIN, "TESTING": True}))
+    d.post("/api/session", SESSION)
+    live.show({"saki": [(1, "pine-crane")] + [(k, "back") for k in (2, 3)],
+               "ato": [(k, "back") for k in (4, 5, 6)]})
+    d.get("/api/state")
+    live.show(ROW_DEAL)
+    d.get("/api/state")
+    live.show({})
+    d = Dealer(create_app({"LIVE": live, "LEDGER": str(ledger_path), "PIN": PIN, "TESTING": True}))
+    d.get("/api/state")
+    time.sleep(0.1)
+    d.get("/api/state")
+    assert d.post("/api/bets", {"player": "Ben", "on": "ato", "amount": 10}).status_code == 201
+    live.show({zone: [(t + 10, card) for t, card in cards] for zone, cards in ROW_DEAL.items()})
+    d.get("/api/state")
+    bets = d.get("/api/state").get_json()["session"]["bets"]
+    assert [b.get("after_reveal") for b in bets] == [True]
+
+
 def test_a_new_deal_turned_where_a_look_alike_lay_is_no_deal_come_back(app, live, monkeypatch):
     # (the first card of the next deal turned where the same face lay, the others face down: its bets
     # are not marked as taken after the last deal's reveal)
@@ -3673,26 +3736,37 @@ def test_a_new_deal_turned_where_a_look_alike_lay_is_no_deal_come_back(app, live
     assert r.status_code == 400 and "are face up: bets close before the reveal" in r.get_json()["error"]
 
 
-def test_a_card_turned_where_its_look_alike_of_the_last_round_lay_closes_the_bets(app, live):
-    # one card of the round recorded left lying, the next deal laid beside it: its first card turned,
-    # the same face as a card of the last round gathered from that row, took a bet unmarked
+def test_a_hand_over_the_whole_table_after_a_confirm_books_the_round_once(app, live, ledger_path):
+    # the table seen bare a moment took the round's cards for gone, and back on their numbers they
+    # were settled and booked a second time
     d = Dealer(app)
-    service = app.extensions["hanadealer"]["service"]
     d.post("/api/session", SESSION)
     d.post("/api/bets", {"player": "Aki", "on": "saki", "amount": 10})
     live.show(ROW_DEAL)
     pending = d.post("/api/settle").get_json()
     assert d.post("/api/confirm", {"pending": pending["id"]}).status_code == 200
-    live.show({"ato": [(6, "clover-boar")]})  # (the rest gathered)
+    live.show({})
     d.get("/api/state")
-    assert service.session["settled_cards"] == ["ato:clover-boar"] and not service.session["settled_gone"]
-    live.show({"saki": {"cards": [(31, "plum-chaff-2")], "face_down": 2},
-               "ato": {"cards": [(6, "clover-boar")], "face_down": 3}})
+    live.show(ROW_DEAL)
     d.get("/api/state")
-    r = d.post("/api/bets", {"player": "Ben", "on": "ato", "amount": 10})
-    assert r.status_code == 400 and "are face up: bets close before the reveal" in r.get_json()["error"]
-    # (but it may be the old card itself, seen again after a hand lay over it: gone, bets open again)
-    live.show({"saki": {"cards": [], "face_down": 3}, "ato": {"cards": [(6, "clover-boar")], "face_down": 3}})
+    r = d.post("/api/settle")
+    assert r.status_code == 400 and "these are the cards of the round just recorded" in r.get_json()["error"]
+    assert d.post("/api/bets", {"player": "Ben", "on": "ato", "amount": 10}).status_code == 201
+    assert [r.id for r in Ledger(ledger_path).rounds()] == [1]
+
+
+def test_a_card_of_the_round_recorded_covered_and_back_where_it_lay_takes_the_next_bets(app, live):
+    # (back on a new number, where it lay with its face: the round recorded, not a card of the next
+    # deal turned, and the next round's bets are taken)
+    d = Dealer(app)
+    d.post("/api/session", SESSION)
+    d.post("/api/bets", {"player": "Aki", "on": "saki", "amount": 10})
+    live.show(ROW_DEAL)
+    pending = d.post("/api/settle").get_json()
+    assert d.post("/api/confirm", {"pending": pending["id"]}).status_code == 200
+    live.show({"saki": ROW_DEAL["saki"], "ato": ROW_DEAL["ato"][:2]})
+    d.get("/api/state")
+    live.show({"saki": ROW_DEAL["saki"], "ato": ROW_DEAL["ato"][:2] + [(16, "clover-boar")]})
     d.get("/api/state")
     assert d.post("/api/bets", {"player": "Ben", "on": "ato", "amount": 10}).status_code == 201
 
@@ -3720,7 +3794,7 @@ def test_the_next_reveal_of_the_same_card_on_the_same_track_closes_the_bets(app,
     live.show({"dealer": [(1, "plum-poetry")]})
     pending = d.post("/api/settle").get_json()
     assert d.post("/api/confirm", {"pending": pending["id"]}).status_code == 200
-    live.show({"dealer": [(2, "back")]})  # (turned face down for the next deal: the round's card gone)
+    live.show({"dealer": [(1, "back")]})  # (turned face down where it lies for the next deal: the round's card gone)
     d.get("/api/state")
     assert app.extensions["hanadealer"]["service"].session["settled_gone"] is True
     assert d.post("/api/bets", {"player": "Aki", "on": 4, "amount": 10}).status_code == 201

@@ -161,9 +161,6 @@ class DealerService:
         self.players_check: Callable[[str, list[str]], str | None] | None = None
         self._lock = threading.RLock()
         self._view_cache: tuple[tuple[int, int], dict] | None = None
-        # the cards seen on the table since the reveal, by track and by place and face (the same
-        # cards back after the deal was taken for gathered: the table was only hidden a moment)
-        self._seen_since_reveal: set[str] = set()
         self.trick_watch: TrickWatch | None = None  # Kakeya: reads each trick off the table
         # Kakeya: whether this server has read the table yet, the trick zone as read last, and the
         # zone and time when the table stopped being read mid-hand (a gap where a trick may be missed)
@@ -252,6 +249,10 @@ class DealerService:
         for entry in session.get("late_bets") or ():  # (track ids: this run numbers its cards afresh)
             if isinstance(entry, dict) and entry.get("shown"):
                 entry["shown"] = [k for k in entry["shown"] if not k.startswith("track:")]
+        for key in ("revealed", "revealed_gathered"):  # (the next deal's cards got the same numbers: taken for it)
+            kept = session.get(key)
+            if isinstance(kept, dict) and isinstance(kept.get("seen"), list):
+                kept["seen"] = [k for k in kept["seen"] if not (isinstance(k, str) and k.startswith("track:"))]
         if session.get("corrections") or session.get("settled_tracks") or session != stored:
             # a correction names a card by the tracker's track id, and the tracker of this run
             # numbers its cards afresh: kept, a correction would land on whichever card now has
@@ -1051,15 +1052,11 @@ class DealerService:
         return sum(1 for z in zones for c in z.cards if f"{c.get('track_id')}:{c.get('recognised')}" not in old_tracks
                    and _place_key(z.name, c) not in old_places) + sum(z.face_down or 0 for z in zones)
 
-    def _shown_before_settling(self, s: Mapping[str, Any], latch: bool = False) -> tuple[list[str], bool, set[str]]:
+    def _shown_before_settling(self, s: Mapping[str, Any]) -> tuple[list[str], bool, set[str]]:
         """The zones of this round whose cards are hidden until the reveal and lie face up now (not
         counting the cards of the round just recorded, still lying), and whether every card of them
         read so is read in doubt (a face read unsure may be a back: the dealer is asked all the same,
-        as a bet taken unsaid with the outcome in view is what the rule is for). A card where one of
-        that round's lay, with its face, after that one was seen gone, is counted (a card of the new
-        deal turned where its look-alike lay took a bet unmarked), except for ``latch``, whether the
-        bets stay closed after it goes (it may be the old card itself, seen again after a hand lay
-        over it: closed for good, the next deal's bets were refused until the table lay bare)."""
+        as a bet taken unsaid with the outcome in view is what the rule is for)."""
         game = self._game()
         if game.name not in ROW_GAMES and game.name != "echobo":
             return [], False, set()
@@ -1067,8 +1064,7 @@ class DealerService:
         # away, the dealer's card last seen face up, was taken unmarked)
         snap = self._snapshot()
         old_tracks = set(s.get("settled_tracks") or ())
-        old_places = set((s.get("settled_cards_all") if latch else None) or s.get("settled_cards") or ()) \
-            if not s.get("settled_gone") else set()
+        old_places = set(s.get("settled_cards_all") or s.get("settled_cards") or ()) if not s.get("settled_gone") else set()
         shown, sure, keys = [], False, set()
         for z in self.builder.build(snap, game, s, s["bets"], _corrections_in_force(snap, s)).zones:
             if not (z.scored if game.name in ROW_GAMES else z.name == "dealer"):
@@ -1383,10 +1379,12 @@ class DealerService:
                     log.warning("the ledger refused to note that some of the cards recorded are gone")
             return
         s["settled_gone"] = True
-        # (and by track: the tracker may keep a card's number through a turn face down and up again,
-        # and the next reveal of the same card on it was taken for the round recorded: bets stayed
-        # open with the dealer's card shown, and the round was refused as settled already)
-        s["settled_tracks"] = []
+        # (and by track those turned face down where they lie: the tracker keeps a card's number through
+        # a turn face down and up again, and the next reveal of the same card on it was taken for the
+        # round recorded: bets stayed open with the dealer's card shown. Not the others: a hand over
+        # the whole table a moment, its cards back on their numbers, was booked a second time)
+        backs = _backs_lying(snap)
+        s["settled_tracks"] = [k for k in s.get("settled_tracks") or () if k.split(":", 1)[0] not in backs]
         try:
             self._save()
         except (LedgerError, InputError):  # (undone by _save: noted again at the next look at the table)
@@ -1421,24 +1419,36 @@ class DealerService:
                     and not _stale_table(snap := self._snapshot() if snap is None else snap):
                 lying = _cards_lying(snap)
                 gathered = s.get("revealed_gathered")
-                if gathered and any(not (set(card) & set(gathered.get("seen") or ())) for card in lying):
-                    s["revealed_gathered"] = None  # (a card of a new deal: it is dealt)
+                # (a card of a new deal: it is dealt; or where the reveal lay, cards face down only: a new
+                # deal laid face down, its card turned where the same face lay no deal come back)
+                if gathered and (any(not (set(card) & set(gathered.get("seen") or ())) for card in lying)
+                                 or not lying and self._face_down_where_revealed(snap)):
+                    s["revealed_gathered"] = None
                     self._save()
                 if not s.get("revealed"):
                     # the cards the bets are on, seen face up surely this round: bets stay closed
                     # (judged by the table as it is now, the dealer's card turned face down again, or
                     # lifted and laid again, let a bet be taken unmarked with the outcome seen)
-                    shown, in_doubt, keys = self._shown_before_settling(s, latch=True)
+                    shown, in_doubt, keys = self._shown_before_settling(s)
                     if shown and not in_doubt:
                         if s.get("revealed_gathered") and self._same_cards_back(s["revealed_gathered"], snap, lying):
                             self._reveal_back(s)
                         else:
                             s["revealed_gathered"] = None
-                            s["revealed"] = {"zones": shown, "keys": sorted(keys)}
-                            self._seen_since_reveal = {k for card in lying for k in card}
+                            # (with the cards seen since, by track and by place and face: the same
+                            # cards back after the deal was taken for gathered were only hidden a moment)
+                            s["revealed"] = {"zones": shown, "keys": sorted(keys),
+                                             "seen": sorted({k for card in lying for k in card})}
                         self._save()
-                else:
-                    self._seen_since_reveal |= {k for card in lying for k in card}
+                elif isinstance(s["revealed"], dict):
+                    # (kept with the session, a few writes a deal: a restart in the moment hidden knew none)
+                    seen = {k for card in lying for k in card}
+                    if not seen <= set(s["revealed"].get("seen") or ()):
+                        s["revealed"]["seen"] = sorted(seen | set(s["revealed"].get("seen") or ()))
+                        try:
+                            self._save()
+                        except (LedgerError, InputError):  # (undone by _save: noted again at the next look)
+                            pass
                 # (the dealer's word that the deck ran out is of the tie he said it of: kept past a
                 # deal gathered unsettled, the next deal's tie was carried without a redraw; and the
                 # next deal's bets are taken before its reveal)
@@ -1449,7 +1459,7 @@ class DealerService:
                         # deal gathered; the bets taken meanwhile were paid unmarked with the outcome seen)
                         # (kept with the session: a restart, or Settings saved, in the moment hidden)
                         s["revealed_gathered"] = dict(s["revealed"], bets=[b.get("id") for b in s.get("bets") or ()],
-                                                      removed=[], seen=sorted(self._seen_since_reveal))
+                                                      removed=[])
                     s["revealed"] = None
                     self._save()
                 return
@@ -1657,27 +1667,34 @@ class DealerService:
                     self.trick_watch = watched
                     raise
 
-    @staticmethod
-    def _same_cards_back(gathered: Mapping[str, Any], snap: Mapping[str, Any], lying: list[tuple[str, ...]]) -> bool:
+    def _same_cards_back(self, gathered: Mapping[str, Any], snap: Mapping[str, Any], lying: list[tuple[str, ...]]) -> bool:
         """Whether the cards face up now are those seen since the reveal, back after the table lay hidden:
         each on its track, or, where the tracker has forgotten it, where it lay with the same face, and
-        then no card face down beside them (a new deal turned a card at a time, its first card where
-        the same face lay, is no deal come back)."""
+        then no card face down beside them where the reveal is (a new deal turned a card at a time,
+        its first card where the same face lay, is no deal come back; Echobo's bettors' cards lie face
+        down, and the dealer's card back where it lay was taken for a new reveal)."""
         seen = set(gathered.get("seen") or ())
         if not lying or not all(set(card) & seen for card in lying):
             return False
         if all(any(k.startswith("track:") and k in seen for k in card) for card in lying):
             return True
+        return not self._face_down_where_revealed(snap)
+
+    def _face_down_where_revealed(self, snap: Mapping[str, Any]) -> bool:
+        """Whether a card lies face down where the reveal is (the rows scored; Echobo's dealer's card)."""
+        game = self._game()
+        hidden = {z.name for z in game.layout(layout_setup(self.session)) if z.scored} \
+            if game.name in ROW_GAMES else {"dealer"}
         _, down, _ = table_zones(snap)
-        return sum(down.values()) == 0
+        return any(down.get(name) for name in hidden)
 
     def _reveal_back(self, s: dict) -> None:
         """The cards of the reveal seen again, on the tracks they lay on, after the table looked bare
         long enough to be taken for gathered (a body over it): the bets stay closed, and each bet
         taken or removed meanwhile is marked as after the reveal, as it was."""
         before = s.pop("revealed_gathered")
-        s["revealed"] = {"zones": before.get("zones") or [], "keys": before.get("keys") or []}
-        self._seen_since_reveal = set(before.get("seen") or ())
+        s["revealed"] = {"zones": before.get("zones") or [], "keys": before.get("keys") or [],
+                         "seen": before.get("seen") or []}
         kept = set(before.get("bets") or ())
         game = self._game()
         notes = s.setdefault("late_bets", [])
@@ -3162,6 +3179,18 @@ def _last_trick_readings(s: Mapping[str, Any]) -> list[list[str]]:
     if last is None:
         return [s[k] for k in ("previous_trick", "previous_read") if s.get(k)]
     return [last["cards"]] + ([last["camera_read"]] if last.get("camera_read") else [])
+
+
+def _backs_lying(snap: Mapping[str, Any] | None) -> set[str]:
+    """The tracks of the cards lying face down in the zones now."""
+    raw = (snap or {}).get("zones") or {}
+    values = raw.values() if isinstance(raw, Mapping) else raw
+    out = set()
+    for value in values:
+        cards = value.get("cards") if isinstance(value, Mapping) else value
+        out |= {str(c.get("track_id")) for c in cards or () if isinstance(c, Mapping) and c.get("face") == BACK
+                and c.get("track_id") is not None}
+    return out
 
 
 def _cards_lying(snap: Mapping[str, Any] | None) -> list[tuple[str, ...]]:
