@@ -3717,6 +3717,72 @@ def test_a_restart_while_the_revealed_table_lies_hidden_knows_its_cards_when_the
     assert [b.get("after_reveal") for b in bets] == [True]
 
 
+def test_echobo_the_dealers_card_turned_face_down_after_a_hand_over_the_table_is_the_next_deals(app, live):
+    # a hand over the table a moment after the Confirm, then the card turned face down where it lay
+    # and up again: taken for the round recorded, a bet was taken with it shown
+    d = Dealer(app)
+    d.post("/api/session", {"game": "echobo", "players": [{"name": "Aki"}, {"name": "Ben"}]})
+    d.post("/api/bets", {"player": "Aki", "on": 1, "amount": 10})
+    live.show({"dealer": [(1, "plum-poetry")]})
+    pending = d.post("/api/settle").get_json()
+    assert d.post("/api/confirm", {"pending": pending["id"]}).status_code == 200
+    for table in ({}, {"dealer": [(1, "plum-poetry")]}, {"dealer": [(1, "back")]}):
+        live.show(table)
+        d.get("/api/state")
+    assert d.post("/api/bets", {"player": "Aki", "on": 4, "amount": 10}).status_code == 201
+    live.show({"dealer": [(1, "plum-poetry")]})
+    d.get("/api/state")
+    r = d.post("/api/bets", {"player": "Ben", "on": 2, "amount": 10})
+    assert r.status_code == 400 and "bets close before the reveal" in r.get_json()["error"]
+
+
+def test_a_note_of_an_earlier_deals_reveal_stays_of_that_deal_when_this_one_lay_hidden(app, live, monkeypatch):
+    # this deal's cards back after a hidden moment made the note of an earlier deal, which showed a card
+    # where this one shows the same, this deal's
+    import webui.service
+    monkeypatch.setattr(webui.service, "GATHERED_S", 0.05)
+    d = Dealer(app)
+    d.post("/api/session", SESSION)
+    d.post("/api/bets", {"player": "Aki", "on": "saki", "amount": 10})
+    live.show(ROW_DEAL)
+    d.get("/api/state")
+    assert d.post("/api/bets", {"player": "Ben", "on": "ato", "amount": 10, "after_reveal": True}).status_code == 201
+    hide_the_table_a_moment(d, live)  # (gathered unsettled)
+    live.show({"saki": {"cards": [], "face_down": 3}, "ato": {"cards": [], "face_down": 3}})
+    d.get("/api/state")
+    second = {"saki": [(41, "pine-crane"), (42, "maple-deer"), (43, "willow-swallow")],
+              "ato": [(44, "chrysanthemum-sake"), (45, "susuki-geese"), (46, "peony-butterflies")]}
+    live.show(second)
+    d.get("/api/state")
+    hide_the_table_a_moment(d, live)
+    live.show(second)
+    d.get("/api/state")
+    pending = d.post("/api/settle").get_json()
+    assert pending["result"]["late_bets"] == ["Ben: 10 on Ato 後 taken after the reveal of an earlier deal, not settled"]
+
+
+def test_a_card_outside_the_zones_back_on_another_track_is_no_new_deal(app, live, monkeypatch):
+    # (one card held in a hand beside the rows, on a new track each look: the deal come back was taken
+    # for a new one, and a bet taken while it lay hidden went unmarked; and each look was a write)
+    import webui.service
+    from webfakes import card_json
+    monkeypatch.setattr(webui.service, "GATHERED_S", 0.05)
+    d = Dealer(app)
+    service = app.extensions["hanadealer"]["service"]
+    d.post("/api/session", SESSION)
+    live.show(ROW_DEAL, unassigned=[card_json(9, "maple-deer")])
+    d.get("/api/state")
+    for k in range(100):
+        live.show(ROW_DEAL, unassigned=[card_json(100 + k, "maple-deer")])
+        service.observe_table()
+    assert len(service.session["revealed"]["seen"]) == 12
+    hide_the_table_a_moment(d, live)
+    assert d.post("/api/bets", {"player": "Ben", "on": "ato", "amount": 10}).status_code == 201
+    live.show(ROW_DEAL, unassigned=[card_json(300, "maple-deer")])
+    d.get("/api/state")
+    assert [b.get("after_reveal") for b in service.session["bets"]] == [True]
+
+
 def test_a_new_deal_turned_where_a_look_alike_lay_is_no_deal_come_back(app, live, monkeypatch):
     # (the first card of the next deal turned where the same face lay, the others face down: its bets
     # are not marked as taken after the last deal's reveal)

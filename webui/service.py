@@ -74,6 +74,7 @@ def _is_name(name: str) -> bool:
 GAP_UNSEEN_S = 3.0
 RETRY_UNRECORDED_S = 2.0  # a change of the table the ledger refused is tried again this soon on the same table
 GATHERED_S = 2.0  # the table bare this long after a bet taken after the reveal: that deal was gathered
+SEEN_KEPT = 64  # cards kept of those seen since a reveal (a deal's, each by track and by place and face)
 # the games whose zones are players' seats side by side: where each hand lay is kept with the session
 SEATED_GAMES = ("otoroku", "echobo")
 # an Otoroku hand seen with fewer cards than a moment before (a hand only grows until it is thrown in
@@ -251,8 +252,9 @@ class DealerService:
                 entry["shown"] = [k for k in entry["shown"] if not k.startswith("track:")]
         for key in ("revealed", "revealed_gathered"):  # (the next deal's cards got the same numbers: taken for it)
             kept = session.get(key)
-            if isinstance(kept, dict) and isinstance(kept.get("seen"), list):
-                kept["seen"] = [k for k in kept["seen"] if not (isinstance(k, str) and k.startswith("track:"))]
+            for field in ("seen", "keys"):
+                if isinstance(kept, dict) and isinstance(kept.get(field), list):
+                    kept[field] = [k for k in kept[field] if not (isinstance(k, str) and k.startswith("track:"))]
         if session.get("corrections") or session.get("settled_tracks") or session != stored:
             # a correction names a card by the tracker's track id, and the tracker of this run
             # numbers its cards afresh: kept, a correction would land on whichever card now has
@@ -955,7 +957,8 @@ class DealerService:
                     bet["unseen"] = True
                 s.setdefault("late_bets", []).append({
                     "note": f"{player}: {_plain(bet['amount'])} on {_target_said(game, s, on)} taken "
-                            f"{shown.get('when', 'after the reveal')}{shown['doubt']}", "shown": shown["keys"]})
+                            f"{shown.get('when', 'after the reveal')}{shown['doubt']}", "shown": shown["keys"],
+                    **_reveal_of(s)})
             s["bets"].append(bet)
             s["pending"] = None
             self._save()
@@ -1143,7 +1146,8 @@ class DealerService:
                 b = gone[0]
                 s.setdefault("late_bets", []).append({
                     "note": f"{b['player']}: {_plain(b['amount'])} on {_target_said(self._game(), s, b['on'])} removed "
-                            f"{shown.get('when', 'after the reveal')}{shown['doubt']}", "shown": shown["keys"]})
+                            f"{shown.get('when', 'after the reveal')}{shown['doubt']}", "shown": shown["keys"],
+                    **_reveal_of(s)})
             if not shown and isinstance(s.get("revealed_gathered"), dict):
                 b = gone[0]
                 s["revealed_gathered"].setdefault("removed", []).append(
@@ -1390,6 +1394,21 @@ class DealerService:
         except (LedgerError, InputError):  # (undone by _save: noted again at the next look at the table)
             log.warning("the ledger refused to note that the cards recorded are gone")
 
+    def _let_go_turned_tracks(self, s: dict, snap: Mapping[str, Any]) -> None:
+        """A card of the round recorded seen face down where it lies, after the round's cards were seen
+        gone (a hand over the table a moment first): its track is the next deal's (turned up again on
+        it, the dealer's card was taken for the round recorded, and a bet was taken with it shown)."""
+        if _stale_table(snap):
+            return
+        backs = _backs_lying(snap)
+        kept = [k for k in s["settled_tracks"] if k.split(":", 1)[0] not in backs]
+        if len(kept) < len(s["settled_tracks"]):
+            s["settled_tracks"] = kept
+            try:
+                self._save()
+            except (LedgerError, InputError):  # (undone by _save: noted again at the next look)
+                pass
+
     def observe_table(self, snap: Mapping[str, Any] | None = None) -> None:
         """What the table's change means for the session (called on every change of the table, and
         before the page is drawn): the cards of the round just recorded seen gone, Otoroku's busts
@@ -1399,6 +1418,9 @@ class DealerService:
             if s and (s.get("settled_cards") or s.get("settled_cards_all")) and not s.get("settled_gone"):
                 self._note_settled_cards_gone(s, self._snapshot() if snap is None else snap)
                 s = self.session  # (a save refused put back the session as recorded)
+            if s and s.get("settled_gone") and s.get("settled_tracks"):
+                self._let_go_turned_tracks(s, self._snapshot() if snap is None else snap)
+                s = self.session
             if s and not s.get("pending") and any(isinstance(e, dict) and e.get("shown") and not e.get("gathered")
                                                   for e in s.get("late_bets") or ()):
                 self._note_deal_gathered(s, self._snapshot() if snap is None else snap)
@@ -1437,13 +1459,14 @@ class DealerService:
                             s["revealed_gathered"] = None
                             # (with the cards seen since, by track and by place and face: the same
                             # cards back after the deal was taken for gathered were only hidden a moment)
-                            s["revealed"] = {"zones": shown, "keys": sorted(keys),
+                            s["revealed"] = {"zones": shown, "keys": sorted(keys), "id": secrets.token_hex(4),
                                              "seen": sorted({k for card in lying for k in card})}
                         self._save()
                 elif isinstance(s["revealed"], dict):
                     # (kept with the session, a few writes a deal: a restart in the moment hidden knew none)
                     seen = {k for card in lying for k in card}
-                    if not seen <= set(s["revealed"].get("seen") or ()):
+                    # (bounded: a deal's cards, seen a few ways; more is a table in motion, not a deal)
+                    if not seen <= set(s["revealed"].get("seen") or ()) and len(s["revealed"].get("seen") or ()) < SEEN_KEPT:
                         s["revealed"]["seen"] = sorted(seen | set(s["revealed"].get("seen") or ()))
                         try:
                             self._save()
@@ -1694,7 +1717,7 @@ class DealerService:
         taken or removed meanwhile is marked as after the reveal, as it was."""
         before = s.pop("revealed_gathered")
         s["revealed"] = {"zones": before.get("zones") or [], "keys": before.get("keys") or [],
-                         "seen": before.get("seen") or []}
+                         "seen": before.get("seen") or [], **({"id": before["id"]} if before.get("id") else {})}
         kept = set(before.get("bets") or ())
         game = self._game()
         notes = s.setdefault("late_bets", [])
@@ -1703,13 +1726,15 @@ class DealerService:
                 bet["after_reveal"] = True
                 notes.append({"note": f"{bet['player']}: {_plain(bet['amount'])} on {_target_said(game, s, bet['on'])} "
                                       f"taken after the reveal (the cards shown lay hidden a moment)",
-                              "shown": list(s["revealed"]["keys"])})
-        notes.extend({"note": note, "shown": list(s["revealed"]["keys"])} for note in before.get("removed") or ())
+                              "shown": list(s["revealed"]["keys"]), **_reveal_of(s)})
+        notes.extend({"note": note, "shown": list(s["revealed"]["keys"]), **_reveal_of(s)}
+                     for note in before.get("removed") or ())
         # (the notes of this reveal, taken for gathered with the deal, are this deal's again: they went
-        # into the record as "after the reveal of an earlier deal, not settled")
-        this = set(s["revealed"]["keys"]) | set(before.get("seen") or ())
+        # into the record as "after the reveal of an earlier deal, not settled"; not those of an earlier
+        # deal's reveal, which may have shown the same cards where they lay)
         for entry in notes:
-            if isinstance(entry, dict) and entry.get("gathered") and set(entry.get("shown") or ()) & this:
+            if isinstance(entry, dict) and entry.get("gathered") and before.get("id") \
+                    and entry.get("reveal") == before.get("id"):
                 del entry["gathered"]
 
     def _deal_gathered(self, snap: Mapping[str, Any]) -> bool:
@@ -3181,6 +3206,12 @@ def _last_trick_readings(s: Mapping[str, Any]) -> list[list[str]]:
     return [last["cards"]] + ([last["camera_read"]] if last.get("camera_read") else [])
 
 
+def _reveal_of(s: Mapping[str, Any]) -> dict:
+    """The reveal a note of a bet after the reveal goes with, where one is kept ({"reveal": its id})."""
+    revealed = s.get("revealed")
+    return {"reveal": revealed["id"]} if isinstance(revealed, Mapping) and revealed.get("id") else {}
+
+
 def _backs_lying(snap: Mapping[str, Any] | None) -> set[str]:
     """The tracks of the cards lying face down in the zones now."""
     raw = (snap or {}).get("zones") or {}
@@ -3194,13 +3225,13 @@ def _backs_lying(snap: Mapping[str, Any] | None) -> set[str]:
 
 
 def _cards_lying(snap: Mapping[str, Any] | None) -> list[tuple[str, ...]]:
-    """Each card face up on the table now, by its track and, in a zone, by its place and face (a card
-    hidden longer than the tracker remembers comes back on a new track, where it lay)."""
-    zones, _, unassigned = table_zones(snap)
-    cards = [(name, c) for name, lying in zones.items() for c in lying] + [(None, c) for c in unassigned]
+    """Each card face up in the zones now, by its track and by its place and face (a card hidden longer
+    than the tracker remembers comes back on a new track, where it lay). Not those outside every
+    zone: a card held in a hand, on a new track each look, was a new deal, and a write each time."""
+    zones, _, _ = table_zones(snap)
     return [tuple(k for k in (f"track:{c.get('track_id')}" if c.get("track_id") is not None else None,
-                              f"place:{_place_key(name, c)}" if name is not None and _place_key(name, c) else None) if k)
-            for name, c in cards if c.get("face") not in (None, BACK)]
+                              f"place:{_place_key(name, c)}" if _place_key(name, c) else None) if k)
+            for name, lying in zones.items() for c in lying if c.get("face") not in (None, BACK)]
 
 
 def _stale_table(snap: Mapping[str, Any] | None) -> str | None:
