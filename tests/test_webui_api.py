@@ -3636,9 +3636,9 @@ def test_the_same_deal_back_after_the_table_lay_hidden_is_known_where_it_lies(li
     assert pending["result"]["late_bets"] == ["Ben: 10 on Ato 後 taken after the reveal (the cards shown lay hidden a moment)"]
 
 
-def test_a_note_of_the_reveal_before_the_table_lay_hidden_stays_this_deals(app, live, monkeypatch):
-    # taken for gathered with the deal, it went into the record as "after the reveal of an earlier
-    # deal, not settled", of this very deal
+def a_bet_after_the_reveal_then_the_table_hidden(app, live, monkeypatch):
+    """Batta Maki's ROW_DEAL revealed, Ben's bet taken after the reveal on the dealer's word, and the
+    table then bare long enough to be taken for gathered (GATHERED_S made short); the dealer's client."""
     import webui.service
     monkeypatch.setattr(webui.service, "GATHERED_S", 0.05)
     d = Dealer(app)
@@ -3648,6 +3648,13 @@ def test_a_note_of_the_reveal_before_the_table_lay_hidden_stays_this_deals(app, 
     d.get("/api/state")
     assert d.post("/api/bets", {"player": "Ben", "on": "ato", "amount": 10, "after_reveal": True}).status_code == 201
     hide_the_table_a_moment(d, live)
+    return d
+
+
+def test_a_note_of_the_reveal_before_the_table_lay_hidden_stays_this_deals(app, live, monkeypatch):
+    # taken for gathered with the deal, it went into the record as "after the reveal of an earlier
+    # deal, not settled", of this very deal
+    d = a_bet_after_the_reveal_then_the_table_hidden(app, live, monkeypatch)
     live.show(ROW_DEAL)
     d.get("/api/state")
     pending = d.post("/api/settle").get_json()
@@ -3717,15 +3724,21 @@ def test_a_restart_while_the_revealed_table_lies_hidden_knows_its_cards_when_the
     assert [b.get("after_reveal") for b in bets] == [True]
 
 
-def test_echobo_the_dealers_card_turned_face_down_after_a_hand_over_the_table_is_the_next_deals(app, live):
-    # a hand over the table a moment after the Confirm, then the card turned face down where it lay
-    # and up again: taken for the round recorded, a bet was taken with it shown
+def an_echobo_round_confirmed_on_the_plum(app, live):
+    """Echobo, Aki's bet on month 1 settled and confirmed on the dealer's plum (track 1, still lying)."""
     d = Dealer(app)
     d.post("/api/session", {"game": "echobo", "players": [{"name": "Aki"}, {"name": "Ben"}]})
     d.post("/api/bets", {"player": "Aki", "on": 1, "amount": 10})
     live.show({"dealer": [(1, "plum-poetry")]})
     pending = d.post("/api/settle").get_json()
     assert d.post("/api/confirm", {"pending": pending["id"]}).status_code == 200
+    return d
+
+
+def test_echobo_the_dealers_card_turned_face_down_after_a_hand_over_the_table_is_the_next_deals(app, live):
+    # a hand over the table a moment after the Confirm, then the card turned face down where it lay
+    # and up again: taken for the round recorded, a bet was taken with it shown
+    d = an_echobo_round_confirmed_on_the_plum(app, live)
     for table in ({}, {"dealer": [(1, "plum-poetry")]}, {"dealer": [(1, "back")]}):
         live.show(table)
         d.get("/api/state")
@@ -3739,15 +3752,7 @@ def test_echobo_the_dealers_card_turned_face_down_after_a_hand_over_the_table_is
 def test_a_note_of_an_earlier_deals_reveal_stays_of_that_deal_when_this_one_lay_hidden(app, live, monkeypatch):
     # this deal's cards back after a hidden moment made the note of an earlier deal, which showed a card
     # where this one shows the same, this deal's
-    import webui.service
-    monkeypatch.setattr(webui.service, "GATHERED_S", 0.05)
-    d = Dealer(app)
-    d.post("/api/session", SESSION)
-    d.post("/api/bets", {"player": "Aki", "on": "saki", "amount": 10})
-    live.show(ROW_DEAL)
-    d.get("/api/state")
-    assert d.post("/api/bets", {"player": "Ben", "on": "ato", "amount": 10, "after_reveal": True}).status_code == 201
-    hide_the_table_a_moment(d, live)  # (gathered unsettled)
+    d = a_bet_after_the_reveal_then_the_table_hidden(app, live, monkeypatch)  # (gathered unsettled)
     live.show({"saki": {"cards": [], "face_down": 3}, "ato": {"cards": [], "face_down": 3}})
     d.get("/api/state")
     second = {"saki": [(41, "pine-crane"), (42, "maple-deer"), (43, "willow-swallow")],
@@ -3802,15 +3807,21 @@ def test_a_new_deal_turned_where_a_look_alike_lay_is_no_deal_come_back(app, live
     assert r.status_code == 400 and "are face up: bets close before the reveal" in r.get_json()["error"]
 
 
-def test_a_hand_over_the_whole_table_after_a_confirm_books_the_round_once(app, live, ledger_path):
-    # the table seen bare a moment took the round's cards for gone, and back on their numbers they
-    # were settled and booked a second time
+def a_row_deal_confirmed(app, live):
+    """Batta Maki's ROW_DEAL settled and confirmed (Aki's bet on Saki), its cards still lying."""
     d = Dealer(app)
     d.post("/api/session", SESSION)
     d.post("/api/bets", {"player": "Aki", "on": "saki", "amount": 10})
     live.show(ROW_DEAL)
     pending = d.post("/api/settle").get_json()
     assert d.post("/api/confirm", {"pending": pending["id"]}).status_code == 200
+    return d
+
+
+def test_a_hand_over_the_whole_table_after_a_confirm_books_the_round_once(app, live, ledger_path):
+    # the table seen bare a moment took the round's cards for gone, and back on their numbers they
+    # were settled and booked a second time
+    d = a_row_deal_confirmed(app, live)
     live.show({})
     d.get("/api/state")
     live.show(ROW_DEAL)
@@ -3824,12 +3835,7 @@ def test_a_hand_over_the_whole_table_after_a_confirm_books_the_round_once(app, l
 def test_a_card_of_the_round_recorded_covered_and_back_where_it_lay_takes_the_next_bets(app, live):
     # (back on a new number, where it lay with its face: the round recorded, not a card of the next
     # deal turned, and the next round's bets are taken)
-    d = Dealer(app)
-    d.post("/api/session", SESSION)
-    d.post("/api/bets", {"player": "Aki", "on": "saki", "amount": 10})
-    live.show(ROW_DEAL)
-    pending = d.post("/api/settle").get_json()
-    assert d.post("/api/confirm", {"pending": pending["id"]}).status_code == 200
+    d = a_row_deal_confirmed(app, live)
     live.show({"saki": ROW_DEAL["saki"], "ato": ROW_DEAL["ato"][:2]})
     d.get("/api/state")
     live.show({"saki": ROW_DEAL["saki"], "ato": ROW_DEAL["ato"][:2] + [(16, "clover-boar")]})
@@ -3854,12 +3860,7 @@ def test_the_next_reveal_of_the_same_card_on_the_same_track_closes_the_bets(app,
     # the tracker kept the dealer's card's number through a turn face down and up again: the next
     # reveal of the same card was taken for the round recorded, bets stayed open with it shown, and
     # the round was refused as settled already
-    d = Dealer(app)
-    d.post("/api/session", {"game": "echobo", "players": [{"name": "Aki"}, {"name": "Ben"}]})
-    d.post("/api/bets", {"player": "Aki", "on": 1, "amount": 10})
-    live.show({"dealer": [(1, "plum-poetry")]})
-    pending = d.post("/api/settle").get_json()
-    assert d.post("/api/confirm", {"pending": pending["id"]}).status_code == 200
+    d = an_echobo_round_confirmed_on_the_plum(app, live)
     live.show({"dealer": [(1, "back")]})  # (turned face down where it lies for the next deal: the round's card gone)
     d.get("/api/state")
     assert app.extensions["hanadealer"]["service"].session["settled_gone"] is True
