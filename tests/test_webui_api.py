@@ -3749,6 +3749,69 @@ def test_echobo_the_dealers_card_turned_face_down_after_a_hand_over_the_table_is
     assert r.status_code == 400 and "bets close before the reveal" in r.get_json()["error"]
 
 
+def notes_settled_after_a_hidden_moment(d, live, table):
+    """``table`` shown (its reveal noted), hidden a moment, shown again, and settled: the late-bet notes."""
+    live.show(table)
+    d.get("/api/state")
+    hide_the_table_a_moment(d, live)
+    live.show(table)
+    d.get("/api/state")
+    return d.post("/api/settle").get_json()["result"]["late_bets"]
+
+
+def ben_bets_while_the_table_lies_hidden(d, live, service, back):
+    """The table hidden a moment, Ben's bet on Ato taken meanwhile, then ``back()`` shows it again:
+    how each bet of the session is marked (after_reveal)."""
+    hide_the_table_a_moment(d, live)
+    assert d.post("/api/bets", {"player": "Ben", "on": "ato", "amount": 10}).status_code == 201
+    back()
+    d.get("/api/state")
+    return [b.get("after_reveal") for b in service.session["bets"]]
+
+
+def test_echobo_a_card_of_the_round_recorded_read_once_as_a_back_in_doubt_is_still_that_rounds(app, live):
+    # (partly covered, read once as a back in doubt, never turned: its track was let go, and the round
+    # recorded was settled again, the next deal's bet paid on the old card)
+    from webfakes import card_json
+    d = an_echobo_round_confirmed_on_the_plum(app, live)
+    for table in ({}, {"dealer": [(1, "plum-poetry")]}, {"dealer": [card_json(1, "back", True)]},
+                  {"dealer": [(1, "plum-poetry")]}):
+        live.show(table)
+        d.get("/api/state")
+    r = d.post("/api/settle")
+    assert r.status_code == 400 and "these are the cards of the round just recorded" in r.get_json()["error"]
+
+
+def test_cards_turned_once_many_tracks_were_seen_are_known_back_after_the_table_lay_hidden(app, live, monkeypatch):
+    # (a hand moving over one card gave it a new track each look: once the cards kept were full, the
+    # row turned later went unknown, and a bet taken while the deal lay hidden went unmarked)
+    import webui.service
+    monkeypatch.setattr(webui.service, "GATHERED_S", 0.05)
+    d = Dealer(app)
+    service = app.extensions["hanadealer"]["service"]
+    d.post("/api/session", SESSION)
+    down = {"cards": [], "face_down": 3}
+    for k in range(70):
+        live.show({"saki": [(100 + k, "pine-crane")] + ROW_DEAL["saki"][1:], "ato": down})
+        service.observe_table()
+    live.show(ROW_DEAL)
+    d.get("/api/state")
+    assert ben_bets_while_the_table_lies_hidden(d, live, service, lambda: live.show(ROW_DEAL)) == [True]
+
+
+def test_a_note_taken_before_the_reveal_was_noted_is_this_deals_after_the_table_lay_hidden(app, live, monkeypatch):
+    # the cards read face up in doubt: the bet taken on the dealer's word named no reveal, and after the
+    # table lay hidden a moment its note was said to be of an earlier deal
+    import webui.service
+    monkeypatch.setattr(webui.service, "GATHERED_S", 0.05)
+    d = Dealer(app)
+    d.post("/api/session", SESSION)
+    live.show({zone: [(t, card, True) for t, card in cards] for zone, cards in ROW_DEAL.items()})
+    d.get("/api/state")
+    assert d.post("/api/bets", {"player": "Ben", "on": "ato", "amount": 10, "after_reveal": True}).status_code == 201
+    assert notes_settled_after_a_hidden_moment(d, live, ROW_DEAL) == ["Ben: 10 on Ato 後 taken after the reveal (the cards read face up in doubt)"]
+
+
 def test_a_note_of_an_earlier_deals_reveal_stays_of_that_deal_when_this_one_lay_hidden(app, live, monkeypatch):
     # this deal's cards back after a hidden moment made the note of an earlier deal, which showed a card
     # where this one shows the same, this deal's
@@ -3757,13 +3820,7 @@ def test_a_note_of_an_earlier_deals_reveal_stays_of_that_deal_when_this_one_lay_
     d.get("/api/state")
     second = {"saki": [(41, "pine-crane"), (42, "maple-deer"), (43, "willow-swallow")],
               "ato": [(44, "chrysanthemum-sake"), (45, "susuki-geese"), (46, "peony-butterflies")]}
-    live.show(second)
-    d.get("/api/state")
-    hide_the_table_a_moment(d, live)
-    live.show(second)
-    d.get("/api/state")
-    pending = d.post("/api/settle").get_json()
-    assert pending["result"]["late_bets"] == ["Ben: 10 on Ato 後 taken after the reveal of an earlier deal, not settled"]
+    assert notes_settled_after_a_hidden_moment(d, live, second) == ["Ben: 10 on Ato 後 taken after the reveal of an earlier deal, not settled"]
 
 
 def test_a_card_outside_the_zones_back_on_another_track_is_no_new_deal(app, live, monkeypatch):
@@ -3781,11 +3838,7 @@ def test_a_card_outside_the_zones_back_on_another_track_is_no_new_deal(app, live
         live.show(ROW_DEAL, unassigned=[card_json(100 + k, "maple-deer")])
         service.observe_table()
     assert len(service.session["revealed"]["seen"]) == 12
-    hide_the_table_a_moment(d, live)
-    assert d.post("/api/bets", {"player": "Ben", "on": "ato", "amount": 10}).status_code == 201
-    live.show(ROW_DEAL, unassigned=[card_json(300, "maple-deer")])
-    d.get("/api/state")
-    assert [b.get("after_reveal") for b in service.session["bets"]] == [True]
+    assert ben_bets_while_the_table_lies_hidden(d, live, service, lambda: live.show(ROW_DEAL, unassigned=[card_json(300, "maple-deer")])) == [True]
 
 
 def test_a_new_deal_turned_where_a_look_alike_lay_is_no_deal_come_back(app, live, monkeypatch):

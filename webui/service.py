@@ -1465,8 +1465,11 @@ class DealerService:
                 elif isinstance(s["revealed"], dict):
                     # (kept with the session, a few writes a deal: a restart in the moment hidden knew none)
                     seen = {k for card in lying for k in card}
-                    # (bounded: a deal's cards, seen a few ways; more is a table in motion, not a deal)
-                    if not seen <= set(s["revealed"].get("seen") or ()) and len(s["revealed"].get("seen") or ()) < SEEN_KEPT:
+                    # (bounded: a deal's cards, seen a few ways; past that, a card on a new track each look,
+                    # only by place and face, which are few: frozen, the cards turned later went unknown)
+                    if len(s["revealed"].get("seen") or ()) >= SEEN_KEPT:
+                        seen = {k for k in seen if k.startswith("place:")}
+                    if not seen <= set(s["revealed"].get("seen") or ()):
                         s["revealed"]["seen"] = sorted(seen | set(s["revealed"].get("seen") or ()))
                         try:
                             self._save()
@@ -1732,9 +1735,15 @@ class DealerService:
         # (the notes of this reveal, taken for gathered with the deal, are this deal's again: they went
         # into the record as "after the reveal of an earlier deal, not settled"; not those of an earlier
         # deal's reveal, which may have shown the same cards where they lay)
+        # (a note with no reveal named, taken before the reveal was noted or stored by an earlier
+        # version: by the cards it was of)
+        this = set(s["revealed"]["keys"]) | {k.split(":", 1)[1] for k in before.get("seen") or ()
+                                             if isinstance(k, str) and k.startswith("place:")}
         for entry in notes:
-            if isinstance(entry, dict) and entry.get("gathered") and before.get("id") \
-                    and entry.get("reveal") == before.get("id"):
+            if not (isinstance(entry, dict) and entry.get("gathered")):
+                continue
+            if entry.get("reveal") == before.get("id") if entry.get("reveal") and before.get("id") \
+                    else set(entry.get("shown") or ()) & this:
                 del entry["gathered"]
 
     def _deal_gathered(self, snap: Mapping[str, Any]) -> bool:
@@ -3213,14 +3222,16 @@ def _reveal_of(s: Mapping[str, Any]) -> dict:
 
 
 def _backs_lying(snap: Mapping[str, Any] | None) -> set[str]:
-    """The tracks of the cards lying face down in the zones now."""
+    """The tracks of the cards lying face down in the zones now (read so surely)."""
     raw = (snap or {}).get("zones") or {}
     values = raw.values() if isinstance(raw, Mapping) else raw
     out = set()
     for value in values:
         cards = value.get("cards") if isinstance(value, Mapping) else value
+        # (not a back read unsure: mostly a face-up card partly hidden, table_zones; its track let go,
+        # the round recorded was booked again)
         out |= {str(c.get("track_id")) for c in cards or () if isinstance(c, Mapping) and c.get("face") == BACK
-                and c.get("track_id") is not None}
+                and not c.get("uncertain") and c.get("track_id") is not None}
     return out
 
 
